@@ -1,0 +1,302 @@
+//! [`ConfigurationError`]: why a tool or server was refused before anything was served.
+
+use std::fmt;
+
+/// A tool callback that a [`ConfigurationError`] names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Callback {
+    /// The tool's `name`.
+    Name,
+    /// The tool's `description`.
+    Description,
+    /// The tool's `title`.
+    Title,
+    /// The tool's `annotations`.
+    Annotations,
+    /// The tool's `actions`.
+    Actions,
+    /// A plain tool's `input_schema`.
+    InputSchema,
+    /// The tool's `output_schema`.
+    OutputSchema,
+}
+
+impl Callback {
+    /// The callback's name as written in the tool traits, e.g. `"output_schema"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Callback::Name => "name",
+            Callback::Description => "description",
+            Callback::Title => "title",
+            Callback::Annotations => "annotations",
+            Callback::Actions => "actions",
+            Callback::InputSchema => "input_schema",
+            Callback::OutputSchema => "output_schema",
+        }
+    }
+}
+
+impl fmt::Display for Callback {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What is wrong with a configuration: one variant per rule, each carrying what it names.
+///
+/// The `Display` text of each variant is the message the runtime `build()` and the compile-time
+/// macro both report, word for word.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Problem {
+    /// An action name contains a newline, which would make the joined summaries ambiguous.
+    #[error("an action name must not contain a newline (summaries are joined by newlines), got {0:?}")]
+    ActionNameNewline(String),
+    /// An action name is empty.
+    #[error("an action name must not be empty")]
+    ActionNameEmpty,
+    /// Two actions share a name.
+    #[error("duplicate action name {0:?}")]
+    DuplicateAction(String),
+    /// An action schema is not a JSON object.
+    #[error("an action schema must be an object, got {0}")]
+    ActionNotObject(String),
+    /// An action schema carries keys outside the vocabulary.
+    #[error(
+        "unknown action-schema key(s): {}. Known keys: description, properties, required, required_one_of, defaults, notes, related, examples",
+        quoted(.0)
+    )]
+    UnknownKeys(Vec<String>),
+    /// `description` is absent.
+    #[error("missing description")]
+    MissingDescription,
+    /// `description` is not a string.
+    #[error("description must be a string, got {0}")]
+    DescriptionNotString(String),
+    /// `description` contains a newline.
+    #[error("description must not contain a newline (summaries are joined by newlines), got {0:?}")]
+    DescriptionNewline(String),
+    /// `properties` is absent.
+    #[error("missing properties")]
+    MissingProperties,
+    /// A `properties` value is not an object (at `at`, a JSON Pointer into the schema).
+    #[error("properties must be an object{}, got {got}", at_suffix(at))]
+    PropertiesNotObject {
+        /// Where, as a JSON Pointer into `properties` (`""` for the action's own).
+        at: String,
+        /// The offending value, rendered.
+        got: String,
+    },
+    /// An `additionalProperties` value is not `true`, `false` or a schema.
+    #[error("additionalProperties must be true, false or a schema{}, got {got}", at_suffix(at))]
+    AdditionalPropertiesInvalid {
+        /// Where, as a JSON Pointer into `properties`.
+        at: String,
+        /// The offending value, rendered.
+        got: String,
+    },
+    /// `required` is not a list of strings.
+    #[error("required must be a list of strings, got {0}")]
+    RequiredNotList(String),
+    /// `required` lists a name twice.
+    #[error("required has duplicate entries: {}", quoted(.0))]
+    RequiredDuplicates(Vec<String>),
+    /// `required` names properties that are not declared.
+    #[error("required references field(s) not declared in properties: {}", quoted(.0))]
+    RequiredUndeclared(Vec<String>),
+    /// `required_one_of` is not a list of lists of strings.
+    #[error("required_one_of must be a list of lists of strings, got {0}")]
+    RequiredOneOfNotList(String),
+    /// A `required_one_of` group is empty.
+    #[error("required_one_of contains an empty group")]
+    RequiredOneOfEmptyGroup,
+    /// A `required_one_of` group lists a name twice.
+    #[error("required_one_of group has duplicate entries: {}", quoted(.0))]
+    RequiredOneOfGroupDuplicates(Vec<String>),
+    /// A `required_one_of` group names undeclared properties.
+    #[error("required_one_of group references field(s) not declared in properties: {}", quoted(.0))]
+    RequiredOneOfUndeclared(Vec<String>),
+    /// Two `required_one_of` groups are the same.
+    #[error("required_one_of has duplicate groups: {}", quoted(.0))]
+    RequiredOneOfDuplicateGroups(Vec<String>),
+    /// A group is a strict superset of another, so it can never be the one that satisfies.
+    #[error(
+        "required_one_of group {} is a strict superset of {} (dead config: the smaller group always satisfies first)",
+        quoted(superset),
+        quoted(subset)
+    )]
+    RequiredOneOfSuperset {
+        /// The larger group.
+        superset: Vec<String>,
+        /// The group it contains.
+        subset: Vec<String>,
+    },
+    /// `defaults` is not an object.
+    #[error("defaults must be an object keyed by property name, got {0}")]
+    DefaultsNotObject(String),
+    /// `defaults` names properties that are not declared.
+    #[error("defaults references field(s) not declared in properties: {}", quoted(.0))]
+    DefaultsUndeclared(Vec<String>),
+    /// A default is also required, so it can never apply.
+    #[error("defaults for required field(s) {} can never apply (dead config)", quoted(.0))]
+    DefaultsRequired(Vec<String>),
+    /// A default value fails its property's schema.
+    #[error("default for {property:?} does not satisfy its schema: {}", .problems.join("; "))]
+    DefaultInvalid {
+        /// The property whose default is refused.
+        property: String,
+        /// What the value gate says about it.
+        problems: Vec<String>,
+    },
+    /// A default value carries keys the unknown-key gate would refuse from a caller.
+    #[error("default for {property:?} carries key(s) the unknown-key gate would refuse: {}", quoted(paths))]
+    DefaultUnknownKeys {
+        /// The property whose default is refused.
+        property: String,
+        /// The refused keys, as data paths.
+        paths: Vec<String>,
+    },
+    /// `notes` is not a string.
+    #[error("notes must be a string, got {0}")]
+    NotesNotString(String),
+    /// `related` is not a list of strings.
+    #[error("related must be a list of strings, got {0}")]
+    RelatedNotList(String),
+    /// `examples` is not a list of objects.
+    #[error("examples must be a list of objects, got {0}")]
+    ExamplesNotList(String),
+    /// The property schemas do not build as a JSON Schema (2020-12, format asserted).
+    #[error("properties do not build as a JSON Schema: {0}")]
+    SchemaBuild(String),
+    /// The output schema does not build as a JSON Schema.
+    #[error("output schema does not build as a JSON Schema: {0}")]
+    OutputSchemaBuild(String),
+    /// A plain tool's input schema does not build as a JSON Schema.
+    #[error("input schema does not build as a JSON Schema: {0}")]
+    InputSchemaBuild(String),
+    /// A plain tool's input schema is not an object schema.
+    #[error("input schema must declare \"type\": \"object\", got {0}")]
+    InputSchemaNotObject(String),
+    /// A tool name is empty or contains a character outside `[A-Za-z0-9_.-]`.
+    #[error(
+        "tool name must be 1 to 128 characters from A-Z, a-z, 0-9, '_', '-' and '.', got {0:?}"
+    )]
+    InvalidToolName(String),
+    /// A consumer tool uses the name reserved for the framework's help tool.
+    #[error(
+        "Tool {0:?} uses the reserved name \"help\". The help tool is provided by wymcp and injected into every server automatically."
+    )]
+    ReservedName(String),
+    /// Two tools share a name.
+    #[error("Duplicate tool name {0:?} found in the server's tools list. Each tool must have a unique name.")]
+    DuplicateTool(String),
+    /// A hint is missing a field or carries one it does not know.
+    #[error("{0}")]
+    Hint(String),
+}
+
+fn quoted(items: &[String]) -> String {
+    let inner: Vec<String> = items.iter().map(|s| format!("{s:?}")).collect();
+    format!("[{}]", inner.join(", "))
+}
+
+fn at_suffix(at: &str) -> String {
+    if at.is_empty() {
+        String::new()
+    } else {
+        format!(" at {at}")
+    }
+}
+
+/// A tool or server refused at build time, naming the tool, the callback or action, and what is
+/// wrong, before any request is served.
+///
+/// ```
+/// use wymcp_core::{ConfigurationError, Problem};
+///
+/// let err = ConfigurationError::new(Problem::MissingDescription)
+///     .in_tool("tasks")
+///     .in_action("create");
+/// assert_eq!(err.to_string(), r#"tool "tasks", action "create": missing description"#);
+/// assert_eq!(err.action(), Some("create"));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfigurationError {
+    tool: Option<String>,
+    callback: Option<Callback>,
+    action: Option<String>,
+    problem: Problem,
+}
+
+impl ConfigurationError {
+    /// A refusal naming only its problem; locate it with the `in_*` methods.
+    pub fn new(problem: Problem) -> Self {
+        ConfigurationError {
+            tool: None,
+            callback: None,
+            action: None,
+            problem,
+        }
+    }
+
+    /// Names the tool refused.
+    pub fn in_tool(mut self, tool: impl Into<String>) -> Self {
+        self.tool = Some(tool.into());
+        self
+    }
+
+    /// Names the callback whose return is refused.
+    pub fn in_callback(mut self, callback: Callback) -> Self {
+        self.callback = Some(callback);
+        self
+    }
+
+    /// Names the action whose schema is refused (implies the `actions` callback).
+    pub fn in_action(mut self, action: impl Into<String>) -> Self {
+        self.callback = Some(Callback::Actions);
+        self.action = Some(action.into());
+        self
+    }
+
+    /// The tool refused, when the refusal concerns one.
+    pub fn tool(&self) -> Option<&str> {
+        self.tool.as_deref()
+    }
+
+    /// The callback refused, when the refusal names one.
+    pub fn callback(&self) -> Option<Callback> {
+        self.callback
+    }
+
+    /// The action refused, when the refusal names one.
+    pub fn action(&self) -> Option<&str> {
+        self.action.as_deref()
+    }
+
+    /// What is wrong.
+    pub fn problem(&self) -> &Problem {
+        &self.problem
+    }
+}
+
+impl fmt::Display for ConfigurationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut parts = Vec::new();
+        if let Some(tool) = &self.tool {
+            parts.push(format!("tool {tool:?}"));
+        }
+        match (&self.action, self.callback) {
+            (Some(action), _) => parts.push(format!("action {action:?}")),
+            (None, Some(callback)) => parts.push(format!("callback {callback}")),
+            (None, None) => {}
+        }
+        if parts.is_empty() {
+            write!(f, "{}", self.problem)
+        } else {
+            write!(f, "{}: {}", parts.join(", "), self.problem)
+        }
+    }
+}
+
+impl std::error::Error for ConfigurationError {}

@@ -1,0 +1,30 @@
+//! Data paths as RFC 6901 JSON Pointers: `data` itself is `""`, then `/address/zip`,
+//! `/items/0/sku`. One renderer serves every refusal that names a place in `data`.
+
+/// Appends one reference token (an object key or an array index) to a pointer, escaping `~` as
+/// `~0` and `/` as `~1`.
+///
+/// ```
+/// use wymcp_core::pointer::push;
+///
+/// assert_eq!(push("", "address"), "/address");
+/// assert_eq!(push("/a", "b/c~d"), "/a/b~1c~0d");
+/// ```
+pub fn push(pointer: &str, token: &str) -> String {
+    let mut out = String::with_capacity(pointer.len() + token.len() + 1);
+    out.push_str(pointer);
+    out.push('/');
+    for c in token.chars() {
+        match c {
+            '~' => out.push_str("~0"),
+            '/' => out.push_str("~1"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Appends an array index to a pointer.
+pub fn push_index(pointer: &str, index: usize) -> String {
+    format!("{pointer}/{index}")
+}

@@ -1,0 +1,70 @@
+//! Whole schemas a tool declares beside its actions: the output schema and a plain tool's input
+//! schema, each built once as a JSON Schema and stored.
+
+use serde_json::{Map, Value};
+
+use crate::bound;
+use crate::error::Problem;
+use crate::keyset;
+use crate::value_gate::ValueGate;
+
+/// Builds an output schema. Refused: a `type` naming no type, a `$ref` to a location the schema
+/// does not hold, any remote `$ref` (never fetched), an unknown format.
+///
+/// ```
+/// use serde_json::json;
+/// use wymcp_core::schema::build_output_schema;
+///
+/// let ok = json!({"type": "object", "properties": {"count": {"type": "integer"}}});
+/// assert!(build_output_schema(ok.as_object().unwrap()).is_ok());
+/// let remote = json!({"$ref": "https://example.com/s.json"});
+/// assert!(build_output_schema(remote.as_object().unwrap()).is_err());
+/// ```
+pub fn build_output_schema(schema: &Map<String, Value>) -> Result<ValueGate, Problem> {
+    ValueGate::for_schema(Value::Object(schema.clone())).map_err(Problem::OutputSchemaBuild)
+}
+
+/// A plain tool's input schema, validated: the gate compiled from it and the schema as published
+/// (the unknown-key gate's closure written out).
+#[derive(Debug)]
+pub struct InputSchema {
+    gate: ValueGate,
+    published: Map<String, Value>,
+}
+
+impl InputSchema {
+    /// Validates and builds a plain tool's input schema: an object schema (`"type": "object"`),
+    /// well-shaped along the unknown-key gate's keywords, that builds as a JSON Schema.
+    pub fn build(schema: &Map<String, Value>) -> Result<Self, Problem> {
+        match schema.get("type") {
+            Some(Value::String(t)) if t == "object" => {}
+            other => {
+                return Err(Problem::InputSchemaNotObject(
+                    other.map(bound::echo_value).unwrap_or_else(|| "no type".into()),
+                ));
+            }
+        }
+        let mut wrapper = Map::new();
+        wrapper.insert("root".into(), Value::Object(schema.clone()));
+        if let Some(problem) = keyset::shape_offence(&wrapper) {
+            return Err(problem);
+        }
+        let gate =
+            ValueGate::for_schema(Value::Object(schema.clone())).map_err(Problem::InputSchemaBuild)?;
+        let published = match keyset::close_schema(&Value::Object(schema.clone())) {
+            Value::Object(map) => map,
+            _ => schema.clone(),
+        };
+        Ok(InputSchema { gate, published })
+    }
+
+    /// The compiled gate (unknown keys are read from [`schema`](ValueGate::schema)).
+    pub fn value_gate(&self) -> &ValueGate {
+        &self.gate
+    }
+
+    /// The schema as published in help and refusals, closure written out.
+    pub fn published(&self) -> &Map<String, Value> {
+        &self.published
+    }
+}

@@ -1,0 +1,318 @@
+//! The value gate: every value of a call's `data` checked against the action's JSON Schema
+//! (draft 2020-12, formats asserted), every problem collected, none of them quoting a sent value.
+//!
+//! Validators are compiled once, when the tool is built, with remote `$ref` retrieval disabled:
+//! nothing is ever fetched. An unknown `format` name is a configuration error, so every format a
+//! schema uses is asserted. The format catalogue is the `jsonschema` crate's: `date`,
+//! `date-time`, `time`, `duration`, `email`, `idn-email`, `hostname`, `idn-hostname`, `ipv4`,
+//! `ipv6`, `uri`, `uri-reference`, `iri`, `iri-reference`, `uri-template`, `uuid`, `regex`,
+//! `json-pointer`, `relative-json-pointer`.
+//!
+//! # How a problem is worded
+//!
+//! A problem names the rule the value broke, with schema-side values only (`must be >= 1`,
+//! `must be a valid date-time`, `expected type integer`), never the value the caller sent: the
+//! reader is an LLM that already has its call, and an error body may not spend its budget on
+//! echoing it. Each text still passes through [`bound::echo`](crate::bound::echo), since a schema
+//! pattern can be long.
+//!
+//! # Whole-number floats
+//!
+//! A float with no fractional part, sent where the schema's `type` admits `integer` but not
+//! `number`, reaches the tool as an integer (`2.0` arrives as `2`), when it is exactly
+//! representable as `i64`/`u64`; otherwise it is a type problem. Casting follows the same
+//! keywords as the unknown-key gate.
+
+use std::collections::BTreeMap;
+
+use jsonschema::error::{TypeKind, ValidationErrorKind};
+use jsonschema::{Draft, Validator};
+use serde_json::{Map, Number, Value};
+
+use crate::bound::{self, MAX_ITEMS};
+use crate::pointer;
+
+/// The validator options every schema wymcp serves is built with.
+pub fn options() -> jsonschema::ValidationOptions<'static> {
+    jsonschema::options()
+        .with_draft(Draft::Draft202012)
+        .should_validate_formats(true)
+        .should_ignore_unknown_formats(false)
+        .offline()
+}
+
+/// Builds a schema, rendering a refusal as text that says what the build stopped on.
+pub fn build(schema: &Value) -> Result<Validator, String> {
+    options().build(schema).map_err(|e| {
+        let at = e.instance_path().to_string();
+        if at.is_empty() {
+            bound::echo(&e.to_string())
+        } else {
+            bound::echo(&format!("at {at}: {e}"))
+        }
+    })
+}
+
+/// One offending data path and its problems.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Invalid {
+    /// The data path (JSON Pointer), bounded.
+    pub path: String,
+    /// What is wrong there, each text bounded and free of the sent value.
+    pub problems: Vec<String>,
+}
+
+/// What the value gate found: a bounded report of every offending path.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InvalidValues {
+    /// The first [`MAX_ITEMS`] offending paths in sort order, with their problems.
+    pub listed: Vec<Invalid>,
+    /// How many paths offend in all.
+    pub count: usize,
+}
+
+/// A compiled value gate for one schema: the validator and the schema it was built from (for
+/// the integer cast).
+#[derive(Debug)]
+pub struct ValueGate {
+    validator: Validator,
+    schema: Value,
+}
+
+impl ValueGate {
+    /// Compiles the gate for an action's `properties` (the root object schema around them).
+    pub fn for_properties(properties: &Map<String, Value>) -> Result<Self, String> {
+        let mut root = Map::new();
+        root.insert("type".into(), Value::String("object".into()));
+        root.insert("properties".into(), Value::Object(properties.clone()));
+        Self::for_schema(Value::Object(root))
+    }
+
+    /// Compiles the gate for a whole schema.
+    pub fn for_schema(schema: Value) -> Result<Self, String> {
+        let validator = build(&schema)?;
+        Ok(ValueGate { validator, schema })
+    }
+
+    /// The schema the gate was built from.
+    pub fn schema(&self) -> &Value {
+        &self.schema
+    }
+
+    /// Whether `value` passes (no report built).
+    pub fn is_valid(&self, value: &Value) -> bool {
+        self.validator.is_valid(value) && !has_inexact_integer(&self.schema, value)
+    }
+
+    /// Checks `value`, collecting every problem, or `Ok(())` when it passes.
+    pub fn check(&self, value: &Value) -> Result<(), InvalidValues> {
+        if self.is_valid(value) {
+            return Ok(());
+        }
+        let mut by_path: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for error in self.validator.iter_errors(value) {
+            let text = bound::echo(&problem_text(error.kind()));
+            let entry = by_path.entry(error.instance_path().to_string()).or_default();
+            if !entry.contains(&text) {
+                entry.push(text);
+            }
+        }
+        let mut inexact = Vec::new();
+        collect_inexact_integers(&self.schema, value, "", &mut inexact);
+        for path in inexact {
+            let entry = by_path.entry(path).or_default();
+            let text = "expected type integer".to_owned();
+            if !entry.contains(&text) {
+                entry.push(text);
+            }
+        }
+        let count = by_path.len();
+        let listed = by_path
+            .into_iter()
+            .take(MAX_ITEMS)
+            .map(|(path, problems)| Invalid {
+                path: bound::echo(&path),
+                problems,
+            })
+            .collect();
+        Err(InvalidValues { listed, count })
+    }
+
+    /// Casts whole-number floats to integers where the schema asks for an integer (only call on
+    /// a value that passed [`check`](Self::check)).
+    pub fn cast(&self, value: &mut Value) {
+        cast_integers(&self.schema, value);
+    }
+}
+
+/// Words one validation error without quoting the instance.
+pub fn problem_text(kind: &ValidationErrorKind) -> String {
+    use ValidationErrorKind as K;
+    match kind {
+        K::Type { kind } => format!("expected type {}", type_names(kind)),
+        K::Enum { .. } => "must be one of the allowed values".into(),
+        K::Constant { .. } => "must equal the schema's constant".into(),
+        K::Minimum { limit } => format!("must be >= {limit}"),
+        K::ExclusiveMinimum { limit } => format!("must be > {limit}"),
+        K::Maximum { limit } => format!("must be <= {limit}"),
+        K::ExclusiveMaximum { limit } => format!("must be < {limit}"),
+        K::MultipleOf { multiple_of } => format!("must be a multiple of {multiple_of}"),
+        K::MinLength { limit } => format!("length must be >= {limit}"),
+        K::MaxLength { limit } => format!("length must be <= {limit}"),
+        K::Pattern { pattern } => format!("must match pattern {pattern}"),
+        K::Format { format } => format!("must be a valid {format}"),
+        K::MinItems { limit } => format!("must have >= {limit} items"),
+        K::MaxItems { limit } => format!("must have <= {limit} items"),
+        K::AdditionalItems { limit } => format!("must have <= {limit} items"),
+        K::UniqueItems => "items must be unique".into(),
+        K::Contains => "must contain an item matching the schema in contains".into(),
+        K::MinProperties { limit } => format!("must have >= {limit} properties"),
+        K::MaxProperties { limit } => format!("must have <= {limit} properties"),
+        K::Required { property } => match property {
+            Value::String(name) => format!("missing required property '{name}'"),
+            other => format!("missing required property {other}"),
+        },
+        K::AdditionalProperties { .. } => "has properties the schema does not allow".into(),
+        K::UnevaluatedProperties { .. } => "has properties the schema does not evaluate".into(),
+        K::UnevaluatedItems { .. } => "has items the schema does not evaluate".into(),
+        K::PropertyNames { .. } => "has a property name the schema refuses".into(),
+        K::OneOfNotValid { .. } | K::OneOfMultipleValid { .. } => {
+            "must match exactly one schema in oneOf".into()
+        }
+        K::AnyOf { .. } => "must match at least one schema in anyOf".into(),
+        K::Not { .. } => "must not match the schema in not".into(),
+        K::FalseSchema => "no value is allowed here".into(),
+        K::ContentEncoding { content_encoding } => {
+            format!("must be valid {content_encoding} content")
+        }
+        K::ContentMediaType { content_media_type } => {
+            format!("must be valid {content_media_type} content")
+        }
+        K::Custom { keyword, .. } => format!("fails the schema's {keyword} keyword"),
+        K::Referencing(_) => "could not be checked: a schema reference does not resolve".into(),
+        _ => "does not match the schema".into(),
+    }
+}
+
+fn type_names(kind: &TypeKind) -> String {
+    match kind {
+        TypeKind::Single(t) => t.to_string(),
+        TypeKind::Multiple(set) => {
+            let names: Vec<String> = set.iter().map(|t| t.to_string()).collect();
+            names.join(" or ")
+        }
+    }
+}
+
+/// Whether a schema's `type` admits integers but not all numbers.
+fn wants_integer(schema: &Value) -> bool {
+    match schema.get("type") {
+        Some(Value::String(t)) => t == "integer",
+        Some(Value::Array(types)) => {
+            types.iter().any(|t| t == "integer") && !types.iter().any(|t| t == "number")
+        }
+        _ => false,
+    }
+}
+
+/// The exact integer a whole-number float stands for, when it fits `i64`/`u64`.
+fn exact_integer(n: &Number) -> Option<Number> {
+    let f = n.as_f64()?;
+    if n.is_f64() && f.fract() == 0.0 {
+        if f >= -(2f64.powi(63)) && f < 2f64.powi(63) {
+            return Some(Number::from(f as i64));
+        }
+        if (0.0..2f64.powi(64)).contains(&f) {
+            return Some(Number::from(f as u64));
+        }
+    }
+    None
+}
+
+/// Visits each value reached along the gate's keywords, with its schema.
+fn for_each_reached(schema: &Value, value: &Value, path: &str, f: &mut dyn FnMut(&Value, &Value, &str)) {
+    f(schema, value, path);
+    let Some(map) = schema.as_object() else {
+        return;
+    };
+    match value {
+        Value::Object(obj) => {
+            let props = map.get("properties").and_then(Value::as_object);
+            let extra = map.get("additionalProperties").filter(|a| a.is_object());
+            for (key, item) in obj {
+                if let Some(sub) = props.and_then(|p| p.get(key)).or(extra) {
+                    for_each_reached(sub, item, &pointer::push(path, key), f);
+                }
+            }
+        }
+        Value::Array(items) => {
+            let prefix = map.get("prefixItems").and_then(Value::as_array);
+            let rest = map.get("items").filter(|i| i.is_object());
+            for (i, item) in items.iter().enumerate() {
+                if let Some(sub) = prefix.and_then(|p| p.get(i)).or(rest) {
+                    for_each_reached(sub, item, &pointer::push_index(path, i), f);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn is_inexact(schema: &Value, value: &Value) -> bool {
+    match value {
+        Value::Number(n) => {
+            n.is_f64() && wants_integer(schema) && n.as_f64().is_some_and(|f| f.fract() == 0.0)
+                && exact_integer(n).is_none()
+        }
+        _ => false,
+    }
+}
+
+fn has_inexact_integer(schema: &Value, value: &Value) -> bool {
+    let mut any = false;
+    for_each_reached(schema, value, "", &mut |s, v, _| any |= is_inexact(s, v));
+    any
+}
+
+fn collect_inexact_integers(schema: &Value, value: &Value, path: &str, out: &mut Vec<String>) {
+    for_each_reached(schema, value, path, &mut |s, v, p| {
+        if is_inexact(s, v) {
+            out.push(p.to_owned());
+        }
+    });
+}
+
+fn cast_integers(schema: &Value, value: &mut Value) {
+    if let Value::Number(n) = value {
+        if wants_integer(schema) {
+            if let Some(exact) = exact_integer(n) {
+                *n = exact;
+            }
+        }
+        return;
+    }
+    let Some(map) = schema.as_object() else {
+        return;
+    };
+    match value {
+        Value::Object(obj) => {
+            let props = map.get("properties").and_then(Value::as_object);
+            let extra = map.get("additionalProperties").filter(|a| a.is_object());
+            for (key, item) in obj.iter_mut() {
+                if let Some(sub) = props.and_then(|p| p.get(key)).or(extra) {
+                    cast_integers(sub, item);
+                }
+            }
+        }
+        Value::Array(items) => {
+            let prefix = map.get("prefixItems").and_then(Value::as_array);
+            let rest = map.get("items").filter(|i| i.is_object());
+            for (i, item) in items.iter_mut().enumerate() {
+                if let Some(sub) = prefix.and_then(|p| p.get(i)).or(rest) {
+                    cast_integers(sub, item);
+                }
+            }
+        }
+        _ => {}
+    }
+}
