@@ -93,7 +93,8 @@ impl ActionSchema {
 
     /// Long-form notes for the help tool (newlines allowed).
     pub fn notes(mut self, notes: impl Into<String>) -> Self {
-        self.schema.insert("notes".into(), Value::String(notes.into()));
+        self.schema
+            .insert("notes".into(), Value::String(notes.into()));
         self
     }
 

@@ -51,7 +51,9 @@ impl fmt::Display for Callback {
 #[non_exhaustive]
 pub enum Problem {
     /// An action name contains a newline, which would make the joined summaries ambiguous.
-    #[error("an action name must not contain a newline (summaries are joined by newlines), got {0:?}")]
+    #[error(
+        "an action name must not contain a newline (summaries are joined by newlines), got {0:?}"
+    )]
     ActionNameNewline(String),
     /// An action name is empty.
     #[error("an action name must not be empty")]
@@ -89,7 +91,10 @@ pub enum Problem {
         got: String,
     },
     /// An `additionalProperties` value is not `true`, `false` or a schema.
-    #[error("additionalProperties must be true, false or a schema{}, got {got}", at_suffix(at))]
+    #[error(
+        "additionalProperties must be true, false or a schema{}, got {got}",
+        at_suffix(at)
+    )]
     AdditionalPropertiesInvalid {
         /// Where, as a JSON Pointer into `properties`.
         at: String,
@@ -150,7 +155,10 @@ pub enum Problem {
         problems: Vec<String>,
     },
     /// A default value carries keys the unknown-key gate would refuse from a caller.
-    #[error("default for {property:?} carries key(s) the unknown-key gate would refuse: {}", quoted(paths))]
+    #[error(
+        "default for {property:?} carries key(s) the unknown-key gate would refuse: {}",
+        quoted(paths)
+    )]
     DefaultUnknownKeys {
         /// The property whose default is refused.
         property: String,
@@ -189,7 +197,9 @@ pub enum Problem {
     )]
     ReservedName(String),
     /// Two tools share a name.
-    #[error("Duplicate tool name {0:?} found in the server's tools list. Each tool must have a unique name.")]
+    #[error(
+        "Duplicate tool name {0:?} found in the server's tools list. Each tool must have a unique name."
+    )]
     DuplicateTool(String),
     /// A hint is missing a field or carries one it does not know.
     #[error("{0}")]

@@ -77,7 +77,9 @@ impl Hint {
         }
         let field = |name: &str| -> Result<String, ConfigurationError> {
             match map.get(name) {
-                None => Err(refuse(format!("Hint is missing the required field :{name}"))),
+                None => Err(refuse(format!(
+                    "Hint is missing the required field :{name}"
+                ))),
                 Some(Value::String(s)) => Ok(s.clone()),
                 Some(other) => Err(refuse(format!(
                     "Hint :{name} must be a string, got: {}",

@@ -141,7 +141,10 @@ fn walk_object<'s>(
                 holder: path.to_owned(),
                 admitted: Admitted {
                     properties,
-                    any_string_key: matches!(additional, Some(Value::Object(_) | Value::Bool(true))),
+                    any_string_key: matches!(
+                        additional,
+                        Some(Value::Object(_) | Value::Bool(true))
+                    ),
                 },
                 key: key.clone(),
             });

@@ -40,7 +40,9 @@ impl InputSchema {
             Some(Value::String(t)) if t == "object" => {}
             other => {
                 return Err(Problem::InputSchemaNotObject(
-                    other.map(bound::echo_value).unwrap_or_else(|| "no type".into()),
+                    other
+                        .map(bound::echo_value)
+                        .unwrap_or_else(|| "no type".into()),
                 ));
             }
         }
@@ -49,8 +51,8 @@ impl InputSchema {
         if let Some(problem) = keyset::shape_offence(&wrapper) {
             return Err(problem);
         }
-        let gate =
-            ValueGate::for_schema(Value::Object(schema.clone())).map_err(Problem::InputSchemaBuild)?;
+        let gate = ValueGate::for_schema(Value::Object(schema.clone()))
+            .map_err(Problem::InputSchemaBuild)?;
         let published = match keyset::close_schema(&Value::Object(schema.clone())) {
             Value::Object(map) => map,
             _ => schema.clone(),

@@ -135,17 +135,19 @@ pub fn action_summaries(actions: &ValidatedActions) -> Vec<String> {
 /// not the tool: the caller adds it with [`ConfigurationError::in_tool`].
 pub fn validate_actions(actions: &Actions) -> Result<ValidatedActions, ConfigurationError> {
     if let Some(malformed) = actions.malformed() {
-        return Err(ConfigurationError::new(Problem::ActionNotObject(
-            bound::echo_value(malformed),
-        ))
-        .in_callback(Callback::Actions));
+        return Err(
+            ConfigurationError::new(Problem::ActionNotObject(bound::echo_value(malformed)))
+                .in_callback(Callback::Actions),
+        );
     }
     let mut seen = BTreeSet::new();
     let mut validated = Vec::with_capacity(actions.len());
     for (name, schema) in actions.entries() {
         if !seen.insert(name.as_str()) {
-            return Err(ConfigurationError::new(Problem::DuplicateAction(name.clone()))
-                .in_action(name.clone()));
+            return Err(
+                ConfigurationError::new(Problem::DuplicateAction(name.clone()))
+                    .in_action(name.clone()),
+            );
         }
         let action = validate_action(name, schema)
             .map_err(|problem| ConfigurationError::new(problem).in_action(name.clone()))?;

@@ -112,7 +112,9 @@ impl ValueGate {
         let mut by_path: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for error in self.validator.iter_errors(value) {
             let text = bound::echo(&problem_text(error.kind()));
-            let entry = by_path.entry(error.instance_path().to_string()).or_default();
+            let entry = by_path
+                .entry(error.instance_path().to_string())
+                .or_default();
             if !entry.contains(&text) {
                 entry.push(text);
             }
@@ -230,7 +232,12 @@ fn exact_integer(n: &Number) -> Option<Number> {
 }
 
 /// Visits each value reached along the gate's keywords, with its schema.
-fn for_each_reached(schema: &Value, value: &Value, path: &str, f: &mut dyn FnMut(&Value, &Value, &str)) {
+fn for_each_reached(
+    schema: &Value,
+    value: &Value,
+    path: &str,
+    f: &mut dyn FnMut(&Value, &Value, &str),
+) {
     f(schema, value, path);
     let Some(map) = schema.as_object() else {
         return;
@@ -261,7 +268,9 @@ fn for_each_reached(schema: &Value, value: &Value, path: &str, f: &mut dyn FnMut
 fn is_inexact(schema: &Value, value: &Value) -> bool {
     match value {
         Value::Number(n) => {
-            n.is_f64() && wants_integer(schema) && n.as_f64().is_some_and(|f| f.fract() == 0.0)
+            n.is_f64()
+                && wants_integer(schema)
+                && n.as_f64().is_some_and(|f| f.fract() == 0.0)
                 && exact_integer(n).is_none()
         }
         _ => false,

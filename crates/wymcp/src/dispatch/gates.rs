@@ -1,0 +1,197 @@
+//! The dispatch gates, in the contract's order; the first that fires answers.
+
+use serde_json::{Map, Value};
+use wymcp_core::schema::InputSchema;
+use wymcp_core::{ValidatedAction, ValidatedActions, keyset};
+
+use crate::dispatch::refusal::{Refusal, Target, help_pointer};
+
+/// The JSON type an argument must have.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum ArgType {
+    String,
+    Object,
+}
+
+impl ArgType {
+    fn name(self) -> &'static str {
+        match self {
+            ArgType::String => "string",
+            ArgType::Object => "object",
+        }
+    }
+    fn admits(self, value: &Value) -> bool {
+        match self {
+            ArgType::String => value.is_string(),
+            ArgType::Object => value.is_object(),
+        }
+    }
+}
+
+/// An arguments vocabulary: names and their types, in the order messages list them.
+pub(crate) struct Vocabulary {
+    pub(crate) names: &'static [&'static str],
+    pub(crate) types: &'static [ArgType],
+}
+
+/// The action tool's arguments: `action` (string) and `data` (object).
+pub(crate) const ACTION_ARGUMENTS: Vocabulary = Vocabulary {
+    names: &["action", "data"],
+    types: &[ArgType::String, ArgType::Object],
+};
+
+/// Gates 1 and 2, shared by action tools and help: names before types. A present key with the
+/// wrong JSON type (`null` included) is a type refusal.
+pub(crate) fn check_arguments<'a>(
+    arguments: &Map<String, Value>,
+    vocabulary: &Vocabulary,
+    help: impl Fn() -> String,
+) -> Result<(), Refusal<'a>> {
+    let mut unknown: Vec<String> = arguments
+        .keys()
+        .filter(|k| !vocabulary.names.contains(&k.as_str()))
+        .cloned()
+        .collect();
+    if !unknown.is_empty() {
+        unknown.sort();
+        return Err(Refusal::UnknownArguments {
+            unknown,
+            vocabulary: vocabulary.names,
+            help: help(),
+        });
+    }
+    for (name, ty) in vocabulary.names.iter().zip(vocabulary.types) {
+        if let Some(value) = arguments.get(*name) {
+            if !ty.admits(value) {
+                return Err(Refusal::InvalidArgumentType {
+                    argument: name,
+                    expected: ty.name(),
+                    help: help(),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Runs every gate of an action tool on `arguments`; on success hands back the action and its
+/// data, cast as the value gate read it and with defaults applied.
+pub(crate) fn admit_action<'a>(
+    tool: &'a str,
+    actions: &'a ValidatedActions,
+    arguments: &'a mut Map<String, Value>,
+) -> Result<(&'a ValidatedAction, Map<String, Value>), Refusal<'a>> {
+    check_arguments(arguments, &ACTION_ARGUMENTS, || {
+        help_pointer(Some(tool), None)
+    })?;
+    let data = match arguments.remove("data") {
+        Some(Value::Object(map)) => map,
+        _ => Map::new(),
+    };
+    let arguments: &'a Map<String, Value> = arguments;
+    let action = match arguments.get("action") {
+        None => {
+            return Err(Refusal::MissingAction {
+                tool,
+                valid: actions.names(),
+            });
+        }
+        Some(sent) => {
+            let sent = sent.as_str().unwrap_or_default();
+            actions.get(sent).ok_or_else(|| Refusal::UnknownAction {
+                tool,
+                sent,
+                valid: actions.names(),
+            })?
+        }
+    };
+    let target = Target {
+        tool,
+        action: Some(action.name()),
+    };
+    let digest = action.digest();
+    let missing: Vec<&str> = action
+        .required()
+        .iter()
+        .filter(|name| !data.contains_key(name.as_str()))
+        .map(String::as_str)
+        .collect();
+    if !missing.is_empty() {
+        return Err(Refusal::MissingRequiredFields {
+            target,
+            missing,
+            digest,
+        });
+    }
+    if let Some(groups) = action.required_one_of() {
+        let satisfied = groups
+            .iter()
+            .any(|group| group.iter().all(|name| data.contains_key(name)));
+        if !satisfied {
+            return Err(Refusal::MissingRequiredGroup {
+                target,
+                groups,
+                digest,
+            });
+        }
+    }
+    if let Some(report) = keyset::check(action.properties(), &data) {
+        return Err(Refusal::UnknownParams {
+            target,
+            report,
+            digest,
+        });
+    }
+    let mut data = Value::Object(data);
+    let gate = action.value_gate();
+    if let Err(report) = gate.check(&data) {
+        return Err(Refusal::InvalidValues {
+            target,
+            report,
+            digest,
+        });
+    }
+    gate.cast(&mut data);
+    let Value::Object(mut data) = data else {
+        unreachable!("data was built as an object above")
+    };
+    if let Some(defaults) = action.defaults() {
+        for (key, value) in defaults {
+            if !data.contains_key(key) {
+                data.insert(key.clone(), value.clone());
+            }
+        }
+    }
+    Ok((action, data))
+}
+
+/// The unknown-key and value gates of a plain tool, read from its own input schema.
+pub(crate) fn admit_plain<'a>(
+    tool: &'a str,
+    input: &'a InputSchema,
+    digest: &'a Value,
+    arguments: Map<String, Value>,
+) -> Result<Map<String, Value>, Refusal<'a>> {
+    let target = Target { tool, action: None };
+    let gate = input.value_gate();
+    if let Some(report) = keyset::check_schema(gate.schema(), &arguments) {
+        return Err(Refusal::UnknownParams {
+            target,
+            report,
+            digest,
+        });
+    }
+    let mut arguments = Value::Object(arguments);
+    if let Err(report) = gate.check(&arguments) {
+        return Err(Refusal::InvalidValues {
+            target,
+            report,
+            digest,
+        });
+    }
+    gate.cast(&mut arguments);
+    match arguments {
+        Value::Object(map) => Ok(map),
+        _ => unreachable!("arguments were built as an object above"),
+    }
+}

@@ -1,0 +1,276 @@
+//! `tools/call` once the tool is found: the gates, the tool's own code, the result, and the
+//! boundary that contains a panic anywhere inside.
+
+mod fault;
+pub(crate) mod gates;
+pub(crate) mod refusal;
+mod result;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use futures_util::FutureExt;
+use serde_json::{Map, Value};
+
+use crate::context::Context;
+use crate::help;
+use crate::tool::erased::DynActionTool;
+use crate::tool::registered::{Kind, RegisteredTool};
+use crate::tool::{CallError, Content, ErrorKind};
+
+pub use result::CallToolResult;
+
+/// What a tool's run produced, before the output schema and the revision shape it.
+pub(crate) enum Outcome {
+    Ok {
+        content: Vec<Content>,
+        /// The candidate for `structuredContent`.
+        structured: Option<Value>,
+    },
+    Err {
+        content: Vec<Content>,
+        kind: ErrorKind,
+    },
+}
+
+impl Outcome {
+    pub(crate) fn refused(refusal: &refusal::Refusal<'_>) -> Self {
+        Outcome::Err {
+            content: vec![Content::json(&refusal.payload())],
+            kind: ErrorKind::Dispatch,
+        }
+    }
+
+    fn from_call_error(error: CallError) -> Self {
+        Outcome::Err {
+            content: vec![Content::text(error.message())],
+            kind: error.kind(),
+        }
+    }
+}
+
+/// Calls a registered tool with raw arguments and answers whatever happens inside.
+pub(crate) async fn call(
+    tools: &[Arc<RegisteredTool>],
+    tool: &RegisteredTool,
+    arguments: Map<String, Value>,
+    ctx: Context,
+) -> CallToolResult {
+    let started = Instant::now();
+    let action = arguments
+        .get("action")
+        .and_then(Value::as_str)
+        .map(wymcp_core::bound::echo);
+    tracing::debug!(
+        name: "wymcp.tool.start",
+        tool_name = %tool.name,
+        action = action.as_deref(),
+        session_id = ctx.session_id(),
+    );
+    let run = std::panic::AssertUnwindSafe(run(tools, tool, arguments, ctx.clone()));
+    let outcome = match run.catch_unwind().await {
+        Ok(outcome) => outcome,
+        Err(payload) => {
+            let fault = fault::Fault::from_panic(payload.as_ref());
+            tracing::error!(
+                name: "wymcp.tool.error",
+                tool_name = %tool.name,
+                action = action.as_deref(),
+                session_id = ctx.session_id(),
+                duration_ns = started.elapsed().as_nanos() as u64,
+                error = %fault.bounded_message(),
+                crash_reason = %fault.whole_message(),
+                "tool {} faulted", tool.name
+            );
+            return CallToolResult {
+                content: vec![Content::json(&fault.body(&tool.name))],
+                is_error: true,
+                structured: None,
+                error_kind: None,
+            };
+        }
+    };
+    let result = finish(tool, outcome);
+    tracing::debug!(
+        name: "wymcp.tool.stop",
+        tool_name = %tool.name,
+        action = action.as_deref(),
+        session_id = ctx.session_id(),
+        duration_ns = started.elapsed().as_nanos() as u64,
+        is_error = result.is_error,
+        error_kind = result.error_kind.map(ErrorKind::as_str),
+    );
+    result
+}
+
+/// The tool's `run`: gates, then the tool's own code, mapped to an [`Outcome`].
+async fn run(
+    tools: &[Arc<RegisteredTool>],
+    tool: &RegisteredTool,
+    mut arguments: Map<String, Value>,
+    ctx: Context,
+) -> Outcome {
+    match &tool.kind {
+        Kind::Action {
+            tool: inner,
+            actions,
+        } => {
+            let (action, data) = match gates::admit_action(&tool.name, actions, &mut arguments) {
+                Ok(admitted) => admitted,
+                Err(refusal) => return Outcome::refused(&refusal),
+            };
+            run_action(inner.as_ref(), action.name(), data, ctx).await
+        }
+        Kind::Plain {
+            tool: inner,
+            input,
+            digest,
+        } => match gates::admit_plain(&tool.name, input, digest, arguments) {
+            Err(refusal) => Outcome::refused(&refusal),
+            Ok(arguments) => match inner.run(arguments, ctx).await {
+                Ok(output) => {
+                    let structured = output
+                        .structured
+                        .or_else(|| single_json_object(&output.content));
+                    Outcome::Ok {
+                        content: output.content,
+                        structured,
+                    }
+                }
+                Err(error) => Outcome::from_call_error(error),
+            },
+        },
+        Kind::Help => help::answer(tools, &arguments, &ctx),
+    }
+}
+
+/// The structured candidate of plain content: one text item holding a JSON object.
+fn single_json_object(content: &[Content]) -> Option<Value> {
+    match content {
+        [Content::Text { text }] => serde_json::from_str::<Value>(text)
+            .ok()
+            .filter(Value::is_object),
+        _ => None,
+    }
+}
+
+/// Runs an admitted action and maps its return vocabulary.
+async fn run_action(
+    tool: &dyn DynActionTool,
+    action: &str,
+    data: Map<String, Value>,
+    ctx: Context,
+) -> Outcome {
+    let data = crate::tool::Data::from_map(data);
+    match tool.run_action(action, data, ctx.clone()).await {
+        Ok(reply) => {
+            let (value, hint_context) = reply.into_parts();
+            let mut extra = Map::new();
+            if let Some(hc) = hint_context {
+                let hints = tool.hints(action, &hc);
+                if !hints.is_empty() {
+                    extra.insert("hints".into(), hints_value(&hints));
+                }
+            }
+            if let Some(context) = tool.action_context(action, &ctx) {
+                extra.insert("context".into(), Value::Object(context));
+            }
+            let response = merge(value, extra);
+            Outcome::Ok {
+                content: vec![Content::json(&response)],
+                structured: Some(response),
+            }
+        }
+        Err(failure) => {
+            let (reason, hint_context) = failure.into_parts();
+            let message = tool.handle_error(&reason);
+            let Some(hc) = hint_context else {
+                return Outcome::Err {
+                    content: vec![Content::text(message)],
+                    kind: ErrorKind::Tool,
+                };
+            };
+            let mut body = Map::new();
+            body.insert("error".into(), Value::String(message));
+            let hints = tool.hints(action, &hc);
+            if !hints.is_empty() {
+                body.insert("hints".into(), hints_value(&hints));
+            }
+            if let Some(context) = tool.action_context(action, &ctx) {
+                body.insert("context".into(), Value::Object(context));
+            }
+            Outcome::Err {
+                content: vec![Content::json(&Value::Object(body))],
+                kind: ErrorKind::Tool,
+            }
+        }
+    }
+}
+
+fn hints_value(hints: &[wymcp_core::Hint]) -> Value {
+    serde_json::to_value(hints).unwrap_or_else(|_| Value::Array(Vec::new()))
+}
+
+/// Adds `hints` / `context` to a response. A response that is not an object is kept under
+/// `"result"` when there is something to add.
+fn merge(value: Value, extra: Map<String, Value>) -> Value {
+    if extra.is_empty() {
+        return value;
+    }
+    let mut object = match value {
+        Value::Object(map) => map,
+        other => {
+            let mut map = Map::new();
+            map.insert("result".into(), other);
+            map
+        }
+    };
+    object.extend(extra);
+    Value::Object(object)
+}
+
+/// Attaches validated structured content and builds the result.
+fn finish(tool: &RegisteredTool, outcome: Outcome) -> CallToolResult {
+    match outcome {
+        Outcome::Err { content, kind } => CallToolResult {
+            content,
+            is_error: true,
+            structured: None,
+            error_kind: Some(kind),
+        },
+        Outcome::Ok {
+            content,
+            structured,
+        } => {
+            let structured = match (&tool.output, structured) {
+                (Some(gate), Some(candidate)) if candidate.is_object() => {
+                    if gate.is_valid(&candidate) {
+                        Some(candidate)
+                    } else {
+                        tracing::warn!(
+                            tool_name = %tool.name,
+                            "Tool {} output_schema validation failed; structuredContent omitted",
+                            tool.name
+                        );
+                        None
+                    }
+                }
+                (Some(_), _) => {
+                    tracing::warn!(
+                        tool_name = %tool.name,
+                        "Tool {} declares an output schema but its result is not a JSON object; structuredContent omitted",
+                        tool.name
+                    );
+                    None
+                }
+                (None, _) => None,
+            };
+            CallToolResult {
+                content,
+                is_error: false,
+                structured,
+                error_kind: None,
+            }
+        }
+    }
+}

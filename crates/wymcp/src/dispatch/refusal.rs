@@ -1,0 +1,293 @@
+//! [`Refusal`]: each gate's answer, carrying its error name, payload and classification in one
+//! place. Every payload quotes the caller only through bounded echo, so its size is bounded by a
+//! constant whatever the call carried.
+
+use serde_json::{Map, Value, json};
+use wymcp_core::bound;
+use wymcp_core::keyset::UnknownKeys;
+use wymcp_core::value_gate::InvalidValues;
+
+/// The help call that explains a surface: `help {}`, `help {tool: "t"}`,
+/// `help {tool: "t", action: "a"}`. The one builder of help pointers.
+pub(crate) fn help_pointer(tool: Option<&str>, action: Option<&str>) -> String {
+    let quote = |s: &str| Value::String(s.to_owned()).to_string();
+    match (tool, action) {
+        (None, _) => "help {}".to_owned(),
+        (Some(t), None) => format!("help {{tool: {}}}", quote(t)),
+        (Some(t), Some(a)) => format!("help {{tool: {}, action: {}}}", quote(t), quote(a)),
+    }
+}
+
+/// Where a data-level refusal points: an action of an action tool, or a plain tool.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Target<'a> {
+    pub(crate) tool: &'a str,
+    pub(crate) action: Option<&'a str>,
+}
+
+impl Target<'_> {
+    fn pointer(&self) -> String {
+        help_pointer(Some(self.tool), self.action)
+    }
+    fn subject(&self) -> String {
+        match self.action {
+            Some(a) => format!("action '{a}'"),
+            None => format!("tool '{}'", self.tool),
+        }
+    }
+    fn insert_action(&self, payload: &mut Map<String, Value>) {
+        if let Some(a) = self.action {
+            payload.insert("action".into(), Value::String(a.to_owned()));
+        }
+    }
+}
+
+/// A gate's refusal of a call.
+#[derive(Debug)]
+pub(crate) enum Refusal<'a> {
+    /// Gate 1: argument keys outside the vocabulary.
+    UnknownArguments {
+        unknown: Vec<String>,
+        vocabulary: &'static [&'static str],
+        help: String,
+    },
+    /// Gate 2: an argument of the wrong JSON type.
+    InvalidArgumentType {
+        argument: &'static str,
+        expected: &'static str,
+        help: String,
+    },
+    /// Gate 3: no action.
+    MissingAction { tool: &'a str, valid: Vec<&'a str> },
+    /// Gate 4 (and help): an action the tool does not declare.
+    UnknownAction {
+        tool: &'a str,
+        sent: &'a str,
+        valid: Vec<&'a str>,
+    },
+    /// Gate 5: required properties absent.
+    MissingRequiredFields {
+        target: Target<'a>,
+        missing: Vec<&'a str>,
+        digest: &'a Value,
+    },
+    /// Gate 6: no required_one_of group fully present.
+    MissingRequiredGroup {
+        target: Target<'a>,
+        groups: &'a [Vec<String>],
+        digest: &'a Value,
+    },
+    /// Gate 7: keys outside a closed object.
+    UnknownParams {
+        target: Target<'a>,
+        report: UnknownKeys,
+        digest: &'a Value,
+    },
+    /// Gate 8: values their schema refuses.
+    InvalidValues {
+        target: Target<'a>,
+        report: InvalidValues,
+        digest: &'a Value,
+    },
+    /// Help: an action without a tool.
+    MissingTool {
+        action: &'a str,
+        valid: Vec<&'a str>,
+    },
+    /// Help: a tool the session does not have.
+    UnknownTool { sent: &'a str, valid: Vec<&'a str> },
+}
+
+impl Refusal<'_> {
+    /// The payload's `error` value.
+    pub(crate) fn error_name(&self) -> &'static str {
+        match self {
+            Refusal::UnknownArguments { .. } => "unknown_arguments",
+            Refusal::InvalidArgumentType { .. } => "invalid_argument_type",
+            Refusal::MissingAction { .. } => "missing_action",
+            Refusal::UnknownAction { .. } => "unknown_action",
+            Refusal::MissingRequiredFields { .. } => "missing_required_fields",
+            Refusal::MissingRequiredGroup { .. } => "missing_required_group",
+            Refusal::UnknownParams { .. } => "unknown_params",
+            Refusal::InvalidValues { .. } => "invalid_values",
+            Refusal::MissingTool { .. } => "missing_tool",
+            Refusal::UnknownTool { .. } => "unknown_tool",
+        }
+    }
+
+    /// The JSON payload the caller reads.
+    pub(crate) fn payload(&self) -> Value {
+        let mut p = Map::new();
+        p.insert("error".into(), Value::String(self.error_name().to_owned()));
+        match self {
+            Refusal::UnknownArguments {
+                unknown,
+                vocabulary,
+                help,
+            } => {
+                let listed = bound::echo_list(unknown.iter().map(String::as_str));
+                p.insert(
+                    "message".into(),
+                    Value::String(format!(
+                        "Unknown argument(s): {}. Valid arguments: {}.",
+                        listed.join(", "),
+                        vocabulary.join(", ")
+                    )),
+                );
+                p.insert("unknown".into(), json!(listed));
+                p.insert("unknown_count".into(), json!(unknown.len()));
+                p.insert("valid_arguments".into(), json!(vocabulary));
+                p.insert("help".into(), Value::String(help.clone()));
+            }
+            Refusal::InvalidArgumentType {
+                argument,
+                expected,
+                help,
+            } => {
+                p.insert(
+                    "message".into(),
+                    Value::String(format!("Argument '{argument}' must be a JSON {expected}.")),
+                );
+                p.insert("argument".into(), json!(argument));
+                p.insert("expected".into(), json!(expected));
+                p.insert("help".into(), Value::String(help.clone()));
+            }
+            Refusal::MissingAction { tool, valid } => {
+                p.insert(
+                    "message".into(),
+                    Value::String(format!(
+                        "Missing required 'action' argument for tool '{tool}'. Valid actions: {}.",
+                        valid.join(", ")
+                    )),
+                );
+                p.insert("valid_actions".into(), json!(valid));
+                p.insert("help".into(), Value::String(help_pointer(Some(tool), None)));
+            }
+            Refusal::UnknownAction { tool, sent, valid } => {
+                p.insert(
+                    "message".into(),
+                    Value::String(format!(
+                        "Unknown action '{}' for tool '{tool}'. Valid actions: {}.",
+                        bound::echo(sent),
+                        valid.join(", ")
+                    )),
+                );
+                p.insert("valid_actions".into(), json!(valid));
+                p.insert("help".into(), Value::String(help_pointer(Some(tool), None)));
+            }
+            Refusal::MissingRequiredFields {
+                target,
+                missing,
+                digest,
+            } => {
+                p.insert(
+                    "message".into(),
+                    Value::String(format!("Required fields missing: {}", missing.join(", "))),
+                );
+                p.insert("missing".into(), json!(missing));
+                data_level(&mut p, target, digest);
+            }
+            Refusal::MissingRequiredGroup {
+                target,
+                groups,
+                digest,
+            } => {
+                let rendered: Vec<String> = groups
+                    .iter()
+                    .map(|g| format!("({})", g.join(" + ")))
+                    .collect();
+                p.insert(
+                    "message".into(),
+                    Value::String(format!(
+                        "At least one of these field groups must be fully present: {}",
+                        rendered.join(" OR ")
+                    )),
+                );
+                p.insert("required_one_of".into(), json!(groups));
+                data_level(&mut p, target, digest);
+            }
+            Refusal::UnknownParams {
+                target,
+                report,
+                digest,
+            } => {
+                p.insert(
+                    "message".into(),
+                    Value::String(format!(
+                        "Unknown parameter(s) for {}: {}. These are rejected rather than silently ignored.",
+                        target.subject(),
+                        report.listed.join(", ")
+                    )),
+                );
+                p.insert("unknown".into(), json!(report.listed));
+                p.insert("unknown_count".into(), json!(report.count));
+                p.insert("allowed".into(), json!(report.allowed));
+                data_level(&mut p, target, digest);
+            }
+            Refusal::InvalidValues {
+                target,
+                report,
+                digest,
+            } => {
+                let paths: Vec<&str> = report.listed.iter().map(|i| i.path.as_str()).collect();
+                let shown: Vec<String> = paths
+                    .iter()
+                    .map(|p| {
+                        if p.is_empty() {
+                            "(data)".to_owned()
+                        } else {
+                            (*p).to_owned()
+                        }
+                    })
+                    .collect();
+                p.insert(
+                    "message".into(),
+                    Value::String(format!(
+                        "Invalid value(s) for {}: {}.",
+                        target.subject(),
+                        shown.join(", ")
+                    )),
+                );
+                let invalid: Vec<Value> = report
+                    .listed
+                    .iter()
+                    .map(|i| json!({"path": i.path, "problems": i.problems}))
+                    .collect();
+                p.insert("invalid".into(), Value::Array(invalid));
+                p.insert("invalid_count".into(), json!(report.count));
+                data_level(&mut p, target, digest);
+            }
+            Refusal::MissingTool { action, valid } => {
+                p.insert(
+                    "message".into(),
+                    Value::String(format!(
+                        "help with action '{}' requires a tool. Valid tools: {}.",
+                        bound::echo(action),
+                        valid.join(", ")
+                    )),
+                );
+                p.insert("valid_tools".into(), json!(valid));
+                p.insert("help".into(), Value::String(help_pointer(None, None)));
+            }
+            Refusal::UnknownTool { sent, valid } => {
+                p.insert(
+                    "message".into(),
+                    Value::String(format!(
+                        "Unknown tool '{}'. Valid tools: {}.",
+                        bound::echo(sent),
+                        valid.join(", ")
+                    )),
+                );
+                p.insert("valid_tools".into(), json!(valid));
+                p.insert("help".into(), Value::String(help_pointer(None, None)));
+            }
+        }
+        Value::Object(p)
+    }
+}
+
+fn data_level(p: &mut Map<String, Value>, target: &Target<'_>, digest: &Value) {
+    target.insert_action(p);
+    p.insert("input_schema".into(), digest.clone());
+    p.insert("help".into(), Value::String(target.pointer()));
+}

@@ -1,0 +1,59 @@
+//! # wymcp
+//!
+//! Build MCP (Model Context Protocol) servers whose tools a model uses correctly, cheaply and
+//! safely.
+//!
+//! | Feature | What you get |
+//! |---|---|
+//! | [`ActionTool`] | one tool name exposing many actions: fifty operations cost the model five tool definitions |
+//! | Dispatch gates | every call checked (unknown arguments, types, action, required, required_one_of, unknown keys at any depth, JSON Schema values); each refusal tells the model exactly what to fix and points at `help` |
+//! | `help` | injected into every server: an index, a tool, or one action in full |
+//! | Validated before served | a malformed schema fails [`ServerBuilder::build`], never a request |
+//! | [`PlainTool`] | a tool with its own input schema, first-class, with the same gates |
+//!
+//! ```
+//! use serde_json::json;
+//! use wymcp::{ActionSchema, ActionResult, ActionTool, Actions, Context, Data, Reply, Server};
+//!
+//! struct Greeter;
+//!
+//! impl ActionTool for Greeter {
+//!     fn name(&self) -> &str { "greeter" }
+//!     fn description(&self) -> &str { "Greets people" }
+//!     fn actions(&self) -> Actions {
+//!         Actions::new().action(
+//!             "greet",
+//!             ActionSchema::new("Greet someone by name")
+//!                 .property("name", json!({"type": "string", "minLength": 1}))
+//!                 .required(["name"]),
+//!         )
+//!     }
+//!     async fn run_action(&self, _action: &str, data: Data, _ctx: Context) -> ActionResult {
+//!         Ok(Reply::new(json!({"greeting": format!("Hello, {}!", data["name"].as_str().unwrap_or("you"))})))
+//!     }
+//! }
+//!
+//! let server = Server::builder().name("greeter").tool(Greeter).build().unwrap();
+//! assert_eq!(server.tool_names(), ["greeter", "help"]);
+//! ```
+
+#![warn(missing_docs)]
+
+mod context;
+mod dispatch;
+mod help;
+pub mod protocol;
+mod server;
+mod tool;
+
+pub use context::{Context, ContextBuilder};
+pub use dispatch::CallToolResult;
+pub use protocol::{ProtocolVersion, RpcError};
+pub use server::{Server, ServerBuilder, ServerInfo};
+pub use tool::{
+    ActionError, ActionResult, ActionTool, CallError, CallOutput, CallResult, Content, Data,
+    DataError, ErrorKind, Failure, PlainTool, Reply,
+};
+pub use wymcp_core::{
+    ActionSchema, Actions, Callback, ConfigurationError, Hint, Problem, bound, keyset,
+};

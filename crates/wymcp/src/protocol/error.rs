@@ -1,0 +1,77 @@
+//! [`RpcError`]: a JSON-RPC error object.
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+/// A JSON-RPC error object (`code`, `message`, optional `data`).
+///
+/// ```
+/// use wymcp::RpcError;
+///
+/// let err = RpcError::unknown_tool("nope");
+/// assert_eq!(err.code(), -32602);
+/// assert_eq!(err.message(), "Unknown tool: nope");
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, thiserror::Error)]
+#[error("JSON-RPC error {code}: {message}")]
+pub struct RpcError {
+    code: i64,
+    message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    data: Option<Value>,
+}
+
+impl RpcError {
+    /// Parse error.
+    pub const PARSE_ERROR: i64 = -32700;
+    /// Invalid Request.
+    pub const INVALID_REQUEST: i64 = -32600;
+    /// Method not found.
+    pub const METHOD_NOT_FOUND: i64 = -32601;
+    /// Invalid params.
+    pub const INVALID_PARAMS: i64 = -32602;
+    /// Internal error.
+    pub const INTERNAL_ERROR: i64 = -32603;
+
+    /// An error with any code, message and data.
+    pub fn new(code: i64, message: impl Into<String>, data: Option<Value>) -> Self {
+        RpcError {
+            code,
+            message: message.into(),
+            data,
+        }
+    }
+
+    /// `-32602` "Invalid params" with `data.reason`.
+    pub fn invalid_params_reason(reason: impl Into<String>) -> Self {
+        RpcError::new(
+            Self::INVALID_PARAMS,
+            "Invalid params",
+            Some(json!({ "reason": reason.into() })),
+        )
+    }
+
+    /// `-32602` naming an unknown tool (bounded), no `data`.
+    pub fn unknown_tool(name: &str) -> Self {
+        RpcError::new(
+            Self::INVALID_PARAMS,
+            format!("Unknown tool: {}", wymcp_core::bound::echo(name)),
+            None,
+        )
+    }
+
+    /// The code.
+    pub fn code(&self) -> i64 {
+        self.code
+    }
+
+    /// The message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The data, when any.
+    pub fn data(&self) -> Option<&Value> {
+        self.data.as_ref()
+    }
+}

@@ -1,0 +1,148 @@
+//! [`ServerBuilder`]: tools in order, identity, instructions; `build()` validates everything.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use wymcp_core::{ConfigurationError, Problem};
+
+use crate::server::{Server, ServerInfo};
+use crate::tool::erased::{ActionAdapter, PlainAdapter};
+use crate::tool::registered::RegisteredTool;
+use crate::tool::{ActionTool, PlainTool};
+
+enum Pending {
+    Action(Arc<dyn crate::tool::erased::DynActionTool>),
+    Plain(Arc<dyn crate::tool::erased::DynPlainTool>),
+}
+
+/// Builds a [`Server`]. Nothing is validated until [`build`](Self::build), which validates
+/// every tool and refuses the first problem with a [`ConfigurationError`].
+///
+/// ```
+/// use wymcp::Server;
+///
+/// let server = Server::builder()
+///     .name("tasks")
+///     .version("1.2.0")
+///     .title("Task tracker")
+///     .instructions("Use `help {}` to see every tool.")
+///     .build()
+///     .unwrap();
+/// assert_eq!(server.info().name, "tasks");
+/// ```
+#[must_use]
+pub struct ServerBuilder {
+    info: ServerInfo,
+    instructions: Option<String>,
+    tools: Vec<Pending>,
+}
+
+impl Default for ServerBuilder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl std::fmt::Debug for ServerBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerBuilder")
+            .field("info", &self.info)
+            .field("tools", &self.tools.len())
+            .finish()
+    }
+}
+
+impl ServerBuilder {
+    /// A builder named after the crate, version `0.0.0`, no tools.
+    pub fn new() -> Self {
+        ServerBuilder {
+            info: ServerInfo {
+                name: "wymcp-server".into(),
+                version: "0.0.0".into(),
+                title: None,
+                description: None,
+                website_url: None,
+                icons: Vec::new(),
+            },
+            instructions: None,
+            tools: Vec::new(),
+        }
+    }
+
+    /// The server's programmatic name.
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.info.name = name.into();
+        self
+    }
+
+    /// The server's version.
+    pub fn version(mut self, version: impl Into<String>) -> Self {
+        self.info.version = version.into();
+        self
+    }
+
+    /// A display title.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.info.title = Some(title.into());
+        self
+    }
+
+    /// A description of the server.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.info.description = Some(description.into());
+        self
+    }
+
+    /// The server's website.
+    pub fn website_url(mut self, url: impl Into<String>) -> Self {
+        self.info.website_url = Some(url.into());
+        self
+    }
+
+    /// An icon (an MCP `Icon` object: `src`, optional `mimeType`, `sizes`, `theme`).
+    pub fn icon(mut self, icon: serde_json::Value) -> Self {
+        self.info.icons.push(icon);
+        self
+    }
+
+    /// Instructions for the model, sent in `initialize` verbatim.
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Adds an action-dispatched tool (listed in the order added).
+    pub fn tool<T: ActionTool>(mut self, tool: T) -> Self {
+        self.tools
+            .push(Pending::Action(Arc::new(ActionAdapter(tool))));
+        self
+    }
+
+    /// Adds a plain tool (listed in the order added).
+    pub fn plain_tool<T: PlainTool>(mut self, tool: T) -> Self {
+        self.tools
+            .push(Pending::Plain(Arc::new(PlainAdapter(tool))));
+        self
+    }
+
+    /// Validates every tool (names, actions, schemas, output schemas), builds and stores each
+    /// definition and validator, and appends the help tool last.
+    pub fn build(self) -> Result<Server, ConfigurationError> {
+        let mut names = HashSet::new();
+        let mut tools = Vec::with_capacity(self.tools.len() + 1);
+        for pending in self.tools {
+            let tool = match pending {
+                Pending::Action(t) => RegisteredTool::action(t)?,
+                Pending::Plain(t) => RegisteredTool::plain(t)?,
+            };
+            if !names.insert(tool.name.clone()) {
+                return Err(ConfigurationError::new(Problem::DuplicateTool(
+                    tool.name.clone(),
+                )));
+            }
+            tools.push(Arc::new(tool));
+        }
+        tools.push(Arc::new(RegisteredTool::help()));
+        Ok(Server::from_parts(self.info, self.instructions, tools))
+    }
+}

@@ -1,0 +1,204 @@
+//! [`Server`]: the validated tool set and server identity, built once by [`ServerBuilder`].
+
+mod builder;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+
+use crate::context::Context;
+use crate::dispatch::{self, CallToolResult};
+use crate::protocol::{ProtocolVersion, RpcError};
+use crate::tool::registered::RegisteredTool;
+
+pub use builder::ServerBuilder;
+
+/// Who the server says it is in `initialize` (`serverInfo`), verbatim.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ServerInfo {
+    /// The programmatic name.
+    pub name: String,
+    /// The version.
+    pub version: String,
+    /// A display title (2025-06-18 and later).
+    pub title: Option<String>,
+    /// A description (2025-11-25 and later).
+    pub description: Option<String>,
+    /// A website (2025-11-25 and later).
+    pub website_url: Option<String>,
+    /// Icons, as MCP `Icon` objects (2025-11-25 and later).
+    pub icons: Vec<Value>,
+}
+
+impl ServerInfo {
+    /// The `serverInfo` object for a session of `version`: fields the revision lacks are left
+    /// out.
+    pub fn to_value(&self, version: ProtocolVersion) -> Value {
+        let mut info = Map::new();
+        info.insert("name".into(), Value::String(self.name.clone()));
+        info.insert("version".into(), Value::String(self.version.clone()));
+        if version.supports_tool_title() {
+            if let Some(title) = &self.title {
+                info.insert("title".into(), Value::String(title.clone()));
+            }
+        }
+        if version.supports_icons() {
+            if let Some(description) = &self.description {
+                info.insert("description".into(), Value::String(description.clone()));
+            }
+            if let Some(url) = &self.website_url {
+                info.insert("websiteUrl".into(), Value::String(url.clone()));
+            }
+            if !self.icons.is_empty() {
+                info.insert("icons".into(), Value::Array(self.icons.clone()));
+            }
+        }
+        Value::Object(info)
+    }
+}
+
+/// A built MCP server: every tool validated, every definition and validator built once.
+///
+/// Cheap to clone. Transports serve it; tests can call it directly.
+///
+/// ```
+/// use serde_json::json;
+/// use wymcp::{Context, ProtocolVersion, Server};
+///
+/// # tokio_test_block_on(async {
+/// let server = Server::builder().name("demo").version("1.0.0").build().unwrap();
+/// let tools = server.list_tools(ProtocolVersion::V2025_11_25);
+/// assert_eq!(tools["tools"][0]["name"], "help");
+///
+/// let result = server
+///     .call_tool("help", Some(json!({})), Context::default())
+///     .await
+///     .unwrap();
+/// assert!(!result.is_error());
+/// assert_eq!(result.json().unwrap()["tools"][0]["tool"], "help");
+/// # });
+/// # fn tokio_test_block_on<F: std::future::Future>(f: F) -> F::Output {
+/// #     tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
+/// # }
+/// ```
+#[derive(Clone, Debug)]
+pub struct Server {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    info: ServerInfo,
+    instructions: Option<String>,
+    tools: Vec<Arc<RegisteredTool>>,
+    index: HashMap<String, usize>,
+}
+
+impl Server {
+    /// Starts building a server.
+    pub fn builder() -> ServerBuilder {
+        ServerBuilder::new()
+    }
+
+    pub(crate) fn from_parts(
+        info: ServerInfo,
+        instructions: Option<String>,
+        tools: Vec<Arc<RegisteredTool>>,
+    ) -> Self {
+        let index = tools
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.name.clone(), i))
+            .collect();
+        Server {
+            inner: Arc::new(Inner {
+                info,
+                instructions,
+                tools,
+                index,
+            }),
+        }
+    }
+
+    /// The server's identity.
+    pub fn info(&self) -> &ServerInfo {
+        &self.inner.info
+    }
+
+    /// The `instructions` sent in `initialize`, verbatim.
+    pub fn instructions(&self) -> Option<&str> {
+        self.inner.instructions.as_deref()
+    }
+
+    /// Tool names in `tools/list` order (help last).
+    pub fn tool_names(&self) -> Vec<&str> {
+        self.inner.tools.iter().map(|t| t.name.as_str()).collect()
+    }
+
+    /// The `tools/list` result for a session of `version`: stored definitions, `title` and
+    /// `outputSchema` left out for 2025-03-26. No pagination.
+    pub fn list_tools(&self, version: ProtocolVersion) -> Value {
+        let tools: Vec<Value> = self
+            .inner
+            .tools
+            .iter()
+            .map(|t| t.definition.for_version(version).clone())
+            .collect();
+        json!({ "tools": tools })
+    }
+
+    /// Calls a tool by name. `arguments` absent or `null` reads as `{}`.
+    ///
+    /// Everything inside the arguments is the gates' to refuse (an `isError` result); only an
+    /// unknown tool or arguments that are not an object are protocol errors (`-32602`).
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Option<Value>,
+        ctx: Context,
+    ) -> Result<CallToolResult, RpcError> {
+        let arguments = match arguments {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(map)) => map,
+            Some(_) => {
+                return Err(RpcError::invalid_params_reason(
+                    "Invalid 'arguments' in params: expected an object",
+                ));
+            }
+        };
+        let Some(&i) = self.inner.index.get(name) else {
+            return Err(RpcError::unknown_tool(name));
+        };
+        let tool = &self.inner.tools[i];
+        Ok(dispatch::call(&self.inner.tools, tool, arguments, ctx).await)
+    }
+
+    /// Handles a `tools/call` request's `params` as the protocol layer receives them, and
+    /// answers the wire `result` for the context's revision.
+    pub async fn handle_tools_call(
+        &self,
+        params: Option<Value>,
+        ctx: Context,
+    ) -> Result<Value, RpcError> {
+        let mut params = match params {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(map)) => map,
+            Some(_) => return Err(RpcError::invalid_params_reason("params must be an object")),
+        };
+        let name = match params.remove("name") {
+            Some(Value::String(name)) => name,
+            _ => {
+                return Err(RpcError::invalid_params_reason(
+                    "Missing or invalid 'name' in params",
+                ));
+            }
+        };
+        let version = ctx.protocol_version();
+        let result = self
+            .call_tool(&name, params.remove("arguments"), ctx)
+            .await?;
+        Ok(result.to_value(version))
+    }
+}

@@ -1,0 +1,180 @@
+//! [`RegisteredTool`]: a tool that passed every build-time check, with everything the request
+//! path needs built once.
+
+use std::sync::Arc;
+
+use wymcp_core::schema::{InputSchema, build_output_schema};
+use wymcp_core::value_gate::ValueGate;
+use wymcp_core::{Callback, ConfigurationError, Problem, ValidatedActions, validate_actions};
+
+use crate::tool::definition::{self, ToolDefinition};
+use crate::tool::erased::{DynActionTool, DynDescribe, DynPlainTool};
+
+/// The name reserved for the injected help tool.
+pub(crate) const HELP: &str = "help";
+
+/// How a registered tool runs.
+pub(crate) enum Kind {
+    Action {
+        tool: Arc<dyn DynActionTool>,
+        actions: ValidatedActions,
+    },
+    Plain {
+        tool: Arc<dyn DynPlainTool>,
+        input: InputSchema,
+        /// The published input schema, as refusals carry it.
+        digest: serde_json::Value,
+    },
+    Help,
+}
+
+/// A validated tool: its stored definition, compiled gates and output-schema validator.
+pub(crate) struct RegisteredTool {
+    pub(crate) name: String,
+    pub(crate) description: String,
+    pub(crate) definition: ToolDefinition,
+    pub(crate) kind: Kind,
+    pub(crate) output: Option<ValueGate>,
+}
+
+impl std::fmt::Debug for RegisteredTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RegisteredTool")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Checks a tool name: 1 to 128 characters of `[A-Za-z0-9_.-]` (the MCP naming guidance).
+fn check_name(name: &str) -> Result<(), ConfigurationError> {
+    let ok = !name.is_empty()
+        && name.len() <= 128
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+    if ok {
+        Ok(())
+    } else {
+        Err(
+            ConfigurationError::new(Problem::InvalidToolName(wymcp_core::bound::echo(name)))
+                .in_tool(name)
+                .in_callback(Callback::Name),
+        )
+    }
+}
+
+struct Described {
+    name: String,
+    description: String,
+    title: Option<String>,
+    annotations: Option<serde_json::Map<String, serde_json::Value>>,
+    output_schema: Option<serde_json::Map<String, serde_json::Value>>,
+    output: Option<ValueGate>,
+}
+
+/// Calls the describing callbacks once and validates what they return.
+fn describe(tool: &dyn DynDescribe) -> Result<Described, ConfigurationError> {
+    let name = tool.name().to_owned();
+    check_name(&name)?;
+    if name == HELP {
+        return Err(ConfigurationError::new(Problem::ReservedName(name.clone())).in_tool(name));
+    }
+    let output_schema = tool.output_schema();
+    let output = match &output_schema {
+        None => None,
+        Some(schema) => Some(build_output_schema(schema).map_err(|p| {
+            ConfigurationError::new(p)
+                .in_tool(name.clone())
+                .in_callback(Callback::OutputSchema)
+        })?),
+    };
+    Ok(Described {
+        description: tool.description().to_owned(),
+        title: tool.title(),
+        annotations: tool.annotations(),
+        output_schema,
+        output,
+        name,
+    })
+}
+
+impl RegisteredTool {
+    /// Validates an action tool: name, actions, output schema; builds its definition.
+    pub(crate) fn action(tool: Arc<dyn DynActionTool>) -> Result<Self, ConfigurationError> {
+        let d = describe(tool.as_ref())?;
+        let actions = validate_actions(&tool.actions()).map_err(|e| e.in_tool(d.name.clone()))?;
+        let summaries = wymcp_core::action_summaries(&actions);
+        let input = definition::action_input_schema(&actions.names(), &summaries);
+        let definition = ToolDefinition::assemble(
+            &d.name,
+            &d.description,
+            input,
+            d.title,
+            d.annotations,
+            d.output_schema,
+        );
+        Ok(RegisteredTool {
+            name: d.name,
+            description: d.description,
+            definition,
+            kind: Kind::Action { tool, actions },
+            output: d.output,
+        })
+    }
+
+    /// Validates a plain tool: name, input schema, output schema; builds its definition.
+    pub(crate) fn plain(tool: Arc<dyn DynPlainTool>) -> Result<Self, ConfigurationError> {
+        let d = describe(tool.as_ref())?;
+        let schema = tool.input_schema();
+        let input = InputSchema::build(&schema).map_err(|p| {
+            ConfigurationError::new(p)
+                .in_tool(d.name.clone())
+                .in_callback(Callback::InputSchema)
+        })?;
+        let definition = ToolDefinition::assemble(
+            &d.name,
+            &d.description,
+            serde_json::Value::Object(input.published().clone()),
+            d.title,
+            d.annotations,
+            d.output_schema,
+        );
+        Ok(RegisteredTool {
+            name: d.name,
+            description: d.description,
+            definition,
+            kind: Kind::Plain {
+                tool,
+                digest: serde_json::Value::Object(input.published().clone()),
+                input,
+            },
+            output: d.output,
+        })
+    }
+
+    /// The framework's help tool.
+    pub(crate) fn help() -> Self {
+        RegisteredTool {
+            name: HELP.to_owned(),
+            description: definition::HELP_DESCRIPTION.to_owned(),
+            definition: ToolDefinition::assemble(
+                HELP,
+                definition::HELP_DESCRIPTION,
+                definition::help_input_schema(),
+                None,
+                None,
+                None,
+            ),
+            kind: Kind::Help,
+            output: None,
+        }
+    }
+
+    /// The action summaries (empty for plain tools and help).
+    pub(crate) fn summaries(&self) -> Vec<String> {
+        match &self.kind {
+            Kind::Action { actions, .. } => wymcp_core::action_summaries(actions),
+            _ => Vec::new(),
+        }
+    }
+}
