@@ -180,6 +180,9 @@ pub enum Problem {
     /// The output schema does not build as a JSON Schema.
     #[error("output schema does not build as a JSON Schema: {0}")]
     OutputSchemaBuild(String),
+    /// The output schema does not describe an object.
+    #[error("output schema must declare \"type\": \"object\", got {0}")]
+    OutputSchemaNotObject(String),
     /// A plain tool's input schema does not build as a JSON Schema.
     #[error("input schema does not build as a JSON Schema: {0}")]
     InputSchemaBuild(String),

@@ -247,6 +247,12 @@ pub(crate) fn shape_offence(properties: &Map<String, Value>) -> Option<crate::Pr
     None
 }
 
+/// [`shape_offence`] for one whole schema (a plain tool's input schema): locations are JSON
+/// Pointers into that schema itself.
+pub(crate) fn whole_schema_offence(schema: &Value) -> Option<crate::Problem> {
+    schema_shape_offence(schema, "")
+}
+
 fn schema_shape_offence(schema: &Value, at: &str) -> Option<crate::Problem> {
     let map = schema.as_object()?;
     if let Some(props) = map.get("properties") {

@@ -8,7 +8,8 @@ use crate::error::Problem;
 use crate::keyset;
 use crate::value_gate::ValueGate;
 
-/// Builds an output schema. Refused: a `type` naming no type, a `$ref` to a location the schema
+/// Builds an output schema. Refused: a schema whose `type` is not `"object"` (MCP requires
+/// it), a `type` naming no type, a `$ref` to a location the schema
 /// does not hold, any remote `$ref` (never fetched), an unknown format.
 ///
 /// ```
@@ -17,10 +18,21 @@ use crate::value_gate::ValueGate;
 ///
 /// let ok = json!({"type": "object", "properties": {"count": {"type": "integer"}}});
 /// assert!(build_output_schema(ok.as_object().unwrap()).is_ok());
-/// let remote = json!({"$ref": "https://example.com/s.json"});
+/// let remote = json!({"type": "object", "$ref": "https://example.com/s.json"});
 /// assert!(build_output_schema(remote.as_object().unwrap()).is_err());
 /// ```
 pub fn build_output_schema(schema: &Map<String, Value>) -> Result<ValueGate, Problem> {
+    // MCP requires an output schema to describe an object (structuredContent is one).
+    match schema.get("type") {
+        Some(Value::String(t)) if t == "object" => {}
+        other => {
+            return Err(Problem::OutputSchemaNotObject(
+                other
+                    .map(bound::echo_value)
+                    .unwrap_or_else(|| "no type".into()),
+            ));
+        }
+    }
     ValueGate::for_schema(Value::Object(schema.clone())).map_err(Problem::OutputSchemaBuild)
 }
 
@@ -46,9 +58,7 @@ impl InputSchema {
                 ));
             }
         }
-        let mut wrapper = Map::new();
-        wrapper.insert("root".into(), Value::Object(schema.clone()));
-        if let Some(problem) = keyset::shape_offence(&wrapper) {
+        if let Some(problem) = keyset::whole_schema_offence(&Value::Object(schema.clone())) {
             return Err(problem);
         }
         let gate = ValueGate::for_schema(Value::Object(schema.clone()))

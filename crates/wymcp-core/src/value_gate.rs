@@ -3,10 +3,10 @@
 //!
 //! Validators are compiled once, when the tool is built, with remote `$ref` retrieval disabled:
 //! nothing is ever fetched. An unknown `format` name is a configuration error, so every format a
-//! schema uses is asserted. The format catalogue is the `jsonschema` crate's: `date`,
-//! `date-time`, `time`, `duration`, `email`, `idn-email`, `hostname`, `idn-hostname`, `ipv4`,
-//! `ipv6`, `uri`, `uri-reference`, `iri`, `iri-reference`, `uri-template`, `uuid`, `regex`,
-//! `json-pointer`, `relative-json-pointer`.
+//! schema uses is asserted. The format catalogue is the `jsonschema` crate's (with its `idna`
+//! feature): `date`, `date-time`, `time`, `duration`, `email`, `idn-email`, `hostname`,
+//! `idn-hostname`, `ipv4`, `ipv6`, `uri`, `uri-reference`, `iri`, `iri-reference`,
+//! `uri-template`, `uuid`, `regex`, `json-pointer`, `relative-json-pointer`.
 //!
 //! # How a problem is worded
 //!
@@ -77,6 +77,8 @@ pub struct InvalidValues {
 pub struct ValueGate {
     validator: Validator,
     schema: Value,
+    /// Whether any schema inside says `integer`: only then can a float need casting.
+    mentions_integer: bool,
 }
 
 impl ValueGate {
@@ -91,7 +93,12 @@ impl ValueGate {
     /// Compiles the gate for a whole schema.
     pub fn for_schema(schema: Value) -> Result<Self, String> {
         let validator = build(&schema)?;
-        Ok(ValueGate { validator, schema })
+        let mentions_integer = schema.to_string().contains("\"integer\"");
+        Ok(ValueGate {
+            validator,
+            schema,
+            mentions_integer,
+        })
     }
 
     /// The schema the gate was built from.
@@ -101,7 +108,8 @@ impl ValueGate {
 
     /// Whether `value` passes (no report built).
     pub fn is_valid(&self, value: &Value) -> bool {
-        self.validator.is_valid(value) && !has_inexact_integer(&self.schema, value)
+        self.validator.is_valid(value)
+            && !(self.mentions_integer && has_inexact_integer(&self.schema, value))
     }
 
     /// Checks `value`, collecting every problem, or `Ok(())` when it passes.
@@ -120,7 +128,9 @@ impl ValueGate {
             }
         }
         let mut inexact = Vec::new();
-        collect_inexact_integers(&self.schema, value, "", &mut inexact);
+        if self.mentions_integer {
+            collect_inexact_integers(&self.schema, value, "", &mut inexact);
+        }
         for path in inexact {
             let entry = by_path.entry(path).or_default();
             let text = "expected type integer".to_owned();
@@ -143,7 +153,9 @@ impl ValueGate {
     /// Casts whole-number floats to integers where the schema asks for an integer (only call on
     /// a value that passed [`check`](Self::check)).
     pub fn cast(&self, value: &mut Value) {
-        cast_integers(&self.schema, value);
+        if self.mentions_integer {
+            cast_integers(&self.schema, value);
+        }
     }
 }
 

@@ -57,3 +57,39 @@ pub use tool::{
 pub use wymcp_core::{
     ActionSchema, Actions, Callback, ConfigurationError, Hint, Problem, bound, keyset,
 };
+
+/// Declares a tool's actions as a JSON literal, validated while your crate compiles.
+///
+/// The literal is checked by the very chain [`ServerBuilder::build`] runs; a refusal fails the
+/// build with the runtime's message, pointing at the offending token. It expands to
+/// [`Actions`].
+///
+/// ```
+/// let actions = wymcp::actions!({
+///     "get": {
+///         "description": "Get a task by id or by title",
+///         "properties": {"id": {"type": "integer"}, "title": {"type": "string"}},
+///         "required_one_of": [["id"], ["title"]]
+///     }
+/// });
+/// assert_eq!(actions.len(), 1);
+/// ```
+///
+/// ```compile_fail
+/// let actions = wymcp::actions!({
+///     "get": {"description": "Get a task", "properties": {}, "required": ["id"]}
+/// });
+/// ```
+pub use wymcp_macros::actions;
+
+#[doc(hidden)]
+pub mod __private {
+    //! Support for the macros; not public API.
+
+    /// The `Actions` of a literal the `actions!` macro validated at compile time.
+    pub fn actions_from_validated_json(text: &str) -> crate::Actions {
+        crate::Actions::from_value(
+            serde_json::from_str(text).expect("the actions! macro emits the JSON it validated"),
+        )
+    }
+}

@@ -164,12 +164,16 @@ impl Refusal<'_> {
                 p.insert("help".into(), Value::String(help_pointer(Some(tool), None)));
             }
             Refusal::UnknownAction { tool, sent, valid } => {
+                let choices = if valid.is_empty() {
+                    "This tool takes no actions.".to_owned()
+                } else {
+                    format!("Valid actions: {}.", valid.join(", "))
+                };
                 p.insert(
                     "message".into(),
                     Value::String(format!(
-                        "Unknown action '{}' for tool '{tool}'. Valid actions: {}.",
-                        bound::echo(sent),
-                        valid.join(", ")
+                        "Unknown action '{}' for tool '{tool}'. {choices}",
+                        bound::echo(sent)
                     )),
                 );
                 p.insert("valid_actions".into(), json!(valid));

@@ -1,0 +1,5 @@
+fn main() {
+    let _actions = wymcp::actions!({
+        "create": {"description": "x", "properties": {}, "related": [1]}
+    });
+}
