@@ -39,6 +39,25 @@ struct Inner {
     client_capabilities: Option<Value>,
     progress_token: Option<Value>,
     cancellation: CancellationToken,
+    notifier: Option<Notifier>,
+}
+
+/// Where a call's request-related notifications (progress, log messages) go; the transport
+/// sets it. Receives whole JSON-RPC notifications.
+#[derive(Clone)]
+pub struct Notifier(Arc<dyn Fn(Value) + Send + Sync>);
+
+impl Notifier {
+    /// A notifier calling `send` with each notification.
+    pub fn new(send: impl Fn(Value) + Send + Sync + 'static) -> Self {
+        Notifier(Arc::new(send))
+    }
+}
+
+impl std::fmt::Debug for Notifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Notifier")
+    }
 }
 
 impl Default for Context {
@@ -59,6 +78,7 @@ impl Context {
             client_capabilities: None,
             progress_token: None,
             cancellation: CancellationToken::new(),
+            notifier: None,
         }
     }
 
@@ -114,6 +134,40 @@ impl Context {
         self.inner.cancellation.is_cancelled()
     }
 
+    /// Sends a notification related to this call (`{"jsonrpc":"2.0","method":…,"params":…}`).
+    /// Answers `false` when the transport offers no way to send it.
+    pub fn notify(&self, method: &str, params: Value) -> bool {
+        match &self.inner.notifier {
+            Some(notifier) => {
+                (notifier.0)(serde_json::json!({
+                    "jsonrpc": "2.0",
+                    "method": method,
+                    "params": params,
+                }));
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Reports progress (`notifications/progress`) when the client asked for it with a
+    /// progress token; answers whether it was sent.
+    pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
+        let Some(token) = &self.inner.progress_token else {
+            return false;
+        };
+        let mut params = Map::new();
+        params.insert("progressToken".to_owned(), token.clone());
+        params.insert("progress".to_owned(), Value::from(progress));
+        if let Some(total) = total {
+            params.insert("total".to_owned(), Value::from(total));
+        }
+        if let Some(message) = message {
+            params.insert("message".to_owned(), Value::from(message));
+        }
+        self.notify("notifications/progress", Value::Object(params))
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Map<String, Value>> {
         // A panic while holding the lock cannot leave a map half-written: recover the data.
         self.inner
@@ -135,6 +189,7 @@ pub struct ContextBuilder {
     client_capabilities: Option<Value>,
     progress_token: Option<Value>,
     cancellation: CancellationToken,
+    notifier: Option<Notifier>,
 }
 
 impl ContextBuilder {
@@ -186,6 +241,11 @@ impl ContextBuilder {
         self.cancellation = token;
         self
     }
+    /// Where the call's notifications go (set by transports).
+    pub fn notifier(mut self, notifier: Notifier) -> Self {
+        self.notifier = Some(notifier);
+        self
+    }
     /// The context.
     pub fn build(self) -> Context {
         Context {
@@ -198,6 +258,7 @@ impl ContextBuilder {
                 client_capabilities: self.client_capabilities,
                 progress_token: self.progress_token,
                 cancellation: self.cancellation,
+                notifier: self.notifier,
             }),
         }
     }

@@ -45,8 +45,9 @@ mod help;
 pub mod protocol;
 mod server;
 mod tool;
+pub mod transport;
 
-pub use context::{Context, ContextBuilder};
+pub use context::{Context, ContextBuilder, Notifier};
 pub use dispatch::CallToolResult;
 pub use protocol::{ProtocolVersion, RpcError};
 pub use server::{Server, ServerBuilder, ServerInfo};

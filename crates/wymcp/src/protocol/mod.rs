@@ -1,7 +1,13 @@
-//! MCP protocol pieces: revisions and JSON-RPC errors.
+//! MCP protocol pieces: revisions, JSON-RPC messages and errors, the lifecycle, the method table.
 
 mod error;
+mod jsonrpc;
+mod lifecycle;
+mod methods;
 mod version;
 
 pub use error::RpcError;
+pub use jsonrpc::{Kind, failure, success, validate_envelope};
+pub use lifecycle::{LogLevel, initialize_result, negotiate};
+pub use methods::Method;
 pub use version::{ProtocolVersion, UnsupportedVersion};

@@ -1,0 +1,171 @@
+//! JSON-RPC 2.0 messages: classification, envelope validation and response envelopes.
+
+use serde_json::{Map, Value, json};
+
+use super::RpcError;
+
+/// What kind of JSON-RPC message a parsed body is.
+///
+/// Classification is looser than validity: a recognisable malformed request (say
+/// `"jsonrpc": "1.0"`) is still a [`Kind::Request`], so its rejection can carry its id.
+///
+/// ```
+/// use serde_json::json;
+/// use wymcp::protocol::Kind;
+///
+/// assert!(matches!(Kind::of(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"})), Kind::Request { .. }));
+/// assert!(matches!(Kind::of(&json!({"jsonrpc": "2.0", "method": "x"})), Kind::Notification { .. }));
+/// assert!(matches!(Kind::of(&json!({"jsonrpc": "2.0", "id": 1, "result": {}})), Kind::Response { .. }));
+/// assert!(matches!(Kind::of(&json!([1])), Kind::Unknown));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub enum Kind {
+    /// `method` is a string and an `id` key is present (any value).
+    Request {
+        /// The id, verbatim.
+        id: Value,
+        /// The method.
+        method: String,
+    },
+    /// `method` is a string and there is no `id` key.
+    Notification {
+        /// The method.
+        method: String,
+    },
+    /// An `id` key and a `result` or `error` key: a client's answer to a server request.
+    Response {
+        /// The id, verbatim.
+        id: Value,
+    },
+    /// Anything else.
+    Unknown,
+}
+
+impl Kind {
+    /// Classifies a parsed body.
+    pub fn of(body: &Value) -> Kind {
+        let Some(obj) = body.as_object() else {
+            return Kind::Unknown;
+        };
+        match (obj.get("method"), obj.get("id")) {
+            (Some(Value::String(method)), Some(id)) => Kind::Request {
+                id: id.clone(),
+                method: method.clone(),
+            },
+            (Some(Value::String(method)), None) => Kind::Notification {
+                method: method.clone(),
+            },
+            (None, Some(id)) if obj.contains_key("result") || obj.contains_key("error") => {
+                Kind::Response { id: id.clone() }
+            }
+            _ => Kind::Unknown,
+        }
+    }
+
+    /// The id a rejection of this message carries: the request's id, `null` for every other
+    /// kind (an id on a non-request was minted by the server; echoing it would read as a second
+    /// answer to a call the client still awaits).
+    pub fn rejection_id(&self) -> Value {
+        match self {
+            Kind::Request { id, .. } => id.clone(),
+            _ => Value::Null,
+        }
+    }
+
+    /// The method, for requests and notifications.
+    pub fn method(&self) -> Option<&str> {
+        match self {
+            Kind::Request { method, .. } | Kind::Notification { method } => Some(method),
+            _ => None,
+        }
+    }
+}
+
+/// Checks a message's JSON-RPC envelope: `"jsonrpc": "2.0"`; a request's id a string or an
+/// integer; `params`, when present, an object; a response carrying exactly one of `result`
+/// (an object) and `error` (an object with an integer `code` and a string `message`).
+///
+/// Method-specific params are not checked here. The error is a human-readable reason.
+///
+/// ```
+/// use serde_json::json;
+/// use wymcp::protocol::validate_envelope;
+///
+/// assert!(validate_envelope(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"})).is_ok());
+/// assert!(validate_envelope(&json!({"jsonrpc": "1.0", "id": 1, "method": "ping"})).is_err());
+/// assert!(validate_envelope(&json!({"jsonrpc": "2.0", "id": 42})).is_err());
+/// ```
+pub fn validate_envelope(body: &Value) -> Result<(), String> {
+    let Some(obj) = body.as_object() else {
+        return Err("a JSON-RPC message must be a JSON object".to_owned());
+    };
+    if obj.get("jsonrpc") != Some(&Value::String("2.0".to_owned())) {
+        return Err("\"jsonrpc\" must be the string \"2.0\"".to_owned());
+    }
+    if let Some(method) = obj.get("method") {
+        if !method.is_string() {
+            return Err("\"method\" must be a string".to_owned());
+        }
+        if let Some(params) = obj.get("params")
+            && !params.is_object()
+        {
+            return Err("\"params\" must be an object".to_owned());
+        }
+        return match obj.get("id") {
+            None => Ok(()),
+            Some(id) if valid_id(id) => Ok(()),
+            // `"id": null` reads as a notification carrying an extra key.
+            Some(Value::Null) => Ok(()),
+            Some(_) => Err("\"id\" must be a string or an integer".to_owned()),
+        };
+    }
+    match obj.get("id") {
+        Some(id) if valid_id(id) => {}
+        Some(_) => return Err("\"id\" must be a string or an integer".to_owned()),
+        None => {
+            return Err(
+                "a message needs \"method\", or \"id\" with \"result\" or \"error\"".to_owned(),
+            );
+        }
+    }
+    match (obj.get("result"), obj.get("error")) {
+        (Some(Value::Object(_)), None) => Ok(()),
+        (None, Some(Value::Object(err)))
+            if err.get("code").is_some_and(Value::is_i64)
+                && err.get("message").is_some_and(Value::is_string) =>
+        {
+            Ok(())
+        }
+        (None, Some(_)) => Err(
+            "\"error\" must be an object with an integer \"code\" and a string \"message\""
+                .to_owned(),
+        ),
+        (Some(_), None) => Err("\"result\" must be an object".to_owned()),
+        (Some(_), Some(_)) => {
+            Err("a response carries \"result\" or \"error\", not both".to_owned())
+        }
+        (None, None) => {
+            Err("a message needs \"method\", or \"id\" with \"result\" or \"error\"".to_owned())
+        }
+    }
+}
+
+fn valid_id(id: &Value) -> bool {
+    id.is_string() || id.is_i64() || id.is_u64()
+}
+
+/// A success envelope: `{"jsonrpc":"2.0","id":…,"result":…}`.
+pub fn success(id: Value, result: Value) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "result": result })
+}
+
+/// An error envelope: `{"jsonrpc":"2.0","id":…,"error":{…}}`.
+pub fn failure(id: Value, error: &RpcError) -> Value {
+    let mut err = Map::new();
+    err.insert("code".to_owned(), Value::from(error.code()));
+    err.insert("message".to_owned(), Value::from(error.message()));
+    if let Some(data) = error.data() {
+        err.insert("data".to_owned(), data.clone());
+    }
+    json!({ "jsonrpc": "2.0", "id": id, "error": err })
+}

@@ -1,0 +1,233 @@
+//! [`StreamableHttp`]: the builder of the Streamable HTTP service and its settings.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::auth::Authenticate;
+use super::events::{EventLog, InMemoryEventLog};
+use super::hooks::SessionHooks;
+use super::service::StreamableHttpService;
+use super::session::{InMemorySessionStore, SessionStore};
+use crate::Server;
+
+/// Default request body limit: 4 MiB.
+pub const DEFAULT_BODY_LIMIT: usize = 4 * 1024 * 1024;
+/// Default idle time after which a session expires: 30 minutes.
+pub const DEFAULT_SESSION_TTL: Duration = Duration::from_secs(30 * 60);
+/// Default cap on live sessions.
+pub const DEFAULT_MAX_SESSIONS: usize = 10_000;
+/// Default interval between SSE keepalive comments: 15 seconds.
+pub const DEFAULT_KEEPALIVE: Duration = Duration::from_secs(15);
+
+/// The transport's settings, fixed when the service is built.
+#[derive(Debug, Clone)]
+pub struct HttpConfig {
+    /// Largest accepted POST body in bytes; larger bodies are answered 413.
+    pub body_limit: usize,
+    /// Idle time after which a session expires.
+    pub session_ttl: Duration,
+    /// Most live sessions; an `initialize` beyond it is refused with 503.
+    pub max_sessions: usize,
+    /// Exact `Origin` values allowed; `None` leaves the decision to DNS-rebinding protection.
+    pub allowed_origins: Option<Vec<String>>,
+    /// `Host` names (without port) allowed when DNS-rebinding protection is on; `None` means
+    /// the loopback names `localhost`, `127.0.0.1` and `[::1]`.
+    pub allowed_hosts: Option<Vec<String>>,
+    /// DNS-rebinding protection: refuse a `Host` outside the host allowlist and an `Origin`
+    /// that is not a loopback origin (unless `allowed_origins` is set). `None` means "on",
+    /// except that [`HttpServer::bind`](super::HttpServer::bind) turns it off when the
+    /// listener is not bound to a loopback address.
+    pub dns_rebinding_protection: Option<bool>,
+    /// Interval between SSE keepalive comments on the GET stream.
+    pub keepalive: Duration,
+    /// The SSE `retry` field (milliseconds the client waits before reconnecting), if any.
+    pub sse_retry: Option<Duration>,
+    /// Auth-params appended to the `WWW-Authenticate: Bearer` challenge of a 401, in order
+    /// (for example `resource_metadata` and `scope`).
+    pub www_authenticate: Vec<(String, String)>,
+    /// RFC 9728 protected-resource metadata, served by [`HttpServer`](super::HttpServer) at
+    /// `/.well-known/oauth-protected-resource/mcp` (and without the path suffix).
+    pub protected_resource: Option<serde_json::Value>,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        HttpConfig {
+            body_limit: DEFAULT_BODY_LIMIT,
+            session_ttl: DEFAULT_SESSION_TTL,
+            max_sessions: DEFAULT_MAX_SESSIONS,
+            allowed_origins: None,
+            allowed_hosts: None,
+            dns_rebinding_protection: None,
+            keepalive: DEFAULT_KEEPALIVE,
+            sse_retry: None,
+            www_authenticate: Vec::new(),
+            protected_resource: None,
+        }
+    }
+}
+
+/// Builds a [`StreamableHttpService`] from a [`Server`].
+///
+/// ```
+/// use wymcp::Server;
+/// use wymcp::transport::http::StreamableHttp;
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let server = Server::builder().name("demo").build().unwrap();
+/// let service = StreamableHttp::builder(server)
+///     .max_sessions(100)
+///     .build();
+/// let app: axum::Router = axum::Router::new().nest_service("/mcp", service);
+/// # let _ = app; }
+/// ```
+#[must_use]
+pub struct StreamableHttp {
+    pub(crate) server: Server,
+    pub(crate) config: HttpConfig,
+    pub(crate) store: Arc<dyn SessionStore>,
+    pub(crate) events: Arc<dyn EventLog>,
+    pub(crate) auth: Option<Arc<dyn Authenticate>>,
+    pub(crate) hooks: Option<Arc<dyn SessionHooks>>,
+}
+
+impl std::fmt::Debug for StreamableHttp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StreamableHttp")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl StreamableHttp {
+    /// Starts a builder with the default settings, an in-memory session store and event log.
+    pub fn builder(server: Server) -> StreamableHttp {
+        StreamableHttp {
+            server,
+            config: HttpConfig::default(),
+            store: Arc::new(InMemorySessionStore::new()),
+            events: Arc::new(InMemoryEventLog::new()),
+            auth: None,
+            hooks: None,
+        }
+    }
+
+    /// Replaces every setting.
+    pub fn config(mut self, config: HttpConfig) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// Largest accepted POST body in bytes (default 4 MiB).
+    pub fn body_limit(mut self, bytes: usize) -> Self {
+        self.config.body_limit = bytes;
+        self
+    }
+
+    /// Idle time after which a session expires (default 30 minutes).
+    pub fn session_ttl(mut self, ttl: Duration) -> Self {
+        self.config.session_ttl = ttl;
+        self
+    }
+
+    /// Most live sessions (default 10,000).
+    pub fn max_sessions(mut self, max: usize) -> Self {
+        self.config.max_sessions = max;
+        self
+    }
+
+    /// Exact `Origin` values allowed.
+    pub fn allowed_origins<I, S>(mut self, origins: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.config.allowed_origins = Some(origins.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// `Host` names (without port) allowed under DNS-rebinding protection.
+    pub fn allowed_hosts<I, S>(mut self, hosts: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.config.allowed_hosts = Some(hosts.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Turns DNS-rebinding protection on or off explicitly.
+    pub fn dns_rebinding_protection(mut self, on: bool) -> Self {
+        self.config.dns_rebinding_protection = Some(on);
+        self
+    }
+
+    /// Interval between SSE keepalive comments (default 15 seconds).
+    pub fn keepalive(mut self, interval: Duration) -> Self {
+        self.config.keepalive = interval;
+        self
+    }
+
+    /// The SSE `retry` field sent with the priming event.
+    pub fn sse_retry(mut self, retry: Duration) -> Self {
+        self.config.sse_retry = Some(retry);
+        self
+    }
+
+    /// Authenticates every request with `auth` (see [`Authenticate`]; [`BearerAuth`](super::BearerAuth)
+    /// is ready to use).
+    pub fn auth(mut self, auth: impl Authenticate) -> Self {
+        self.auth = Some(Arc::new(auth));
+        self
+    }
+
+    /// Auth-params for the `WWW-Authenticate: Bearer` challenge, such as
+    /// `[("resource_metadata", "https://…/.well-known/oauth-protected-resource/mcp")]`.
+    pub fn www_authenticate<I, K, V>(mut self, params: I) -> Self
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: Into<String>,
+        V: Into<String>,
+    {
+        self.config.www_authenticate = params
+            .into_iter()
+            .map(|(k, v)| (k.into(), v.into()))
+            .collect();
+        self
+    }
+
+    /// RFC 9728 protected-resource metadata (a JSON object with `resource`,
+    /// `authorization_servers`, …) for [`HttpServer`](super::HttpServer) to serve.
+    pub fn protected_resource(mut self, metadata: serde_json::Value) -> Self {
+        self.config.protected_resource = Some(metadata);
+        self
+    }
+
+    /// Runs `hooks` when sessions start and end.
+    pub fn session_hooks(mut self, hooks: impl SessionHooks) -> Self {
+        self.hooks = Some(Arc::new(hooks));
+        self
+    }
+
+    /// Uses another session store (for example one shared between nodes).
+    pub fn session_store(mut self, store: impl SessionStore) -> Self {
+        self.store = Arc::new(store);
+        self
+    }
+
+    /// Uses another SSE event log.
+    pub fn event_log(mut self, log: impl EventLog) -> Self {
+        self.events = Arc::new(log);
+        self
+    }
+
+    /// The settings so far.
+    pub fn settings(&self) -> &HttpConfig {
+        &self.config
+    }
+
+    /// Builds the service. Inside a Tokio runtime, also starts the idle-session reaper.
+    pub fn build(self) -> StreamableHttpService {
+        StreamableHttpService::new(self)
+    }
+}

@@ -1,0 +1,49 @@
+//! DELETE: the client ends its session.
+
+use std::sync::Arc;
+
+use axum::extract::Request;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+
+use super::service::{SESSION_HEADER, State, header_str, owns, plain_refusal, wire_checks};
+
+pub(crate) async fn handle(state: Arc<State>, req: Request) -> Response {
+    let headers = req.headers();
+    let identity = match wire_checks(&state, headers).await {
+        Ok(identity) => identity,
+        Err(refusal) => return plain_refusal(refusal),
+    };
+    let Some(session) = header_str(headers, SESSION_HEADER) else {
+        return plain_refusal((
+            StatusCode::BAD_REQUEST,
+            "Missing mcp-session-id header".to_owned(),
+        ));
+    };
+    // Only the session's owner may end it; to anyone else it does not exist.
+    match state.store.load(session, state.config.session_ttl).await {
+        Ok(Some(record)) if owns(&record, identity.as_ref()) => {}
+        Ok(_) => return plain_refusal((StatusCode::NOT_FOUND, "Session not found".to_owned())),
+        Err(err) => {
+            tracing::error!(%err, "MCP session store failed");
+            return plain_refusal((
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "Session store unavailable".to_owned(),
+            ));
+        }
+    }
+    match state.end_session(session).await {
+        Ok(true) => {
+            tracing::info!("MCP session ended by the client");
+            StatusCode::OK.into_response()
+        }
+        Ok(false) => plain_refusal((StatusCode::NOT_FOUND, "Session not found".to_owned())),
+        Err(err) => {
+            tracing::error!(%err, "MCP session store failed");
+            plain_refusal((
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "Session store unavailable".to_owned(),
+            ))
+        }
+    }
+}

@@ -1,0 +1,155 @@
+//! [`HttpError`]: one type for every refusal the HTTP transport answers.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+
+use crate::protocol::{RpcError, failure};
+
+/// How a refusal's body is written.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ErrorBody {
+    /// A JSON-RPC error envelope (every POST refusal).
+    JsonRpc {
+        /// The rejection id (`null` unless the message was a request).
+        id: Value,
+        /// The error object.
+        error: RpcError,
+    },
+    /// `{"error": "<message>"}` (GET and DELETE refusals).
+    Plain(String),
+    /// No body at all.
+    Empty,
+}
+
+/// A refusal: an HTTP status and its body.
+///
+/// ```
+/// use axum::http::StatusCode;
+/// use wymcp::transport::http::HttpError;
+///
+/// let err = HttpError::invalid_request(StatusCode::BAD_REQUEST, serde_json::Value::Null, "nope");
+/// assert_eq!(err.status(), StatusCode::BAD_REQUEST);
+/// ```
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("HTTP {}: {:?}", .0.status, .0.body)]
+pub struct HttpError(Box<Inner>);
+
+#[derive(Debug, Clone, PartialEq)]
+struct Inner {
+    status: StatusCode,
+    body: ErrorBody,
+    challenge: Option<HeaderValue>,
+}
+
+impl HttpError {
+    /// Any status and body.
+    pub fn new(status: StatusCode, body: ErrorBody) -> Self {
+        HttpError(Box::new(Inner {
+            status,
+            body,
+            challenge: None,
+        }))
+    }
+
+    /// Adds a `WWW-Authenticate` challenge (401 answers).
+    #[must_use]
+    pub fn with_challenge(mut self, challenge: HeaderValue) -> Self {
+        self.0.challenge = Some(challenge);
+        self
+    }
+
+    /// A JSON-RPC envelope with `error`.
+    pub fn rpc(status: StatusCode, id: Value, error: RpcError) -> Self {
+        HttpError::new(status, ErrorBody::JsonRpc { id, error })
+    }
+
+    /// `-32600` "Invalid Request" with `data.error` = `message`.
+    pub fn invalid_request(status: StatusCode, id: Value, message: impl Into<String>) -> Self {
+        let data = json!({ "error": message.into() });
+        HttpError::rpc(
+            status,
+            id,
+            RpcError::new(RpcError::INVALID_REQUEST, "Invalid Request", Some(data)),
+        )
+    }
+
+    /// `-32700` "Parse error", id `null`, HTTP 400.
+    pub fn parse_error(reason: impl Into<String>) -> Self {
+        let data = json!({ "reason": reason.into() });
+        HttpError::rpc(
+            StatusCode::BAD_REQUEST,
+            Value::Null,
+            RpcError::new(RpcError::PARSE_ERROR, "Parse error", Some(data)),
+        )
+    }
+
+    /// `-32601` "Method not found", HTTP 404 (the method name is not echoed).
+    pub fn method_not_found(id: Value) -> Self {
+        HttpError::rpc(
+            StatusCode::NOT_FOUND,
+            id,
+            RpcError::new(RpcError::METHOD_NOT_FOUND, "Method not found", None),
+        )
+    }
+
+    /// HTTP 404 for a session that does not exist (any more): a request gets `-32001`
+    /// "Session terminated" without `data`; other kinds an empty body.
+    pub fn session_not_found(id: Value) -> Self {
+        if id.is_null() {
+            HttpError::new(StatusCode::NOT_FOUND, ErrorBody::Empty)
+        } else {
+            HttpError::rpc(
+                StatusCode::NOT_FOUND,
+                id,
+                RpcError::new(-32001, "Session terminated", None),
+            )
+        }
+    }
+
+    /// A plain-JSON refusal `{"error": message}` (GET, DELETE).
+    pub fn plain(status: StatusCode, message: impl Into<String>) -> Self {
+        HttpError::new(status, ErrorBody::Plain(message.into()))
+    }
+
+    /// The status.
+    pub fn status(&self) -> StatusCode {
+        self.0.status
+    }
+
+    /// The body.
+    pub fn body(&self) -> &ErrorBody {
+        &self.0.body
+    }
+}
+
+impl IntoResponse for HttpError {
+    fn into_response(self) -> Response {
+        let Inner {
+            status,
+            body,
+            challenge,
+        } = *self.0;
+        let mut response = match body {
+            ErrorBody::JsonRpc { id, error } => json_response(status, &failure(id, &error)),
+            ErrorBody::Plain(message) => json_response(status, &json!({ "error": message })),
+            ErrorBody::Empty => status.into_response(),
+        };
+        if let Some(challenge) = challenge {
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, challenge);
+        }
+        response
+    }
+}
+
+/// A JSON body with `content-type: application/json`.
+pub(crate) fn json_response(status: StatusCode, body: &Value) -> Response {
+    let mut response = (status, body.to_string()).into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}

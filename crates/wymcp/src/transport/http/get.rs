@@ -1,0 +1,201 @@
+//! GET: the session's SSE stream for messages not tied to a request.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::Response;
+use bytes::Bytes;
+use futures_util::stream::{self, Stream, StreamExt as _};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::service::{
+    GET_STREAM, SESSION_HEADER, State, VERSION_HEADER, WireRefusal, accepts, header_str, owns,
+    plain_refusal, wire_checks,
+};
+use super::session::StreamEvent;
+use crate::protocol::ProtocolVersion;
+
+/// Detaches the stream from its session when the response body is dropped.
+struct Attached {
+    state: Arc<State>,
+    session: String,
+    generation: u64,
+}
+
+impl Drop for Attached {
+    fn drop(&mut self) {
+        self.state
+            .live
+            .detach_stream(&self.session, self.generation);
+    }
+}
+
+pub(crate) async fn handle(state: Arc<State>, req: Request) -> Response {
+    match open(state, req).await {
+        Ok(response) => response,
+        Err(refusal) => plain_refusal(refusal),
+    }
+}
+
+async fn open(state: Arc<State>, req: Request) -> Result<Response, WireRefusal> {
+    let headers = req.headers();
+    let identity = wire_checks(&state, headers).await?;
+    if !accepts(headers, "text/event-stream") {
+        return Err((
+            StatusCode::NOT_ACCEPTABLE,
+            "Not Acceptable: the client must accept text/event-stream".to_owned(),
+        )
+            .into());
+    }
+    let Some(session) = header_str(headers, SESSION_HEADER) else {
+        return Err((
+            StatusCode::BAD_REQUEST,
+            "Missing mcp-session-id header".to_owned(),
+        )
+            .into());
+    };
+    let requested = match header_str(headers, VERSION_HEADER) {
+        None => None,
+        Some(raw) => match raw.trim().parse::<ProtocolVersion>() {
+            Ok(v) if !v.is_stateless() => Some(v),
+            _ => {
+                return Err((
+                    StatusCode::BAD_REQUEST,
+                    "Unsupported MCP-Protocol-Version header".to_owned(),
+                )
+                    .into());
+            }
+        },
+    };
+    let record = match state.store.load(session, state.config.session_ttl).await {
+        Ok(Some(record)) if owns(&record, identity.as_ref()) => record,
+        Ok(_) => return Err((StatusCode::NOT_FOUND, "Session not found".to_owned()).into()),
+        Err(err) => {
+            tracing::error!(%err, "MCP session store failed");
+            return Err((
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "Session store unavailable".to_owned(),
+            )
+                .into());
+        }
+    };
+    if record.version >= ProtocolVersion::V2025_06_18
+        && requested.is_some_and(|v| v != record.version)
+    {
+        return Err((
+            StatusCode::BAD_REQUEST,
+            "Incorrect MCP-Protocol-Version header. Expected the version negotiated during initialize."
+                .to_owned(),
+        ).into());
+    }
+    let last_event_id = if headers.get_all("last-event-id").iter().count() > 1 {
+        tracing::warn!("SSE resumption point discarded: duplicated Last-Event-ID header");
+        None
+    } else {
+        header_str(headers, "last-event-id").map(str::to_owned)
+    };
+
+    let mut first = Vec::new();
+    if let Some(last) = &last_event_id {
+        match state.events.replay_after(&record.id, last).await {
+            Ok(Some(missed)) => first.extend(missed.into_iter().filter(|e| !e.data.is_empty())),
+            Ok(None) => tracing::warn!(
+                last_event_id = %wymcp_core::bound::echo(last),
+                "SSE resumption point discarded: unknown or expired event id"
+            ),
+            Err(err) => tracing::warn!(%err, "SSE replay failed"),
+        }
+    }
+
+    let (tx, rx) = mpsc::unbounded_channel();
+    let stop = CancellationToken::new();
+    let generation = state.live.attach_stream(&record.id, tx, stop.clone());
+    let attached = Attached {
+        state: state.clone(),
+        session: record.id.clone(),
+        generation,
+    };
+    let priming = match state
+        .events
+        .append(&record.id, GET_STREAM, String::new())
+        .await
+    {
+        Ok(id) => id,
+        Err(err) => {
+            tracing::error!(%err, "SSE event log failed");
+            return Err((
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "Event log unavailable".to_owned(),
+            )
+                .into());
+        }
+    };
+    let mut head: Vec<Bytes> = first.iter().map(|e| frame(&e.id, &e.data, None)).collect();
+    head.push(frame(&priming, "", state.config.sse_retry));
+    let body = stream::iter(head)
+        .chain(live_events(rx, stop, attached, state.config.keepalive))
+        .map(Ok::<Bytes, Infallible>);
+    let mut response = Response::new(Body::from_stream(body));
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    Ok(response)
+}
+
+/// One SSE event as one buffer (so it is written in one write): `id`, optional `retry`, and
+/// a single `data` line (JSON text carries no raw newline; any newline is split defensively).
+pub(crate) fn frame(id: &str, data: &str, retry: Option<Duration>) -> Bytes {
+    let mut out = String::with_capacity(data.len() + id.len() + 24);
+    out.push_str("id: ");
+    out.push_str(id);
+    out.push('\n');
+    if let Some(retry) = retry {
+        out.push_str(&format!("retry: {}\n", retry.as_millis()));
+    }
+    for line in data.split('\n') {
+        out.push_str("data: ");
+        out.push_str(line.trim_end_matches('\r'));
+        out.push('\n');
+    }
+    out.push('\n');
+    Bytes::from(out)
+}
+
+const KEEPALIVE: &[u8] = b":keepalive\n\n";
+
+/// Events pushed to the session, with keepalive comments in between, until the stream is
+/// replaced, the session ends or the client goes away.
+fn live_events(
+    rx: mpsc::UnboundedReceiver<StreamEvent>,
+    stop: CancellationToken,
+    attached: Attached,
+    keepalive: Duration,
+) -> impl Stream<Item = Bytes> + Send {
+    let mut ticker = tokio::time::interval_at(
+        tokio::time::Instant::now() + keepalive,
+        keepalive.max(Duration::from_millis(1)),
+    );
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    stream::unfold(
+        (rx, stop, attached, ticker),
+        |(mut rx, stop, attached, mut ticker)| async move {
+            let next = tokio::select! {
+                biased;
+                () = stop.cancelled() => None,
+                event = rx.recv() => event.map(|e| frame(&e.id, &e.data, None)),
+                _ = ticker.tick() => Some(Bytes::from_static(KEEPALIVE)),
+            };
+            next.map(|bytes| (bytes, (rx, stop, attached, ticker)))
+        },
+    )
+}

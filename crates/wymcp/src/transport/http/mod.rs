@@ -1,0 +1,47 @@
+//! The Streamable HTTP transport (MCP 2025-03-26, 2025-06-18, 2025-11-25) with sessions.
+//!
+//! One endpoint answers POST (JSON-RPC messages), GET (the session's SSE stream) and DELETE
+//! (end the session). Build a [`StreamableHttpService`] with [`StreamableHttp::builder`] and
+//! mount it in any axum application, or serve it alone:
+//!
+//! ```no_run
+//! use wymcp::Server;
+//! use wymcp::transport::http::StreamableHttp;
+//!
+//! # #[tokio::main] async fn main() -> std::io::Result<()> {
+//! let server = Server::builder().name("demo").build().unwrap();
+//! let app = axum::Router::new().nest_service("/mcp", StreamableHttp::builder(server).build());
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+//! axum::serve(listener, app).await
+//! # }
+//! ```
+//!
+//! Sessions are data ([`SessionRecord`]) kept behind a [`SessionStore`] (in memory by
+//! default); SSE events go through an [`EventLog`]. Running calls and open streams stay on the
+//! node that owns them.
+
+mod auth;
+mod config;
+mod delete;
+mod error;
+mod events;
+mod get;
+mod hooks;
+mod post;
+mod serve;
+mod service;
+mod session;
+
+pub use auth::{AuthRefusal, Authenticate, BearerAuth, Identity};
+pub use config::{
+    DEFAULT_BODY_LIMIT, DEFAULT_KEEPALIVE, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_TTL, HttpConfig,
+    StreamableHttp,
+};
+pub use error::{ErrorBody, HttpError};
+pub use events::{DEFAULT_EVENTS_PER_STREAM, EventLog, InMemoryEventLog, LoggedEvent};
+pub use hooks::{EndReason, SessionHooks, SessionStart};
+pub use serve::{HttpServer, protected_resource_router, serve};
+pub use service::{SESSION_HEADER, StreamableHttpService, VERSION_HEADER};
+pub use session::{
+    CreateError, InMemorySessionStore, SessionRecord, SessionStore, StoreError, new_session_id,
+};

@@ -1,0 +1,706 @@
+//! POST: one JSON-RPC message (or a 2025-03-26 batch) per request.
+
+use std::sync::{Arc, PoisonError};
+
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+
+use super::auth::Identity;
+use super::error::{ErrorBody, HttpError, json_response};
+use super::get::frame;
+use super::hooks::SessionStart;
+use super::service::{
+    SESSION_HEADER, State, VERSION_HEADER, accepts, header_str, owns, wire_checks,
+};
+use super::session::SharedAssigns;
+use super::session::{CreateError, SessionRecord, new_session_id};
+use crate::protocol::{
+    Kind, LogLevel, Method, ProtocolVersion, RpcError, failure, initialize_result, negotiate,
+    success, validate_envelope,
+};
+use crate::{Context, Notifier};
+use futures_util::StreamExt as _;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// What handling one message produced.
+enum Outcome {
+    /// A JSON-RPC answer, with the session id to announce (after `initialize`).
+    Reply {
+        body: Value,
+        status: StatusCode,
+        new_session: Option<String>,
+    },
+    /// Accepted: a notification or a client response (202, no body).
+    Accepted,
+    /// The request was cancelled: no JSON-RPC response is sent (202, no body).
+    Cancelled,
+    /// An SSE stream carrying the call's notifications, then its response.
+    Stream(Response),
+}
+
+impl Outcome {
+    fn ok(body: Value) -> Outcome {
+        Outcome::Reply {
+            body,
+            status: StatusCode::OK,
+            new_session: None,
+        }
+    }
+}
+
+pub(crate) async fn handle(state: Arc<State>, req: Request) -> Response {
+    match process(state, req).await {
+        Ok(response) => response,
+        Err(err) => err.into_response(),
+    }
+}
+
+async fn process(state: Arc<State>, req: Request) -> Result<Response, HttpError> {
+    let (parts, body) = req.into_parts();
+    let headers = &parts.headers;
+    let identity = wire_checks(&state, headers)
+        .await
+        .map_err(|refusal| refusal.rpc(Value::Null))?;
+    let identity = identity.as_ref();
+    if !accepts(headers, "application/json") {
+        return Err(HttpError::invalid_request(
+            StatusCode::NOT_ACCEPTABLE,
+            Value::Null,
+            "Not Acceptable: the client must accept application/json (and text/event-stream)",
+        ));
+    }
+    check_content_type(headers)?;
+    let body = read_body(&state, headers, body).await?;
+    let message: Value =
+        serde_json::from_slice(&body).map_err(|_| HttpError::parse_error("Malformed JSON"))?;
+    let outcome = match message {
+        Value::Array(items) => return batch(&state, headers, identity, items).await,
+        message => single(&state, headers, identity, message).await?,
+    };
+    Ok(respond(outcome))
+}
+
+fn respond(outcome: Outcome) -> Response {
+    match outcome {
+        Outcome::Reply {
+            body,
+            status,
+            new_session,
+        } => {
+            let mut response = json_response(status, &body);
+            if let Some(id) = new_session
+                && let Ok(value) = HeaderValue::from_str(&id)
+            {
+                response.headers_mut().insert(SESSION_HEADER, value);
+            }
+            response
+        }
+        Outcome::Accepted | Outcome::Cancelled => StatusCode::ACCEPTED.into_response(),
+        Outcome::Stream(response) => response,
+    }
+}
+
+fn check_content_type(headers: &HeaderMap) -> Result<(), HttpError> {
+    let is_json = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("application/json"));
+    if is_json {
+        Ok(())
+    } else {
+        Err(HttpError::invalid_request(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Value::Null,
+            "Unsupported Media Type: the body must be application/json",
+        ))
+    }
+}
+
+async fn read_body(
+    state: &State,
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<bytes::Bytes, HttpError> {
+    let limit = state.config.body_limit;
+    let too_large = || {
+        HttpError::invalid_request(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            Value::Null,
+            format!("Payload Too Large: the body limit is {limit} bytes"),
+        )
+    };
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit as u64) {
+        return Err(too_large());
+    }
+    axum::body::to_bytes(body, limit).await.map_err(|err| {
+        let mut source: Option<&(dyn std::error::Error + 'static)> = Some(&err);
+        while let Some(e) = source {
+            if e.is::<http_body_util::LengthLimitError>() {
+                return too_large();
+            }
+            source = e.source();
+        }
+        HttpError::invalid_request(
+            StatusCode::BAD_REQUEST,
+            Value::Null,
+            "Could not read the request body",
+        )
+    })
+}
+
+/// The `MCP-Protocol-Version` header, checked to be a session-era revision wymcp speaks.
+fn header_version(headers: &HeaderMap, rid: &Value) -> Result<Option<ProtocolVersion>, HttpError> {
+    let Some(raw) = header_str(headers, VERSION_HEADER) else {
+        if headers.contains_key(VERSION_HEADER) {
+            return Err(unsupported_version(rid, "<not text>"));
+        }
+        return Ok(None);
+    };
+    match raw.trim().parse::<ProtocolVersion>() {
+        Ok(v) if !v.is_stateless() => Ok(Some(v)),
+        _ => Err(unsupported_version(rid, raw)),
+    }
+}
+
+fn unsupported_version(rid: &Value, raw: &str) -> HttpError {
+    HttpError::invalid_request(
+        StatusCode::BAD_REQUEST,
+        rid.clone(),
+        format!(
+            "Unsupported MCP-Protocol-Version header: {}. Supported: 2025-11-25, 2025-06-18, 2025-03-26.",
+            wymcp_core::bound::echo(raw)
+        ),
+    )
+}
+
+/// Loads the session the request names: 400 without the header, 404 when unknown.
+async fn resolve(
+    state: &State,
+    headers: &HeaderMap,
+    identity: Option<&Identity>,
+    rid: &Value,
+) -> Result<SessionRecord, HttpError> {
+    let Some(id) = header_str(headers, SESSION_HEADER) else {
+        return Err(HttpError::invalid_request(
+            StatusCode::BAD_REQUEST,
+            rid.clone(),
+            "Missing Mcp-Session-Id header. Initialize first.",
+        ));
+    };
+    match state.store.load(id, state.config.session_ttl).await {
+        Ok(Some(record)) if owns(&record, identity) => Ok(record),
+        Ok(_) => Err(HttpError::session_not_found(rid.clone())),
+        Err(err) => Err(store_failure(rid, &err)),
+    }
+}
+
+fn store_failure(rid: &Value, err: &dyn std::fmt::Display) -> HttpError {
+    tracing::error!(%err, "MCP session store failed");
+    HttpError::rpc(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        rid.clone(),
+        RpcError::new(
+            RpcError::INTERNAL_ERROR,
+            "Internal error",
+            Some(json!({ "reason": "session store unavailable" })),
+        ),
+    )
+}
+
+async fn single(
+    state: &Arc<State>,
+    headers: &HeaderMap,
+    identity: Option<&Identity>,
+    message: Value,
+) -> Result<Outcome, HttpError> {
+    let kind = Kind::of(&message);
+    let rid = kind.rejection_id();
+    let requested = header_version(headers, &rid)?;
+    if let Kind::Request { id, method } = &kind {
+        match Method::parse(method) {
+            Some(Method::Initialize) => {
+                validate(&message, &rid)?;
+                return initialize(state, id.clone(), &message, identity).await;
+            }
+            Some(Method::Ping) => {
+                validate(&message, &rid)?;
+                return Ok(Outcome::ok(success(id.clone(), json!({}))));
+            }
+            _ => {}
+        }
+    }
+    let record = resolve(state, headers, identity, &rid).await?;
+    let sse = accepts_explicitly(headers, "text/event-stream");
+    in_session(state, record, requested, identity, sse, kind, message).await
+}
+
+/// Whether the `Accept` header names `wanted` itself (not only through a wildcard).
+fn accepts_explicitly(headers: &HeaderMap, wanted: &str) -> bool {
+    headers.get_all(header::ACCEPT).iter().any(|value| {
+        value.to_str().is_ok_and(|v| {
+            v.split(',').any(|range| {
+                range
+                    .split(';')
+                    .next()
+                    .unwrap_or_default()
+                    .trim()
+                    .eq_ignore_ascii_case(wanted)
+            })
+        })
+    })
+}
+
+/// Everything after session resolution: version header, lifecycle gate, envelope, dispatch.
+async fn in_session(
+    state: &Arc<State>,
+    mut record: SessionRecord,
+    requested: Option<ProtocolVersion>,
+    identity: Option<&Identity>,
+    sse: bool,
+    kind: Kind,
+    message: Value,
+) -> Result<Outcome, HttpError> {
+    let rid = kind.rejection_id();
+    if record.version >= ProtocolVersion::V2025_06_18
+        && requested.is_some_and(|v| v != record.version)
+    {
+        return Err(HttpError::invalid_request(
+            StatusCode::BAD_REQUEST,
+            rid,
+            "Incorrect MCP-Protocol-Version header. Expected the version negotiated during initialize.",
+        ));
+    }
+    if let Kind::Response { .. } = kind {
+        // Client answers to server requests: none are outstanding in this version.
+        return Ok(Outcome::Accepted);
+    }
+    let method = kind.method().and_then(Method::parse);
+    if !record.initialized && !method.is_some_and(Method::allowed_before_initialized) {
+        return Err(HttpError::invalid_request(
+            StatusCode::BAD_REQUEST,
+            rid,
+            "Session not yet initialized. Send notifications/initialized first.",
+        ));
+    }
+    validate(&message, &rid)?;
+    let params = message.get("params");
+    match kind {
+        Kind::Notification { .. } => {
+            match method {
+                Some(Method::Initialized) => {
+                    record.initialized = true;
+                    save(state, record, &rid).await?;
+                }
+                Some(Method::Cancelled) => cancel(state, &record, params),
+                // Unknown notifications, and requests sent as notifications, are accepted
+                // and ignored.
+                _ => {}
+            }
+            Ok(Outcome::Accepted)
+        }
+        Kind::Request { id, .. } => {
+            let Some(method) = method else {
+                return Err(HttpError::method_not_found(id));
+            };
+            match method {
+                Method::Initialize => initialize(state, id, &message, identity).await,
+                Method::Ping => Ok(Outcome::ok(success(id, json!({})))),
+                Method::Initialized => {
+                    record.initialized = true;
+                    save(state, record, &rid).await?;
+                    Ok(Outcome::ok(success(id, json!({}))))
+                }
+                Method::Cancelled => {
+                    cancel(state, &record, params);
+                    Ok(Outcome::ok(success(id, json!({}))))
+                }
+                Method::ToolsList => Ok(Outcome::ok(success(
+                    id,
+                    state.server.list_tools(record.version),
+                ))),
+                Method::ToolsCall => call_tool(state, record, id, params.cloned(), sse).await,
+                Method::SetLevel => set_level(state, record, id, params).await,
+            }
+        }
+        Kind::Response { .. } | Kind::Unknown => Ok(Outcome::Accepted),
+    }
+}
+
+fn validate(message: &Value, rid: &Value) -> Result<(), HttpError> {
+    validate_envelope(message)
+        .map_err(|reason| HttpError::invalid_request(StatusCode::BAD_REQUEST, rid.clone(), reason))
+}
+
+async fn save(state: &State, record: SessionRecord, rid: &Value) -> Result<(), HttpError> {
+    match state.store.save(record).await {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(HttpError::session_not_found(rid.clone())),
+        Err(err) => Err(store_failure(rid, &err)),
+    }
+}
+
+async fn initialize(
+    state: &State,
+    id: Value,
+    message: &Value,
+    identity: Option<&Identity>,
+) -> Result<Outcome, HttpError> {
+    let params = message.get("params");
+    let version = negotiate(params.and_then(|p| p.get("protocolVersion")));
+    let field = |name: &str| {
+        params
+            .and_then(|p| p.get(name))
+            .filter(|v| v.is_object())
+            .cloned()
+            .unwrap_or_else(|| json!({}))
+    };
+    let mut record = SessionRecord {
+        id: new_session_id(),
+        version,
+        client_capabilities: field("capabilities"),
+        client_info: field("clientInfo"),
+        initialized: false,
+        log_level: None,
+        assigns: identity
+            .map(|i| {
+                let mut assigns = serde_json::Map::new();
+                assigns.insert("identity".to_owned(), i.to_value());
+                assigns
+            })
+            .unwrap_or_default(),
+        subject: identity.map(|i| i.subject().to_owned()),
+    };
+    if let Some(hooks) = &state.hooks {
+        let start = SessionStart {
+            session_id: &record.id,
+            version,
+            client_info: &record.client_info,
+            client_capabilities: &record.client_capabilities,
+            identity,
+        };
+        match hooks.on_start(start).await {
+            Ok(assigns) => record.assigns.extend(assigns),
+            Err(reason) => {
+                tracing::warn!(%reason, "MCP session refused by the server's hook");
+                let error = RpcError::new(
+                    RpcError::INTERNAL_ERROR,
+                    "Internal error",
+                    Some(json!({ "reason": reason })),
+                );
+                return Ok(Outcome::ok(failure(id, &error)));
+            }
+        }
+    }
+    let session = record.id.clone();
+    match state
+        .store
+        .create(record, state.config.max_sessions, state.config.session_ttl)
+        .await
+    {
+        Ok(()) => {}
+        Err(CreateError::Full(max)) => {
+            tracing::warn!(max, "MCP session refused: the session limit is reached");
+            return Err(HttpError::invalid_request(
+                StatusCode::SERVICE_UNAVAILABLE,
+                id,
+                format!(
+                    "Too many sessions: the limit of {max} live sessions is reached. Try again later."
+                ),
+            ));
+        }
+        Err(CreateError::Store(err)) => return Err(store_failure(&id, &err)),
+    }
+    tracing::info!(version = version.as_str(), "MCP session started");
+    Ok(Outcome::Reply {
+        body: success(id, initialize_result(&state.server, version)),
+        status: StatusCode::OK,
+        new_session: Some(session),
+    })
+}
+
+fn cancel(state: &State, record: &SessionRecord, params: Option<&Value>) {
+    if let Some(request_id) = params.and_then(|p| p.get("requestId"))
+        && state.live.cancel_call(&record.id, request_id)
+    {
+        tracing::info!(request_id = %request_id, "MCP call cancelled by the client");
+    }
+}
+
+async fn call_tool(
+    state: &Arc<State>,
+    record: SessionRecord,
+    id: Value,
+    params: Option<Value>,
+    sse: bool,
+) -> Result<Outcome, HttpError> {
+    let assigns = state.live.assigns(&record);
+    let token = state.live.start_call(&record.id, &id);
+    // Unregisters the call however it ends (including the client going away mid-call).
+    let registration = CallRegistration {
+        state: state.clone(),
+        session: record.id.clone(),
+        id: id.clone(),
+    };
+    let mut ctx = Context::builder()
+        .request_id(id.clone())
+        .session_id(record.id.clone())
+        .protocol_version(record.version)
+        .shared_assigns(assigns.clone())
+        .client_info(record.client_info.clone())
+        .client_capabilities(record.client_capabilities.clone())
+        .cancellation(token.clone());
+    if let Some(progress) = params
+        .as_ref()
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get("progressToken"))
+    {
+        ctx = ctx.progress_token(progress.clone());
+    }
+    // Request-related notifications need a stream to travel on: only when the client accepts
+    // text/event-stream.
+    let (notes_tx, mut notes) = mpsc::unbounded_channel::<Value>();
+    if sse {
+        let min_level = record.log_level;
+        ctx = ctx.notifier(Notifier::new(move |message: Value| {
+            let below = message["method"] == "notifications/message"
+                && min_level.is_some_and(|min| {
+                    message["params"]["level"]
+                        .as_str()
+                        .and_then(LogLevel::parse)
+                        .is_some_and(|level| level < min)
+                });
+            if !below {
+                let _ = notes_tx.send(message);
+            }
+        }));
+    } else {
+        drop(notes_tx);
+    }
+    let server = state.server.clone();
+    let ctx = ctx.build();
+    let mut call: CallFuture = Box::pin(async move { server.handle_tools_call(params, ctx).await });
+    let mut pending = std::collections::VecDeque::new();
+    let mut done = false;
+    tokio::select! {
+        biased;
+        () = token.cancelled() => return Ok(Outcome::Cancelled),
+        Some(note) = notes.recv() => pending.push_back(note),
+        result = &mut call => {
+            // Notifications sent before the call finished still go first, on a stream.
+            while let Ok(note) = notes.try_recv() {
+                pending.push_back(note);
+            }
+            write_back(state, &record.id, &assigns).await;
+            if pending.is_empty() {
+                drop(registration);
+                return Ok(Outcome::ok(answer(id, result)));
+            }
+            pending.push_back(answer(id.clone(), result));
+            done = true;
+        }
+    }
+    let stream = PostStream {
+        state: state.clone(),
+        session: record.id.clone(),
+        stream: state.live.next_stream_key(),
+        id,
+        call,
+        notes,
+        token,
+        assigns,
+        pending,
+        done,
+        _registration: registration,
+    };
+    let body = futures_util::stream::unfold(stream, next_frame)
+        .map(Ok::<bytes::Bytes, std::convert::Infallible>);
+    let mut response = Response::new(Body::from_stream(body));
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    Ok(Outcome::Stream(response))
+}
+
+type CallFuture = std::pin::Pin<Box<dyn Future<Output = Result<Value, RpcError>> + Send>>;
+
+fn answer(id: Value, result: Result<Value, RpcError>) -> Value {
+    match result {
+        Ok(result) => success(id, result),
+        Err(error) => failure(id, &error),
+    }
+}
+
+/// Writes the assigns back, so the record stays the source of truth for other nodes.
+async fn write_back(state: &State, session: &str, assigns: &SharedAssigns) {
+    let snapshot = assigns
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clone();
+    if let Ok(Some(mut fresh)) = state.store.load(session, state.config.session_ttl).await
+        && fresh.assigns != snapshot
+    {
+        fresh.assigns = snapshot;
+        if let Err(err) = state.store.save(fresh).await {
+            tracing::warn!(%err, "could not save the session's assigns");
+        }
+    }
+}
+
+/// A POST answered as SSE: the call's notifications as they come, then its response.
+struct PostStream {
+    state: Arc<State>,
+    session: String,
+    stream: String,
+    id: Value,
+    call: CallFuture,
+    notes: mpsc::UnboundedReceiver<Value>,
+    token: CancellationToken,
+    assigns: SharedAssigns,
+    /// Messages to send before waiting for more.
+    pending: std::collections::VecDeque<Value>,
+    /// The call has finished (its response is the last of `pending`).
+    done: bool,
+    _registration: CallRegistration,
+}
+
+async fn next_frame(mut s: PostStream) -> Option<(bytes::Bytes, PostStream)> {
+    let message = match s.pending.pop_front() {
+        Some(message) => message,
+        None if s.done => return None,
+        None => tokio::select! {
+            biased;
+            // Cancelled: the stream ends without a response.
+            () = s.token.cancelled() => return None,
+            Some(note) = s.notes.recv() => note,
+            result = &mut s.call => {
+                s.done = true;
+                write_back(&s.state, &s.session, &s.assigns).await;
+                while let Ok(note) = s.notes.try_recv() {
+                    s.pending.push_back(note);
+                }
+                s.pending.push_back(answer(s.id.clone(), result));
+                s.pending.pop_front()?
+            }
+        },
+    };
+    let data = message.to_string();
+    let event_id = match s
+        .state
+        .events
+        .append(&s.session, &s.stream, data.clone())
+        .await
+    {
+        Ok(id) => id,
+        Err(err) => {
+            tracing::warn!(%err, "SSE event log failed");
+            String::new()
+        }
+    };
+    Some((frame(&event_id, &data, None), s))
+}
+
+struct CallRegistration {
+    state: Arc<State>,
+    session: String,
+    id: Value,
+}
+
+impl Drop for CallRegistration {
+    fn drop(&mut self) {
+        self.state.live.finish_call(&self.session, &self.id);
+    }
+}
+
+async fn set_level(
+    state: &State,
+    mut record: SessionRecord,
+    id: Value,
+    params: Option<&Value>,
+) -> Result<Outcome, HttpError> {
+    let raw = params.and_then(|p| p.get("level"));
+    let Some(level) = raw.and_then(Value::as_str).and_then(LogLevel::parse) else {
+        let shown = raw.map_or_else(|| "null".to_owned(), Value::to_string);
+        let error = RpcError::invalid_params_reason(format!(
+            "Invalid log level: {}",
+            wymcp_core::bound::echo(&shown)
+        ));
+        return Ok(Outcome::ok(failure(id, &error)));
+    };
+    record.log_level = Some(level);
+    save(state, record, &id).await?;
+    Ok(Outcome::ok(success(id, json!({}))))
+}
+
+/// A JSON-RPC batch: 2025-03-26 sessions only.
+async fn batch(
+    state: &Arc<State>,
+    headers: &HeaderMap,
+    identity: Option<&Identity>,
+    items: Vec<Value>,
+) -> Result<Response, HttpError> {
+    let requested = header_version(headers, &Value::Null)?;
+    let record = resolve(state, headers, identity, &Value::Null).await?;
+    if !record.version.supports_batches() {
+        return Err(HttpError::invalid_request(
+            StatusCode::BAD_REQUEST,
+            Value::Null,
+            format!(
+                "JSON-RPC batches are not supported by protocol version {}. Send one message per POST.",
+                record.version
+            ),
+        ));
+    }
+    if items.is_empty() {
+        return Err(HttpError::invalid_request(
+            StatusCode::BAD_REQUEST,
+            Value::Null,
+            "Empty batch",
+        ));
+    }
+    let mut replies = Vec::new();
+    for item in items {
+        let kind = Kind::of(&item);
+        let rid = kind.rejection_id();
+        let outcome = if kind.method() == Some(Method::Initialize.as_str()) {
+            Err(HttpError::invalid_request(
+                StatusCode::BAD_REQUEST,
+                rid,
+                "initialize must not be part of a batch",
+            ))
+        } else {
+            match state.store.load(&record.id, state.config.session_ttl).await {
+                Ok(Some(fresh)) => {
+                    in_session(state, fresh, requested, identity, false, kind, item).await
+                }
+                Ok(None) => return Err(HttpError::session_not_found(Value::Null)),
+                Err(err) => Err(store_failure(&rid, &err)),
+            }
+        };
+        match outcome {
+            Ok(Outcome::Reply { body, .. }) => replies.push(body),
+            Ok(Outcome::Accepted | Outcome::Cancelled | Outcome::Stream(_)) => {}
+            Err(err) => {
+                if let ErrorBody::JsonRpc { id, error } = err.body() {
+                    replies.push(failure(id.clone(), error));
+                }
+            }
+        }
+    }
+    if replies.is_empty() {
+        Ok(StatusCode::ACCEPTED.into_response())
+    } else {
+        Ok(json_response(StatusCode::OK, &Value::Array(replies)))
+    }
+}

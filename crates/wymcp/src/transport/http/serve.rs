@@ -1,0 +1,146 @@
+//! Standalone serving: [`HttpServer`] and the [`serve`] one-liner, with graceful shutdown.
+
+use std::future::Future;
+use std::io;
+use std::net::SocketAddr;
+
+use axum::Router;
+use axum::serve::ListenerExt as _;
+use tokio::net::{TcpListener, ToSocketAddrs};
+
+use super::config::StreamableHttp;
+use super::service::StreamableHttpService;
+use crate::Server;
+
+/// A bound listener and the MCP endpoint it serves at `/` (and `/mcp`).
+///
+/// ```no_run
+/// use wymcp::Server;
+/// use wymcp::transport::http::{HttpServer, StreamableHttp};
+///
+/// # #[tokio::main] async fn main() -> std::io::Result<()> {
+/// let server = Server::builder().name("demo").build().unwrap();
+/// let http = HttpServer::bind("127.0.0.1:0", StreamableHttp::builder(server)).await?;
+/// println!("listening on {}", http.local_addr()?);
+/// http.run_until(async { let _ = tokio::signal::ctrl_c().await; }).await
+/// # }
+/// ```
+#[derive(Debug)]
+pub struct HttpServer {
+    listener: TcpListener,
+    service: StreamableHttpService,
+}
+
+impl HttpServer {
+    /// Binds `addr` and builds the service. Unless set explicitly, DNS-rebinding protection
+    /// is on when the listener is bound to a loopback address and off otherwise.
+    pub async fn bind(addr: impl ToSocketAddrs, builder: StreamableHttp) -> io::Result<Self> {
+        let listener = TcpListener::bind(addr).await?;
+        let mut builder = builder;
+        if builder.settings().dns_rebinding_protection.is_none() {
+            let loopback = listener.local_addr()?.ip().is_loopback();
+            builder = builder.dns_rebinding_protection(loopback);
+        }
+        Ok(HttpServer {
+            listener,
+            service: builder.build(),
+        })
+    }
+
+    /// The bound address (useful after binding port 0).
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+
+    /// The service (for example to [`push`](StreamableHttpService::push) to a session).
+    pub fn service(&self) -> &StreamableHttpService {
+        &self.service
+    }
+
+    /// Serves until `shutdown` completes, then closes the open SSE streams and lets in-flight
+    /// requests finish.
+    pub async fn run_until(
+        self,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> io::Result<()> {
+        let closer = self.service.clone();
+        let shutdown = async move {
+            shutdown.await;
+            closer.close_streams();
+        };
+        let mut app = Router::new();
+        if let Some(metadata) = &self.service.config().protected_resource {
+            app = app.merge(protected_resource_router("/mcp", metadata.clone()));
+        }
+        let app = app
+            .nest_service("/mcp", self.service.clone())
+            .fallback_service(self.service);
+        let listener = self.listener.tap_io(|tcp| {
+            if let Err(err) = tcp.set_nodelay(true) {
+                tracing::warn!(%err, "could not set TCP_NODELAY");
+            }
+        });
+        axum::serve(listener, app)
+            .with_graceful_shutdown(shutdown)
+            .await
+    }
+
+    /// Serves until Ctrl-C.
+    pub async fn run(self) -> io::Result<()> {
+        self.run_until(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
+    }
+}
+
+/// A router serving RFC 9728 protected-resource metadata for an MCP endpoint mounted at
+/// `mount` (such as `"/mcp"`): at the path-aware well-known URL
+/// `/.well-known/oauth-protected-resource<mount>` and at `/.well-known/oauth-protected-resource`.
+/// Merge it at the root of your application.
+///
+/// ```
+/// use serde_json::json;
+///
+/// let router: axum::Router = wymcp::transport::http::protected_resource_router(
+///     "/mcp",
+///     json!({"resource": "https://mcp.example.com/mcp",
+///            "authorization_servers": ["https://auth.example.com"]}),
+/// );
+/// # let _ = router;
+/// ```
+pub fn protected_resource_router(mount: &str, metadata: serde_json::Value) -> Router {
+    let body = metadata.to_string();
+    let handler = move || {
+        let body = body.clone();
+        async move {
+            (
+                [(axum::http::header::CONTENT_TYPE, "application/json")],
+                body,
+            )
+        }
+    };
+    let base = "/.well-known/oauth-protected-resource";
+    let mount = mount.trim_end_matches('/');
+    let mut router = Router::new().route(base, axum::routing::get(handler.clone()));
+    if !mount.is_empty() {
+        router = router.route(&format!("{base}{mount}"), axum::routing::get(handler));
+    }
+    router
+}
+
+/// Serves `server` over Streamable HTTP at `addr` (endpoint `/mcp`, also `/`) with the default
+/// settings, until Ctrl-C.
+///
+/// ```no_run
+/// # #[tokio::main] async fn main() -> std::io::Result<()> {
+/// let server = wymcp::Server::builder().name("demo").build().unwrap();
+/// wymcp::transport::http::serve(server, "127.0.0.1:8080").await
+/// # }
+/// ```
+pub async fn serve(server: Server, addr: impl ToSocketAddrs) -> io::Result<()> {
+    HttpServer::bind(addr, StreamableHttp::builder(server))
+        .await?
+        .run()
+        .await
+}

@@ -1,0 +1,404 @@
+//! [`StreamableHttpService`]: the tower `Service` serving one MCP endpoint, and the wire
+//! checks every route runs before touching session state.
+
+use std::convert::Infallible;
+use std::sync::{Arc, Weak};
+use std::task::{Context as TaskContext, Poll};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::HttpBody;
+use axum::extract::{Request, State as AxumState};
+use axum::http::{HeaderMap, HeaderName, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{any, future::RouteFuture};
+use bytes::Bytes;
+use serde_json::Value;
+
+use super::auth::{Authenticate, Identity, challenge};
+use super::config::{HttpConfig, StreamableHttp};
+use super::error::HttpError;
+use super::events::EventLog;
+use super::hooks::{EndReason, SessionHooks};
+use super::session::{Live, SessionStore, StoreError, StreamEvent};
+use super::{delete, get, post};
+use crate::Server;
+
+/// The `Mcp-Session-Id` header.
+pub const SESSION_HEADER: &str = "mcp-session-id";
+/// The `MCP-Protocol-Version` header.
+pub const VERSION_HEADER: &str = "mcp-protocol-version";
+/// The stream key of a session's GET stream in event ids.
+pub(crate) const GET_STREAM: &str = "get";
+
+/// Shared by every request of one service.
+pub(crate) struct State {
+    pub(crate) server: Server,
+    pub(crate) config: HttpConfig,
+    pub(crate) store: Arc<dyn SessionStore>,
+    pub(crate) events: Arc<dyn EventLog>,
+    pub(crate) auth: Option<Arc<dyn Authenticate>>,
+    pub(crate) hooks: Option<Arc<dyn SessionHooks>>,
+    pub(crate) live: Live,
+}
+
+impl State {
+    /// Ends a session everywhere: record, events, live things.
+    pub(crate) async fn end_session(&self, id: &str) -> Result<bool, StoreError> {
+        let found = self.store.remove(id).await?;
+        self.live.end_session(id);
+        self.events.remove_session(id).await?;
+        if found && let Some(hooks) = &self.hooks {
+            hooks.on_end(id, EndReason::Deleted).await;
+        }
+        Ok(found)
+    }
+}
+
+/// The Streamable HTTP endpoint as a tower `Service` (cheap to clone).
+///
+/// Mount it in an axum application with `Router::nest_service("/mcp", service)`, or serve it
+/// alone with [`HttpServer`](super::HttpServer) / [`serve`](super::serve). Build it with
+/// [`StreamableHttp::builder`].
+#[derive(Clone)]
+pub struct StreamableHttpService {
+    state: Arc<State>,
+    router: Router,
+}
+
+impl std::fmt::Debug for StreamableHttpService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StreamableHttpService")
+            .field("config", &self.state.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl StreamableHttpService {
+    pub(crate) fn new(builder: StreamableHttp) -> Self {
+        let state = Arc::new(State {
+            server: builder.server,
+            config: builder.config,
+            store: builder.store,
+            events: builder.events,
+            auth: builder.auth,
+            hooks: builder.hooks,
+            live: Live::default(),
+        });
+        if let Ok(handle) = tokio::runtime::Handle::try_current() {
+            handle.spawn(reap(Arc::downgrade(&state)));
+        }
+        let router = Router::new()
+            .route("/", any(route))
+            .fallback(not_found)
+            .with_state(state.clone());
+        StreamableHttpService { state, router }
+    }
+
+    /// The settings the service runs with.
+    pub fn config(&self) -> &HttpConfig {
+        &self.state.config
+    }
+
+    /// The service as an axum [`Router`] (to `merge` or `nest`).
+    pub fn into_router(self) -> Router {
+        self.router
+    }
+
+    /// Sends a JSON-RPC message (a notification, typically) to a session's GET stream. The
+    /// event is logged first, so a client that reconnects with `Last-Event-ID` gets it even
+    /// when no stream is open now. Answers whether a stream took it.
+    pub async fn push(&self, session_id: &str, message: &Value) -> Result<bool, StoreError> {
+        let data = message.to_string();
+        let id = self
+            .state
+            .events
+            .append(session_id, GET_STREAM, data.clone())
+            .await?;
+        Ok(self.state.live.send(session_id, StreamEvent { id, data }))
+    }
+
+    /// Ends every open GET stream, so a graceful shutdown is not held open by them.
+    pub fn close_streams(&self) {
+        self.state.live.close_streams();
+    }
+
+    /// Ends a session as DELETE would; `false` when there was none.
+    pub async fn end_session(&self, session_id: &str) -> Result<bool, StoreError> {
+        self.state.end_session(session_id).await
+    }
+}
+
+impl<B> tower::Service<axum::http::Request<B>> for StreamableHttpService
+where
+    B: HttpBody<Data = Bytes> + Send + 'static,
+    B::Error: Into<axum::BoxError>,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = RouteFuture<Infallible>;
+
+    fn poll_ready(&mut self, _cx: &mut TaskContext<'_>) -> Poll<Result<(), Self::Error>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, req: axum::http::Request<B>) -> Self::Future {
+        tower::Service::call(&mut self.router, req)
+    }
+}
+
+/// Removes idle sessions and ends their live things, until the service is dropped.
+async fn reap(state: Weak<State>) {
+    let period = match state.upgrade() {
+        Some(s) => s
+            .config
+            .session_ttl
+            .clamp(Duration::from_millis(10), Duration::from_secs(60)),
+        None => return,
+    };
+    let mut ticker = tokio::time::interval(period);
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticker.tick().await;
+        let Some(state) = state.upgrade() else { return };
+        match state.store.reap(state.config.session_ttl).await {
+            Ok(gone) => {
+                for id in gone {
+                    state.live.end_session(&id);
+                    if let Err(err) = state.events.remove_session(&id).await {
+                        tracing::warn!(%err, "could not forget the events of an expired session");
+                    }
+                    if let Some(hooks) = &state.hooks {
+                        hooks.on_end(&id, EndReason::Expired).await;
+                    }
+                    tracing::info!("MCP session expired");
+                }
+            }
+            Err(err) => tracing::warn!(%err, "session reaper failed"),
+        }
+    }
+}
+
+async fn route(AxumState(state): AxumState<Arc<State>>, req: Request) -> Response {
+    match *req.method() {
+        Method::POST => post::handle(state, req).await,
+        Method::GET => get::handle(state, req).await,
+        Method::DELETE => delete::handle(state, req).await,
+        _ => (
+            StatusCode::METHOD_NOT_ALLOWED,
+            [(header::ALLOW, "GET, POST, DELETE")],
+        )
+            .into_response(),
+    }
+}
+
+async fn not_found() -> Response {
+    (StatusCode::NOT_FOUND, "Not found").into_response()
+}
+
+/// A failed check: status and message (the route picks the dialect), and the
+/// `WWW-Authenticate` challenge of a 401.
+#[derive(Debug)]
+pub(crate) struct WireRefusal {
+    pub(crate) status: StatusCode,
+    pub(crate) message: String,
+    pub(crate) challenge: Option<axum::http::HeaderValue>,
+}
+
+impl From<(StatusCode, String)> for WireRefusal {
+    fn from((status, message): (StatusCode, String)) -> Self {
+        WireRefusal {
+            status,
+            message,
+            challenge: None,
+        }
+    }
+}
+
+impl WireRefusal {
+    /// In the plain-JSON dialect (GET, DELETE).
+    pub(crate) fn plain(self) -> HttpError {
+        let err = HttpError::plain(self.status, self.message);
+        match self.challenge {
+            Some(c) => err.with_challenge(c),
+            None => err,
+        }
+    }
+
+    /// In the JSON-RPC dialect (POST).
+    pub(crate) fn rpc(self, id: Value) -> HttpError {
+        let err = HttpError::invalid_request(self.status, id, self.message);
+        match self.challenge {
+            Some(c) => err.with_challenge(c),
+            None => err,
+        }
+    }
+}
+
+/// The wire checks, in order, before any session state is touched: Origin and Host
+/// (DNS-rebinding protection), auth, then the singleton headers. Answers the caller's identity
+/// when auth is configured.
+pub(crate) async fn wire_checks(
+    state: &State,
+    headers: &HeaderMap,
+) -> Result<Option<Identity>, WireRefusal> {
+    check_origin(&state.config, headers).map_err(WireRefusal::from)?;
+    check_host(&state.config, headers).map_err(WireRefusal::from)?;
+    let identity = match &state.auth {
+        None => None,
+        Some(auth) => match auth.authenticate(headers).await {
+            Ok(identity) => Some(identity),
+            Err(refusal) => {
+                tracing::warn!(reason = %refusal, "MCP request refused by auth");
+                return Err(WireRefusal {
+                    status: StatusCode::UNAUTHORIZED,
+                    message: refusal.0,
+                    challenge: Some(challenge(&state.config.www_authenticate)),
+                });
+            }
+        },
+    };
+    for (name, label) in [
+        (SESSION_HEADER, "Mcp-Session-Id"),
+        (VERSION_HEADER, "MCP-Protocol-Version"),
+    ] {
+        if headers.get_all(name).iter().count() > 1 {
+            return Err(WireRefusal::from((
+                StatusCode::BAD_REQUEST,
+                format!("Duplicated {label} header. Send exactly one {label} header."),
+            )));
+        }
+    }
+    Ok(identity)
+}
+
+/// Whether a request presenting `identity` may use the session `record`.
+pub(crate) fn owns(record: &super::SessionRecord, identity: Option<&Identity>) -> bool {
+    match (&record.subject, identity) {
+        (None, _) => true,
+        (Some(subject), Some(identity)) => subject == identity.subject(),
+        (Some(_), None) => false,
+    }
+}
+
+fn protection_on(config: &HttpConfig) -> bool {
+    config.dns_rebinding_protection.unwrap_or(true)
+}
+
+const LOOPBACK_HOSTS: [&str; 4] = ["localhost", "127.0.0.1", "[::1]", "::1"];
+
+/// The host name of an authority (`host[:port]`), lowercased, port removed.
+fn host_name(authority: &str) -> String {
+    let authority = authority.trim().to_ascii_lowercase();
+    if let Some(rest) = authority.strip_prefix('[') {
+        return match rest.split_once(']') {
+            Some((inner, _)) => format!("[{inner}]"),
+            None => authority,
+        };
+    }
+    match authority.rsplit_once(':') {
+        Some((host, port)) if port.chars().all(|c| c.is_ascii_digit()) => host.to_owned(),
+        _ => authority,
+    }
+}
+
+fn host_allowed(config: &HttpConfig, host: &str) -> bool {
+    match &config.allowed_hosts {
+        Some(list) => list.iter().any(|h| host_name(h) == host),
+        None => LOOPBACK_HOSTS.contains(&host),
+    }
+}
+
+fn check_origin(config: &HttpConfig, headers: &HeaderMap) -> Result<(), (StatusCode, String)> {
+    let values: Vec<_> = headers.get_all(header::ORIGIN).iter().collect();
+    if let Some(allowed) = &config.allowed_origins {
+        if values.len() > 1 {
+            return Err((
+                StatusCode::BAD_REQUEST,
+                "Duplicated Origin header. Send exactly one Origin header.".to_owned(),
+            ));
+        }
+        if let Some(origin) = values.first() {
+            let origin = String::from_utf8_lossy(origin.as_bytes());
+            if !allowed.iter().any(|a| *a == origin) {
+                return Err(origin_refusal(&origin));
+            }
+        }
+        return Ok(());
+    }
+    if !protection_on(config) {
+        return Ok(());
+    }
+    for origin in values {
+        let origin = String::from_utf8_lossy(origin.as_bytes());
+        let authority = origin
+            .split_once("://")
+            .map(|(_, rest)| rest.split('/').next().unwrap_or_default())
+            .unwrap_or_default();
+        if authority.is_empty() || !host_allowed(config, &host_name(authority)) {
+            return Err(origin_refusal(&origin));
+        }
+    }
+    Ok(())
+}
+
+fn origin_refusal(origin: &str) -> (StatusCode, String) {
+    (
+        StatusCode::FORBIDDEN,
+        format!("Origin not allowed: {}", wymcp_core::bound::echo(origin)),
+    )
+}
+
+fn check_host(config: &HttpConfig, headers: &HeaderMap) -> Result<(), (StatusCode, String)> {
+    if !protection_on(config) {
+        return Ok(());
+    }
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .map(host_name);
+    match host {
+        Some(host) if host_allowed(config, &host) => Ok(()),
+        Some(host) => Err((
+            StatusCode::FORBIDDEN,
+            format!("Host not allowed: {}", wymcp_core::bound::echo(&host)),
+        )),
+        None => Err((StatusCode::FORBIDDEN, "Missing Host header".to_owned())),
+    }
+}
+
+/// Whether an `Accept` header admits `wanted` (absent header: yes).
+pub(crate) fn accepts(headers: &HeaderMap, wanted: &str) -> bool {
+    let Some((kind, _)) = wanted.split_once('/') else {
+        return false;
+    };
+    let mut seen = false;
+    for value in headers.get_all(header::ACCEPT) {
+        seen = true;
+        let Ok(value) = value.to_str() else { continue };
+        for range in value.split(',') {
+            let range = range
+                .split(';')
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_ascii_lowercase();
+            if range == wanted || range == "*/*" || range == format!("{kind}/*") {
+                return true;
+            }
+        }
+    }
+    !seen
+}
+
+/// The single value of a header, as text.
+pub(crate) fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers
+        .get(HeaderName::from_bytes(name.as_bytes()).ok()?)
+        .and_then(|v| v.to_str().ok())
+}
+
+/// Plain-JSON refusal for GET and DELETE.
+pub(crate) fn plain_refusal(refusal: impl Into<WireRefusal>) -> Response {
+    refusal.into().plain().into_response()
+}

@@ -1,0 +1,6 @@
+//! Transports that serve a [`Server`](crate::Server) to MCP clients.
+//!
+//! [`http`] serves the Streamable HTTP transport of the session era (MCP 2025-03-26,
+//! 2025-06-18, 2025-11-25).
+
+pub mod http;
