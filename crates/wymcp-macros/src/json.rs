@@ -5,6 +5,7 @@ use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
 use serde_json::{Map, Number, Value};
 
 /// A JSON value with the span of the tokens that wrote it.
+#[derive(Clone)]
 pub(crate) enum Node {
     Scalar(Value, Span),
     Array(Vec<Node>, Span),

@@ -4,6 +4,7 @@
 
 mod json;
 mod locate;
+mod typed;
 
 use proc_macro::TokenStream;
 use quote::quote;
@@ -33,4 +34,22 @@ fn expand(input: proc_macro2::TokenStream) -> syn::Result<proc_macro2::TokenStre
     Ok(quote! {
         ::wymcp::__private::actions_from_validated_json(#text)
     })
+}
+
+/// Derives `wymcp::ActionEnum` for an enum of actions: each variant is an action, named after
+/// the variant in snake_case, described by the variant's doc comment, whose `data` is the
+/// struct it carries (`Create(CreateTask)`) or nothing (`List`).
+///
+/// What is known at compile time is checked here, by the runtime's chain: the action names,
+/// the one-line description (the doc's first paragraph; later paragraphs are the notes) and
+/// the `#[wymcp(rename = "...", required_one_of = [[...]], notes = "...", related = [...],
+/// example = {...})]` extras. The property schemas come from `schemars` when the server is
+/// built, and `build()` validates them.
+#[proc_macro_derive(ActionEnum, attributes(wymcp))]
+pub fn derive_action_enum(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    match typed::derive(input) {
+        Ok(tokens) => tokens.into(),
+        Err(error) => error.to_compile_error().into(),
+    }
 }

@@ -10,6 +10,7 @@
 //! | `help` | injected into every server: an index, a tool, or one action in full |
 //! | Validated before served | a malformed schema fails [`ServerBuilder::build`], never a request |
 //! | [`PlainTool`] | a tool with its own input schema, first-class, with the same gates |
+//! | [`TypedActionTool`] | the actions as a Rust enum of serde structs (`#[derive(ActionEnum)]`): schemas generated, `run` receives the variant; see [`tool_kinds`] for when to use which |
 //!
 //! ```
 //! use serde_json::json;
@@ -47,13 +48,16 @@ mod server;
 mod tool;
 pub mod transport;
 
+#[doc = include_str!("docs/tool_kinds.md")]
+pub mod tool_kinds {}
+
 pub use context::{Context, ContextBuilder, Notifier};
 pub use dispatch::CallToolResult;
 pub use protocol::{ProtocolVersion, RpcError};
 pub use server::{Server, ServerBuilder, ServerInfo};
 pub use tool::{
-    ActionError, ActionResult, ActionTool, CallError, CallOutput, CallResult, Content, Data,
-    DataError, ErrorKind, Failure, PlainTool, Reply,
+    ActionEnum, ActionError, ActionResult, ActionTool, CallError, CallOutput, CallResult, Content,
+    Data, DataError, ErrorKind, Failure, PlainTool, Reply, TypedActionTool,
 };
 pub use wymcp_core::{
     ActionSchema, Actions, Callback, ConfigurationError, Hint, Problem, bound, keyset,
@@ -83,9 +87,22 @@ pub use wymcp_core::{
 /// ```
 pub use wymcp_macros::actions;
 
+/// Derives [`ActionEnum`]: see the trait for what a variant, its doc and its struct become.
+pub use wymcp_macros::ActionEnum;
+
+/// The `schemars` this crate generates property schemas with, for
+/// `#[schemars(crate = "wymcp::schemars")]` when your crate does not depend on it.
+pub use schemars;
+
+/// Derives a JSON Schema for an action's struct (schemars' derive). Its generated code names
+/// `schemars`: depend on `schemars = "1"`, or add `#[schemars(crate = "wymcp::schemars")]`.
+pub use schemars::JsonSchema;
+
 #[doc(hidden)]
 pub mod __private {
     //! Support for the macros; not public API.
+
+    pub use crate::tool::typed::support::{parse_data, typed_action, unit_action, unknown_action};
 
     /// The `Actions` of a literal the `actions!` macro validated at compile time.
     pub fn actions_from_validated_json(text: &str) -> crate::Actions {

@@ -8,7 +8,8 @@ use wymcp_core::{ConfigurationError, Problem};
 use crate::server::{Server, ServerInfo};
 use crate::tool::erased::{ActionAdapter, PlainAdapter};
 use crate::tool::registered::RegisteredTool;
-use crate::tool::{ActionTool, PlainTool};
+use crate::tool::typed::Typed;
+use crate::tool::{ActionTool, PlainTool, TypedActionTool};
 
 enum Pending {
     Action(Arc<dyn crate::tool::erased::DynActionTool>),
@@ -116,6 +117,12 @@ impl ServerBuilder {
         self.tools
             .push(Pending::Action(Arc::new(ActionAdapter(tool))));
         self
+    }
+
+    /// Adds a tool whose actions are an [`ActionEnum`](crate::ActionEnum) (listed in the order
+    /// added). It is served as an action-dispatched tool: the same validation, gates and help.
+    pub fn typed_tool<T: TypedActionTool>(self, tool: T) -> Self {
+        self.tool(Typed(tool))
     }
 
     /// Adds a plain tool (listed in the order added).

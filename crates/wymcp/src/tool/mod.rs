@@ -7,6 +7,7 @@ pub(crate) mod erased;
 mod plain;
 pub(crate) mod registered;
 mod reply;
+pub(crate) mod typed;
 
 use std::future::Future;
 
@@ -18,6 +19,7 @@ use crate::context::Context;
 pub use content::Content;
 pub use plain::{CallError, CallOutput, CallResult, ErrorKind, PlainTool};
 pub use reply::{ActionError, ActionResult, Data, DataError, Failure, Reply};
+pub use typed::{ActionEnum, TypedActionTool};
 
 /// An action-dispatched tool: one tool name exposing many actions
 /// (`{"action": "create", "data": {...}}`).
@@ -61,7 +63,7 @@ pub use reply::{ActionError, ActionResult, Data, DataError, Failure, Reply};
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an action-dispatched tool",
-    label = "implement `wymcp::ActionTool` for `{Self}`, or `wymcp::PlainTool` and register it with `.plain_tool(...)`"
+    label = "implement `wymcp::ActionTool` for `{Self}`, or `wymcp::PlainTool` and register it with `.plain_tool(...)`, or `wymcp::TypedActionTool` and register it with `.typed_tool(...)`"
 )]
 pub trait ActionTool: Send + Sync + 'static {
     /// The tool's name (`help` is reserved).
