@@ -129,7 +129,7 @@ impl ValueGate {
         }
         let mut inexact = Vec::new();
         if self.mentions_integer {
-            collect_inexact_integers(&self.schema, value, "", &mut inexact);
+            collect_inexact_integers(&self.schema, value, &mut inexact);
         }
         for path in inexact {
             let entry = by_path.entry(path).or_default();
@@ -243,14 +243,29 @@ fn exact_integer(n: &Number) -> Option<Number> {
     None
 }
 
-/// Visits each value reached along the gate's keywords, with its schema.
-fn for_each_reached(
+/// One step of a data path.
+enum Step<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+/// Renders a path of steps as a JSON Pointer.
+fn render(steps: &[Step<'_>]) -> String {
+    steps.iter().fold(String::new(), |acc, step| match step {
+        Step::Key(k) => pointer::push(&acc, k),
+        Step::Index(i) => pointer::push_index(&acc, *i),
+    })
+}
+
+/// Visits each value reached along the gate's keywords, with its schema and the steps that led
+/// there (rendered only by a visitor that needs them, so a passing call allocates nothing).
+fn for_each_reached<'v>(
     schema: &Value,
-    value: &Value,
-    path: &str,
-    f: &mut dyn FnMut(&Value, &Value, &str),
+    value: &'v Value,
+    steps: &mut Vec<Step<'v>>,
+    f: &mut dyn FnMut(&Value, &Value, &[Step<'v>]),
 ) {
-    f(schema, value, path);
+    f(schema, value, steps);
     let Some(map) = schema.as_object() else {
         return;
     };
@@ -260,7 +275,9 @@ fn for_each_reached(
             let extra = map.get("additionalProperties").filter(|a| a.is_object());
             for (key, item) in obj {
                 if let Some(sub) = props.and_then(|p| p.get(key)).or(extra) {
-                    for_each_reached(sub, item, &pointer::push(path, key), f);
+                    steps.push(Step::Key(key));
+                    for_each_reached(sub, item, steps, f);
+                    steps.pop();
                 }
             }
         }
@@ -269,7 +286,9 @@ fn for_each_reached(
             let rest = map.get("items").filter(|i| i.is_object());
             for (i, item) in items.iter().enumerate() {
                 if let Some(sub) = prefix.and_then(|p| p.get(i)).or(rest) {
-                    for_each_reached(sub, item, &pointer::push_index(path, i), f);
+                    steps.push(Step::Index(i));
+                    for_each_reached(sub, item, steps, f);
+                    steps.pop();
                 }
             }
         }
@@ -277,63 +296,47 @@ fn for_each_reached(
     }
 }
 
-fn is_inexact(schema: &Value, value: &Value) -> bool {
+/// A whole-number float where the schema wants an integer: `Some(exact)` when it can be cast,
+/// `Some(None)` when it cannot (a type problem), `None` when nothing applies.
+fn integer_cast(schema: &Value, value: &Value) -> Option<Option<Number>> {
     match value {
-        Value::Number(n) => {
-            n.is_f64()
+        Value::Number(n)
+            if n.is_f64()
                 && wants_integer(schema)
-                && n.as_f64().is_some_and(|f| f.fract() == 0.0)
-                && exact_integer(n).is_none()
+                && n.as_f64().is_some_and(|f| f.fract() == 0.0) =>
+        {
+            Some(exact_integer(n))
         }
-        _ => false,
+        _ => None,
     }
 }
 
 fn has_inexact_integer(schema: &Value, value: &Value) -> bool {
     let mut any = false;
-    for_each_reached(schema, value, "", &mut |s, v, _| any |= is_inexact(s, v));
+    for_each_reached(schema, value, &mut Vec::new(), &mut |s, v, _| {
+        any |= matches!(integer_cast(s, v), Some(None));
+    });
     any
 }
 
-fn collect_inexact_integers(schema: &Value, value: &Value, path: &str, out: &mut Vec<String>) {
-    for_each_reached(schema, value, path, &mut |s, v, p| {
-        if is_inexact(s, v) {
-            out.push(p.to_owned());
+fn collect_inexact_integers(schema: &Value, value: &Value, out: &mut Vec<String>) {
+    for_each_reached(schema, value, &mut Vec::new(), &mut |s, v, steps| {
+        if matches!(integer_cast(s, v), Some(None)) {
+            out.push(render(steps));
         }
     });
 }
 
 fn cast_integers(schema: &Value, value: &mut Value) {
-    if let Value::Number(n) = value {
-        if wants_integer(schema) {
-            if let Some(exact) = exact_integer(n) {
-                *n = exact;
-            }
+    let mut casts = Vec::new();
+    for_each_reached(schema, value, &mut Vec::new(), &mut |s, v, steps| {
+        if let Some(Some(exact)) = integer_cast(s, v) {
+            casts.push((render(steps), exact));
         }
-        return;
-    }
-    let Some(map) = schema.as_object() else {
-        return;
-    };
-    match value {
-        Value::Object(obj) => {
-            let props = map.get("properties").and_then(Value::as_object);
-            let extra = map.get("additionalProperties").filter(|a| a.is_object());
-            for (key, item) in obj.iter_mut() {
-                if let Some(sub) = props.and_then(|p| p.get(key)).or(extra) {
-                    cast_integers(sub, item);
-                }
-            }
+    });
+    for (path, exact) in casts {
+        if let Some(slot) = value.pointer_mut(&path) {
+            *slot = Value::Number(exact);
         }
-        Value::Array(items) => {
-            let prefix = map.get("prefixItems").and_then(Value::as_array);
-            let rest = map.get("items").filter(|i| i.is_object());
-            for (i, item) in items.iter_mut().enumerate() {
-                if let Some(sub) = prefix.and_then(|p| p.get(i)).or(rest) {
-                    cast_integers(sub, item);
-                }
-            }
-        }
-        _ => {}
     }
 }
