@@ -1,2 +1,201 @@
-//! Placeholder until the gates benchmark lands.
-fn main() {}
+//! The dispatch gates' cost: a valid call through every gate into a trivial `run_action`, and
+//! each gate's refusal, on a realistic action (ten properties, one nested object, one array of
+//! objects, two formats).
+//!
+//! Run: `cargo bench -p wymcp --bench gates`.
+
+use std::hint::black_box;
+
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use serde_json::{Value, json};
+use wymcp::{ActionResult, ActionSchema, ActionTool, Actions, Context, Data, Reply, Server};
+
+struct Orders;
+
+impl ActionTool for Orders {
+    fn name(&self) -> &str {
+        "orders"
+    }
+
+    fn description(&self) -> &str {
+        "Order management"
+    }
+
+    fn actions(&self) -> Actions {
+        Actions::new()
+            .action(
+                "create",
+                ActionSchema::new("Create an order")
+                    .property("name", json!({"type": "string", "minLength": 1}))
+                    .property(
+                        "sku",
+                        json!({"type": "string", "pattern": "^[A-Z]{3}-[0-9]{4}$"}),
+                    )
+                    .property(
+                        "quantity",
+                        json!({"type": "integer", "minimum": 1, "maximum": 1000}),
+                    )
+                    .property("price", json!({"type": "number", "exclusiveMinimum": 0}))
+                    .property("email", json!({"type": "string", "format": "email"}))
+                    .property(
+                        "created_at",
+                        json!({"type": "string", "format": "date-time"}),
+                    )
+                    .property(
+                        "tags",
+                        json!({"type": "array", "items": {"type": "string"}, "maxItems": 20}),
+                    )
+                    .property(
+                        "address",
+                        json!({"type": "object", "properties": {
+                            "street": {"type": "string"},
+                            "city": {"type": "string"},
+                            "zip": {"type": "string", "maxLength": 10},
+                            "country": {"enum": ["SE", "FI", "NO"]}
+                        }, "required": ["city"]}),
+                    )
+                    .property(
+                        "lines",
+                        json!({"type": "array", "items": {"type": "object", "properties": {
+                            "sku": {"type": "string"},
+                            "qty": {"type": "integer", "minimum": 1}
+                        }, "required": ["sku", "qty"]}}),
+                    )
+                    .property("active", json!({"type": "boolean"}))
+                    .required(["name", "sku"])
+                    .required_one_of([["email"], ["address"]])
+                    .default_value("active", json!(true)),
+            )
+            .action(
+                "get",
+                ActionSchema::new("Get an order")
+                    .property("id", json!({"type": "integer"}))
+                    .required(["id"]),
+            )
+            .action("list", ActionSchema::new("List orders"))
+    }
+
+    async fn run_action(&self, _action: &str, data: Data, _ctx: Context) -> ActionResult {
+        Ok(Reply::new(json!({"ok": true, "keys": data.len()})))
+    }
+}
+
+fn valid_data() -> Value {
+    json!({
+        "name": "Bolts",
+        "sku": "BLT-0042",
+        "quantity": 12,
+        "price": 3.5,
+        "email": "buyer@example.com",
+        "created_at": "2026-03-01T12:00:00Z",
+        "tags": ["hardware", "bulk"],
+        "address": {"street": "Main St 1", "city": "Turku", "zip": "20100", "country": "FI"},
+        "lines": [
+            {"sku": "BLT-0042", "qty": 10},
+            {"sku": "NUT-0042", "qty": 10},
+            {"sku": "WSH-0042", "qty": 20}
+        ]
+    })
+}
+
+fn with_data(mutate: impl FnOnce(&mut serde_json::Map<String, Value>)) -> Value {
+    let mut data = valid_data();
+    if let Value::Object(map) = &mut data {
+        mutate(map);
+    }
+    json!({"action": "create", "data": data})
+}
+
+fn cases() -> Vec<(&'static str, Value, bool)> {
+    vec![
+        ("valid_call", with_data(|_| {}), false),
+        (
+            "gate1_unknown_arguments",
+            json!({"action": "create", "dta": {}}),
+            true,
+        ),
+        (
+            "gate2_invalid_argument_type",
+            json!({"action": "create", "data": "x"}),
+            true,
+        ),
+        ("gate3_missing_action", json!({"data": valid_data()}), true),
+        (
+            "gate4_unknown_action",
+            json!({"action": "craete", "data": valid_data()}),
+            true,
+        ),
+        (
+            "gate5_missing_required_fields",
+            with_data(|d| {
+                d.remove("sku");
+            }),
+            true,
+        ),
+        (
+            "gate6_missing_required_group",
+            with_data(|d| {
+                d.remove("email");
+                d.remove("address");
+            }),
+            true,
+        ),
+        (
+            "gate7_unknown_params",
+            with_data(|d| {
+                if let Some(Value::Array(lines)) = d.get_mut("lines") {
+                    lines[1]["skuu"] = json!("typo");
+                }
+            }),
+            true,
+        ),
+        (
+            "gate8_invalid_values",
+            with_data(|d| {
+                d.insert("created_at".into(), json!("yesterday"));
+                d.insert("quantity".into(), json!(0));
+            }),
+            true,
+        ),
+    ]
+}
+
+fn gates(c: &mut Criterion) {
+    let server = Server::builder()
+        .tool(Orders)
+        .build()
+        .expect("the bench tool builds");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("a current-thread runtime");
+    let ctx = Context::default();
+    let mut group = c.benchmark_group("tools_call");
+    for (name, arguments, refused) in cases() {
+        // Check the case does what its name says before timing it.
+        let result = runtime
+            .block_on(server.call_tool("orders", Some(arguments.clone()), ctx.clone()))
+            .expect("reaches the tool");
+        assert_eq!(result.is_error(), refused, "{name}: {:?}", result.text());
+        if let Some(gate) = name.split_once('_').map(|(_, error)| error) {
+            if refused {
+                let body = result.json().expect("a JSON payload");
+                assert_eq!(body["error"], gate, "{name}");
+            }
+        }
+        group.bench_function(name, |b| {
+            b.iter_batched(
+                || arguments.clone(),
+                |arguments| {
+                    let result =
+                        runtime.block_on(server.call_tool("orders", Some(arguments), ctx.clone()));
+                    black_box(result)
+                },
+                BatchSize::SmallInput,
+            );
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, gates);
+criterion_main!(benches);
