@@ -199,6 +199,11 @@ pub enum Problem {
         "Tool {0:?} uses the reserved name \"help\". The help tool is provided by wymcp and injected into every server automatically."
     )]
     ReservedName(String),
+    /// A tool registered on a live session uses the name reserved for the help tool.
+    #[error(
+        "Tool {0:?} uses the reserved name \"help\". The help tool is provided by wymcp and cannot be replaced at runtime."
+    )]
+    ReservedAtRuntime(String),
     /// Two tools share a name.
     #[error(
         "Duplicate tool name {0:?} found in the server's tools list. Each tool must have a unique name."
@@ -207,6 +212,71 @@ pub enum Problem {
     /// A hint is missing a field or carries one it does not know.
     #[error("{0}")]
     Hint(String),
+    /// A resource template is not a valid RFC 6570 URI template.
+    #[error("resource template {template:?} is not a valid RFC 6570 URI template: {reason}")]
+    InvalidUriTemplate {
+        /// The template as declared.
+        template: String,
+        /// What the parser refused.
+        reason: String,
+    },
+    /// A resource URI is not a valid URI (RFC 3986).
+    #[error("resource URI {uri:?} is not a valid URI: {reason}")]
+    InvalidResourceUri {
+        /// The URI as declared.
+        uri: String,
+        /// What the parser refused.
+        reason: String,
+    },
+    /// A resource, resource template, prompt or prompt argument has an empty name.
+    #[error("{0} must have a non-empty name")]
+    EmptyName(String),
+    /// Two resources share a URI.
+    #[error("duplicate resource URI {0:?}: each resource must have a unique URI")]
+    DuplicateResource(String),
+    /// Two resource templates share a URI template.
+    #[error("duplicate resource template {0:?}: each template must be declared once")]
+    DuplicateResourceTemplate(String),
+    /// Two prompts share a name.
+    #[error("duplicate prompt name {0:?}: each prompt must have a unique name")]
+    DuplicatePrompt(String),
+    /// A prompt declares an argument twice.
+    #[error("prompt {prompt:?} declares argument {argument:?} twice")]
+    DuplicatePromptArgument {
+        /// The prompt.
+        prompt: String,
+        /// The repeated argument.
+        argument: String,
+    },
+    /// A completion provider names a prompt the server does not have.
+    #[error("completion provider names unknown prompt {0:?}")]
+    CompletionUnknownPrompt(String),
+    /// A completion provider names an argument the prompt does not declare.
+    #[error(
+        "completion provider names argument {argument:?}, which prompt {prompt:?} does not declare"
+    )]
+    CompletionUnknownArgument {
+        /// The prompt.
+        prompt: String,
+        /// The undeclared argument.
+        argument: String,
+    },
+    /// A completion provider names a resource template the server does not have.
+    #[error("completion provider names unknown resource template {0:?}")]
+    CompletionUnknownTemplate(String),
+    /// A completion provider names a variable the resource template does not have.
+    #[error(
+        "completion provider names variable {variable:?}, which resource template {template:?} does not have"
+    )]
+    CompletionUnknownVariable {
+        /// The URI template.
+        template: String,
+        /// The unknown variable.
+        variable: String,
+    },
+    /// Two completion providers serve the same prompt argument or template variable.
+    #[error("duplicate completion provider for {0}")]
+    DuplicateCompletion(String),
 }
 
 fn quoted(items: &[String]) -> String {

@@ -5,7 +5,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use crate::protocol::ProtocolVersion;
+use crate::protocol::{LogLevel, ProtocolVersion};
+use crate::session::{ClientRequestError, Elicitation, Sampling, SessionHandle};
 
 /// What a tool knows about the call it serves: the request, the session, the negotiated
 /// revision, the assigns, and a cancellation token.
@@ -40,17 +41,64 @@ struct Inner {
     progress_token: Option<Value>,
     cancellation: CancellationToken,
     notifier: Option<Notifier>,
+    session: Option<SessionHandle>,
+    progress: Mutex<ProgressState>,
 }
 
-/// Where a call's request-related notifications (progress, log messages) go; the transport
-/// sets it. Receives whole JSON-RPC notifications.
+#[derive(Debug, Default)]
+struct ProgressState {
+    last: Option<f64>,
+    completed: bool,
+}
+
+/// What became of a message handed to a [`Notifier`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Delivery {
+    /// Written to the stream.
+    Sent,
+    /// No stream is open to carry it.
+    NoStream,
+    /// The stream is gone.
+    Disconnected,
+}
+
+/// Where a call's request-related messages (progress, log messages, server requests) go; the
+/// transport sets it. Receives whole JSON-RPC messages.
 #[derive(Clone)]
-pub struct Notifier(Arc<dyn Fn(Value) + Send + Sync>);
+pub struct Notifier {
+    send: Arc<dyn Fn(Value) -> Delivery + Send + Sync>,
+    stream: Arc<str>,
+}
 
 impl Notifier {
-    /// A notifier calling `send` with each notification.
+    /// A notifier calling `send` with each message (always [`Delivery::Sent`]).
     pub fn new(send: impl Fn(Value) + Send + Sync + 'static) -> Self {
-        Notifier(Arc::new(send))
+        Notifier::with_delivery("related", move |message| {
+            send(message);
+            Delivery::Sent
+        })
+    }
+
+    /// A notifier for the stream named `stream` (it appears in server request ids), whose
+    /// `send` says what became of each message.
+    pub fn with_delivery(
+        stream: impl Into<String>,
+        send: impl Fn(Value) -> Delivery + Send + Sync + 'static,
+    ) -> Self {
+        Notifier {
+            send: Arc::new(send),
+            stream: Arc::from(stream.into()),
+        }
+    }
+
+    /// Hands a message to the stream.
+    pub fn deliver(&self, message: Value) -> Delivery {
+        (self.send)(message)
+    }
+
+    /// The name of the stream.
+    pub fn stream(&self) -> &str {
+        &self.stream
     }
 }
 
@@ -79,6 +127,7 @@ impl Context {
             progress_token: None,
             cancellation: CancellationToken::new(),
             notifier: None,
+            session: None,
         }
     }
 
@@ -134,28 +183,78 @@ impl Context {
         self.inner.cancellation.is_cancelled()
     }
 
-    /// Sends a notification related to this call (`{"jsonrpc":"2.0","method":…,"params":…}`).
-    /// Answers `false` when the transport offers no way to send it.
-    pub fn notify(&self, method: &str, params: Value) -> bool {
-        match &self.inner.notifier {
-            Some(notifier) => {
-                (notifier.0)(serde_json::json!({
-                    "jsonrpc": "2.0",
-                    "method": method,
-                    "params": params,
-                }));
-                true
-            }
-            None => false,
+    /// The live session the call belongs to: register and unregister tools on it, read its
+    /// tool list. `None` for calls outside a session (and contexts built for tests).
+    pub fn session(&self) -> Option<&SessionHandle> {
+        self.inner.session.as_ref()
+    }
+
+    fn send(&self, message: Value) -> Delivery {
+        if let Some(notifier) = &self.inner.notifier {
+            return notifier.deliver(message);
+        }
+        match &self.inner.session {
+            Some(session) => session.send_standalone(message),
+            None => Delivery::NoStream,
         }
     }
 
+    fn stream_name(&self) -> String {
+        match (&self.inner.notifier, &self.inner.session) {
+            (Some(notifier), _) => notifier.stream().to_owned(),
+            (None, Some(session)) => session
+                .standalone()
+                .map_or_else(|| "none".to_owned(), |n| n.stream().to_owned()),
+            (None, None) => "none".to_owned(),
+        }
+    }
+
+    /// Sends a notification related to this call (`{"jsonrpc":"2.0","method":…,"params":…}`):
+    /// on the request's own stream when the transport opened one, else on the session's
+    /// standalone stream. Answers whether it was sent.
+    pub fn notify(&self, method: &str, params: Value) -> bool {
+        // Log messages below the session's level are not sent, however they were built.
+        if method == "notifications/message"
+            && let Some(min) = self
+                .inner
+                .session
+                .as_ref()
+                .and_then(SessionHandle::log_level)
+            && params["level"]
+                .as_str()
+                .and_then(LogLevel::parse)
+                .is_some_and(|level| level < min)
+        {
+            return false;
+        }
+        self.send(serde_json::json!({
+            "jsonrpc": "2.0",
+            "method": method,
+            "params": params,
+        })) == Delivery::Sent
+    }
+
     /// Reports progress (`notifications/progress`) when the client asked for it with a
-    /// progress token; answers whether it was sent.
+    /// progress token; answers whether it was sent. Nothing is sent without a token, when
+    /// `progress` does not exceed the last value reported, or once the call has completed.
     pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
         let Some(token) = &self.inner.progress_token else {
             return false;
         };
+        {
+            let mut state = self
+                .inner
+                .progress
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if state.completed
+                || !progress.is_finite()
+                || state.last.is_some_and(|last| progress <= last)
+            {
+                return false;
+            }
+            state.last = Some(progress);
+        }
         let mut params = Map::new();
         params.insert("progressToken".to_owned(), token.clone());
         params.insert("progress".to_owned(), Value::from(progress));
@@ -166,6 +265,123 @@ impl Context {
             params.insert("message".to_owned(), Value::from(message));
         }
         self.notify("notifications/progress", Value::Object(params))
+    }
+
+    /// Marks the call complete: no progress is reported after this (transports call it when
+    /// the call's response is ready).
+    pub fn complete(&self) {
+        self.inner
+            .progress
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .completed = true;
+    }
+
+    /// Sends a log message (`notifications/message`) when `level` passes the session's
+    /// `logging/setLevel` (no level set: everything passes). Answers whether it was sent;
+    /// without a session nothing is sent.
+    pub fn log(&self, level: LogLevel, data: Value) -> bool {
+        self.log_to(level, None, data)
+    }
+
+    /// [`log`](Self::log) naming the `logger`.
+    pub fn log_as(&self, level: LogLevel, logger: &str, data: Value) -> bool {
+        self.log_to(level, Some(logger), data)
+    }
+
+    fn log_to(&self, level: LogLevel, logger: Option<&str>, data: Value) -> bool {
+        let Some(session) = &self.inner.session else {
+            return false;
+        };
+        if session.log_level().is_some_and(|min| level < min) {
+            return false;
+        }
+        let mut params = Map::new();
+        params.insert("level".to_owned(), Value::from(level.as_str()));
+        if let Some(logger) = logger {
+            params.insert("logger".to_owned(), Value::from(logger));
+        }
+        params.insert("data".to_owned(), data);
+        self.notify("notifications/message", Value::Object(params))
+    }
+
+    /// Asks the client's model for a completion (`sampling/createMessage`) and waits for the
+    /// answer: the client's result, verbatim. Needs the client's `sampling` capability.
+    pub async fn sample(&self, request: Sampling) -> Result<Value, ClientRequestError> {
+        if self.inner.session.is_none() {
+            return Err(ClientRequestError::NoSession);
+        }
+        if !self.declares("sampling", None) {
+            return Err(ClientRequestError::NotSupported);
+        }
+        let (params, timeout) = request.into_parts();
+        self.round_trip("sampling/createMessage", params, timeout)
+            .await
+    }
+
+    /// Asks the user for input (`elicitation/create`) and waits for the answer: the client's
+    /// result verbatim (`{"action":"accept"|"decline"|"cancel","content"?:{…}}`). Form mode
+    /// needs 2025-06-18 or later and the client's `elicitation` capability; URL mode needs
+    /// 2025-11-25 and `elicitation.url`.
+    pub async fn elicit(&self, request: Elicitation) -> Result<Value, ClientRequestError> {
+        if self.inner.session.is_none() {
+            return Err(ClientRequestError::NoSession);
+        }
+        let version = self.inner.protocol_version;
+        let supported = if request.is_url_mode() {
+            version >= ProtocolVersion::V2025_11_25 && self.declares("elicitation", Some("url"))
+        } else {
+            version >= ProtocolVersion::V2025_06_18 && self.declares("elicitation", None)
+        };
+        if !supported {
+            return Err(ClientRequestError::NotSupported);
+        }
+        let (params, timeout) = request.into_parts();
+        self.round_trip("elicitation/create", params, timeout).await
+    }
+
+    /// Whether the client declared `capability` (and its `sub` key), by key presence.
+    fn declares(&self, capability: &str, sub: Option<&str>) -> bool {
+        let Some(found) = self
+            .inner
+            .client_capabilities
+            .as_ref()
+            .and_then(|c| c.get(capability))
+        else {
+            return false;
+        };
+        sub.is_none_or(|sub| found.get(sub).is_some())
+    }
+
+    async fn round_trip(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: std::time::Duration,
+    ) -> Result<Value, ClientRequestError> {
+        let Some(session) = &self.inner.session else {
+            return Err(ClientRequestError::NoSession);
+        };
+        let (id, answer) = session.begin_request(&self.stream_name());
+        // Forgets the pending entry however this ends (answered, timed out, call dropped).
+        let _pending = Pending { session, id: &id };
+        let message = serde_json::json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "method": method,
+            "params": params,
+        });
+        match self.send(message) {
+            Delivery::Sent => {}
+            Delivery::NoStream => return Err(ClientRequestError::NoStream),
+            Delivery::Disconnected => return Err(ClientRequestError::Disconnected),
+        }
+        match tokio::time::timeout(timeout, answer).await {
+            Ok(Ok(Ok(result))) => Ok(result),
+            Ok(Ok(Err(error))) => Err(ClientRequestError::Client(error)),
+            Ok(Err(_)) => Err(ClientRequestError::Disconnected),
+            Err(_) => Err(ClientRequestError::Timeout),
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Map<String, Value>> {
@@ -190,6 +406,7 @@ pub struct ContextBuilder {
     progress_token: Option<Value>,
     cancellation: CancellationToken,
     notifier: Option<Notifier>,
+    session: Option<SessionHandle>,
 }
 
 impl ContextBuilder {
@@ -246,6 +463,11 @@ impl ContextBuilder {
         self.notifier = Some(notifier);
         self
     }
+    /// The live session the call belongs to.
+    pub fn session(mut self, session: SessionHandle) -> Self {
+        self.session = Some(session);
+        self
+    }
     /// The context.
     pub fn build(self) -> Context {
         Context {
@@ -259,7 +481,20 @@ impl ContextBuilder {
                 progress_token: self.progress_token,
                 cancellation: self.cancellation,
                 notifier: self.notifier,
+                session: self.session,
+                progress: Mutex::new(ProgressState::default()),
             }),
         }
+    }
+}
+
+struct Pending<'a> {
+    session: &'a SessionHandle,
+    id: &'a str,
+}
+
+impl Drop for Pending<'_> {
+    fn drop(&mut self) {
+        self.session.forget_request(self.id);
     }
 }

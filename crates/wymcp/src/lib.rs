@@ -10,6 +10,9 @@
 //! | `help` | injected into every server: an index, a tool, or one action in full |
 //! | Validated before served | a malformed schema fails [`ServerBuilder::build`], never a request |
 //! | [`PlainTool`] | a tool with its own input schema, first-class, with the same gates |
+//! | [`Context`] | while a tool runs: progress, log messages, sampling and elicitation round trips ([`session::Sampling`], [`session::Elicitation`]), runtime tools on the live session ([`session::SessionHandle`]) |
+//! | [`transport`] | Streamable HTTP ([`transport::http`]) and stdio ([`transport::stdio::serve`]) |
+//! | [`resource`], [`prompt`], [`completion`] | static and templated resources (RFC 6570) with subscriptions, prompts with checked arguments, completion providers; all validated at `build()` |
 //! | [`TypedActionTool`] | the actions as a Rust enum of serde structs (`#[derive(ActionEnum)]`): schemas generated, `run` receives the variant; see [`tool_kinds`] for when to use which |
 //!
 //! ```
@@ -40,20 +43,28 @@
 
 #![warn(missing_docs)]
 
+pub mod completion;
 mod context;
 mod dispatch;
 mod help;
+mod paging;
+pub mod prompt;
 pub mod protocol;
+pub mod resource;
 mod server;
+pub mod session;
 mod tool;
 pub mod transport;
 
 #[doc = include_str!("docs/tool_kinds.md")]
 pub mod tool_kinds {}
 
-pub use context::{Context, ContextBuilder, Notifier};
+pub use completion::{Complete, Completion, CompletionValues};
+pub use context::{Context, ContextBuilder, Delivery, Notifier};
 pub use dispatch::CallToolResult;
+pub use prompt::{GetPromptResult, Prompt, PromptArgument, PromptArguments, PromptMessage};
 pub use protocol::{ProtocolVersion, RpcError};
+pub use resource::{ReadResource, Resource, ResourceContents, ResourceError, ResourceTemplate};
 pub use server::{Server, ServerBuilder, ServerInfo};
 pub use tool::{
     ActionEnum, ActionError, ActionResult, ActionTool, CallError, CallOutput, CallResult, Content,

@@ -5,6 +5,14 @@ use std::sync::Arc;
 
 use wymcp_core::{ConfigurationError, Problem};
 
+use crate::completion::registry::{CompletionRegistry, PendingCompletion};
+use crate::completion::{Complete, CompletionRef};
+use crate::prompt::Prompt;
+use crate::prompt::definition::DynPrompt;
+use crate::prompt::registry::PromptRegistry;
+use crate::resource::registry::ResourceRegistry;
+use crate::resource::{Resource, ResourceTemplate};
+use crate::server::features::Features;
 use crate::server::{Server, ServerInfo};
 use crate::tool::erased::{ActionAdapter, PlainAdapter};
 use crate::tool::registered::RegisteredTool;
@@ -36,6 +44,12 @@ pub struct ServerBuilder {
     info: ServerInfo,
     instructions: Option<String>,
     tools: Vec<Pending>,
+    resources: Vec<Resource>,
+    templates: Vec<ResourceTemplate>,
+    prompts: Vec<Arc<dyn DynPrompt>>,
+    completions: Vec<PendingCompletion>,
+    page_size: Option<usize>,
+    list_changed: bool,
 }
 
 impl Default for ServerBuilder {
@@ -49,6 +63,10 @@ impl std::fmt::Debug for ServerBuilder {
         f.debug_struct("ServerBuilder")
             .field("info", &self.info)
             .field("tools", &self.tools.len())
+            .field("resources", &self.resources)
+            .field("templates", &self.templates)
+            .field("prompts", &self.prompts.len())
+            .field("completions", &self.completions.len())
             .finish()
     }
 }
@@ -67,6 +85,12 @@ impl ServerBuilder {
             },
             instructions: None,
             tools: Vec::new(),
+            resources: Vec::new(),
+            templates: Vec::new(),
+            prompts: Vec::new(),
+            completions: Vec::new(),
+            page_size: None,
+            list_changed: false,
         }
     }
 
@@ -132,8 +156,76 @@ impl ServerBuilder {
         self
     }
 
+    /// Adds a resource (listed in the order added); its URI must be a valid URI, unique.
+    pub fn resource(mut self, resource: Resource) -> Self {
+        self.resources.push(resource);
+        self
+    }
+
+    /// Adds a resource template (listed in the order added); its URI template must be a valid
+    /// RFC 6570 template, unique. `resources/read` tries templates in this order.
+    pub fn resource_template(mut self, template: ResourceTemplate) -> Self {
+        self.templates.push(template);
+        self
+    }
+
+    /// Adds a prompt (listed in the order added); its name must be unique, its argument names
+    /// unique.
+    pub fn prompt<P: Prompt>(mut self, prompt: P) -> Self {
+        self.prompts.push(Arc::new(prompt));
+        self
+    }
+
+    /// Completes argument `argument` of prompt `prompt` with `provider`; `build()` refuses a
+    /// prompt or argument that is not declared.
+    pub fn prompt_completion(
+        mut self,
+        prompt: impl Into<String>,
+        argument: impl Into<String>,
+        provider: impl Complete,
+    ) -> Self {
+        self.completions.push(PendingCompletion {
+            reference: CompletionRef::Prompt(prompt.into()),
+            argument: argument.into(),
+            provider: Arc::new(provider),
+        });
+        self
+    }
+
+    /// Completes variable `variable` of resource template `uri_template` (as declared) with
+    /// `provider`; `build()` refuses a template or variable that does not exist.
+    pub fn template_completion(
+        mut self,
+        uri_template: impl Into<String>,
+        variable: impl Into<String>,
+        provider: impl Complete,
+    ) -> Self {
+        self.completions.push(PendingCompletion {
+            reference: CompletionRef::ResourceTemplate(uri_template.into()),
+            argument: variable.into(),
+            provider: Arc::new(provider),
+        });
+        self
+    }
+
+    /// How many items one page of `resources/list`, `resources/templates/list` and
+    /// `prompts/list` holds (default 50; 0 reads as 1).
+    pub fn page_size(mut self, size: usize) -> Self {
+        self.page_size = Some(size);
+        self
+    }
+
+    /// Declares `listChanged` for resources and prompts, so
+    /// [`Server::notify_resources_list_changed`] and [`Server::notify_prompts_list_changed`]
+    /// send. Default: not declared.
+    pub fn list_changed(mut self, declared: bool) -> Self {
+        self.list_changed = declared;
+        self
+    }
+
     /// Validates every tool (names, actions, schemas, output schemas), builds and stores each
-    /// definition and validator, and appends the help tool last.
+    /// definition and validator, and appends the help tool last; validates every resource URI,
+    /// resource template, prompt and completion provider.
     pub fn build(self) -> Result<Server, ConfigurationError> {
         let mut names = HashSet::new();
         let mut tools = Vec::with_capacity(self.tools.len() + 1);
@@ -150,6 +242,22 @@ impl ServerBuilder {
             tools.push(Arc::new(tool));
         }
         tools.push(Arc::new(RegisteredTool::help()));
-        Ok(Server::from_parts(self.info, self.instructions, tools))
+        let resources = ResourceRegistry::build(self.resources, self.templates)?;
+        let prompts = PromptRegistry::build(self.prompts)?;
+        let completions = CompletionRegistry::build(self.completions, &prompts, &resources)?;
+        let features = Features {
+            resources,
+            prompts,
+            completions,
+            page_size: self.page_size.unwrap_or(crate::paging::DEFAULT_PAGE_SIZE),
+            list_changed: self.list_changed,
+            ..Features::default()
+        };
+        Ok(Server::from_parts(
+            self.info,
+            self.instructions,
+            tools,
+            features,
+        ))
     }
 }

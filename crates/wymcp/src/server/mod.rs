@@ -1,6 +1,7 @@
 //! [`Server`]: the validated tool set and server identity, built once by [`ServerBuilder`].
 
 mod builder;
+mod features;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -94,6 +95,7 @@ struct Inner {
     instructions: Option<String>,
     tools: Vec<Arc<RegisteredTool>>,
     index: HashMap<String, usize>,
+    features: features::Features,
 }
 
 impl Server {
@@ -106,6 +108,7 @@ impl Server {
         info: ServerInfo,
         instructions: Option<String>,
         tools: Vec<Arc<RegisteredTool>>,
+        features: features::Features,
     ) -> Self {
         let index = tools
             .iter()
@@ -118,8 +121,13 @@ impl Server {
                 instructions,
                 tools,
                 index,
+                features,
             }),
         }
+    }
+
+    pub(crate) fn features(&self) -> &features::Features {
+        &self.inner.features
     }
 
     /// The server's identity.
@@ -130,6 +138,11 @@ impl Server {
     /// The `instructions` sent in `initialize`, verbatim.
     pub fn instructions(&self) -> Option<&str> {
         self.inner.instructions.as_deref()
+    }
+
+    /// The configured tools in order, help last.
+    pub(crate) fn registered(&self) -> &[Arc<RegisteredTool>] {
+        &self.inner.tools
     }
 
     /// Tool names in `tools/list` order (help last).
@@ -149,7 +162,8 @@ impl Server {
         json!({ "tools": tools })
     }
 
-    /// Calls a tool by name. `arguments` absent or `null` reads as `{}`.
+    /// Calls a tool by name. `arguments` absent or `null` reads as `{}`. When the context
+    /// belongs to a session, the session's tool list (runtime tools included) is served.
     ///
     /// Everything inside the arguments is the gates' to refuse (an `isError` result); only an
     /// unknown tool or arguments that are not an object are protocol errors (`-32602`).
@@ -168,6 +182,14 @@ impl Server {
                 ));
             }
         };
+        // In a session, the session's tool list (runtime tools first) is the one served.
+        if let Some(session) = ctx.session() {
+            let tools = session.effective_tools();
+            let Some(tool) = tools.iter().find(|t| t.name == name).cloned() else {
+                return Err(RpcError::unknown_tool(name));
+            };
+            return Ok(dispatch::call(&tools, &tool, arguments, ctx).await);
+        }
         let Some(&i) = self.inner.index.get(name) else {
             return Err(RpcError::unknown_tool(name));
         };

@@ -1,6 +1,7 @@
 //! Transports that serve a [`Server`](crate::Server) to MCP clients.
 //!
 //! [`http`] serves the Streamable HTTP transport of the session era (MCP 2025-03-26,
-//! 2025-06-18, 2025-11-25).
+//! 2025-06-18, 2025-11-25); [`stdio`] serves one session over stdin and stdout.
 
 pub mod http;
+pub mod stdio;

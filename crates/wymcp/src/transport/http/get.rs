@@ -115,6 +115,13 @@ async fn open(state: Arc<State>, req: Request) -> Result<Response, WireRefusal> 
 
     let (tx, rx) = mpsc::unbounded_channel();
     let stop = CancellationToken::new();
+    // A stream attaching while the tool list is dirty hears about it right after priming.
+    if let Some(note) = state.handle(&record).on_stream_attached() {
+        let _ = tx.send(StreamEvent {
+            id: None,
+            data: note.to_string(),
+        });
+    }
     let generation = state.live.attach_stream(&record.id, tx, stop.clone());
     let attached = Attached {
         state: state.clone(),
@@ -192,7 +199,25 @@ fn live_events(
             let next = tokio::select! {
                 biased;
                 () = stop.cancelled() => None,
-                event = rx.recv() => event.map(|e| frame(&e.id, &e.data, None)),
+                event = rx.recv() => match event {
+                    Some(StreamEvent { id: Some(id), data }) => Some(frame(&id, &data, None)),
+                    Some(StreamEvent { id: None, data }) => {
+                        let id = match attached
+                            .state
+                            .events
+                            .append(&attached.session, GET_STREAM, data.clone())
+                            .await
+                        {
+                            Ok(id) => id,
+                            Err(err) => {
+                                tracing::warn!(%err, "SSE event log failed");
+                                String::new()
+                            }
+                        };
+                        Some(frame(&id, &data, None))
+                    }
+                    None => None,
+                },
                 _ = ticker.tick() => Some(Bytes::from_static(KEEPALIVE)),
             };
             next.map(|bytes| (bytes, (rx, stop, attached, ticker)))

@@ -16,12 +16,15 @@ use super::service::{
     SESSION_HEADER, State, VERSION_HEADER, accepts, header_str, owns, wire_checks,
 };
 use super::session::SharedAssigns;
-use super::session::{CreateError, SessionRecord, new_session_id};
+use super::session::{CreateError, SessionRecord};
 use crate::protocol::{
-    Kind, LogLevel, Method, ProtocolVersion, RpcError, failure, initialize_result, negotiate,
-    success, validate_envelope,
+    Kind, Method, ProtocolVersion, RpcError, failure, initialize_result, success, validate_envelope,
 };
-use crate::{Context, Notifier};
+use crate::session::SessionHandle;
+use crate::session::engine::{
+    Engine, Rejected, Step, call_context, is_internal_assign, new_record,
+};
+use crate::{Delivery, Notifier};
 use futures_util::StreamExt as _;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -259,10 +262,11 @@ fn accepts_explicitly(headers: &HeaderMap, wanted: &str) -> bool {
     })
 }
 
-/// Everything after session resolution: version header, lifecycle gate, envelope, dispatch.
+/// Everything after session resolution: the version header here, then the transport-neutral
+/// engine (client answers, lifecycle gate, envelope, method table).
 async fn in_session(
     state: &Arc<State>,
-    mut record: SessionRecord,
+    record: SessionRecord,
     requested: Option<ProtocolVersion>,
     identity: Option<&Identity>,
     sse: bool,
@@ -279,59 +283,32 @@ async fn in_session(
             "Incorrect MCP-Protocol-Version header. Expected the version negotiated during initialize.",
         ));
     }
-    if let Kind::Response { .. } = kind {
-        // Client answers to server requests: none are outstanding in this version.
-        return Ok(Outcome::Accepted);
+    let handle = state.handle(&record);
+    let engine = Engine {
+        store: state.store.as_ref(),
+        calls: &state.live.calls,
+    };
+    match engine
+        .in_session(record.clone(), &handle, kind, &message)
+        .await
+    {
+        Ok(Step::Reply(body)) => Ok(Outcome::ok(body)),
+        Ok(Step::Accepted) => Ok(Outcome::Accepted),
+        Ok(Step::Initialize { id }) => initialize(state, id, &message, identity).await,
+        Ok(Step::Call { id, params }) => call_tool(state, record, handle, id, params, sse).await,
+        Err(rejected) => Err(rejection(rejected)),
     }
-    let method = kind.method().and_then(Method::parse);
-    if !record.initialized && !method.is_some_and(Method::allowed_before_initialized) {
-        return Err(HttpError::invalid_request(
-            StatusCode::BAD_REQUEST,
-            rid,
-            "Session not yet initialized. Send notifications/initialized first.",
-        ));
-    }
-    validate(&message, &rid)?;
-    let params = message.get("params");
-    match kind {
-        Kind::Notification { .. } => {
-            match method {
-                Some(Method::Initialized) => {
-                    record.initialized = true;
-                    save(state, record, &rid).await?;
-                }
-                Some(Method::Cancelled) => cancel(state, &record, params),
-                // Unknown notifications, and requests sent as notifications, are accepted
-                // and ignored.
-                _ => {}
-            }
-            Ok(Outcome::Accepted)
+}
+
+/// A refusal of the engine in the HTTP dialect.
+fn rejection(rejected: Rejected) -> HttpError {
+    match rejected {
+        Rejected::Invalid { id, message } => {
+            HttpError::invalid_request(StatusCode::BAD_REQUEST, id, message)
         }
-        Kind::Request { id, .. } => {
-            let Some(method) = method else {
-                return Err(HttpError::method_not_found(id));
-            };
-            match method {
-                Method::Initialize => initialize(state, id, &message, identity).await,
-                Method::Ping => Ok(Outcome::ok(success(id, json!({})))),
-                Method::Initialized => {
-                    record.initialized = true;
-                    save(state, record, &rid).await?;
-                    Ok(Outcome::ok(success(id, json!({}))))
-                }
-                Method::Cancelled => {
-                    cancel(state, &record, params);
-                    Ok(Outcome::ok(success(id, json!({}))))
-                }
-                Method::ToolsList => Ok(Outcome::ok(success(
-                    id,
-                    state.server.list_tools(record.version),
-                ))),
-                Method::ToolsCall => call_tool(state, record, id, params.cloned(), sse).await,
-                Method::SetLevel => set_level(state, record, id, params).await,
-            }
-        }
-        Kind::Response { .. } | Kind::Unknown => Ok(Outcome::Accepted),
+        Rejected::MethodNotFound { id } => HttpError::method_not_found(id),
+        Rejected::Gone { id } => HttpError::session_not_found(id),
+        Rejected::Store { id, error } => store_failure(&id, &error),
     }
 }
 
@@ -340,45 +317,25 @@ fn validate(message: &Value, rid: &Value) -> Result<(), HttpError> {
         .map_err(|reason| HttpError::invalid_request(StatusCode::BAD_REQUEST, rid.clone(), reason))
 }
 
-async fn save(state: &State, record: SessionRecord, rid: &Value) -> Result<(), HttpError> {
-    match state.store.save(record).await {
-        Ok(true) => Ok(()),
-        Ok(false) => Err(HttpError::session_not_found(rid.clone())),
-        Err(err) => Err(store_failure(rid, &err)),
-    }
-}
-
 async fn initialize(
     state: &State,
     id: Value,
     message: &Value,
     identity: Option<&Identity>,
 ) -> Result<Outcome, HttpError> {
-    let params = message.get("params");
-    let version = negotiate(params.and_then(|p| p.get("protocolVersion")));
-    let field = |name: &str| {
-        params
-            .and_then(|p| p.get(name))
-            .filter(|v| v.is_object())
-            .cloned()
-            .unwrap_or_else(|| json!({}))
-    };
-    let mut record = SessionRecord {
-        id: new_session_id(),
-        version,
-        client_capabilities: field("capabilities"),
-        client_info: field("clientInfo"),
-        initialized: false,
-        log_level: None,
-        assigns: identity
-            .map(|i| {
-                let mut assigns = serde_json::Map::new();
-                assigns.insert("identity".to_owned(), i.to_value());
-                assigns
-            })
-            .unwrap_or_default(),
-        subject: identity.map(|i| i.subject().to_owned()),
-    };
+    let assigns = identity
+        .map(|i| {
+            let mut assigns = serde_json::Map::new();
+            assigns.insert("identity".to_owned(), i.to_value());
+            assigns
+        })
+        .unwrap_or_default();
+    let mut record = new_record(
+        message.get("params"),
+        assigns,
+        identity.map(|i| i.subject().to_owned()),
+    );
+    let version = record.version;
     if let Some(hooks) = &state.hooks {
         let start = SessionStart {
             session_id: &record.id,
@@ -388,7 +345,11 @@ async fn initialize(
             identity,
         };
         match hooks.on_start(start).await {
-            Ok(assigns) => record.assigns.extend(assigns),
+            Ok(assigns) => record.assigns.extend(
+                assigns
+                    .into_iter()
+                    .filter(|(key, _)| !is_internal_assign(key)),
+            ),
             Err(reason) => {
                 tracing::warn!(%reason, "MCP session refused by the server's hook");
                 let error = RpcError::new(
@@ -427,17 +388,10 @@ async fn initialize(
     })
 }
 
-fn cancel(state: &State, record: &SessionRecord, params: Option<&Value>) {
-    if let Some(request_id) = params.and_then(|p| p.get("requestId"))
-        && state.live.cancel_call(&record.id, request_id)
-    {
-        tracing::info!(request_id = %request_id, "MCP call cancelled by the client");
-    }
-}
-
 async fn call_tool(
     state: &Arc<State>,
     record: SessionRecord,
+    handle: SessionHandle,
     id: Value,
     params: Option<Value>,
     sse: bool,
@@ -450,44 +404,36 @@ async fn call_tool(
         session: record.id.clone(),
         id: id.clone(),
     };
-    let mut ctx = Context::builder()
-        .request_id(id.clone())
-        .session_id(record.id.clone())
-        .protocol_version(record.version)
-        .shared_assigns(assigns.clone())
-        .client_info(record.client_info.clone())
-        .client_capabilities(record.client_capabilities.clone())
-        .cancellation(token.clone());
-    if let Some(progress) = params
-        .as_ref()
-        .and_then(|p| p.get("_meta"))
-        .and_then(|m| m.get("progressToken"))
-    {
-        ctx = ctx.progress_token(progress.clone());
-    }
-    // Request-related notifications need a stream to travel on: only when the client accepts
-    // text/event-stream.
+    let mut ctx = call_context(
+        &record,
+        &handle,
+        &id,
+        params.as_ref(),
+        assigns.clone(),
+        token.clone(),
+    );
+    // Request-related messages travel on this POST's SSE stream when the client accepts
+    // text/event-stream; otherwise on the session's GET stream (the context's fallback).
+    let stream_key = state.live.next_stream_key();
     let (notes_tx, mut notes) = mpsc::unbounded_channel::<Value>();
     if sse {
-        let min_level = record.log_level;
-        ctx = ctx.notifier(Notifier::new(move |message: Value| {
-            let below = message["method"] == "notifications/message"
-                && min_level.is_some_and(|min| {
-                    message["params"]["level"]
-                        .as_str()
-                        .and_then(LogLevel::parse)
-                        .is_some_and(|level| level < min)
-                });
-            if !below {
-                let _ = notes_tx.send(message);
-            }
-        }));
+        ctx = ctx.notifier(Notifier::with_delivery(
+            stream_key.clone(),
+            move |message: Value| match notes_tx.send(message) {
+                Ok(()) => Delivery::Sent,
+                Err(_) => Delivery::Disconnected,
+            },
+        ));
     } else {
         drop(notes_tx);
     }
     let server = state.server.clone();
     let ctx = ctx.build();
-    let mut call: CallFuture = Box::pin(async move { server.handle_tools_call(params, ctx).await });
+    let mut call: CallFuture = Box::pin(async move {
+        let result = server.handle_tools_call(params, ctx.clone()).await;
+        ctx.complete();
+        result
+    });
     let mut pending = std::collections::VecDeque::new();
     let mut done = false;
     tokio::select! {
@@ -511,7 +457,7 @@ async fn call_tool(
     let stream = PostStream {
         state: state.clone(),
         session: record.id.clone(),
-        stream: state.live.next_stream_key(),
+        stream: stream_key,
         id,
         call,
         notes,
@@ -621,26 +567,6 @@ impl Drop for CallRegistration {
     fn drop(&mut self) {
         self.state.live.finish_call(&self.session, &self.id);
     }
-}
-
-async fn set_level(
-    state: &State,
-    mut record: SessionRecord,
-    id: Value,
-    params: Option<&Value>,
-) -> Result<Outcome, HttpError> {
-    let raw = params.and_then(|p| p.get("level"));
-    let Some(level) = raw.and_then(Value::as_str).and_then(LogLevel::parse) else {
-        let shown = raw.map_or_else(|| "null".to_owned(), Value::to_string);
-        let error = RpcError::invalid_params_reason(format!(
-            "Invalid log level: {}",
-            wymcp_core::bound::echo(&shown)
-        ));
-        return Ok(Outcome::ok(failure(id, &error)));
-    };
-    record.log_level = Some(level);
-    save(state, record, &id).await?;
-    Ok(Outcome::ok(success(id, json!({}))))
 }
 
 /// A JSON-RPC batch: 2025-03-26 sessions only.

@@ -20,9 +20,10 @@ use super::config::{HttpConfig, StreamableHttp};
 use super::error::HttpError;
 use super::events::EventLog;
 use super::hooks::{EndReason, SessionHooks};
-use super::session::{Live, SessionStore, StoreError, StreamEvent};
+use super::session::{Live, SessionRecord, SessionStore, StoreError, StreamEvent};
 use super::{delete, get, post};
-use crate::Server;
+use crate::session::SessionHandle;
+use crate::{Delivery, Notifier, Server};
 
 /// The `Mcp-Session-Id` header.
 pub const SESSION_HEADER: &str = "mcp-session-id";
@@ -43,6 +44,24 @@ pub(crate) struct State {
 }
 
 impl State {
+    /// The session's live handle on this node; its standalone stream is the GET stream.
+    pub(crate) fn handle(self: &Arc<Self>, record: &SessionRecord) -> SessionHandle {
+        let weak = Arc::downgrade(self);
+        let session = record.id.clone();
+        self.live.handle(record, &self.server, move || {
+            Notifier::with_delivery(GET_STREAM, move |message: Value| match weak.upgrade() {
+                Some(state) => state.live.deliver(
+                    &session,
+                    StreamEvent {
+                        id: None,
+                        data: message.to_string(),
+                    },
+                ),
+                None => Delivery::NoStream,
+            })
+        })
+    }
+
     /// Ends a session everywhere: record, events, live things.
     pub(crate) async fn end_session(&self, id: &str) -> Result<bool, StoreError> {
         let found = self.store.remove(id).await?;
@@ -115,7 +134,24 @@ impl StreamableHttpService {
             .events
             .append(session_id, GET_STREAM, data.clone())
             .await?;
-        Ok(self.state.live.send(session_id, StreamEvent { id, data }))
+        Ok(self
+            .state
+            .live
+            .send(session_id, StreamEvent { id: Some(id), data }))
+    }
+
+    /// The live session `session_id` (on this node): register and unregister runtime tools,
+    /// read its tool list. `None` when there is no such session.
+    pub async fn session(&self, session_id: &str) -> Result<Option<SessionHandle>, StoreError> {
+        if let Some(handle) = self.state.live.existing_handle(session_id) {
+            return Ok(Some(handle));
+        }
+        let record = self
+            .state
+            .store
+            .load(session_id, self.state.config.session_ttl)
+            .await?;
+        Ok(record.map(|record| self.state.handle(&record)))
     }
 
     /// Ends every open GET stream, so a graceful shutdown is not held open by them.

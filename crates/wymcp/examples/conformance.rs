@@ -1,0 +1,604 @@
+//! The fixture server of the official MCP conformance suite
+//! (`@modelcontextprotocol/conformance` 0.1.16, server scenarios): exactly the tools,
+//! resources, prompts and completion its scenarios call, served over Streamable HTTP.
+//!
+//! ```sh
+//! cargo run -p wymcp --example conformance -- 3001        # or PORT=3001
+//! npx @modelcontextprotocol/conformance@0.1.16 server --url http://127.0.0.1:3001/mcp --suite all
+//! ```
+//!
+//! Prints `listening on <addr>` once bound (port 0 picks a free port); the endpoint is `/mcp`.
+//! The sampling and elicitation tools answer an `isError` "not yet supported" until the server
+//! can send requests to the client.
+
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+use wymcp::completion::CompletionValues;
+use wymcp::prompt::{
+    GetPromptResult, Prompt, PromptArgument, PromptArguments, PromptError, PromptMessage,
+};
+use wymcp::resource::{
+    ReadResource, Resource, ResourceContents, ResourceError, ResourceTemplate, Variables,
+};
+use wymcp::transport::http::{HttpServer, StreamableHttp};
+use wymcp::{CallError, CallOutput, CallResult, Content, Context, PlainTool, Server};
+
+/// A 1×1 red PNG, base64.
+const TEST_IMAGE_BASE64: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+/// A minimal WAV file, base64.
+const TEST_AUDIO_BASE64: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=";
+const WATCHED_URI: &str = "test://watched-resource";
+
+/// What a fixture tool does.
+#[derive(Clone, Copy)]
+enum Kind {
+    SimpleText,
+    Image,
+    Audio,
+    EmbeddedResource,
+    MultipleContentTypes,
+    Logging,
+    Progress,
+    ErrorHandling,
+    Reconnection,
+    /// Needs a server-to-client request (sampling or elicitation): not yet supported.
+    ClientRequest(&'static str),
+    JsonSchema2020,
+}
+
+struct Fixture {
+    name: &'static str,
+    description: &'static str,
+    schema: Value,
+    kind: Kind,
+}
+
+fn empty_schema() -> Value {
+    json!({"type": "object", "properties": {}})
+}
+
+fn string_argument(name: &str, description: &str) -> Value {
+    json!({
+        "type": "object",
+        "properties": {name: {"type": "string", "description": description}},
+        "required": [name]
+    })
+}
+
+fn tools() -> Vec<Fixture> {
+    let tool = |name, description, kind| Fixture {
+        name,
+        description,
+        schema: empty_schema(),
+        kind,
+    };
+    vec![
+        tool(
+            "test_simple_text",
+            "Tests simple text content response",
+            Kind::SimpleText,
+        ),
+        tool(
+            "test_image_content",
+            "Tests image content response",
+            Kind::Image,
+        ),
+        tool(
+            "test_audio_content",
+            "Tests audio content response",
+            Kind::Audio,
+        ),
+        tool(
+            "test_embedded_resource",
+            "Tests embedded resource content response",
+            Kind::EmbeddedResource,
+        ),
+        tool(
+            "test_multiple_content_types",
+            "Tests response with multiple content types (text, image, resource)",
+            Kind::MultipleContentTypes,
+        ),
+        tool(
+            "test_tool_with_logging",
+            "Tests tool that emits log messages during execution",
+            Kind::Logging,
+        ),
+        tool(
+            "test_tool_with_progress",
+            "Tests tool that reports progress notifications",
+            Kind::Progress,
+        ),
+        tool(
+            "test_error_handling",
+            "Tests error response handling",
+            Kind::ErrorHandling,
+        ),
+        tool(
+            "test_reconnection",
+            "Tests SSE stream disconnection and client reconnection (SEP-1699)",
+            Kind::Reconnection,
+        ),
+        Fixture {
+            name: "test_sampling",
+            description: "Tests server-initiated sampling (LLM completion request)",
+            schema: string_argument("prompt", "The prompt to send to the LLM"),
+            kind: Kind::ClientRequest("sampling/createMessage"),
+        },
+        Fixture {
+            name: "test_elicitation",
+            description: "Tests server-initiated elicitation (user input request)",
+            schema: string_argument("message", "The message to show the user"),
+            kind: Kind::ClientRequest("elicitation/create"),
+        },
+        tool(
+            "test_elicitation_sep1034_defaults",
+            "Tests elicitation with default values per SEP-1034",
+            Kind::ClientRequest("elicitation/create"),
+        ),
+        tool(
+            "test_elicitation_sep1330_enums",
+            "Tests elicitation with enum schema improvements per SEP-1330",
+            Kind::ClientRequest("elicitation/create"),
+        ),
+        Fixture {
+            name: "json_schema_2020_12_tool",
+            description: "Tool with JSON Schema 2020-12 features",
+            schema: json!({
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "type": "object",
+                "$defs": {
+                    "address": {
+                        "type": "object",
+                        "properties": {"street": {"type": "string"}, "city": {"type": "string"}}
+                    }
+                },
+                "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
+                "additionalProperties": false
+            }),
+            kind: Kind::JsonSchema2020,
+        },
+    ]
+}
+
+impl PlainTool for Fixture {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn description(&self) -> &str {
+        self.description
+    }
+    fn input_schema(&self) -> Map<String, Value> {
+        self.schema.as_object().cloned().unwrap_or_default()
+    }
+    async fn run(&self, arguments: Map<String, Value>, ctx: Context) -> CallResult {
+        let step = Duration::from_millis(50);
+        match self.kind {
+            Kind::SimpleText => Ok(CallOutput::text(
+                "This is a simple text response for testing.",
+            )),
+            Kind::Image => Ok(CallOutput::new(vec![Content::image(
+                TEST_IMAGE_BASE64,
+                "image/png",
+            )])),
+            Kind::Audio => Ok(CallOutput::new(vec![Content::audio(
+                TEST_AUDIO_BASE64,
+                "audio/wav",
+            )])),
+            Kind::EmbeddedResource => Ok(CallOutput::new(vec![Content::embedded_text(
+                "test://embedded-resource",
+                "text/plain",
+                "This is an embedded resource content.",
+            )])),
+            Kind::MultipleContentTypes => Ok(CallOutput::new(vec![
+                Content::text("Multiple content types test:"),
+                Content::image(TEST_IMAGE_BASE64, "image/png"),
+                Content::embedded_text(
+                    "test://mixed-content-resource",
+                    "application/json",
+                    json!({"test": "data", "value": 123}).to_string(),
+                ),
+            ])),
+            Kind::Logging => {
+                for (i, data) in [
+                    "Tool execution started",
+                    "Tool processing data",
+                    "Tool execution completed",
+                ]
+                .into_iter()
+                .enumerate()
+                {
+                    if i > 0 {
+                        tokio::time::sleep(step).await;
+                    }
+                    ctx.notify(
+                        "notifications/message",
+                        json!({"level": "info", "data": data}),
+                    );
+                }
+                Ok(CallOutput::text("Tool with logging executed successfully"))
+            }
+            Kind::Progress => {
+                for (i, progress) in [0.0, 50.0, 100.0].into_iter().enumerate() {
+                    if i > 0 {
+                        tokio::time::sleep(step).await;
+                    }
+                    let message = format!("Completed step {progress} of 100");
+                    ctx.progress(progress, Some(100.0), Some(&message));
+                }
+                let token = ctx.progress_token().cloned().unwrap_or(json!(0));
+                let token = match token {
+                    Value::String(s) => s,
+                    other => other.to_string(),
+                };
+                Ok(CallOutput::text(token))
+            }
+            Kind::ErrorHandling => Err(CallError::tool(
+                "This tool intentionally returns an error for testing",
+            )),
+            // TODO(conformance wiring): close the SSE stream mid-call (SEP-1699) once the
+            // session engine exposes it; until then the call simply completes.
+            Kind::Reconnection => {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                Ok(CallOutput::text(
+                    "Reconnection test completed successfully. If you received this, the client properly reconnected after stream closure.",
+                ))
+            }
+            Kind::ClientRequest(method) => Err(CallError::tool(format!(
+                "{method} is not yet supported: this server cannot send requests to the client yet"
+            ))),
+            Kind::JsonSchema2020 => Ok(CallOutput::text(format!(
+                "JSON Schema 2020-12 tool called with: {}",
+                Value::Object(arguments)
+            ))),
+        }
+    }
+}
+
+/// `test://template/{id}/data`.
+struct TemplateData;
+
+impl ReadResource for TemplateData {
+    async fn read(
+        &self,
+        uri: &str,
+        vars: Variables,
+        _ctx: Context,
+    ) -> Result<Vec<ResourceContents>, ResourceError> {
+        let id = vars.get("id").ok_or(ResourceError::NotFound)?;
+        let body = json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")});
+        Ok(vec![
+            ResourceContents::text(uri, body.to_string()).with_mime_type("application/json"),
+        ])
+    }
+}
+
+/// A prompt answering fixed messages, or messages built from its arguments.
+struct FixturePrompt {
+    name: &'static str,
+    title: &'static str,
+    description: &'static str,
+    arguments: Vec<PromptArgument>,
+    render: fn(&PromptArguments) -> Vec<PromptMessage>,
+}
+
+impl Prompt for FixturePrompt {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn title(&self) -> Option<String> {
+        Some(self.title.to_owned())
+    }
+    fn description(&self) -> Option<String> {
+        Some(self.description.to_owned())
+    }
+    fn arguments(&self) -> Vec<PromptArgument> {
+        self.arguments.clone()
+    }
+    async fn get(
+        &self,
+        arguments: PromptArguments,
+        _ctx: Context,
+    ) -> Result<GetPromptResult, PromptError> {
+        Ok(GetPromptResult::new((self.render)(&arguments)))
+    }
+}
+
+fn argument<'a>(arguments: &'a PromptArguments, name: &str) -> &'a str {
+    // The handler admits a call only with every required argument present.
+    arguments.get(name).map(String::as_str).unwrap_or_default()
+}
+
+fn prompts() -> Vec<FixturePrompt> {
+    vec![
+        FixturePrompt {
+            name: "test_simple_prompt",
+            title: "Simple Test Prompt",
+            description: "A simple prompt without arguments",
+            arguments: vec![],
+            render: |_| {
+                vec![PromptMessage::user(Content::text(
+                    "This is a simple prompt for testing.",
+                ))]
+            },
+        },
+        FixturePrompt {
+            name: "test_prompt_with_arguments",
+            title: "Prompt With Arguments",
+            description: "A prompt with required arguments",
+            arguments: vec![
+                PromptArgument::required("arg1").description("First test argument"),
+                PromptArgument::required("arg2").description("Second test argument"),
+            ],
+            render: |args| {
+                vec![PromptMessage::user(Content::text(format!(
+                    "Prompt with arguments: arg1='{}', arg2='{}'",
+                    argument(args, "arg1"),
+                    argument(args, "arg2")
+                )))]
+            },
+        },
+        FixturePrompt {
+            name: "test_prompt_with_embedded_resource",
+            title: "Prompt With Embedded Resource",
+            description: "A prompt that includes an embedded resource",
+            arguments: vec![
+                PromptArgument::required("resourceUri").description("URI of the resource to embed"),
+            ],
+            render: |args| {
+                vec![
+                    PromptMessage::user(
+                        ResourceContents::text(
+                            argument(args, "resourceUri"),
+                            "Embedded resource content for testing.",
+                        )
+                        .with_mime_type("text/plain"),
+                    ),
+                    PromptMessage::user(Content::text(
+                        "Please process the embedded resource above.",
+                    )),
+                ]
+            },
+        },
+        FixturePrompt {
+            name: "test_prompt_with_image",
+            title: "Prompt With Image",
+            description: "A prompt that includes image content",
+            arguments: vec![],
+            render: |_| {
+                vec![
+                    PromptMessage::user(Content::image(TEST_IMAGE_BASE64, "image/png")),
+                    PromptMessage::user(Content::text("Please analyze the image above.")),
+                ]
+            },
+        },
+    ]
+}
+
+/// The fixture server, everything declared once and validated by `build()`.
+fn server() -> Result<Server, wymcp::ConfigurationError> {
+    let mut builder = Server::builder()
+        .name("mcp-conformance-test-server")
+        .version("1.0.0")
+        .list_changed(true)
+        .resource(
+            Resource::text(
+                "test://static-text",
+                "static-text",
+                "This is the content of the static text resource.",
+            )
+            .title("Static Text Resource")
+            .description("A static text resource for testing")
+            .mime_type("text/plain"),
+        )
+        .resource(
+            Resource::blob_base64("test://static-binary", "static-binary", TEST_IMAGE_BASE64)
+                .title("Static Binary Resource")
+                .description("A static binary resource (image) for testing")
+                .mime_type("image/png"),
+        )
+        .resource(
+            Resource::text(WATCHED_URI, "watched-resource", "Watched resource content")
+                .title("Watched Resource")
+                .description("A resource that auto-updates every 3 seconds")
+                .mime_type("text/plain"),
+        )
+        .resource_template(
+            ResourceTemplate::new("test://template/{id}/data", "template", TemplateData)
+                .title("Resource Template")
+                .description("A resource template with parameter substitution")
+                .mime_type("application/json"),
+        )
+        .prompt_completion(
+            "test_prompt_with_arguments",
+            "arg1",
+            CompletionValues::new(["paris", "park", "party"]),
+        )
+        .template_completion(
+            "test://template/{id}/data",
+            "id",
+            CompletionValues::new(["1", "2", "3", "123"]),
+        );
+    for tool in tools() {
+        builder = builder.plain_tool(tool);
+    }
+    for prompt in prompts() {
+        builder = builder.prompt(prompt);
+    }
+    builder.build()
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let port = std::env::args()
+        .nth(1)
+        .or_else(|| std::env::var("PORT").ok())
+        .unwrap_or_else(|| "3001".to_owned());
+    let server = server()?;
+    // The watched resource "updates" every 3 seconds: subscribers are notified.
+    let watcher = server.clone();
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(Duration::from_secs(3));
+        loop {
+            every.tick().await;
+            watcher.notify_resource_updated(WATCHED_URI);
+        }
+    });
+    let http = HttpServer::bind(
+        format!("127.0.0.1:{port}").as_str(),
+        StreamableHttp::builder(server),
+    )
+    .await?;
+    println!("listening on {}", http.local_addr()?);
+    http.run().await?;
+    Ok(())
+}
+
+/// What each 0.1.16 server scenario checks, asked of the handlers directly (`cargo test -p wymcp
+/// --example conformance`); the HTTP run is the suite's.
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ctx() -> Context {
+        Context::builder()
+            .protocol_version(wymcp::ProtocolVersion::V2025_11_25)
+            .session_id("s")
+            .build()
+    }
+
+    #[tokio::test]
+    async fn resources_scenarios() {
+        let server = server().expect("the fixture builds");
+        let list = server
+            .handle_resources_list(None, ctx())
+            .await
+            .expect("list");
+        for r in list["resources"].as_array().expect("resources") {
+            assert!(r["uri"].is_string() && r["name"].is_string() && r["description"].is_string());
+        }
+        let read =
+            |uri: &'static str| server.handle_resources_read(Some(json!({ "uri": uri })), ctx());
+        let text = read("test://static-text").await.expect("text");
+        assert_eq!(
+            text["contents"][0]["text"],
+            "This is the content of the static text resource."
+        );
+        assert_eq!(text["contents"][0]["mimeType"], "text/plain");
+        let blob = read("test://static-binary").await.expect("blob");
+        assert_eq!(blob["contents"][0]["blob"], TEST_IMAGE_BASE64);
+        let templated = read("test://template/123/data").await.expect("template");
+        assert!(
+            templated["contents"][0]["text"]
+                .as_str()
+                .is_some_and(|t| t.contains("123"))
+        );
+        let watched = json!({ "uri": WATCHED_URI });
+        assert_eq!(
+            server
+                .handle_resources_subscribe(Some(watched.clone()), ctx())
+                .await
+                .expect("sub"),
+            json!({})
+        );
+        assert_eq!(
+            server
+                .handle_resources_unsubscribe(Some(watched), ctx())
+                .await
+                .expect("unsub"),
+            json!({})
+        );
+    }
+
+    #[tokio::test]
+    async fn prompts_and_completion_scenarios() {
+        let server = server().expect("the fixture builds");
+        let list = server.handle_prompts_list(None, ctx()).await.expect("list");
+        assert_eq!(list["prompts"].as_array().map(Vec::len), Some(4));
+        let get = |params: Value| server.handle_prompts_get(Some(params), ctx());
+        let simple = get(json!({"name": "test_simple_prompt"}))
+            .await
+            .expect("simple");
+        assert_eq!(simple["messages"][0]["role"], "user");
+        let args = get(json!({"name": "test_prompt_with_arguments",
+                              "arguments": {"arg1": "testValue1", "arg2": "testValue2"}}))
+        .await
+        .expect("args")
+        .to_string();
+        assert!(args.contains("testValue1") && args.contains("testValue2"));
+        let embedded = get(json!({"name": "test_prompt_with_embedded_resource",
+                                  "arguments": {"resourceUri": "test://example-resource"}}))
+        .await
+        .expect("embedded");
+        assert_eq!(embedded["messages"][0]["content"]["type"], "resource");
+        assert_eq!(
+            embedded["messages"][0]["content"]["resource"]["uri"],
+            "test://example-resource"
+        );
+        let image = get(json!({"name": "test_prompt_with_image"}))
+            .await
+            .expect("image");
+        assert_eq!(image["messages"][0]["content"]["type"], "image");
+
+        let complete = server
+            .handle_completion_complete(
+                Some(
+                    json!({"ref": {"type": "ref/prompt", "name": "test_prompt_with_arguments"},
+                            "argument": {"name": "arg1", "value": "test"}}),
+                ),
+                ctx(),
+            )
+            .await
+            .expect("complete");
+        assert!(complete["completion"]["values"].is_array());
+        let caps = server.capabilities(wymcp::ProtocolVersion::V2025_11_25);
+        for key in ["tools", "resources", "prompts", "completions", "logging"] {
+            assert!(caps.get(key).is_some(), "{key}");
+        }
+    }
+
+    #[tokio::test]
+    async fn tools_scenarios() {
+        let server = server().expect("the fixture builds");
+        let call = |name: &'static str, arguments: Value| {
+            server.handle_tools_call(Some(json!({"name": name, "arguments": arguments})), ctx())
+        };
+        for (name, kind) in [
+            ("test_simple_text", "text"),
+            ("test_image_content", "image"),
+            ("test_audio_content", "audio"),
+            ("test_embedded_resource", "resource"),
+            ("test_tool_with_logging", "text"),
+            ("test_tool_with_progress", "text"),
+            ("test_reconnection", "text"),
+            ("json_schema_2020_12_tool", "text"),
+        ] {
+            let result = call(name, json!({})).await.expect(name);
+            assert_eq!(result["isError"], false, "{name}: {result}");
+            assert_eq!(result["content"][0]["type"], kind, "{name}");
+        }
+        let mixed = call("test_multiple_content_types", json!({}))
+            .await
+            .expect("mixed");
+        assert_eq!(mixed["content"].as_array().map(Vec::len), Some(3));
+        let error = call("test_error_handling", json!({})).await.expect("error");
+        assert_eq!(error["isError"], true);
+        let sampling = call("test_sampling", json!({"prompt": "hi"}))
+            .await
+            .expect("sampling");
+        assert_eq!(sampling["isError"], true);
+
+        let list = server.list_tools(wymcp::ProtocolVersion::V2025_11_25);
+        let schema = list["tools"]
+            .as_array()
+            .and_then(|t| t.iter().find(|t| t["name"] == "json_schema_2020_12_tool"))
+            .map(|t| t["inputSchema"].clone())
+            .expect("listed");
+        assert_eq!(
+            schema["$schema"],
+            "https://json-schema.org/draft/2020-12/schema"
+        );
+        assert!(schema.get("$defs").is_some());
+        assert_eq!(schema["additionalProperties"], false);
+    }
+}

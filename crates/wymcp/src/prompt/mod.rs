@@ -1,0 +1,40 @@
+//! Prompts: declared arguments, `prompts/list` (paginated), `prompts/get` with the arguments
+//! checked against the declaration, messages of text, image, audio and embedded resources.
+//!
+//! ```
+//! use serde_json::json;
+//! use wymcp::prompt::{GetPromptResult, Prompt, PromptArgument, PromptArguments, PromptError, PromptMessage};
+//! use wymcp::{Content, Context, Server};
+//!
+//! struct Greet;
+//! impl Prompt for Greet {
+//!     fn name(&self) -> &str { "greet" }
+//!     fn arguments(&self) -> Vec<PromptArgument> { vec![PromptArgument::required("who")] }
+//!     async fn get(&self, args: PromptArguments, _ctx: Context) -> Result<GetPromptResult, PromptError> {
+//!         Ok(GetPromptResult::new(vec![PromptMessage::user(Content::text(format!("Greet {}", args["who"])))]))
+//!     }
+//! }
+//!
+//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+//! let server = Server::builder().prompt(Greet).build().unwrap();
+//! let got = server
+//!     .handle_prompts_get(Some(json!({"name": "greet", "arguments": {"who": "Ada"}})), Context::default())
+//!     .await
+//!     .unwrap();
+//! assert_eq!(got["messages"][0]["content"]["text"], "Greet Ada");
+//!
+//! let missing = server
+//!     .handle_prompts_get(Some(json!({"name": "greet"})), Context::default())
+//!     .await
+//!     .unwrap_err();
+//! assert_eq!(missing.code(), -32602);
+//! assert!(missing.message().contains("'who'"));
+//! # });
+//! ```
+
+pub(crate) mod definition;
+mod message;
+pub(crate) mod registry;
+
+pub use definition::{Prompt, PromptArgument, PromptArguments, PromptError};
+pub use message::{GetPromptResult, PromptMessage, Role};

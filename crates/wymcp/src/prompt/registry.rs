@@ -1,0 +1,256 @@
+//! The validated prompts of a server, and the `prompts/*` handlers.
+
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+
+use futures_util::FutureExt;
+use serde_json::{Map, Value, json};
+use wymcp_core::bound::echo;
+use wymcp_core::{ConfigurationError, Problem};
+
+use crate::context::Context;
+use crate::paging;
+use crate::prompt::definition::DynPrompt;
+use crate::prompt::{PromptArgument, PromptArguments};
+use crate::protocol::{ProtocolVersion, RpcError};
+use crate::resource::registry::with_cursor;
+
+/// One prompt, its declaration read once.
+pub(crate) struct RegisteredPrompt {
+    pub(crate) name: String,
+    title: Option<String>,
+    description: Option<String>,
+    pub(crate) arguments: Vec<PromptArgument>,
+    icons: Vec<Value>,
+    prompt: Arc<dyn DynPrompt>,
+}
+
+impl std::fmt::Debug for RegisteredPrompt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RegisteredPrompt")
+            .field("name", &self.name)
+            .field("arguments", &self.arguments)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RegisteredPrompt {
+    fn to_value(&self, version: ProtocolVersion) -> Value {
+        let mut map = Map::new();
+        map.insert("name".into(), Value::String(self.name.clone()));
+        if version.supports_tool_title()
+            && let Some(title) = &self.title
+        {
+            map.insert("title".into(), Value::String(title.clone()));
+        }
+        if let Some(description) = &self.description {
+            map.insert("description".into(), Value::String(description.clone()));
+        }
+        if !self.arguments.is_empty() {
+            let args: Vec<Value> = self.arguments.iter().map(|a| a.to_value(version)).collect();
+            map.insert("arguments".into(), Value::Array(args));
+        }
+        if version.supports_icons() && !self.icons.is_empty() {
+            map.insert("icons".into(), Value::Array(self.icons.clone()));
+        }
+        Value::Object(map)
+    }
+}
+
+/// Prompts in declaration order, validated once.
+#[derive(Debug, Default)]
+pub(crate) struct PromptRegistry {
+    prompts: Vec<RegisteredPrompt>,
+    index: HashMap<String, usize>,
+}
+
+impl PromptRegistry {
+    pub(crate) fn build(prompts: Vec<Arc<dyn DynPrompt>>) -> Result<Self, ConfigurationError> {
+        let mut registered = Vec::with_capacity(prompts.len());
+        let mut index = HashMap::new();
+        for prompt in prompts {
+            let name = prompt.name().to_owned();
+            if name.is_empty() {
+                return Err(ConfigurationError::new(Problem::EmptyName(
+                    "a prompt".into(),
+                )));
+            }
+            let arguments = prompt.arguments();
+            let mut seen = std::collections::HashSet::new();
+            for argument in &arguments {
+                if argument.name().is_empty() {
+                    return Err(ConfigurationError::new(Problem::EmptyName(format!(
+                        "an argument of prompt {name:?}"
+                    ))));
+                }
+                if !seen.insert(argument.name()) {
+                    return Err(ConfigurationError::new(Problem::DuplicatePromptArgument {
+                        prompt: name,
+                        argument: argument.name().to_owned(),
+                    }));
+                }
+            }
+            if index.insert(name.clone(), registered.len()).is_some() {
+                return Err(ConfigurationError::new(Problem::DuplicatePrompt(name)));
+            }
+            registered.push(RegisteredPrompt {
+                name,
+                title: prompt.title(),
+                description: prompt.description(),
+                arguments,
+                icons: prompt.icons(),
+                prompt,
+            });
+        }
+        Ok(PromptRegistry {
+            prompts: registered,
+            index,
+        })
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.prompts.is_empty()
+    }
+
+    pub(crate) fn names(&self) -> Vec<&str> {
+        self.prompts.iter().map(|p| p.name.as_str()).collect()
+    }
+
+    pub(crate) fn get_registered(&self, name: &str) -> Option<&RegisteredPrompt> {
+        self.index.get(name).map(|&i| &self.prompts[i])
+    }
+
+    pub(crate) fn list(
+        &self,
+        params: &Map<String, Value>,
+        page_size: usize,
+        version: ProtocolVersion,
+    ) -> Result<Value, RpcError> {
+        let (page, next) = paging::page(&self.prompts, params, page_size, "prompts")?;
+        let items: Vec<Value> = page.iter().map(|p| p.to_value(version)).collect();
+        Ok(with_cursor(json!({ "prompts": items }), next))
+    }
+
+    /// `prompts/get`: the name and arguments checked against the declaration, then the prompt
+    /// rendered.
+    pub(crate) async fn get(
+        &self,
+        mut params: Map<String, Value>,
+        ctx: Context,
+    ) -> Result<Value, RpcError> {
+        let name = match params.remove("name") {
+            Some(Value::String(name)) => name,
+            _ => {
+                return Err(RpcError::invalid_params_reason(
+                    "Missing or invalid 'name' in params: expected a string",
+                ));
+            }
+        };
+        let Some(prompt) = self.get_registered(&name) else {
+            return Err(unknown_prompt(&name, &self.names()));
+        };
+        let arguments = check_arguments(prompt, params.remove("arguments"))?;
+        let version = ctx.protocol_version();
+        let rendered = AssertUnwindSafe(prompt.prompt.get(arguments, ctx))
+            .catch_unwind()
+            .await;
+        match rendered {
+            Ok(Ok(result)) => Ok(result.to_value(version)),
+            Ok(Err(error)) => Err(error.to_rpc_error(&name)),
+            Err(_) => Err(RpcError::new(
+                RpcError::INTERNAL_ERROR,
+                format!("Getting prompt {} failed: the prompt panicked", echo(&name)),
+                None,
+            )),
+        }
+    }
+}
+
+pub(crate) fn unknown_prompt(name: &str, known: &[&str]) -> RpcError {
+    RpcError::new(
+        RpcError::INVALID_PARAMS,
+        format!(
+            "Unknown prompt: {}. Available prompts: {}",
+            echo(name),
+            list(known)
+        ),
+        Some(json!({ "prompt": echo(name) })),
+    )
+}
+
+fn list(names: &[&str]) -> String {
+    if names.is_empty() {
+        "(none)".to_owned()
+    } else {
+        names.join(", ")
+    }
+}
+
+/// The arguments, checked: an object of strings, every name declared, every required one there.
+fn check_arguments(
+    prompt: &RegisteredPrompt,
+    arguments: Option<Value>,
+) -> Result<PromptArguments, RpcError> {
+    let refuse = |message: String, argument: Option<&str>| {
+        let mut data = json!({ "prompt": prompt.name });
+        if let Some(argument) = argument {
+            data["argument"] = Value::String(echo(argument));
+        }
+        RpcError::new(RpcError::INVALID_PARAMS, message, Some(data))
+    };
+    let declared: Vec<&str> = prompt.arguments.iter().map(|a| a.name()).collect();
+    let map = match arguments {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(map)) => map,
+        Some(_) => {
+            return Err(refuse(
+                format!(
+                    "Invalid 'arguments' for prompt {}: expected an object of strings",
+                    prompt.name
+                ),
+                None,
+            ));
+        }
+    };
+    let mut out = PromptArguments::new();
+    for (key, value) in map {
+        if !declared.contains(&key.as_str()) {
+            return Err(refuse(
+                format!(
+                    "Unknown argument '{}' for prompt {}. Declared arguments: {}",
+                    echo(&key),
+                    prompt.name,
+                    list(&declared)
+                ),
+                Some(&key),
+            ));
+        }
+        let Value::String(value) = value else {
+            return Err(refuse(
+                format!(
+                    "Argument '{key}' for prompt {} must be a string, got {}",
+                    prompt.name,
+                    wymcp_core::bound::echo_value(&value)
+                ),
+                Some(&key),
+            ));
+        };
+        out.insert(key, value);
+    }
+    if let Some(missing) = prompt
+        .arguments
+        .iter()
+        .find(|a| a.is_required() && !out.contains_key(a.name()))
+    {
+        return Err(refuse(
+            format!(
+                "Missing required argument '{}' for prompt {}",
+                missing.name(),
+                prompt.name
+            ),
+            Some(missing.name()),
+        ));
+    }
+    Ok(out)
+}

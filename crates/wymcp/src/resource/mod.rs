@@ -1,0 +1,43 @@
+//! Resources: static resources (text or binary), dynamic resources, resource templates (RFC 6570
+//! URI templates) with a read callback, subscriptions and their notifications.
+//!
+//! Declare them on the [`ServerBuilder`](crate::ServerBuilder)
+//! ([`resource`](crate::ServerBuilder::resource),
+//! [`resource_template`](crate::ServerBuilder::resource_template)); `build()` validates every URI
+//! and template and refuses duplicates. The server answers `resources/list` (paginated),
+//! `resources/templates/list`, `resources/read`, `resources/subscribe` and
+//! `resources/unsubscribe` through its `handle_resources_*` methods.
+//!
+//! ```
+//! use serde_json::json;
+//! use wymcp::resource::Resource;
+//! use wymcp::{Context, Server};
+//!
+//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+//! let server = Server::builder()
+//!     .resource(Resource::text("test://static-text", "static-text", "Hello").mime_type("text/plain"))
+//!     .build()
+//!     .unwrap();
+//! let read = server
+//!     .handle_resources_read(Some(json!({"uri": "test://static-text"})), Context::default())
+//!     .await
+//!     .unwrap();
+//! assert_eq!(read["contents"][0]["text"], "Hello");
+//! # });
+//! ```
+
+mod contents;
+mod definition;
+mod notify;
+mod read;
+pub(crate) mod registry;
+pub(crate) mod subscriptions;
+mod template;
+
+pub use contents::ResourceContents;
+pub use definition::{Resource, ResourceTemplate};
+pub use notify::ServerNotification;
+pub use read::{RESOURCE_NOT_FOUND, ReadResource, ResourceError};
+pub use template::{UriTemplate, Variables};
+
+pub(crate) use notify::Hub;

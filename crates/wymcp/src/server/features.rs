@@ -1,0 +1,299 @@
+//! Resources, prompts and completion on [`Server`]: the registries, capabilities, the
+//! transport-neutral `handle_*` methods, and the server-initiated notifications.
+
+use serde_json::{Map, Value, json};
+use tokio::sync::broadcast;
+
+use crate::completion::registry::CompletionRegistry;
+use crate::context::Context;
+use crate::paging::{self, params_object};
+use crate::prompt::registry::PromptRegistry;
+use crate::protocol::{ProtocolVersion, RpcError};
+use crate::resource::registry::{ResourceRegistry, uri_param};
+use crate::resource::{Hub, ServerNotification};
+use crate::server::Server;
+
+/// Everything beyond tools a server serves, validated at `build()`.
+#[derive(Debug)]
+pub(crate) struct Features {
+    pub(crate) resources: ResourceRegistry,
+    pub(crate) prompts: PromptRegistry,
+    pub(crate) completions: CompletionRegistry,
+    pub(crate) page_size: usize,
+    pub(crate) list_changed: bool,
+    pub(crate) hub: Hub,
+}
+
+impl Default for Features {
+    fn default() -> Self {
+        Features {
+            resources: ResourceRegistry::default(),
+            prompts: PromptRegistry::default(),
+            completions: CompletionRegistry::default(),
+            page_size: paging::DEFAULT_PAGE_SIZE,
+            list_changed: false,
+            hub: Hub::new(),
+        }
+    }
+}
+
+impl Server {
+    /// The `capabilities` of `initialize` for a session of `version`: `tools` (`listChanged`)
+    /// and `logging` always; `resources` (`subscribe`, `listChanged`), `prompts` (`listChanged`) and
+    /// `completions` only when the server has resources, prompts or completion providers.
+    ///
+    /// ```
+    /// use wymcp::resource::Resource;
+    /// use wymcp::{ProtocolVersion, Server};
+    ///
+    /// let bare = Server::builder().build().unwrap();
+    /// let caps = bare.capabilities(ProtocolVersion::V2025_11_25);
+    /// assert!(caps.get("tools").is_some());
+    /// assert!(caps.get("resources").is_none());
+    ///
+    /// let with = Server::builder().resource(Resource::text("test://a", "a", "A")).build().unwrap();
+    /// let caps = with.capabilities(ProtocolVersion::V2025_11_25);
+    /// assert_eq!(caps["resources"]["subscribe"], true);
+    /// ```
+    pub fn capabilities(&self, version: ProtocolVersion) -> Value {
+        let _ = version; // every capability below exists from 2025-03-26 on
+        let features = self.features();
+        let list_changed = features.list_changed;
+        let mut caps = Map::new();
+        // Tools can be registered per session (the session engine), hence `listChanged`: kept
+        // in step with `protocol::initialize_result`.
+        caps.insert("tools".into(), json!({ "listChanged": true }));
+        caps.insert("logging".into(), json!({}));
+        if !features.resources.is_empty() {
+            caps.insert(
+                "resources".into(),
+                json!({ "subscribe": true, "listChanged": list_changed }),
+            );
+        }
+        if !features.prompts.is_empty() {
+            caps.insert("prompts".into(), json!({ "listChanged": list_changed }));
+        }
+        if !features.completions.is_empty() {
+            caps.insert("completions".into(), json!({}));
+        }
+        Value::Object(caps)
+    }
+
+    /// Resource URIs in `resources/list` order.
+    pub fn resource_uris(&self) -> Vec<&str> {
+        self.features().resources.uris()
+    }
+
+    /// Resource templates in `resources/templates/list` order.
+    pub fn resource_template_uris(&self) -> Vec<&str> {
+        self.features().resources.template_uris()
+    }
+
+    /// Prompt names in `prompts/list` order.
+    pub fn prompt_names(&self) -> Vec<&str> {
+        self.features().prompts.names()
+    }
+
+    /// Handles `resources/list`: one page (see
+    /// [`ServerBuilder::page_size`](crate::ServerBuilder::page_size)), `nextCursor` when more
+    /// follow; an invalid cursor is `-32602`.
+    pub async fn handle_resources_list(
+        &self,
+        params: Option<Value>,
+        ctx: Context,
+    ) -> Result<Value, RpcError> {
+        let params = params_object(params)?;
+        let features = self.features();
+        features
+            .resources
+            .list(&params, features.page_size, ctx.protocol_version())
+    }
+
+    /// Handles `resources/templates/list`, paginated like `resources/list`.
+    pub async fn handle_resource_templates_list(
+        &self,
+        params: Option<Value>,
+        ctx: Context,
+    ) -> Result<Value, RpcError> {
+        let params = params_object(params)?;
+        let features = self.features();
+        features
+            .resources
+            .list_templates(&params, features.page_size, ctx.protocol_version())
+    }
+
+    /// Handles `resources/read`: a resource by exact URI, else the first template the URI
+    /// matches. An unknown URI is "resource not found" as the revision says: `-32002` with
+    /// `data.uri` up to 2025-11-25, `-32602` with `data.uri` from 2026-07-28 on.
+    pub async fn handle_resources_read(
+        &self,
+        params: Option<Value>,
+        ctx: Context,
+    ) -> Result<Value, RpcError> {
+        let params = params_object(params)?;
+        let uri = uri_param(&params)?;
+        self.features().resources.read(uri, ctx).await
+    }
+
+    /// Handles `resources/subscribe` for the context's session (a URI that names no resource
+    /// and matches no template is "resource not found"); answers `{}`.
+    pub async fn handle_resources_subscribe(
+        &self,
+        params: Option<Value>,
+        ctx: Context,
+    ) -> Result<Value, RpcError> {
+        let params = params_object(params)?;
+        let uri = uri_param(&params)?;
+        let resources = &self.features().resources;
+        if !resources.resolves(uri) {
+            return Err(
+                crate::resource::ResourceError::NotFound.to_rpc_error(uri, ctx.protocol_version())
+            );
+        }
+        resources
+            .subscriptions
+            .subscribe(uri, ctx.session_id().map(str::to_owned));
+        Ok(json!({}))
+    }
+
+    /// Handles `resources/unsubscribe` for the context's session; answers `{}` (also when the
+    /// session was not subscribed).
+    pub async fn handle_resources_unsubscribe(
+        &self,
+        params: Option<Value>,
+        ctx: Context,
+    ) -> Result<Value, RpcError> {
+        let params = params_object(params)?;
+        let uri = uri_param(&params)?;
+        self.features()
+            .resources
+            .subscriptions
+            .unsubscribe(uri, &ctx.session_id().map(str::to_owned));
+        Ok(json!({}))
+    }
+
+    /// Handles `prompts/list`, paginated like `resources/list`.
+    pub async fn handle_prompts_list(
+        &self,
+        params: Option<Value>,
+        ctx: Context,
+    ) -> Result<Value, RpcError> {
+        let params = params_object(params)?;
+        let features = self.features();
+        features
+            .prompts
+            .list(&params, features.page_size, ctx.protocol_version())
+    }
+
+    /// Handles `prompts/get`. An unknown prompt, an undeclared argument, a missing required
+    /// one or a non-string value is `-32602` naming it.
+    pub async fn handle_prompts_get(
+        &self,
+        params: Option<Value>,
+        ctx: Context,
+    ) -> Result<Value, RpcError> {
+        let params = params_object(params)?;
+        self.features().prompts.get(params, ctx).await
+    }
+
+    /// Handles `completion/complete` for a prompt argument (`ref/prompt`) or a resource-template
+    /// variable (`ref/resource`, `uri` the template as listed). An unknown prompt, template,
+    /// argument or variable is `-32602`; one without a provider completes to no values.
+    pub async fn handle_completion_complete(
+        &self,
+        params: Option<Value>,
+        ctx: Context,
+    ) -> Result<Value, RpcError> {
+        let params = params_object(params)?;
+        let features = self.features();
+        features
+            .completions
+            .complete(params, &features.prompts, &features.resources, ctx)
+            .await
+    }
+
+    /// A receiver of the notifications the server emits outside any request
+    /// (`notifications/resources/updated`, `notifications/resources/list_changed`,
+    /// `notifications/prompts/list_changed`); the transport delivers each to its session (or
+    /// to every session when it names none).
+    pub fn notifications(&self) -> broadcast::Receiver<ServerNotification> {
+        self.features().hub.subscribe()
+    }
+
+    /// Emits `notifications/resources/updated` for `uri` to every session subscribed to it;
+    /// answers how many notifications were handed to the transport.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use wymcp::resource::Resource;
+    /// use wymcp::{Context, Server};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let server = Server::builder().resource(Resource::text("test://w", "w", "v1")).build().unwrap();
+    /// let mut rx = server.notifications();
+    /// let ctx = Context::builder().session_id("s1").build();
+    /// server.handle_resources_subscribe(Some(json!({"uri": "test://w"})), ctx).await.unwrap();
+    /// assert_eq!(server.notify_resource_updated("test://w"), 1);
+    /// let sent = rx.recv().await.unwrap();
+    /// assert_eq!(sent.session_id.as_deref(), Some("s1"));
+    /// assert_eq!(sent.message["params"]["uri"], "test://w");
+    /// # });
+    /// ```
+    pub fn notify_resource_updated(&self, uri: &str) -> usize {
+        let features = self.features();
+        features
+            .resources
+            .subscriptions
+            .subscribers(uri)
+            .into_iter()
+            .filter(|session| {
+                features
+                    .hub
+                    .send(ServerNotification::resource_updated(uri, session.clone()))
+            })
+            .count()
+    }
+
+    /// The URIs `session_id` is subscribed to (`None`: the session-less transport's).
+    pub fn subscriptions(&self, session_id: Option<&str>) -> Vec<String> {
+        self.features()
+            .resources
+            .subscriptions
+            .subscriptions_of(&session_id.map(str::to_owned))
+    }
+
+    /// Drops every subscription of a session that ended (the transport calls it).
+    pub fn forget_session(&self, session_id: Option<&str>) {
+        self.features()
+            .resources
+            .subscriptions
+            .forget_session(&session_id.map(str::to_owned));
+    }
+
+    /// Emits `notifications/resources/list_changed` to every session. Sent only when the
+    /// server declares `listChanged` ([`ServerBuilder::list_changed`](crate::ServerBuilder::list_changed))
+    /// and has resources; answers whether it was handed to a transport.
+    pub fn notify_resources_list_changed(&self) -> bool {
+        let features = self.features();
+        features.list_changed
+            && !features.resources.is_empty()
+            && features.hub.send(ServerNotification::new(
+                "notifications/resources/list_changed",
+                json!({}),
+                None,
+            ))
+    }
+
+    /// Emits `notifications/prompts/list_changed` to every session, under the same conditions
+    /// as [`notify_resources_list_changed`](Self::notify_resources_list_changed).
+    pub fn notify_prompts_list_changed(&self) -> bool {
+        let features = self.features();
+        features.list_changed
+            && !features.prompts.is_empty()
+            && features.hub.send(ServerNotification::new(
+                "notifications/prompts/list_changed",
+                json!({}),
+                None,
+            ))
+    }
+}

@@ -1,0 +1,303 @@
+//! The transport-neutral part of serving one JSON-RPC message inside a session: the
+//! lifecycle gate, envelope validation, the method table, client answers to server requests.
+//! Transports add their own framing (HTTP status codes and SSE, stdio lines).
+
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
+
+use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::SessionHandle;
+use super::store::{SessionRecord, SessionStore, StoreError, new_session_id};
+use crate::Context;
+use crate::context::ContextBuilder;
+use crate::protocol::{
+    Kind, LogLevel, Method, ProtocolVersion, RpcError, failure, negotiate, success,
+    validate_envelope,
+};
+
+/// What handling one message in a session produced.
+#[derive(Debug)]
+pub(crate) enum Step {
+    /// A JSON-RPC answer to send now.
+    Reply(Value),
+    /// Accepted: a notification or a client answer; nothing to send.
+    Accepted,
+    /// A `tools/call` the transport runs (it owns how the answer travels).
+    Call { id: Value, params: Option<Value> },
+    /// `initialize` inside a session: the transport starts a session.
+    Initialize { id: Value },
+}
+
+/// A message refused before it reached a method.
+#[derive(Debug)]
+pub(crate) enum Rejected {
+    /// An invalid request (HTTP 400): lifecycle gate, envelope.
+    Invalid { id: Value, message: String },
+    /// An unknown request method.
+    MethodNotFound { id: Value },
+    /// The session is gone.
+    Gone { id: Value },
+    /// The session store failed.
+    Store { id: Value, error: StoreError },
+}
+
+impl Rejected {
+    /// The refusal as a JSON-RPC error response (for transports without status codes).
+    pub(crate) fn to_response(&self) -> Value {
+        match self {
+            Rejected::Invalid { id, message } => failure(
+                id.clone(),
+                &RpcError::new(RpcError::INVALID_REQUEST, message.clone(), None),
+            ),
+            Rejected::MethodNotFound { id } => failure(
+                id.clone(),
+                &RpcError::new(RpcError::METHOD_NOT_FOUND, "Method not found", None),
+            ),
+            Rejected::Gone { id } => failure(
+                id.clone(),
+                &RpcError::new(RpcError::INVALID_REQUEST, "Session not found", None),
+            ),
+            Rejected::Store { id, .. } => failure(
+                id.clone(),
+                &RpcError::new(
+                    RpcError::INTERNAL_ERROR,
+                    "Internal error",
+                    Some(json!({ "reason": "session store unavailable" })),
+                ),
+            ),
+        }
+    }
+}
+
+/// The running calls a node owns, by session and request id, with their cancellation tokens.
+#[derive(Debug, Default)]
+pub(crate) struct Calls {
+    calls: Mutex<HashMap<(String, String), CancellationToken>>,
+}
+
+impl Calls {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(String, String), CancellationToken>> {
+        self.calls.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Registers a running call; the key is the request id's JSON text.
+    pub(crate) fn start(&self, session: &str, id: &Value) -> CancellationToken {
+        let token = CancellationToken::new();
+        self.lock()
+            .insert((session.to_owned(), id.to_string()), token.clone());
+        token
+    }
+
+    pub(crate) fn finish(&self, session: &str, id: &Value) {
+        self.lock().remove(&(session.to_owned(), id.to_string()));
+    }
+
+    /// Cancels the named call; `false` when no such call runs here.
+    pub(crate) fn cancel(&self, session: &str, id: &Value) -> bool {
+        match self.lock().remove(&(session.to_owned(), id.to_string())) {
+            Some(token) => {
+                token.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Cancels every call of a session.
+    pub(crate) fn end_session(&self, session: &str) {
+        self.lock().retain(|(s, _), token| {
+            if s == session {
+                token.cancel();
+                false
+            } else {
+                true
+            }
+        });
+    }
+}
+
+/// Serves messages of live sessions against a store and the node's running calls.
+pub(crate) struct Engine<'a> {
+    pub(crate) store: &'a dyn SessionStore,
+    pub(crate) calls: &'a Calls,
+}
+
+impl Engine<'_> {
+    /// Everything after session resolution (and, over HTTP, the version header): client
+    /// answers, the lifecycle gate, the envelope, then the method.
+    pub(crate) async fn in_session(
+        &self,
+        mut record: SessionRecord,
+        handle: &SessionHandle,
+        kind: Kind,
+        message: &Value,
+    ) -> Result<Step, Rejected> {
+        let rid = kind.rejection_id();
+        if let Kind::Response { id } = &kind {
+            let answer = match (message.get("result"), message.get("error")) {
+                (Some(result), _) => Ok(result.clone()),
+                (None, Some(error)) => Err(error.clone()),
+                (None, None) => Err(Value::Null),
+            };
+            // Unknown ids are ignored.
+            handle.deliver_response(id, answer);
+            return Ok(Step::Accepted);
+        }
+        let method = kind.method().and_then(Method::parse);
+        if !record.initialized && !method.is_some_and(Method::allowed_before_initialized) {
+            return Err(Rejected::Invalid {
+                id: rid,
+                message: "Session not yet initialized. Send notifications/initialized first."
+                    .to_owned(),
+            });
+        }
+        validate_envelope(message).map_err(|reason| Rejected::Invalid {
+            id: rid.clone(),
+            message: reason.to_string(),
+        })?;
+        let params = message.get("params");
+        match kind {
+            Kind::Notification { .. } => {
+                match method {
+                    Some(Method::Initialized) => {
+                        record.initialized = true;
+                        self.save(record, &rid).await?;
+                    }
+                    Some(Method::Cancelled) => self.cancel(&record, params),
+                    // Unknown notifications, and requests sent as notifications, are accepted
+                    // and ignored.
+                    _ => {}
+                }
+                Ok(Step::Accepted)
+            }
+            Kind::Request { id, .. } => {
+                let Some(method) = method else {
+                    return Err(Rejected::MethodNotFound { id });
+                };
+                match method {
+                    Method::Initialize => Ok(Step::Initialize { id }),
+                    Method::Ping => Ok(Step::Reply(success(id, json!({})))),
+                    Method::Initialized => {
+                        record.initialized = true;
+                        self.save(record, &rid).await?;
+                        Ok(Step::Reply(success(id, json!({}))))
+                    }
+                    Method::Cancelled => {
+                        self.cancel(&record, params);
+                        Ok(Step::Reply(success(id, json!({}))))
+                    }
+                    Method::ToolsList => Ok(Step::Reply(success(id, handle.list_tools()))),
+                    Method::ToolsCall => Ok(Step::Call {
+                        id,
+                        params: params.cloned(),
+                    }),
+                    Method::SetLevel => self.set_level(record, handle, id, params).await,
+                }
+            }
+            Kind::Response { .. } | Kind::Unknown => Ok(Step::Accepted),
+        }
+    }
+
+    async fn save(&self, record: SessionRecord, rid: &Value) -> Result<(), Rejected> {
+        match self.store.save(record).await {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(Rejected::Gone { id: rid.clone() }),
+            Err(error) => Err(Rejected::Store {
+                id: rid.clone(),
+                error,
+            }),
+        }
+    }
+
+    fn cancel(&self, record: &SessionRecord, params: Option<&Value>) {
+        if let Some(request_id) = params.and_then(|p| p.get("requestId"))
+            && self.calls.cancel(&record.id, request_id)
+        {
+            tracing::info!(request_id = %request_id, "MCP call cancelled by the client");
+        }
+    }
+
+    async fn set_level(
+        &self,
+        mut record: SessionRecord,
+        handle: &SessionHandle,
+        id: Value,
+        params: Option<&Value>,
+    ) -> Result<Step, Rejected> {
+        let raw = params.and_then(|p| p.get("level"));
+        let Some(level) = raw.and_then(Value::as_str).and_then(LogLevel::parse) else {
+            let shown = raw.map_or_else(|| "null".to_owned(), Value::to_string);
+            let error = RpcError::invalid_params_reason(format!(
+                "Invalid log level: {}",
+                wymcp_core::bound::echo(&shown)
+            ));
+            return Ok(Step::Reply(failure(id, &error)));
+        };
+        record.log_level = Some(level);
+        self.save(record, &id).await?;
+        handle.set_log_level(Some(level));
+        Ok(Step::Reply(success(id, json!({}))))
+    }
+}
+
+/// Whether an assign key is framework-internal (`wymcp`, `wymcp_*`): such keys from upstream
+/// code (auth, hooks) never reach a tool's assigns.
+pub(crate) fn is_internal_assign(key: &str) -> bool {
+    key == "wymcp" || key.starts_with("wymcp_")
+}
+
+/// A new session's record from `initialize`'s params: negotiated revision, client
+/// capabilities and info (`{}` when absent or not objects), not yet initialized.
+pub(crate) fn new_record(
+    params: Option<&Value>,
+    assigns: Map<String, Value>,
+    subject: Option<String>,
+) -> SessionRecord {
+    let version: ProtocolVersion = negotiate(params.and_then(|p| p.get("protocolVersion")));
+    let field = |name: &str| {
+        params
+            .and_then(|p| p.get(name))
+            .filter(|v| v.is_object())
+            .cloned()
+            .unwrap_or_else(|| json!({}))
+    };
+    SessionRecord {
+        id: new_session_id(),
+        version,
+        client_capabilities: field("capabilities"),
+        client_info: field("clientInfo"),
+        initialized: false,
+        log_level: None,
+        assigns,
+        subject,
+    }
+}
+
+/// The context of a `tools/call` in a session, before the transport adds its notifier.
+pub(crate) fn call_context(
+    record: &SessionRecord,
+    handle: &SessionHandle,
+    id: &Value,
+    params: Option<&Value>,
+    assigns: std::sync::Arc<Mutex<Map<String, Value>>>,
+    token: CancellationToken,
+) -> ContextBuilder {
+    let mut ctx = Context::builder()
+        .request_id(id.clone())
+        .session_id(record.id.clone())
+        .protocol_version(record.version)
+        .shared_assigns(assigns)
+        .client_info(record.client_info.clone())
+        .client_capabilities(record.client_capabilities.clone())
+        .cancellation(token)
+        .session(handle.clone());
+    if let Some(progress) = params
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get("progressToken"))
+    {
+        ctx = ctx.progress_token(progress.clone());
+    }
+    ctx
+}

@@ -1,0 +1,200 @@
+//! Sessions as data: [`SessionRecord`] behind a [`SessionStore`] (in memory by default).
+
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use futures_util::future::BoxFuture;
+use rand::RngCore as _;
+use serde_json::{Map, Value};
+
+use crate::protocol::{LogLevel, ProtocolVersion};
+
+/// A fresh session id: 32 random bytes from the OS-seeded CSPRNG, base64url without padding
+/// (43 visible ASCII characters).
+pub fn new_session_id() -> String {
+    let mut bytes = [0u8; 32];
+    rand::rng().fill_bytes(&mut bytes);
+    URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// What a session is, as data that any node can load: everything but live things.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionRecord {
+    /// The session id.
+    pub id: String,
+    /// The revision negotiated at `initialize`.
+    pub version: ProtocolVersion,
+    /// The client's `capabilities` (or `{}`).
+    pub client_capabilities: Value,
+    /// The client's `clientInfo` (or `{}`).
+    pub client_info: Value,
+    /// `notifications/initialized` was received.
+    pub initialized: bool,
+    /// The level set by `logging/setLevel`, if any.
+    pub log_level: Option<LogLevel>,
+    /// The session's assigns, shared by its calls.
+    pub assigns: Map<String, Value>,
+    /// The subject of the identity that initialized the session, when auth is configured;
+    /// requests presenting another subject do not see the session.
+    pub subject: Option<String>,
+}
+
+/// A session store failed (for example a remote store is unreachable).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("session store error: {0}")]
+pub struct StoreError(pub String);
+
+/// Why a session could not be created.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CreateError {
+    /// The cap on live sessions is reached.
+    #[error("too many sessions: the limit of {0} live sessions is reached")]
+    Full(usize),
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Where session records live. The in-memory [`InMemorySessionStore`] is the default; a
+/// shared store (such as Redis) lets several nodes serve one session.
+///
+/// Expiry is by idle time: a record not loaded for `ttl` is gone.
+pub trait SessionStore: Send + Sync + 'static {
+    /// Stores a new record, refusing when `max` live (not expired) sessions already exist.
+    fn create(
+        &self,
+        record: SessionRecord,
+        max: usize,
+        ttl: Duration,
+    ) -> BoxFuture<'_, Result<(), CreateError>>;
+
+    /// Loads a live record and resets its idle timer; `None` when unknown or expired (an
+    /// expired record is never revived; [`reap`](Self::reap) removes it).
+    fn load<'a>(
+        &'a self,
+        id: &'a str,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<Option<SessionRecord>, StoreError>>;
+
+    /// Replaces a live record; `false` when the session is gone.
+    fn save(&self, record: SessionRecord) -> BoxFuture<'_, Result<bool, StoreError>>;
+
+    /// Removes a record; `false` when it was not there.
+    fn remove<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, StoreError>>;
+
+    /// Removes every record idle for `ttl` or longer, answering their ids.
+    fn reap(&self, ttl: Duration) -> BoxFuture<'_, Result<Vec<String>, StoreError>>;
+}
+
+#[derive(Debug)]
+struct Entry {
+    record: SessionRecord,
+    last_seen: Instant,
+}
+
+/// The default [`SessionStore`]: a map in this process.
+#[derive(Debug, Default)]
+pub struct InMemorySessionStore {
+    entries: Mutex<HashMap<String, Entry>>,
+}
+
+impl InMemorySessionStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
+        self.entries.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+fn expired(entry: &Entry, now: Instant, ttl: Duration) -> bool {
+    now.saturating_duration_since(entry.last_seen) >= ttl
+}
+
+impl SessionStore for InMemorySessionStore {
+    fn create(
+        &self,
+        record: SessionRecord,
+        max: usize,
+        ttl: Duration,
+    ) -> BoxFuture<'_, Result<(), CreateError>> {
+        let result = {
+            let mut entries = self.lock();
+            let now = Instant::now();
+            // Expired records stay until the reaper removes them (so their end is reported),
+            // but they no longer take a place.
+            let live = entries.values().filter(|e| !expired(e, now, ttl)).count();
+            if live >= max {
+                Err(CreateError::Full(max))
+            } else {
+                entries.insert(
+                    record.id.clone(),
+                    Entry {
+                        record,
+                        last_seen: now,
+                    },
+                );
+                Ok(())
+            }
+        };
+        Box::pin(async move { result })
+    }
+
+    fn load<'a>(
+        &'a self,
+        id: &'a str,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<Option<SessionRecord>, StoreError>> {
+        let result = {
+            let mut entries = self.lock();
+            let now = Instant::now();
+            match entries.get_mut(id) {
+                Some(e) if expired(e, now, ttl) => None,
+                Some(e) => {
+                    e.last_seen = now;
+                    Some(e.record.clone())
+                }
+                None => None,
+            }
+        };
+        Box::pin(async move { Ok(result) })
+    }
+
+    fn save(&self, record: SessionRecord) -> BoxFuture<'_, Result<bool, StoreError>> {
+        let found = match self.lock().get_mut(&record.id) {
+            Some(e) => {
+                e.record = record;
+                true
+            }
+            None => false,
+        };
+        Box::pin(async move { Ok(found) })
+    }
+
+    fn remove<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
+        let found = self.lock().remove(id).is_some();
+        Box::pin(async move { Ok(found) })
+    }
+
+    fn reap(&self, ttl: Duration) -> BoxFuture<'_, Result<Vec<String>, StoreError>> {
+        let gone = {
+            let mut entries = self.lock();
+            let now = Instant::now();
+            let gone: Vec<String> = entries
+                .iter()
+                .filter(|(_, e)| expired(e, now, ttl))
+                .map(|(id, _)| id.clone())
+                .collect();
+            for id in &gone {
+                entries.remove(id);
+            }
+            gone
+        };
+        Box::pin(async move { Ok(gone) })
+    }
+}
