@@ -8,8 +8,9 @@
 //! ```
 //!
 //! Prints `listening on <addr>` once bound (port 0 picks a free port); the endpoint is `/mcp`.
-//! The sampling and elicitation tools answer an `isError` "not yet supported" until the server
-//! can send requests to the client.
+//! The sampling and elicitation tools ask the client (`ctx.sample`, `ctx.elicit`) and answer
+//! an `isError` result when it cannot answer; `test_reconnection` closes its SSE stream mid-call
+//! (SEP-1699 polling is on), the client resumes on GET and is replayed the response.
 
 use std::time::Duration;
 
@@ -21,6 +22,7 @@ use wymcp::prompt::{
 use wymcp::resource::{
     ReadResource, Resource, ResourceContents, ResourceError, ResourceTemplate, Variables,
 };
+use wymcp::session::{Elicitation, Sampling};
 use wymcp::transport::http::{HttpServer, StreamableHttp};
 use wymcp::{CallError, CallOutput, CallResult, Content, Context, PlainTool, Server};
 
@@ -42,8 +44,10 @@ enum Kind {
     Progress,
     ErrorHandling,
     Reconnection,
-    /// Needs a server-to-client request (sampling or elicitation): not yet supported.
-    ClientRequest(&'static str),
+    Sampling,
+    Elicitation,
+    ElicitationDefaults,
+    ElicitationEnums,
     JsonSchema2020,
 }
 
@@ -123,23 +127,23 @@ fn tools() -> Vec<Fixture> {
             name: "test_sampling",
             description: "Tests server-initiated sampling (LLM completion request)",
             schema: string_argument("prompt", "The prompt to send to the LLM"),
-            kind: Kind::ClientRequest("sampling/createMessage"),
+            kind: Kind::Sampling,
         },
         Fixture {
             name: "test_elicitation",
             description: "Tests server-initiated elicitation (user input request)",
             schema: string_argument("message", "The message to show the user"),
-            kind: Kind::ClientRequest("elicitation/create"),
+            kind: Kind::Elicitation,
         },
         tool(
             "test_elicitation_sep1034_defaults",
             "Tests elicitation with default values per SEP-1034",
-            Kind::ClientRequest("elicitation/create"),
+            Kind::ElicitationDefaults,
         ),
         tool(
             "test_elicitation_sep1330_enums",
             "Tests elicitation with enum schema improvements per SEP-1330",
-            Kind::ClientRequest("elicitation/create"),
+            Kind::ElicitationEnums,
         ),
         Fixture {
             name: "json_schema_2020_12_tool",
@@ -236,23 +240,144 @@ impl PlainTool for Fixture {
             Kind::ErrorHandling => Err(CallError::tool(
                 "This tool intentionally returns an error for testing",
             )),
-            // TODO(conformance wiring): close the SSE stream mid-call (SEP-1699) once the
-            // session engine exposes it; until then the call simply completes.
             Kind::Reconnection => {
+                // Ends this call's SSE stream (SEP-1699); the response follows on the GET
+                // stream the client resumes with Last-Event-ID. Without a stream to close (no
+                // SSE, another transport) the call simply completes.
+                ctx.close_sse_stream();
                 tokio::time::sleep(Duration::from_millis(100)).await;
                 Ok(CallOutput::text(
                     "Reconnection test completed successfully. If you received this, the client properly reconnected after stream closure.",
                 ))
             }
-            Kind::ClientRequest(method) => Err(CallError::tool(format!(
-                "{method} is not yet supported: this server cannot send requests to the client yet"
-            ))),
+            Kind::Sampling => {
+                let prompt = arguments
+                    .get("prompt")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                let answer = ctx
+                    .sample(Sampling::prompt(prompt).max_tokens(100))
+                    .await
+                    .map_err(|err| CallError::tool(format!("Sampling failed: {err}")))?;
+                let text = answer["content"]["text"].as_str().unwrap_or_default();
+                Ok(CallOutput::text(format!("LLM response: {text}")))
+            }
+            Kind::Elicitation => {
+                let message = arguments
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                let schema = json!({
+                    "type": "object",
+                    "properties": {
+                        "username": {"type": "string", "description": "User's response"},
+                        "email": {"type": "string", "description": "User's email address"}
+                    },
+                    "required": ["username", "email"]
+                });
+                let answer = elicit(&ctx, message, schema).await?;
+                Ok(CallOutput::text(format!(
+                    "User response: action={}, content={}",
+                    answer["action"].as_str().unwrap_or_default(),
+                    answer.get("content").cloned().unwrap_or(json!({}))
+                )))
+            }
+            Kind::ElicitationDefaults => {
+                let schema = json!({
+                    "type": "object",
+                    "properties": {
+                        "name": {"type": "string", "description": "User name", "default": "John Doe"},
+                        "age": {"type": "integer", "description": "User age", "default": 30},
+                        "score": {"type": "number", "description": "User score", "default": 95.5},
+                        "status": {
+                            "type": "string",
+                            "description": "User status",
+                            "enum": ["active", "inactive", "pending"],
+                            "default": "active"
+                        },
+                        "verified": {"type": "boolean", "description": "Verification status", "default": true}
+                    },
+                    "required": []
+                });
+                let answer = elicit(
+                    &ctx,
+                    "Please review and update the form fields with defaults",
+                    schema,
+                )
+                .await?;
+                Ok(completed(&answer))
+            }
+            Kind::ElicitationEnums => {
+                let schema = json!({
+                    "type": "object",
+                    "properties": {
+                        "untitledSingle": {
+                            "type": "string",
+                            "description": "Choose an option",
+                            "enum": ["option1", "option2", "option3"]
+                        },
+                        "titledSingle": {
+                            "type": "string",
+                            "description": "Choose a titled option",
+                            "oneOf": [
+                                {"const": "value1", "title": "First Option"},
+                                {"const": "value2", "title": "Second Option"},
+                                {"const": "value3", "title": "Third Option"}
+                            ]
+                        },
+                        "legacyEnum": {
+                            "type": "string",
+                            "description": "Choose a legacy option",
+                            "enum": ["opt1", "opt2", "opt3"],
+                            "enumNames": ["Option One", "Option Two", "Option Three"]
+                        },
+                        "untitledMulti": {
+                            "type": "array",
+                            "description": "Choose multiple options",
+                            "minItems": 1,
+                            "items": {"type": "string", "enum": ["option1", "option2", "option3"]}
+                        },
+                        "titledMulti": {
+                            "type": "array",
+                            "description": "Choose multiple titled options",
+                            "minItems": 1,
+                            "items": {
+                                "anyOf": [
+                                    {"const": "value1", "title": "First Choice"},
+                                    {"const": "value2", "title": "Second Choice"},
+                                    {"const": "value3", "title": "Third Choice"}
+                                ]
+                            }
+                        }
+                    },
+                    "required": []
+                });
+                let answer =
+                    elicit(&ctx, "Please select options from the enum fields", schema).await?;
+                Ok(completed(&answer))
+            }
             Kind::JsonSchema2020 => Ok(CallOutput::text(format!(
                 "JSON Schema 2020-12 tool called with: {}",
                 Value::Object(arguments)
             ))),
         }
     }
+}
+
+/// Asks the user for input (form mode); a failed round trip is the tool's error.
+async fn elicit(ctx: &Context, message: &str, schema: Value) -> Result<Value, CallError> {
+    ctx.elicit(Elicitation::form(message, schema))
+        .await
+        .map_err(|err| CallError::tool(format!("Elicitation failed: {err}")))
+}
+
+/// `Elicitation completed: action=…, content={…}`.
+fn completed(answer: &Value) -> CallOutput {
+    CallOutput::text(format!(
+        "Elicitation completed: action={}, content={}",
+        answer["action"].as_str().unwrap_or_default(),
+        answer.get("content").cloned().unwrap_or(json!({}))
+    ))
 }
 
 /// `test://template/{id}/data`.
@@ -446,7 +571,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     });
     let http = HttpServer::bind(
         format!("127.0.0.1:{port}").as_str(),
-        StreamableHttp::builder(server),
+        // SSE polling (SEP-1699): POST streams open with a priming event carrying `retry`,
+        // and `test_reconnection` closes its stream mid-call.
+        StreamableHttp::builder(server)
+            .sse_polling(true)
+            .sse_retry(Duration::from_millis(500)),
     )
     .await?;
     println!("listening on {}", http.local_addr()?);

@@ -42,6 +42,7 @@ struct Inner {
     cancellation: CancellationToken,
     notifier: Option<Notifier>,
     session: Option<SessionHandle>,
+    stream_closer: Option<CancellationToken>,
     progress: Mutex<ProgressState>,
 }
 
@@ -128,6 +129,7 @@ impl Context {
             cancellation: CancellationToken::new(),
             notifier: None,
             session: None,
+            stream_closer: None,
         }
     }
 
@@ -305,6 +307,22 @@ impl Context {
         self.notify("notifications/message", Value::Object(params))
     }
 
+    /// Ends the SSE stream carrying this call's messages now, while the call runs on (SEP-1699
+    /// polling): the client reconnects with `Last-Event-ID` (after the stream's `retry`) and is
+    /// replayed what the call sent since, its response included. Answers whether the
+    /// transport will do so: Streamable HTTP with
+    /// [`sse_polling`](crate::transport::http::StreamableHttp::sse_polling) on, the request
+    /// answered as an SSE stream; `false` anywhere else (the call simply goes on).
+    pub fn close_sse_stream(&self) -> bool {
+        match &self.inner.stream_closer {
+            Some(closer) => {
+                closer.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Asks the client's model for a completion (`sampling/createMessage`) and waits for the
     /// answer: the client's result, verbatim. Needs the client's `sampling` capability.
     pub async fn sample(&self, request: Sampling) -> Result<Value, ClientRequestError> {
@@ -407,6 +425,7 @@ pub struct ContextBuilder {
     cancellation: CancellationToken,
     notifier: Option<Notifier>,
     session: Option<SessionHandle>,
+    stream_closer: Option<CancellationToken>,
 }
 
 impl ContextBuilder {
@@ -468,6 +487,11 @@ impl ContextBuilder {
         self.session = Some(session);
         self
     }
+    /// Cancelled by [`Context::close_sse_stream`]: the transport ends the call's stream.
+    pub(crate) fn stream_closer(mut self, closer: CancellationToken) -> Self {
+        self.stream_closer = Some(closer);
+        self
+    }
     /// The context.
     pub fn build(self) -> Context {
         Context {
@@ -482,6 +506,7 @@ impl ContextBuilder {
                 cancellation: self.cancellation,
                 notifier: self.notifier,
                 session: self.session,
+                stream_closer: self.stream_closer,
                 progress: Mutex::new(ProgressState::default()),
             }),
         }

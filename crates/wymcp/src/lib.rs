@@ -13,6 +13,7 @@
 //! | [`Context`] | while a tool runs: progress, log messages, sampling and elicitation round trips ([`session::Sampling`], [`session::Elicitation`]), runtime tools on the live session ([`session::SessionHandle`]) |
 //! | [`transport`] | Streamable HTTP ([`transport::http`]) and stdio ([`transport::stdio::serve`]) |
 //! | [`resource`], [`prompt`], [`completion`] | static and templated resources (RFC 6570) with subscriptions, prompts with checked arguments, completion providers; all validated at `build()` |
+//! | [`testing`] | an in-process client over a built server, typed results and gate errors, assertion helpers |
 //! | [`TypedActionTool`] | the actions as a Rust enum of serde structs (`#[derive(ActionEnum)]`): schemas generated, `run` receives the variant; see [`tool_kinds`] for when to use which |
 //!
 //! ```
@@ -53,6 +54,7 @@ pub mod protocol;
 pub mod resource;
 mod server;
 pub mod session;
+pub mod testing;
 mod tool;
 pub mod transport;
 

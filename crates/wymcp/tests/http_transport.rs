@@ -826,8 +826,35 @@ async fn lifecycle_gate_before_initialized() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn protocol_version_header_rules() {
-    let h = start().await;
+    // By default a supported revision other than the session's is served (the specification
+    // refuses only invalid or unsupported ones; the official conformance suite sends
+    // 2025-03-26 on a 2025-11-25 session).
+    let lenient = start().await;
     let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).to_string();
+    let s = lenient.ready("2025-11-25").await;
+    let answer = lenient
+        .post_raw(
+            &[
+                ("mcp-session-id", &s),
+                ("mcp-protocol-version", "2025-03-26"),
+            ],
+            list.clone(),
+        )
+        .await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.text);
+    let answer = lenient
+        .post_raw(
+            &[
+                ("mcp-session-id", &s),
+                ("mcp-protocol-version", "1999-01-01"),
+            ],
+            list.clone(),
+        )
+        .await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+
+    // Strict: the header must name the negotiated revision (2025-06-18 and later sessions).
+    let h = start_with(None, |b| b.strict_version_header(true)).await;
     let s = h.ready("2025-06-18").await;
     let answer = h
         .post_raw(
@@ -1390,6 +1417,33 @@ async fn auth_refusals_are_401_with_a_bearer_challenge() {
         )
         .await;
     assert_eq!(answer.status, StatusCode::FORBIDDEN);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_panicking_auth_hook_is_a_401_authentication_error_and_the_server_lives_on() {
+    let h = start_with(None, |b| {
+        b.auth(BearerAuth::new().verifier(|token| {
+            if token == "boom" {
+                panic!("verifier bug");
+            }
+            token.strip_prefix("user-").map(Identity::new)
+        }))
+    })
+    .await;
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}).to_string();
+    let answer = h
+        .post_raw(&[("authorization", "Bearer boom")], ping.clone())
+        .await;
+    assert_eq!(answer.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(answer.header("www-authenticate"), Some("Bearer"));
+    assert_eq!(
+        answer.json()["error"]["data"]["error"],
+        "Authentication error"
+    );
+    let answer = h
+        .post_raw(&[("authorization", "Bearer user-bob")], ping)
+        .await;
+    assert_eq!(answer.status, StatusCode::OK);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,7 +1,7 @@
 //! `tools/call` once the tool is found: the gates, the tool's own code, the result, and the
 //! boundary that contains a panic anywhere inside.
 
-mod fault;
+pub(crate) mod fault;
 pub(crate) mod gates;
 pub(crate) mod refusal;
 mod result;
@@ -77,7 +77,9 @@ pub(crate) async fn call(
                 tool_name = %tool.name,
                 action = action.as_deref(),
                 session_id = ctx.session_id(),
+                request_id = ctx.request_id().map(|id| wymcp_core::bound::echo(&id.to_string())),
                 duration_ns = started.elapsed().as_nanos() as u64,
+                exception = "panic",
                 error = %fault.bounded_message(),
                 crash_reason = %fault.whole_message(),
                 "tool {} faulted", tool.name

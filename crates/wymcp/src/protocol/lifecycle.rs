@@ -27,14 +27,12 @@ pub fn negotiate(requested: Option<&Value>) -> ProtocolVersion {
 }
 
 /// The `InitializeResult` for `version`: the negotiated revision, the capabilities the server
-/// has (tools with `listChanged`, logging), `serverInfo` gated by revision, and `instructions` when configured.
+/// has ([`Server::capabilities`]: tools with `listChanged` and logging always; resources,
+/// prompts and completions only when configured), `serverInfo` gated by revision, and `instructions` when configured.
 pub fn initialize_result(server: &Server, version: ProtocolVersion) -> Value {
     let mut result = Map::new();
     result.insert("protocolVersion".to_owned(), json!(version.as_str()));
-    result.insert(
-        "capabilities".to_owned(),
-        json!({ "tools": { "listChanged": true }, "logging": {} }),
-    );
+    result.insert("capabilities".to_owned(), server.capabilities(version));
     result.insert("serverInfo".to_owned(), server.info().to_value(version));
     if let Some(instructions) = server.instructions() {
         result.insert("instructions".to_owned(), json!(instructions));

@@ -6,6 +6,8 @@
 /// use wymcp::protocol::Method;
 ///
 /// assert_eq!(Method::parse("tools/call"), Some(Method::ToolsCall));
+/// assert_eq!(Method::parse("resources/read"), Some(Method::ResourcesRead));
+/// assert_eq!(Method::ResourceTemplatesList.as_str(), "resources/templates/list");
 /// assert_eq!(Method::parse("tools/frobnicate"), None);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,6 +26,22 @@ pub enum Method {
     SetLevel,
     /// `notifications/cancelled`.
     Cancelled,
+    /// `resources/list`.
+    ResourcesList,
+    /// `resources/templates/list`.
+    ResourceTemplatesList,
+    /// `resources/read`.
+    ResourcesRead,
+    /// `resources/subscribe`.
+    ResourcesSubscribe,
+    /// `resources/unsubscribe`.
+    ResourcesUnsubscribe,
+    /// `prompts/list`.
+    PromptsList,
+    /// `prompts/get`.
+    PromptsGet,
+    /// `completion/complete`.
+    Complete,
 }
 
 impl Method {
@@ -37,6 +55,14 @@ impl Method {
             "tools/call" => Method::ToolsCall,
             "logging/setLevel" => Method::SetLevel,
             "notifications/cancelled" => Method::Cancelled,
+            "resources/list" => Method::ResourcesList,
+            "resources/templates/list" => Method::ResourceTemplatesList,
+            "resources/read" => Method::ResourcesRead,
+            "resources/subscribe" => Method::ResourcesSubscribe,
+            "resources/unsubscribe" => Method::ResourcesUnsubscribe,
+            "prompts/list" => Method::PromptsList,
+            "prompts/get" => Method::PromptsGet,
+            "completion/complete" => Method::Complete,
             _ => return None,
         })
     }
@@ -51,6 +77,14 @@ impl Method {
             Method::ToolsCall => "tools/call",
             Method::SetLevel => "logging/setLevel",
             Method::Cancelled => "notifications/cancelled",
+            Method::ResourcesList => "resources/list",
+            Method::ResourceTemplatesList => "resources/templates/list",
+            Method::ResourcesRead => "resources/read",
+            Method::ResourcesSubscribe => "resources/subscribe",
+            Method::ResourcesUnsubscribe => "resources/unsubscribe",
+            Method::PromptsList => "prompts/list",
+            Method::PromptsGet => "prompts/get",
+            Method::Complete => "completion/complete",
         }
     }
 

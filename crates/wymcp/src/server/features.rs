@@ -60,8 +60,8 @@ impl Server {
         let features = self.features();
         let list_changed = features.list_changed;
         let mut caps = Map::new();
-        // Tools can be registered per session (the session engine), hence `listChanged`: kept
-        // in step with `protocol::initialize_result`.
+        // Tools can be registered per session (the session engine), hence `listChanged`;
+        // `protocol::initialize_result` serves these capabilities.
         caps.insert("tools".into(), json!({ "listChanged": true }));
         caps.insert("logging".into(), json!({}));
         if !features.resources.is_empty() {

@@ -194,6 +194,21 @@ impl Engine<'_> {
                         params: params.cloned(),
                     }),
                     Method::SetLevel => self.set_level(record, handle, id, params).await,
+                    Method::ResourcesList
+                    | Method::ResourceTemplatesList
+                    | Method::ResourcesRead
+                    | Method::ResourcesSubscribe
+                    | Method::ResourcesUnsubscribe
+                    | Method::PromptsList
+                    | Method::PromptsGet
+                    | Method::Complete => {
+                        let ctx = request_context(&record, handle, &id);
+                        let result = feature(handle.server(), method, params.cloned(), ctx).await;
+                        Ok(Step::Reply(match result {
+                            Ok(result) => success(id, result),
+                            Err(error) => failure(id, &error),
+                        }))
+                    }
                 }
             }
             Kind::Response { .. } | Kind::Unknown => Ok(Step::Accepted),
@@ -240,6 +255,46 @@ impl Engine<'_> {
         handle.set_log_level(Some(level));
         Ok(Step::Reply(success(id, json!({}))))
     }
+}
+
+/// Serves a resources, prompts or completion request with the server's handler.
+async fn feature(
+    server: &crate::Server,
+    method: Method,
+    params: Option<Value>,
+    ctx: Context,
+) -> Result<Value, RpcError> {
+    match method {
+        Method::ResourcesList => server.handle_resources_list(params, ctx).await,
+        Method::ResourceTemplatesList => server.handle_resource_templates_list(params, ctx).await,
+        Method::ResourcesRead => server.handle_resources_read(params, ctx).await,
+        Method::ResourcesSubscribe => server.handle_resources_subscribe(params, ctx).await,
+        Method::ResourcesUnsubscribe => server.handle_resources_unsubscribe(params, ctx).await,
+        Method::PromptsList => server.handle_prompts_list(params, ctx).await,
+        Method::PromptsGet => server.handle_prompts_get(params, ctx).await,
+        Method::Complete => server.handle_completion_complete(params, ctx).await,
+        _ => Err(RpcError::new(
+            RpcError::METHOD_NOT_FOUND,
+            "Method not found",
+            None,
+        )),
+    }
+}
+
+/// The context of a request answered inline (resources, prompts, completion): the session,
+/// its revision, client info and capabilities, a snapshot of its assigns.
+fn request_context(record: &SessionRecord, handle: &SessionHandle, id: &Value) -> Context {
+    let mut ctx = Context::builder()
+        .request_id(id.clone())
+        .session_id(record.id.clone())
+        .protocol_version(record.version)
+        .client_info(record.client_info.clone())
+        .client_capabilities(record.client_capabilities.clone())
+        .session(handle.clone());
+    for (key, value) in &record.assigns {
+        ctx = ctx.assign(key.clone(), value.clone());
+    }
+    ctx.build()
 }
 
 /// Whether an assign key is framework-internal (`wymcp`, `wymcp_*`): such keys from upstream

@@ -115,6 +115,11 @@ impl SessionHandle {
         &self.inner.id
     }
 
+    /// The server the session belongs to.
+    pub(crate) fn server(&self) -> &Server {
+        &self.inner.server
+    }
+
     /// The revision negotiated at `initialize`.
     pub fn protocol_version(&self) -> ProtocolVersion {
         self.inner.version

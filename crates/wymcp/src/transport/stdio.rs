@@ -20,15 +20,16 @@
 //!   `logging/setLevel`), sampling and elicitation round trips, and
 //!   `notifications/tools/list_changed` when runtime tools change the list.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 use tokio::io::{AsyncBufReadExt as _, AsyncRead, AsyncWrite, AsyncWriteExt as _, BufReader};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{broadcast, mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::protocol::{Kind, Method, RpcError, failure, initialize_result, success};
+use crate::resource::ServerNotification;
 use crate::session::engine::{Calls, Engine, Step, call_context, new_record};
 use crate::session::{InMemorySessionStore, SessionHandle, SessionRecord, SessionStore};
 use crate::{Delivery, Notifier, Server};
@@ -171,12 +172,19 @@ where
     let (out_tx, out_rx) = mpsc::unbounded_channel::<String>();
     let (done_tx, mut done_rx) = watch::channel(false);
     let writer = tokio::spawn(write_lines(output, out_rx, done_tx));
+    let announced = Arc::new(OnceLock::new());
+    let drain = tokio::spawn(drain(
+        server.notifications(),
+        out_tx.clone(),
+        announced.clone(),
+    ));
     let mut conn = Connection {
         server,
         store: InMemorySessionStore::new(),
         calls: Arc::new(Calls::default()),
         out: out_tx,
         session: None,
+        announced,
         on_session,
     };
     let mut reader = BufReader::new(input);
@@ -218,6 +226,7 @@ where
         }
     };
     conn.end();
+    drain.abort();
     drop(conn);
     // Everything sent before the end is written and flushed.
     match writer.await {
@@ -304,6 +313,31 @@ async fn write_lines<W: AsyncWrite + Unpin>(
     result
 }
 
+/// Writes the server's notifications (`notifications/resources/updated`, `list_changed`) to
+/// stdout once the session exists: those naming it, and those naming no session.
+async fn drain(
+    mut notifications: broadcast::Receiver<ServerNotification>,
+    out: mpsc::UnboundedSender<String>,
+    session: Arc<OnceLock<String>>,
+) {
+    loop {
+        let notification = match notifications.recv().await {
+            Ok(notification) => notification,
+            Err(broadcast::error::RecvError::Lagged(missed)) => {
+                tracing::warn!(missed, "stdio: server notifications dropped: stdout lagged");
+                continue;
+            }
+            Err(broadcast::error::RecvError::Closed) => return,
+        };
+        let Some(live) = session.get() else { continue };
+        if notification.session_id.as_ref().is_none_or(|id| id == live)
+            && out.send(notification.message.to_string()).is_err()
+        {
+            return;
+        }
+    }
+}
+
 struct Live {
     id: String,
     handle: SessionHandle,
@@ -316,6 +350,8 @@ struct Connection<F> {
     calls: Arc<Calls>,
     out: mpsc::UnboundedSender<String>,
     session: Option<Live>,
+    /// The session id, once `initialize` created the session (the notification drain reads it).
+    announced: Arc<OnceLock<String>>,
     on_session: F,
 }
 
@@ -413,6 +449,7 @@ impl<F: FnMut(&SessionHandle) + Send> Connection<F> {
                     handle,
                     assigns: Arc::new(Mutex::new(record.assigns.clone())),
                 };
+                let client_info = wymcp_core::bound::echo(&record.client_info.to_string());
                 if let Err(err) = self.store.create(record, 1, NEVER).await {
                     tracing::error!(%err, "stdio: could not start the session");
                     self.write(&failure(
@@ -422,8 +459,15 @@ impl<F: FnMut(&SessionHandle) + Send> Connection<F> {
                     return;
                 }
                 (self.on_session)(&live.handle);
+                let _ = self.announced.set(live.id.clone());
+                tracing::info!(
+                    name: "wymcp.session.start",
+                    session_id = live.id.as_str(),
+                    client_info = %client_info,
+                    version = version.as_str(),
+                    "MCP stdio session started"
+                );
                 self.session = Some(live);
-                tracing::info!(version = version.as_str(), "MCP stdio session started");
                 self.write(&success(id, initialize_result(&self.server, version)));
             }
             Some(Method::Ping) => self.write(&success(id, json!({}))),
@@ -487,6 +531,7 @@ impl<F: FnMut(&SessionHandle) + Send> Connection<F> {
         if let Some(live) = self.session.take() {
             self.calls.end_session(&live.id);
             live.handle.close();
+            self.server.forget_session(Some(&live.id));
             tracing::info!("MCP stdio session ended");
         }
     }

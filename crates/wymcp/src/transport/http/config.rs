@@ -42,6 +42,17 @@ pub struct HttpConfig {
     pub keepalive: Duration,
     /// The SSE `retry` field (milliseconds the client waits before reconnecting), if any.
     pub sse_retry: Option<Duration>,
+    /// SSE polling (SEP-1699): a POST answered as an SSE stream opens with a priming event
+    /// (an id, empty data, and `retry` when [`sse_retry`](Self::sse_retry) is set), and a tool
+    /// may end that stream mid-call with
+    /// [`Context::close_sse_stream`](crate::Context::close_sse_stream); what the call sends
+    /// afterwards, its response included, is kept in the event log and delivered to a GET
+    /// stream that resumes with `Last-Event-ID`. Off by default.
+    pub sse_polling: bool,
+    /// Refuse (400) a request whose `MCP-Protocol-Version` header names a supported revision
+    /// other than the session's (2025-06-18 and later sessions). Off by default: as the
+    /// specification requires, only an invalid or unsupported revision is refused.
+    pub strict_version_header: bool,
     /// Auth-params appended to the `WWW-Authenticate: Bearer` challenge of a 401, in order
     /// (for example `resource_metadata` and `scope`).
     pub www_authenticate: Vec<(String, String)>,
@@ -61,6 +72,8 @@ impl Default for HttpConfig {
             dns_rebinding_protection: None,
             keepalive: DEFAULT_KEEPALIVE,
             sse_retry: None,
+            sse_polling: false,
+            strict_version_header: false,
             www_authenticate: Vec::new(),
             protected_resource: None,
         }
@@ -88,6 +101,8 @@ pub struct StreamableHttp {
     pub(crate) store: Arc<dyn SessionStore>,
     pub(crate) events: Arc<dyn EventLog>,
     pub(crate) auth: Option<Arc<dyn Authenticate>>,
+    /// The auth hook's type name, for the `auth_module` field of the auth events.
+    pub(crate) auth_module: &'static str,
     pub(crate) hooks: Option<Arc<dyn SessionHooks>>,
 }
 
@@ -108,6 +123,7 @@ impl StreamableHttp {
             store: Arc::new(InMemorySessionStore::new()),
             events: Arc::new(InMemoryEventLog::new()),
             auth: None,
+            auth_module: "",
             hooks: None,
         }
     }
@@ -174,9 +190,24 @@ impl StreamableHttp {
         self
     }
 
+    /// SSE polling (SEP-1699, see [`HttpConfig::sse_polling`]): POST streams open with a
+    /// priming event and a tool may close its stream mid-call; the client resumes on GET.
+    pub fn sse_polling(mut self, on: bool) -> Self {
+        self.config.sse_polling = on;
+        self
+    }
+
+    /// Refuse a supported `MCP-Protocol-Version` header that differs from the session's
+    /// revision (see [`HttpConfig::strict_version_header`]).
+    pub fn strict_version_header(mut self, on: bool) -> Self {
+        self.config.strict_version_header = on;
+        self
+    }
+
     /// Authenticates every request with `auth` (see [`Authenticate`]; [`BearerAuth`](super::BearerAuth)
     /// is ready to use).
-    pub fn auth(mut self, auth: impl Authenticate) -> Self {
+    pub fn auth<A: Authenticate>(mut self, auth: A) -> Self {
+        self.auth_module = std::any::type_name::<A>();
         self.auth = Some(Arc::new(auth));
         self
     }

@@ -12,7 +12,10 @@ pub(crate) async fn handle(state: Arc<State>, req: Request) -> Response {
     let headers = req.headers();
     let identity = match wire_checks(&state, headers).await {
         Ok(identity) => identity,
-        Err(refusal) => return plain_refusal(refusal),
+        Err(refusal) => {
+            refusal.report_auth("DELETE", None, None);
+            return plain_refusal(refusal);
+        }
     };
     let Some(session) = header_str(headers, SESSION_HEADER) else {
         return plain_refusal((

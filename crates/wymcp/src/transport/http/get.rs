@@ -1,5 +1,6 @@
 //! GET: the session's SSE stream for messages not tied to a request.
 
+use std::collections::HashSet;
 use std::convert::Infallible;
 use std::sync::Arc;
 
@@ -45,7 +46,9 @@ pub(crate) async fn handle(state: Arc<State>, req: Request) -> Response {
 
 async fn open(state: Arc<State>, req: Request) -> Result<Response, WireRefusal> {
     let headers = req.headers();
-    let identity = wire_checks(&state, headers).await?;
+    let identity = wire_checks(&state, headers)
+        .await
+        .inspect_err(|refusal| refusal.report_auth("GET", None, None))?;
     if !accepts(headers, "text/event-stream") {
         return Err((
             StatusCode::NOT_ACCEPTABLE,
@@ -85,7 +88,8 @@ async fn open(state: Arc<State>, req: Request) -> Result<Response, WireRefusal> 
                 .into());
         }
     };
-    if record.version >= ProtocolVersion::V2025_06_18
+    if state.config.strict_version_header
+        && record.version >= ProtocolVersion::V2025_06_18
         && requested.is_some_and(|v| v != record.version)
     {
         return Err((
@@ -101,6 +105,30 @@ async fn open(state: Arc<State>, req: Request) -> Result<Response, WireRefusal> 
         header_str(headers, "last-event-id").map(str::to_owned)
     };
 
+    // A GET resuming a POST stream (SEP-1699 polling) carries what that stream's call sends
+    // from now on; it attaches before the replay is read, so no event falls in between (an
+    // event both replayed and delivered live is written once).
+    let resumed = last_event_id
+        .as_deref()
+        .and_then(|last| last.rsplit_once('.'))
+        .map(|(stream, _)| stream)
+        .filter(|stream| *stream != GET_STREAM)
+        .map(str::to_owned);
+    let (tx, rx) = mpsc::unbounded_channel();
+    let stop = CancellationToken::new();
+    // A stream attaching while the tool list is dirty hears about it right after priming.
+    if resumed.is_none()
+        && let Some(note) = state.handle(&record).on_stream_attached()
+    {
+        let _ = tx.send(StreamEvent {
+            id: None,
+            data: note.to_string(),
+        });
+    }
+    let generation = state
+        .live
+        .attach_stream(&record.id, tx, stop.clone(), resumed.clone());
+
     let mut first = Vec::new();
     if let Some(last) = &last_event_id {
         match state.events.replay_after(&record.id, last).await {
@@ -112,25 +140,20 @@ async fn open(state: Arc<State>, req: Request) -> Result<Response, WireRefusal> 
             Err(err) => tracing::warn!(%err, "SSE replay failed"),
         }
     }
-
-    let (tx, rx) = mpsc::unbounded_channel();
-    let stop = CancellationToken::new();
-    // A stream attaching while the tool list is dirty hears about it right after priming.
-    if let Some(note) = state.handle(&record).on_stream_attached() {
-        let _ = tx.send(StreamEvent {
-            id: None,
-            data: note.to_string(),
-        });
-    }
-    let generation = state.live.attach_stream(&record.id, tx, stop.clone());
+    let replayed: HashSet<String> = first.iter().map(|e| e.id.clone()).collect();
     let attached = Attached {
         state: state.clone(),
         session: record.id.clone(),
         generation,
     };
+    // The priming event belongs to the stream resumed, so a later resumption continues it.
     let priming = match state
         .events
-        .append(&record.id, GET_STREAM, String::new())
+        .append(
+            &record.id,
+            resumed.as_deref().unwrap_or(GET_STREAM),
+            String::new(),
+        )
         .await
     {
         Ok(id) => id,
@@ -146,7 +169,13 @@ async fn open(state: Arc<State>, req: Request) -> Result<Response, WireRefusal> 
     let mut head: Vec<Bytes> = first.iter().map(|e| frame(&e.id, &e.data, None)).collect();
     head.push(frame(&priming, "", state.config.sse_retry));
     let body = stream::iter(head)
-        .chain(live_events(rx, stop, attached, state.config.keepalive))
+        .chain(live_events(
+            rx,
+            stop,
+            attached,
+            state.config.keepalive,
+            replayed,
+        ))
         .map(Ok::<Bytes, Infallible>);
     let mut response = Response::new(Body::from_stream(body));
     let headers = response.headers_mut();
@@ -181,12 +210,14 @@ pub(crate) fn frame(id: &str, data: &str, retry: Option<Duration>) -> Bytes {
 const KEEPALIVE: &[u8] = b":keepalive\n\n";
 
 /// Events pushed to the session, with keepalive comments in between, until the stream is
-/// replaced, the session ends or the client goes away.
+/// replaced, the session ends or the client goes away. Events whose id is in `replayed` were
+/// written by the replay already and are skipped.
 fn live_events(
     rx: mpsc::UnboundedReceiver<StreamEvent>,
     stop: CancellationToken,
     attached: Attached,
     keepalive: Duration,
+    replayed: HashSet<String>,
 ) -> impl Stream<Item = Bytes> + Send {
     let mut ticker = tokio::time::interval_at(
         tokio::time::Instant::now() + keepalive,
@@ -195,32 +226,38 @@ fn live_events(
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     stream::unfold(
         (rx, stop, attached, ticker),
-        |(mut rx, stop, attached, mut ticker)| async move {
-            let next = tokio::select! {
-                biased;
-                () = stop.cancelled() => None,
-                event = rx.recv() => match event {
-                    Some(StreamEvent { id: Some(id), data }) => Some(frame(&id, &data, None)),
-                    Some(StreamEvent { id: None, data }) => {
-                        let id = match attached
-                            .state
-                            .events
-                            .append(&attached.session, GET_STREAM, data.clone())
-                            .await
-                        {
-                            Ok(id) => id,
-                            Err(err) => {
-                                tracing::warn!(%err, "SSE event log failed");
-                                String::new()
-                            }
-                        };
-                        Some(frame(&id, &data, None))
-                    }
-                    None => None,
-                },
-                _ = ticker.tick() => Some(Bytes::from_static(KEEPALIVE)),
-            };
-            next.map(|bytes| (bytes, (rx, stop, attached, ticker)))
+        move |(mut rx, stop, attached, mut ticker)| {
+            let replayed = replayed.clone();
+            async move {
+                let next = tokio::select! {
+                    biased;
+                    () = stop.cancelled() => None,
+                    event = rx.recv() => match event {
+                        Some(StreamEvent { id: Some(id), .. }) if replayed.contains(&id) => {
+                            Some(Bytes::new())
+                        }
+                        Some(StreamEvent { id: Some(id), data }) => Some(frame(&id, &data, None)),
+                        Some(StreamEvent { id: None, data }) => {
+                            let id = match attached
+                                .state
+                                .events
+                                .append(&attached.session, GET_STREAM, data.clone())
+                                .await
+                            {
+                                Ok(id) => id,
+                                Err(err) => {
+                                    tracing::warn!(%err, "SSE event log failed");
+                                    String::new()
+                                }
+                            };
+                            Some(frame(&id, &data, None))
+                        }
+                        None => None,
+                    },
+                    _ = ticker.tick() => Some(Bytes::from_static(KEEPALIVE)),
+                };
+                next.map(|bytes| (bytes, (rx, stop, attached, ticker)))
+            }
         },
     )
 }

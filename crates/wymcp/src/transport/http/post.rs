@@ -13,10 +13,10 @@ use super::error::{ErrorBody, HttpError, json_response};
 use super::get::frame;
 use super::hooks::SessionStart;
 use super::service::{
-    SESSION_HEADER, State, VERSION_HEADER, accepts, header_str, owns, wire_checks,
+    SESSION_HEADER, State, VERSION_HEADER, WireRefusal, accepts, header_str, owns, wire_checks,
 };
-use super::session::SharedAssigns;
 use super::session::{CreateError, SessionRecord};
+use super::session::{SharedAssigns, StreamEvent};
 use crate::protocol::{
     Kind, Method, ProtocolVersion, RpcError, failure, initialize_result, success, validate_envelope,
 };
@@ -65,9 +65,15 @@ pub(crate) async fn handle(state: Arc<State>, req: Request) -> Response {
 async fn process(state: Arc<State>, req: Request) -> Result<Response, HttpError> {
     let (parts, body) = req.into_parts();
     let headers = &parts.headers;
-    let identity = wire_checks(&state, headers)
-        .await
-        .map_err(|refusal| refusal.rpc(Value::Null))?;
+    let identity = match wire_checks(&state, headers).await {
+        Ok(identity) => identity,
+        Err(refusal) => {
+            if refusal.auth.is_some() {
+                report_auth(&state, headers, body, &refusal).await;
+            }
+            return Err(refusal.rpc(Value::Null));
+        }
+    };
     let identity = identity.as_ref();
     if !accepts(headers, "application/json") {
         return Err(HttpError::invalid_request(
@@ -122,6 +128,20 @@ fn check_content_type(headers: &HeaderMap) -> Result<(), HttpError> {
             "Unsupported Media Type: the body must be application/json",
         ))
     }
+}
+
+/// Reports an auth refusal with the `id` and `method` of the body (read within the body limit).
+async fn report_auth(state: &State, headers: &HeaderMap, body: Body, refusal: &WireRefusal) {
+    let message = read_body(state, headers, body)
+        .await
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok());
+    let id = message.as_ref().and_then(|m| m.get("id"));
+    let method = message
+        .as_ref()
+        .and_then(|m| m.get("method"))
+        .and_then(Value::as_str);
+    refusal.report_auth("POST", id, method);
 }
 
 async fn read_body(
@@ -191,6 +211,7 @@ async fn resolve(
     headers: &HeaderMap,
     identity: Option<&Identity>,
     rid: &Value,
+    message: Option<&Value>,
 ) -> Result<SessionRecord, HttpError> {
     let Some(id) = header_str(headers, SESSION_HEADER) else {
         return Err(HttpError::invalid_request(
@@ -201,7 +222,20 @@ async fn resolve(
     };
     match state.store.load(id, state.config.session_ttl).await {
         Ok(Some(record)) if owns(&record, identity) => Ok(record),
-        Ok(_) => Err(HttpError::session_not_found(rid.clone())),
+        Ok(_) => {
+            let request_id = message.and_then(|m| m.get("id"));
+            tracing::info!(
+                name: "wymcp.session.not_found",
+                session_id = %wymcp_core::bound::echo(id),
+                request_id = request_id.map(|id| wymcp_core::bound::echo(&id.to_string())),
+                method = message
+                    .and_then(|m| m.get("method"))
+                    .and_then(serde_json::Value::as_str)
+                    .map(wymcp_core::bound::echo),
+                "MCP session not found"
+            );
+            Err(HttpError::session_not_found(rid.clone()))
+        }
         Err(err) => Err(store_failure(rid, &err)),
     }
 }
@@ -241,7 +275,7 @@ async fn single(
             _ => {}
         }
     }
-    let record = resolve(state, headers, identity, &rid).await?;
+    let record = resolve(state, headers, identity, &rid, Some(&message)).await?;
     let sse = accepts_explicitly(headers, "text/event-stream");
     in_session(state, record, requested, identity, sse, kind, message).await
 }
@@ -274,7 +308,8 @@ async fn in_session(
     message: Value,
 ) -> Result<Outcome, HttpError> {
     let rid = kind.rejection_id();
-    if record.version >= ProtocolVersion::V2025_06_18
+    if state.config.strict_version_header
+        && record.version >= ProtocolVersion::V2025_06_18
         && requested.is_some_and(|v| v != record.version)
     {
         return Err(HttpError::invalid_request(
@@ -344,14 +379,22 @@ async fn initialize(
             client_capabilities: &record.client_capabilities,
             identity,
         };
-        match hooks.on_start(start).await {
-            Ok(assigns) => record.assigns.extend(
+        let started = std::panic::AssertUnwindSafe(hooks.on_start(start));
+        match futures_util::FutureExt::catch_unwind(started).await {
+            Ok(Ok(assigns)) => record.assigns.extend(
                 assigns
                     .into_iter()
                     .filter(|(key, _)| !is_internal_assign(key)),
             ),
-            Err(reason) => {
-                tracing::warn!(%reason, "MCP session refused by the server's hook");
+            Ok(Err(reason)) => {
+                tracing::warn!(
+                    name: "wymcp.server.reject",
+                    server = state.server.info().name.as_str(),
+                    session_id = record.id.as_str(),
+                    reason = %wymcp_core::bound::echo(&reason),
+                    request_id = %wymcp_core::bound::echo(&id.to_string()),
+                    "MCP session refused by the server's hook"
+                );
                 let error = RpcError::new(
                     RpcError::INTERNAL_ERROR,
                     "Internal error",
@@ -359,9 +402,24 @@ async fn initialize(
                 );
                 return Ok(Outcome::ok(failure(id, &error)));
             }
+            Err(payload) => {
+                let fault = crate::dispatch::fault::Fault::from_panic(payload.as_ref());
+                tracing::error!(
+                    name: "wymcp.server.error",
+                    server = state.server.info().name.as_str(),
+                    session_id = record.id.as_str(),
+                    exception = "panic",
+                    error = %fault.bounded_message(),
+                    request_id = %wymcp_core::bound::echo(&id.to_string()),
+                    "the server's session hook panicked"
+                );
+                let error = RpcError::new(RpcError::INTERNAL_ERROR, "Internal error", None);
+                return Ok(Outcome::ok(failure(id, &error)));
+            }
         }
     }
     let session = record.id.clone();
+    let client_info = wymcp_core::bound::echo(&record.client_info.to_string());
     match state
         .store
         .create(record, state.config.max_sessions, state.config.session_ttl)
@@ -380,7 +438,13 @@ async fn initialize(
         }
         Err(CreateError::Store(err)) => return Err(store_failure(&id, &err)),
     }
-    tracing::info!(version = version.as_str(), "MCP session started");
+    tracing::info!(
+        name: "wymcp.session.start",
+        session_id = session.as_str(),
+        client_info = %client_info,
+        version = version.as_str(),
+        "MCP session started"
+    );
     Ok(Outcome::Reply {
         body: success(id, initialize_result(&state.server, version)),
         status: StatusCode::OK,
@@ -427,6 +491,12 @@ async fn call_tool(
     } else {
         drop(notes_tx);
     }
+    // SSE polling (SEP-1699): the tool may end this stream mid-call.
+    let polling = sse && state.config.sse_polling;
+    let closer = CancellationToken::new();
+    if polling {
+        ctx = ctx.stream_closer(closer.clone());
+    }
     let server = state.server.clone();
     let ctx = ctx.build();
     let mut call: CallFuture = Box::pin(async move {
@@ -440,6 +510,8 @@ async fn call_tool(
         biased;
         () = token.cancelled() => return Ok(Outcome::Cancelled),
         Some(note) = notes.recv() => pending.push_back(note),
+        // Closed before anything was sent: the stream opens (priming) and ends at once.
+        () = closer.cancelled(), if polling => {}
         result = &mut call => {
             // Notifications sent before the call finished still go first, on a stream.
             while let Ok(note) = notes.try_recv() {
@@ -465,6 +537,9 @@ async fn call_tool(
         assigns,
         pending,
         done,
+        prime: polling,
+        polling,
+        closer,
         _registration: registration,
     };
     let body = futures_util::stream::unfold(stream, next_frame)
@@ -518,28 +593,69 @@ struct PostStream {
     pending: std::collections::VecDeque<Value>,
     /// The call has finished (its response is the last of `pending`).
     done: bool,
+    /// The priming event (SEP-1699) is still to be sent.
+    prime: bool,
+    /// SSE polling is on: `closer` ends the stream while the call goes on.
+    polling: bool,
+    closer: CancellationToken,
     _registration: CallRegistration,
 }
 
-async fn next_frame(mut s: PostStream) -> Option<(bytes::Bytes, PostStream)> {
-    let message = match s.pending.pop_front() {
-        Some(message) => message,
-        None if s.done => return None,
-        None => tokio::select! {
-            biased;
-            // Cancelled: the stream ends without a response.
-            () = s.token.cancelled() => return None,
-            Some(note) = s.notes.recv() => note,
-            result = &mut s.call => {
-                s.done = true;
-                write_back(&s.state, &s.session, &s.assigns).await;
-                while let Ok(note) = s.notes.try_recv() {
-                    s.pending.push_back(note);
-                }
-                s.pending.push_back(answer(s.id.clone(), result));
-                s.pending.pop_front()?
+/// What the call produced next.
+enum Next {
+    Message(Value),
+    /// The tool closed the stream (SEP-1699).
+    Closed,
+    /// Finished or cancelled: nothing more.
+    End,
+}
+
+/// The call's next message: a queued one, a notification or server request, or its response.
+async fn next_message(s: &mut PostStream, watch_close: bool) -> Next {
+    if let Some(message) = s.pending.pop_front() {
+        return Next::Message(message);
+    }
+    if s.done {
+        return Next::End;
+    }
+    tokio::select! {
+        biased;
+        // Cancelled: the stream ends without a response.
+        () = s.token.cancelled() => Next::End,
+        () = s.closer.cancelled(), if watch_close => Next::Closed,
+        Some(note) = s.notes.recv() => Next::Message(note),
+        result = &mut s.call => {
+            s.done = true;
+            write_back(&s.state, &s.session, &s.assigns).await;
+            while let Ok(note) = s.notes.try_recv() {
+                s.pending.push_back(note);
             }
-        },
+            s.pending.push_back(answer(s.id.clone(), result));
+            s.pending.pop_front().map_or(Next::End, Next::Message)
+        }
+    }
+}
+
+async fn next_frame(mut s: PostStream) -> Option<(bytes::Bytes, PostStream)> {
+    if s.prime {
+        // The priming event: an id to resume from, empty data, the reconnection delay.
+        s.prime = false;
+        let id = log_event(&s.state, &s.session, &s.stream, String::new()).await;
+        let retry = s.state.config.sse_retry;
+        return Some((frame(&id, "", retry), s));
+    }
+    let watch_close = s.polling;
+    if watch_close && s.closer.is_cancelled() {
+        detach(s);
+        return None;
+    }
+    let message = match next_message(&mut s, watch_close).await {
+        Next::Message(message) => message,
+        Next::End => return None,
+        Next::Closed => {
+            detach(s);
+            return None;
+        }
     };
     let data = message.to_string();
     let event_id = match s
@@ -555,6 +671,41 @@ async fn next_frame(mut s: PostStream) -> Option<(bytes::Bytes, PostStream)> {
         }
     };
     Some((frame(&event_id, &data, None), s))
+}
+
+/// Appends an event of the stream to the event log, answering its id (empty when the log
+/// failed).
+async fn log_event(state: &State, session: &str, stream: &str, data: String) -> String {
+    match state.events.append(session, stream, data).await {
+        Ok(id) => id,
+        Err(err) => {
+            tracing::warn!(%err, "SSE event log failed");
+            String::new()
+        }
+    }
+}
+
+/// The tool closed its stream (SEP-1699): the call runs on; everything it sends, its
+/// response included, is logged under the stream's key (a GET with `Last-Event-ID` replays
+/// it) and handed to a GET stream that resumed this stream.
+fn detach(mut s: PostStream) {
+    tokio::spawn(async move {
+        loop {
+            let message = match next_message(&mut s, false).await {
+                Next::Message(message) => message,
+                Next::Closed | Next::End => break,
+            };
+            let data = message.to_string();
+            let id = log_event(&s.state, &s.session, &s.stream, data.clone()).await;
+            if !id.is_empty() {
+                s.state.live.deliver_resumed(
+                    &s.session,
+                    &s.stream,
+                    StreamEvent { id: Some(id), data },
+                );
+            }
+        }
+    });
 }
 
 struct CallRegistration {
@@ -577,7 +728,7 @@ async fn batch(
     items: Vec<Value>,
 ) -> Result<Response, HttpError> {
     let requested = header_version(headers, &Value::Null)?;
-    let record = resolve(state, headers, identity, &Value::Null).await?;
+    let record = resolve(state, headers, identity, &Value::Null, None).await?;
     if !record.version.supports_batches() {
         return Err(HttpError::invalid_request(
             StatusCode::BAD_REQUEST,

@@ -22,8 +22,10 @@ use super::events::EventLog;
 use super::hooks::{EndReason, SessionHooks};
 use super::session::{Live, SessionRecord, SessionStore, StoreError, StreamEvent};
 use super::{delete, get, post};
+use crate::resource::ServerNotification;
 use crate::session::SessionHandle;
 use crate::{Delivery, Notifier, Server};
+use tokio::sync::broadcast;
 
 /// The `Mcp-Session-Id` header.
 pub const SESSION_HEADER: &str = "mcp-session-id";
@@ -39,6 +41,7 @@ pub(crate) struct State {
     pub(crate) store: Arc<dyn SessionStore>,
     pub(crate) events: Arc<dyn EventLog>,
     pub(crate) auth: Option<Arc<dyn Authenticate>>,
+    pub(crate) auth_module: &'static str,
     pub(crate) hooks: Option<Arc<dyn SessionHooks>>,
     pub(crate) live: Live,
 }
@@ -66,6 +69,7 @@ impl State {
     pub(crate) async fn end_session(&self, id: &str) -> Result<bool, StoreError> {
         let found = self.store.remove(id).await?;
         self.live.end_session(id);
+        self.server.forget_session(Some(id));
         self.events.remove_session(id).await?;
         if found && let Some(hooks) = &self.hooks {
             hooks.on_end(id, EndReason::Deleted).await;
@@ -101,11 +105,13 @@ impl StreamableHttpService {
             store: builder.store,
             events: builder.events,
             auth: builder.auth,
+            auth_module: builder.auth_module,
             hooks: builder.hooks,
             live: Live::default(),
         });
         if let Ok(handle) = tokio::runtime::Handle::try_current() {
             handle.spawn(reap(Arc::downgrade(&state)));
+            handle.spawn(drain(Arc::downgrade(&state), state.server.notifications()));
         }
         let router = Router::new()
             .route("/", any(route))
@@ -201,16 +207,64 @@ async fn reap(state: Weak<State>) {
             Ok(gone) => {
                 for id in gone {
                     state.live.end_session(&id);
+                    state.server.forget_session(Some(&id));
                     if let Err(err) = state.events.remove_session(&id).await {
                         tracing::warn!(%err, "could not forget the events of an expired session");
                     }
                     if let Some(hooks) = &state.hooks {
                         hooks.on_end(&id, EndReason::Expired).await;
                     }
-                    tracing::info!("MCP session expired");
+                    tracing::info!(
+                        name: "wymcp.session.expired",
+                        session_id = id.as_str(),
+                        "MCP session expired"
+                    );
                 }
             }
             Err(err) => tracing::warn!(%err, "session reaper failed"),
+        }
+    }
+}
+
+/// Delivers the server's notifications (`notifications/resources/updated`, `list_changed`)
+/// to the GET stream of the session they name, or of every session live on this node when
+/// they name none; logged first, so a client reconnecting with `Last-Event-ID` still gets
+/// them. Runs until the service or the server is dropped.
+async fn drain(state: Weak<State>, mut notifications: broadcast::Receiver<ServerNotification>) {
+    loop {
+        let notification = match notifications.recv().await {
+            Ok(notification) => notification,
+            Err(broadcast::error::RecvError::Lagged(missed)) => {
+                tracing::warn!(missed, "server notifications dropped: the transport lagged");
+                continue;
+            }
+            Err(broadcast::error::RecvError::Closed) => return,
+        };
+        let Some(state) = state.upgrade() else { return };
+        let sessions = match &notification.session_id {
+            Some(id) if state.live.existing_handle(id).is_some() => vec![id.clone()],
+            // A session another node (or no node) serves.
+            Some(_) => Vec::new(),
+            None => state.live.session_ids(),
+        };
+        let data = notification.message.to_string();
+        for session in sessions {
+            match state
+                .events
+                .append(&session, GET_STREAM, data.clone())
+                .await
+            {
+                Ok(id) => {
+                    state.live.send(
+                        &session,
+                        StreamEvent {
+                            id: Some(id),
+                            data: data.clone(),
+                        },
+                    );
+                }
+                Err(err) => tracing::warn!(%err, "SSE event log failed"),
+            }
         }
     }
 }
@@ -239,6 +293,18 @@ pub(crate) struct WireRefusal {
     pub(crate) status: StatusCode,
     pub(crate) message: String,
     pub(crate) challenge: Option<axum::http::HeaderValue>,
+    /// Set when auth refused the request: what the route reports as `wymcp.auth.reject` or
+    /// `wymcp.auth.error` (see [`WireRefusal::report_auth`]).
+    pub(crate) auth: Option<AuthFailure>,
+}
+
+/// Why auth refused a request, for the auth events.
+#[derive(Debug)]
+pub(crate) struct AuthFailure {
+    pub(crate) auth_module: &'static str,
+    /// `None`: the hook answered a refusal; `Some(message)`: the hook panicked.
+    pub(crate) panic: Option<String>,
+    pub(crate) reason: String,
 }
 
 impl From<(StatusCode, String)> for WireRefusal {
@@ -247,11 +313,46 @@ impl From<(StatusCode, String)> for WireRefusal {
             status,
             message,
             challenge: None,
+            auth: None,
         }
     }
 }
 
 impl WireRefusal {
+    /// Emits `wymcp.auth.reject` (or `wymcp.auth.error` for a panicking hook) when auth
+    /// refused the request; `request_id` and `method` are the body's, when the route read one.
+    pub(crate) fn report_auth(
+        &self,
+        http_method: &str,
+        request_id: Option<&Value>,
+        method: Option<&str>,
+    ) {
+        let Some(failure) = &self.auth else { return };
+        let request_id = request_id.map(|id| wymcp_core::bound::echo(&id.to_string()));
+        let method = method.map(wymcp_core::bound::echo);
+        match &failure.panic {
+            None => tracing::warn!(
+                name: "wymcp.auth.reject",
+                auth_module = failure.auth_module,
+                reason = %wymcp_core::bound::echo(&failure.reason),
+                request_id = request_id.as_deref(),
+                method = method.as_deref(),
+                http_method,
+                "MCP request refused by auth"
+            ),
+            Some(error) => tracing::error!(
+                name: "wymcp.auth.error",
+                auth_module = failure.auth_module,
+                exception = "panic",
+                error = %wymcp_core::bound::echo(error),
+                request_id = request_id.as_deref(),
+                method = method.as_deref(),
+                http_method,
+                "the auth hook panicked"
+            ),
+        }
+    }
+
     /// In the plain-JSON dialect (GET, DELETE).
     pub(crate) fn plain(self) -> HttpError {
         let err = HttpError::plain(self.status, self.message);
@@ -271,6 +372,34 @@ impl WireRefusal {
     }
 }
 
+/// Runs the auth hook with a panic inside it contained: a panicking hook refuses the request
+/// with `Authentication error` (and an error log) instead of taking the connection down.
+async fn authenticate_contained(
+    auth: &dyn super::auth::Authenticate,
+    headers: &HeaderMap,
+) -> Result<Identity, (super::auth::AuthRefusal, Option<String>)> {
+    use futures_util::FutureExt;
+    // A hook may panic while making its future as well as while running it.
+    let answer =
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| auth.authenticate(headers)))
+        {
+            Ok(future) => std::panic::AssertUnwindSafe(future).catch_unwind().await,
+            Err(payload) => Err(payload),
+        };
+    match answer {
+        Ok(answer) => answer.map_err(|refusal| (refusal, None)),
+        Err(payload) => {
+            let message = crate::dispatch::fault::Fault::from_panic(payload.as_ref())
+                .whole_message()
+                .to_owned();
+            Err((
+                super::auth::AuthRefusal("Authentication error".to_owned()),
+                Some(message),
+            ))
+        }
+    }
+}
+
 /// The wire checks, in order, before any session state is touched: Origin and Host
 /// (DNS-rebinding protection), auth, then the singleton headers. Answers the caller's identity
 /// when auth is configured.
@@ -282,12 +411,16 @@ pub(crate) async fn wire_checks(
     check_host(&state.config, headers).map_err(WireRefusal::from)?;
     let identity = match &state.auth {
         None => None,
-        Some(auth) => match auth.authenticate(headers).await {
+        Some(auth) => match authenticate_contained(auth.as_ref(), headers).await {
             Ok(identity) => Some(identity),
-            Err(refusal) => {
-                tracing::warn!(reason = %refusal, "MCP request refused by auth");
+            Err((refusal, panic)) => {
                 return Err(WireRefusal {
                     status: StatusCode::UNAUTHORIZED,
+                    auth: Some(AuthFailure {
+                        auth_module: state.auth_module,
+                        panic,
+                        reason: refusal.0.clone(),
+                    }),
                     message: refusal.0,
                     challenge: Some(challenge(&state.config.www_authenticate)),
                 });
@@ -413,13 +546,12 @@ pub(crate) fn accepts(headers: &HeaderMap, wanted: &str) -> bool {
         seen = true;
         let Ok(value) = value.to_str() else { continue };
         for range in value.split(',') {
-            let range = range
-                .split(';')
-                .next()
-                .unwrap_or_default()
-                .trim()
-                .to_ascii_lowercase();
-            if range == wanted || range == "*/*" || range == format!("{kind}/*") {
+            // Compared in place: this runs on every POST, so it allocates nothing.
+            let range = range.split(';').next().unwrap_or_default().trim();
+            let kind_wildcard = range
+                .strip_suffix("/*")
+                .is_some_and(|k| k.eq_ignore_ascii_case(kind));
+            if range.eq_ignore_ascii_case(wanted) || range == "*/*" || kind_wildcard {
                 return true;
             }
         }

@@ -41,6 +41,9 @@ pub(crate) struct Live {
     pub(crate) calls: Calls,
     handles: Mutex<HashMap<String, SessionHandle>>,
     streams: Mutex<HashMap<String, StreamSlot>>,
+    /// GET streams resuming a POST stream the tool closed mid-call (SEP-1699), by session and
+    /// POST stream key; they live beside the session's standalone GET stream.
+    resumed: Mutex<HashMap<(String, String), StreamSlot>>,
     assigns: Mutex<HashMap<String, SharedAssigns>>,
     generation: Mutex<u64>,
     streams_opened: std::sync::atomic::AtomicU64,
@@ -94,26 +97,29 @@ impl Live {
             .clone()
     }
 
-    /// Attaches a GET stream, stopping the one it replaces. Answers the slot's generation.
+    /// Attaches a GET stream, stopping the one it replaces: the session's standalone stream,
+    /// or (`resumed`) the stream resuming that POST stream. Answers the slot's generation.
     pub(crate) fn attach_stream(
         &self,
         session: &str,
         tx: mpsc::UnboundedSender<StreamEvent>,
         stop: CancellationToken,
+        resumed: Option<String>,
     ) -> u64 {
         let generation = {
             let mut g = lock(&self.generation);
             *g += 1;
             *g
         };
-        let old = lock(&self.streams).insert(
-            session.to_owned(),
-            StreamSlot {
-                generation,
-                tx,
-                stop,
-            },
-        );
+        let slot = StreamSlot {
+            generation,
+            tx,
+            stop,
+        };
+        let old = match resumed {
+            Some(stream) => lock(&self.resumed).insert((session.to_owned(), stream), slot),
+            None => lock(&self.streams).insert(session.to_owned(), slot),
+        };
         if let Some(old) = old {
             old.stop.cancel();
         }
@@ -129,6 +135,8 @@ impl Live {
         {
             streams.remove(session);
         }
+        drop(streams);
+        lock(&self.resumed).retain(|(s, _), slot| s != session || slot.generation != generation);
     }
 
     /// Sends to the attached stream; `false` when none is attached or it is gone.
@@ -146,6 +154,19 @@ impl Live {
         }
     }
 
+    /// Sends an event of the detached POST stream `stream` to the session's GET stream, if
+    /// that GET stream resumed `stream`.
+    pub(crate) fn deliver_resumed(&self, session: &str, stream: &str, event: StreamEvent) -> bool {
+        lock(&self.resumed)
+            .get(&(session.to_owned(), stream.to_owned()))
+            .is_some_and(|slot| slot.tx.send(event).is_ok())
+    }
+
+    /// The sessions with a live handle on this node.
+    pub(crate) fn session_ids(&self) -> Vec<String> {
+        lock(&self.handles).keys().cloned().collect()
+    }
+
     /// A fresh stream key for a POST answered as SSE (`post<n>`), so its event ids differ from
     /// every other stream's.
     pub(crate) fn next_stream_key(&self) -> String {
@@ -160,6 +181,9 @@ impl Live {
         for (_, slot) in lock(&self.streams).drain() {
             slot.stop.cancel();
         }
+        for (_, slot) in lock(&self.resumed).drain() {
+            slot.stop.cancel();
+        }
     }
 
     /// Ends everything this node runs for a session.
@@ -167,6 +191,12 @@ impl Live {
         if let Some(slot) = lock(&self.streams).remove(session) {
             slot.stop.cancel();
         }
+        lock(&self.resumed).retain(|(s, _), slot| {
+            if s == session {
+                slot.stop.cancel();
+            }
+            s != session
+        });
         self.calls.end_session(session);
         if let Some(handle) = lock(&self.handles).remove(session) {
             handle.close();

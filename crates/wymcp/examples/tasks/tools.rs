@@ -1,0 +1,683 @@
+//! The task tracker's tools, one of each kind wymcp offers:
+//!
+//! * `tasks`: a typed action tool (`TypedActionTool` + `#[derive(ActionEnum)]`): the structs
+//!   below are the schema;
+//! * `projects`: an action tool whose actions are a JSON literal (`wymcp::actions!`), checked
+//!   while the crate compiles;
+//! * `search`: a plain tool with its own input schema and an output schema;
+//!
+//! plus a resource per project and the "plan my day" prompt (`resources.rs`).
+//!
+//! [`server`] assembles them; `main.rs` serves it and the tests call it in-process.
+
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+use wymcp::{
+    ActionEnum, ActionResult, ActionTool, Actions, CallError, CallOutput, CallResult,
+    ConfigurationError, Context, Data, Failure, Hint, JsonSchema, PlainTool, Reply, Server,
+    TypedActionTool,
+};
+
+use wymcp::session::{ClientRequestError, Elicitation};
+
+use crate::resources::{PlanMyDay, project_template};
+use crate::store::{ChecklistItem, NewTask, Status, Store, StoreError, TaskFilter, TaskPatch};
+
+/// The instructions sent to the model in `initialize`.
+pub(crate) const INSTRUCTIONS: &str = "A task tracker. `tasks` creates, finds, updates and completes \
+tasks; `projects` groups them; `search` finds tasks by text. Call `help {}` for every tool, \
+`help {tool: \"tasks\", action: \"create\"}` for one action in full.";
+
+/// Builds the task tracker's server over `store`.
+pub(crate) fn server(store: Store) -> Result<Server, ConfigurationError> {
+    Server::builder()
+        .name("wymcp-tasks")
+        .version(env!("CARGO_PKG_VERSION"))
+        .title("Task tracker (wymcp example)")
+        .instructions(INSTRUCTIONS)
+        .typed_tool(TasksTool {
+            store: store.clone(),
+        })
+        .tool(ProjectsTool {
+            store: store.clone(),
+        })
+        .plain_tool(SearchTool {
+            store: store.clone(),
+        })
+        .resource_template(project_template(store.clone()))
+        .prompt(PlanMyDay { store })
+        .build()
+}
+
+// ---------------------------------------------------------------------------------------------
+// tasks: typed actions
+// ---------------------------------------------------------------------------------------------
+
+fn three() -> u8 {
+    3
+}
+
+fn twenty() -> u32 {
+    20
+}
+
+/// Create a task.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct CreateTask {
+    /// What to do, in a few words
+    #[schemars(length(min = 1, max = 200))]
+    pub(crate) title: String,
+    /// Details, links, context
+    pub(crate) notes: Option<String>,
+    /// 1 (urgent) to 5 (some day)
+    #[serde(default = "three")]
+    #[schemars(range(min = 1, max = 5))]
+    pub(crate) priority: u8,
+    /// When it is due: an RFC 3339 date-time such as 2026-12-01T17:00:00Z
+    #[schemars(extend("format" = "date-time"))]
+    pub(crate) due: Option<String>,
+    /// The name of the project to file it under (see `projects list`)
+    pub(crate) project: Option<String>,
+    /// Labels, such as "home" or "errand"
+    #[serde(default)]
+    pub(crate) tags: Vec<String>,
+    /// Steps, each with its own done flag
+    #[serde(default)]
+    pub(crate) checklist: Vec<ChecklistItem>,
+}
+
+/// Find one task.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct GetTask {
+    /// The task's id
+    #[schemars(range(min = 1))]
+    pub(crate) id: Option<u32>,
+    /// The task's exact title (case-insensitive; the newest match wins)
+    #[schemars(length(min = 1))]
+    pub(crate) title: Option<String>,
+}
+
+/// Which tasks to list, by status.
+#[derive(Debug, Default, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum StatusFilter {
+    /// Open tasks only.
+    #[default]
+    Open,
+    /// Done tasks only.
+    Done,
+    /// Every task.
+    All,
+}
+
+/// List tasks.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct ListTasks {
+    /// open, done or all
+    #[serde(default)]
+    pub(crate) status: StatusFilter,
+    /// Only tasks of this project
+    pub(crate) project: Option<String>,
+    /// Only tasks carrying this tag
+    pub(crate) tag: Option<String>,
+    /// Only open tasks past their due date
+    #[serde(default)]
+    pub(crate) overdue: bool,
+    /// At most this many tasks
+    #[serde(default = "twenty")]
+    #[schemars(range(min = 1, max = 100))]
+    pub(crate) limit: u32,
+}
+
+/// Change a task.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct UpdateTask {
+    /// The task's id
+    #[schemars(range(min = 1))]
+    pub(crate) id: u32,
+    /// New title
+    #[schemars(length(min = 1, max = 200))]
+    pub(crate) title: Option<String>,
+    /// New notes
+    pub(crate) notes: Option<String>,
+    /// New priority, 1 (urgent) to 5
+    #[schemars(range(min = 1, max = 5))]
+    pub(crate) priority: Option<u8>,
+    /// New due date-time (RFC 3339)
+    #[schemars(extend("format" = "date-time"))]
+    pub(crate) due: Option<String>,
+    /// Move it to this project
+    pub(crate) project: Option<String>,
+    /// Replace the tags
+    pub(crate) tags: Option<Vec<String>>,
+    /// Replace the checklist
+    pub(crate) checklist: Option<Vec<ChecklistItem>>,
+    /// Reopen (open) or close (done) it
+    pub(crate) status: Option<Status>,
+}
+
+/// A task by id.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct TaskId {
+    /// The task's id
+    #[schemars(range(min = 1))]
+    pub(crate) id: u32,
+}
+
+/// One task of a bulk import.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ImportItem {
+    /// What to do
+    #[schemars(length(min = 1, max = 200))]
+    pub(crate) title: String,
+    /// 1 (urgent) to 5
+    #[serde(default = "three")]
+    #[schemars(range(min = 1, max = 5))]
+    pub(crate) priority: u8,
+    /// When it is due (RFC 3339)
+    #[schemars(extend("format" = "date-time"))]
+    pub(crate) due: Option<String>,
+    /// Labels
+    #[serde(default)]
+    pub(crate) tags: Vec<String>,
+}
+
+/// Import many tasks at once.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct ImportTasks {
+    /// The tasks, 1 to 1000
+    #[schemars(length(min = 1, max = 1000))]
+    pub(crate) tasks: Vec<ImportItem>,
+    /// File every imported task under this project
+    pub(crate) project: Option<String>,
+}
+
+/// The `tasks` tool's actions.
+#[derive(Debug, ActionEnum)]
+pub(crate) enum TaskAction {
+    /// Create a task
+    ///
+    /// Only the title is required; priority defaults to 3. Answers the stored task with its id.
+    #[wymcp(related = ["update", "complete"])]
+    #[wymcp(example = {"title": "Renew passport", "due": "2026-12-01T17:00:00Z", "tags": ["admin"],
+                       "checklist": [{"text": "Take photos"}, {"text": "Fill in the form"}]})]
+    Create(CreateTask),
+    /// Get one task by id or by exact title
+    #[wymcp(required_one_of = [["id"], ["title"]])]
+    #[wymcp(example = {"id": 1})]
+    #[wymcp(example = {"title": "Renew passport"})]
+    Get(GetTask),
+    /// List tasks, most urgent first
+    #[wymcp(related = ["get"])]
+    List(ListTasks),
+    /// Change a task's fields; omitted fields stay as they are
+    Update(UpdateTask),
+    /// Mark a task done
+    Complete(TaskId),
+    /// Delete a task for good
+    ///
+    /// When the client supports elicitation, the user is asked to confirm first.
+    Delete(TaskId),
+    /// Import many tasks in one call, reporting progress
+    ///
+    /// Tasks are written in batches of 50; a client that sent a progress token receives
+    /// `notifications/progress` after each batch.
+    Import(ImportTasks),
+}
+
+/// Tasks written per transaction by `import` (and per progress notification).
+const IMPORT_BATCH: usize = 50;
+
+/// The `tasks` tool.
+pub(crate) struct TasksTool {
+    /// Where the tasks live.
+    pub(crate) store: Store,
+}
+
+fn not_found(what: String) -> Failure {
+    Failure::msg(format!("No task {what}")).with_hint_context(json!({"not_found": true}))
+}
+
+/// A store error as a failure, with a hint context when the model can repair it.
+fn store_failure(error: StoreError) -> Failure {
+    let context = match &error {
+        StoreError::UnknownProject(name) => Some(json!({"missing_project": name})),
+        _ => None,
+    };
+    let failure = Failure::new(error);
+    match context {
+        Some(context) => failure.with_hint_context(context),
+        None => failure,
+    }
+}
+
+impl TypedActionTool for TasksTool {
+    type Action = TaskAction;
+
+    fn name(&self) -> &str {
+        "tasks"
+    }
+
+    fn description(&self) -> &str {
+        "Create, find, change and complete tasks (titles, notes, priorities, due dates, tags, \
+         checklists, projects)."
+    }
+
+    fn title(&self) -> Option<String> {
+        Some("Tasks".into())
+    }
+
+    async fn run(&self, action: TaskAction, ctx: Context) -> ActionResult {
+        let store = &self.store;
+        match action {
+            TaskAction::Create(c) => {
+                let task = store
+                    .create_task(NewTask {
+                        title: c.title,
+                        notes: c.notes,
+                        priority: c.priority,
+                        due: c.due,
+                        project: c.project,
+                        tags: c.tags,
+                        checklist: c.checklist,
+                    })
+                    .await
+                    .map_err(store_failure)?;
+                Ok(Reply::json(&task)?.with_hint_context(json!({"id": task.id})))
+            }
+            TaskAction::Get(g) => {
+                let found = match (g.id, g.title) {
+                    (Some(id), _) => store
+                        .task(i64::from(id))
+                        .await
+                        .map_err(store_failure)?
+                        .ok_or_else(|| not_found(format!("with id {id}")))?,
+                    (None, Some(title)) => store
+                        .task_by_title(title.clone())
+                        .await
+                        .map_err(store_failure)?
+                        .ok_or_else(|| not_found(format!("titled {title:?}")))?,
+                    // Unreachable: required_one_of refuses a call carrying neither.
+                    (None, None) => return Err(Failure::msg("Give an id or a title")),
+                };
+                Ok(Reply::json(&found)?)
+            }
+            TaskAction::List(l) => {
+                let status = match l.status {
+                    StatusFilter::Open => Some(Status::Open),
+                    StatusFilter::Done => Some(Status::Done),
+                    StatusFilter::All => None,
+                };
+                let tasks = store
+                    .list_tasks(TaskFilter {
+                        status,
+                        project: l.project,
+                        tag: l.tag,
+                        overdue_only: l.overdue,
+                        limit: l.limit,
+                    })
+                    .await
+                    .map_err(store_failure)?;
+                Ok(Reply::new(json!({"count": tasks.len(), "tasks": tasks})))
+            }
+            TaskAction::Update(u) => {
+                let patch = TaskPatch {
+                    title: u.title,
+                    notes: u.notes,
+                    priority: u.priority,
+                    due: u.due,
+                    project: u.project,
+                    tags: u.tags,
+                    checklist: u.checklist,
+                    status: u.status,
+                };
+                let task = store
+                    .update_task(i64::from(u.id), patch)
+                    .await
+                    .map_err(store_failure)?
+                    .ok_or_else(|| not_found(format!("with id {}", u.id)))?;
+                Ok(Reply::json(&task)?)
+            }
+            TaskAction::Complete(TaskId { id }) => {
+                let patch = TaskPatch {
+                    status: Some(Status::Done),
+                    ..TaskPatch::default()
+                };
+                let task = store
+                    .update_task(i64::from(id), patch)
+                    .await
+                    .map_err(store_failure)?
+                    .ok_or_else(|| not_found(format!("with id {id}")))?;
+                Ok(Reply::json(&task)?)
+            }
+            TaskAction::Delete(TaskId { id }) => delete(store, i64::from(id), &ctx).await,
+            TaskAction::Import(i) => import(store, i, &ctx).await,
+        }
+    }
+
+    fn hints(&self, action: &str, hint_context: &Value) -> Vec<Hint> {
+        let example = |pairs: Value| pairs.as_object().cloned().unwrap_or_default();
+        if let Some(name) = hint_context.get("missing_project").and_then(Value::as_str) {
+            return vec![
+                Hint::new("projects", "create", "Create the project first, then retry")
+                    .with_example(example(json!({"name": name}))),
+                Hint::new("projects", "list", "See the projects that exist"),
+            ];
+        }
+        if hint_context.get("not_found").is_some() {
+            return vec![
+                Hint::new("tasks", "list", "List tasks to find the right id"),
+                Hint::new("tasks", "get", "Or look it up by its exact title")
+                    .with_example(example(json!({"title": "Renew passport"}))),
+            ];
+        }
+        match (action, hint_context.get("id").and_then(Value::as_i64)) {
+            ("create", Some(id)) => vec![
+                Hint::new("tasks", "update", "Add a due date, tags or a checklist")
+                    .with_example(example(json!({"id": id, "priority": 1}))),
+                Hint::new("tasks", "complete", "Mark it done when it is finished")
+                    .with_example(example(json!({"id": id}))),
+            ],
+            _ => Vec::new(),
+        }
+    }
+
+    fn action_context(&self, _action: &str, _ctx: &Context) -> Option<Map<String, Value>> {
+        let overdue = self.store.overdue_count().ok()?;
+        if overdue == 0 {
+            return None;
+        }
+        let mut context = Map::new();
+        context.insert("overdue_tasks".into(), json!(overdue));
+        context.insert(
+            "tip".into(),
+            json!(format!(
+                "{overdue} open task(s) are past due: see them with tasks {{\"action\": \"list\", \
+                 \"data\": {{\"overdue\": true}}}}"
+            )),
+        );
+        Some(context)
+    }
+}
+
+/// `delete`: asks the user to confirm (elicitation) when the client can ask, then deletes.
+async fn delete(store: &Store, id: i64, ctx: &Context) -> ActionResult {
+    let task = store
+        .task(id)
+        .await
+        .map_err(store_failure)?
+        .ok_or_else(|| not_found(format!("with id {id}")))?;
+    let question = Elicitation::form(
+        format!("Delete task {id} \"{}\" for good?", task.title),
+        json!({
+            "type": "object",
+            "properties": {
+                "confirm": {"type": "boolean", "title": "Delete it",
+                            "description": "Yes: the task is deleted and cannot be restored"}
+            },
+            "required": ["confirm"]
+        }),
+    );
+    match ctx.elicit(question).await {
+        Ok(answer) => {
+            let confirmed =
+                answer["action"] == "accept" && answer["content"]["confirm"] == Value::Bool(true);
+            if !confirmed {
+                return Ok(Reply::new(json!({
+                    "deleted": false,
+                    "id": id,
+                    "reason": "the user did not confirm the deletion",
+                })));
+            }
+        }
+        // The client cannot ask its user (no elicitation capability, or no session at all):
+        // the model's explicit call is the confirmation.
+        Err(ClientRequestError::NotSupported | ClientRequestError::NoSession) => {}
+        Err(error) => {
+            return Err(Failure::msg(format!(
+                "Could not ask the user to confirm the deletion ({error}); the task is kept"
+            )));
+        }
+    }
+    if store.delete_task(id).await.map_err(store_failure)? {
+        Ok(Reply::new(json!({"deleted": true, "id": id})))
+    } else {
+        Err(not_found(format!("with id {id}")))
+    }
+}
+
+/// `import`: batches of [`IMPORT_BATCH`] tasks, one transaction each, progress after each.
+async fn import(store: &Store, input: ImportTasks, ctx: &Context) -> ActionResult {
+    let total = input.tasks.len();
+    let mut ids = Vec::with_capacity(total);
+    let mut items = input.tasks.into_iter().peekable();
+    while items.peek().is_some() {
+        if ctx.is_cancelled() {
+            return Err(Failure::msg(format!(
+                "Import cancelled after {} of {total} tasks",
+                ids.len()
+            )));
+        }
+        let batch: Vec<NewTask> = items
+            .by_ref()
+            .take(IMPORT_BATCH)
+            .map(|item| NewTask {
+                title: item.title,
+                priority: item.priority,
+                due: item.due,
+                project: input.project.clone(),
+                tags: item.tags,
+                ..NewTask::default()
+            })
+            .collect();
+        match store.create_tasks(batch).await {
+            Ok(created) => ids.extend(created),
+            Err(error) if ids.is_empty() => return Err(store_failure(error)),
+            Err(error) => {
+                return Err(Failure::msg(format!(
+                    "Imported {} of {total} tasks, then: {error}",
+                    ids.len()
+                )));
+            }
+        }
+        ctx.progress(
+            ids.len() as f64,
+            Some(total as f64),
+            Some(&format!("Imported {} of {total} tasks", ids.len())),
+        );
+    }
+    Ok(Reply::new(json!({"imported": ids.len(), "ids": ids})))
+}
+
+// ---------------------------------------------------------------------------------------------
+// projects: literal actions, validated at compile time
+// ---------------------------------------------------------------------------------------------
+
+/// The `projects` tool.
+pub(crate) struct ProjectsTool {
+    /// Where the projects live.
+    pub(crate) store: Store,
+}
+
+impl ActionTool for ProjectsTool {
+    fn name(&self) -> &str {
+        "projects"
+    }
+
+    fn description(&self) -> &str {
+        "Group tasks into projects: create, list and archive them."
+    }
+
+    fn actions(&self) -> Actions {
+        wymcp::actions!({
+            "create": {
+                "description": "Create a project",
+                "properties": {
+                    "name": {"type": "string", "pattern": "^[a-z0-9][a-z0-9-]{0,63}$",
+                             "description": "A short slug: lowercase letters, digits and dashes"},
+                    "description": {"type": "string", "maxLength": 500,
+                                    "description": "What the project is about"}
+                },
+                "required": ["name"],
+                "examples": [{"name": "home", "description": "Chores and repairs"}],
+                "related": ["list"]
+            },
+            "list": {
+                "description": "List projects with their open task counts",
+                "properties": {
+                    "include_archived": {"type": "boolean",
+                                         "description": "Also list archived projects"}
+                },
+                "defaults": {"include_archived": false}
+            },
+            "archive": {
+                "description": "Archive a project: it keeps its tasks but takes no new ones",
+                "properties": {
+                    "name": {"type": "string", "description": "The project's name"}
+                },
+                "required": ["name"]
+            }
+        })
+    }
+
+    async fn run_action(&self, action: &str, data: Data, _ctx: Context) -> ActionResult {
+        let text = |key: &str| data.get(key).and_then(Value::as_str).map(str::to_owned);
+        match action {
+            "create" => {
+                let name = text("name").unwrap_or_default();
+                let project = self.store.create_project(name, text("description")).await?;
+                Ok(Reply::json(&project)?)
+            }
+            "list" => {
+                let archived = data
+                    .get("include_archived")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false);
+                let projects = self.store.list_projects(archived).await?;
+                Ok(Reply::new(json!({"projects": projects})))
+            }
+            "archive" => {
+                let name = text("name").unwrap_or_default();
+                match self.store.archive_project(name.clone()).await? {
+                    Some(project) => Ok(Reply::json(&project)?),
+                    None => Err(Failure::msg(format!("No project named '{name}'"))),
+                }
+            }
+            other => Err(Failure::msg(format!("unknown action {other}"))),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// search: a plain tool with an output schema
+// ---------------------------------------------------------------------------------------------
+
+/// The `search` tool.
+pub(crate) struct SearchTool {
+    /// Where the tasks live.
+    pub(crate) store: Store,
+}
+
+fn object(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    }
+}
+
+impl PlainTool for SearchTool {
+    fn name(&self) -> &str {
+        "search"
+    }
+
+    fn description(&self) -> &str {
+        "Find tasks whose title, notes or tags contain some text."
+    }
+
+    fn input_schema(&self) -> Map<String, Value> {
+        object(json!({
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "minLength": 1, "maxLength": 200,
+                          "description": "Text to look for (case-insensitive)"},
+                "include_done": {"type": "boolean",
+                                 "description": "Also search done tasks (default false)"},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 50,
+                          "description": "At most this many results (default 10)"}
+            },
+            "required": ["query"]
+        }))
+    }
+
+    fn output_schema(&self) -> Option<Map<String, Value>> {
+        Some(object(json!({
+            "type": "object",
+            "properties": {
+                "query": {"type": "string"},
+                "count": {"type": "integer", "minimum": 0},
+                "results": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "id": {"type": "integer"},
+                            "title": {"type": "string"},
+                            "status": {"type": "string", "enum": ["open", "done"]},
+                            "priority": {"type": "integer"},
+                            "due": {"type": "string"},
+                            "project": {"type": "string"}
+                        },
+                        "required": ["id", "title", "status", "priority"]
+                    }
+                }
+            },
+            "required": ["query", "count", "results"]
+        })))
+    }
+
+    fn annotations(&self) -> Option<Map<String, Value>> {
+        Some(object(
+            json!({"readOnlyHint": true, "openWorldHint": false}),
+        ))
+    }
+
+    async fn run(&self, arguments: Map<String, Value>, _ctx: Context) -> CallResult {
+        let query = arguments
+            .get("query")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let include_done = arguments
+            .get("include_done")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        let limit = arguments
+            .get("limit")
+            .and_then(Value::as_u64)
+            .map_or(10, |n| n.min(50) as u32);
+        let tasks = self
+            .store
+            .search(query.clone(), include_done, limit)
+            .await
+            .map_err(|e| CallError::tool(format!("Search failed: {e}")))?;
+        let results: Vec<Value> = tasks
+            .iter()
+            .map(|t| {
+                let mut item = json!({
+                    "id": t.id, "title": t.title, "status": t.status, "priority": t.priority,
+                });
+                if let Some(due) = &t.due {
+                    item["due"] = json!(due);
+                }
+                if let Some(project) = &t.project {
+                    item["project"] = json!(project);
+                }
+                item
+            })
+            .collect();
+        Ok(CallOutput::json(
+            json!({"query": query, "count": results.len(), "results": results}),
+        ))
+    }
+}

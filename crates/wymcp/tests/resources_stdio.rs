@@ -1,0 +1,83 @@
+//! Resources over stdio, in process over an in-memory pipe: the method table routes them,
+//! `notifications/resources/updated` reaches stdout after `resources/subscribe`, and the end of
+//! input forgets the session's subscriptions.
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
+use tokio_util::sync::CancellationToken;
+use wymcp::Server;
+use wymcp::resource::Resource;
+use wymcp::transport::stdio::{StdioConfig, serve_io};
+
+#[tokio::test]
+async fn subscribe_notify_and_forget_over_stdio() {
+    let server = Server::builder()
+        .resource(Resource::text("test://w", "w", "v1").mime_type("text/plain"))
+        .build()
+        .expect("builds");
+    let (client, pipe) = tokio::io::duplex(1 << 16);
+    let (server_read, server_write) = tokio::io::split(pipe);
+    let (client_read, mut write) = tokio::io::split(client);
+    let served = tokio::spawn(serve_io(
+        server.clone(),
+        StdioConfig::default(),
+        server_read,
+        server_write,
+        CancellationToken::new(),
+        |_| {},
+    ));
+    let mut lines = BufReader::new(client_read).lines();
+    let mut exchange = async |message: Value| -> Value {
+        write
+            .write_all(format!("{message}\n").as_bytes())
+            .await
+            .expect("written");
+        if message.get("id").is_none() {
+            return Value::Null;
+        }
+        let line = lines.next_line().await.expect("read").expect("a line");
+        serde_json::from_str(&line).expect("JSON")
+    };
+    let init = exchange(
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "stdio-test", "version": "0"}}}),
+    )
+    .await;
+    assert_eq!(
+        init["result"]["capabilities"]["resources"]["subscribe"],
+        true
+    );
+    assert!(init["result"]["capabilities"].get("prompts").is_none());
+    exchange(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+    let read = exchange(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {"uri": "test://w"}}),
+    )
+    .await;
+    assert_eq!(read["result"]["contents"][0]["text"], "v1");
+    let subscribed = exchange(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": {"uri": "test://w"}}),
+    )
+    .await;
+    assert_eq!(subscribed, json!({"jsonrpc": "2.0", "id": 2, "result": {}}));
+    assert_eq!(server.notify_resource_updated("test://w"), 1);
+    // The next line on stdout is the notification.
+    let ping = exchange(json!({"jsonrpc": "2.0", "id": 3, "method": "ping"})).await;
+    let (updated, pong) = if ping.get("method").is_some() {
+        let line = lines.next_line().await.expect("read").expect("a line");
+        (ping, serde_json::from_str::<Value>(&line).expect("JSON"))
+    } else {
+        let line = lines.next_line().await.expect("read").expect("a line");
+        (serde_json::from_str::<Value>(&line).expect("JSON"), ping)
+    };
+    assert_eq!(
+        updated,
+        json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+               "params": {"uri": "test://w"}})
+    );
+    assert_eq!(pong["id"], 3);
+    write.shutdown().await.expect("closed");
+    drop(write);
+    served.await.expect("joined").expect("a clean end");
+    assert_eq!(server.notify_resource_updated("test://w"), 0);
+}
