@@ -57,10 +57,16 @@ pub(crate) async fn call(
     ctx: Context,
 ) -> CallToolResult {
     let started = Instant::now();
-    let action = arguments
-        .get("action")
-        .and_then(Value::as_str)
-        .map(wymcp_core::bound::echo);
+    // Only the tool's events use the bounded action name: without a subscriber (or with every
+    // level off) nothing is allocated for it.
+    let action = if tracing::level_enabled!(tracing::Level::ERROR) {
+        arguments
+            .get("action")
+            .and_then(Value::as_str)
+            .map(wymcp_core::bound::echo)
+    } else {
+        None
+    };
     tracing::debug!(
         name: "wymcp.tool.start",
         tool_name = %tool.name,

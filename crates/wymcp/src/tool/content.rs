@@ -67,8 +67,10 @@ impl Content {
 
     /// A text item holding `value` as compact JSON.
     pub fn json(value: &Value) -> Self {
+        // The same compact text as `Display`, written without the formatter's overhead
+        // (serializing a `Value` cannot fail).
         Content::Text {
-            text: value.to_string(),
+            text: serde_json::to_string(value).unwrap_or_default(),
         }
     }
 

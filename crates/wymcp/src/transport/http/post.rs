@@ -13,7 +13,7 @@ use super::error::{ErrorBody, HttpError, json_response};
 use super::get::frame;
 use super::hooks::SessionStart;
 use super::service::{
-    SESSION_HEADER, State, VERSION_HEADER, WireRefusal, accepts, header_str, owns, wire_checks,
+    SESSION_HEADER, State, VERSION_HEADER, accepts, header_str, owns, wire_checks,
 };
 use super::session::{CreateError, SessionRecord};
 use super::session::{SharedAssigns, StreamEvent};
@@ -68,9 +68,8 @@ async fn process(state: Arc<State>, req: Request) -> Result<Response, HttpError>
     let identity = match wire_checks(&state, headers).await {
         Ok(identity) => identity,
         Err(refusal) => {
-            if refusal.auth.is_some() {
-                report_auth(&state, headers, body, &refusal).await;
-            }
+            // The body of a caller auth refused is never read: the events carry no request id.
+            refusal.report_auth("POST", None, None);
             return Err(refusal.rpc(Value::Null));
         }
     };
@@ -128,20 +127,6 @@ fn check_content_type(headers: &HeaderMap) -> Result<(), HttpError> {
             "Unsupported Media Type: the body must be application/json",
         ))
     }
-}
-
-/// Reports an auth refusal with the `id` and `method` of the body (read within the body limit).
-async fn report_auth(state: &State, headers: &HeaderMap, body: Body, refusal: &WireRefusal) {
-    let message = read_body(state, headers, body)
-        .await
-        .ok()
-        .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok());
-    let id = message.as_ref().and_then(|m| m.get("id"));
-    let method = message
-        .as_ref()
-        .and_then(|m| m.get("method"))
-        .and_then(Value::as_str);
-    refusal.report_auth("POST", id, method);
 }
 
 async fn read_body(
@@ -517,7 +502,7 @@ async fn call_tool(
             while let Ok(note) = notes.try_recv() {
                 pending.push_back(note);
             }
-            write_back(state, &record.id, &assigns).await;
+            write_back(state, &record.id, &assigns, Some(&record.assigns)).await;
             if pending.is_empty() {
                 drop(registration);
                 return Ok(Outcome::ok(answer(id, result)));
@@ -564,11 +549,21 @@ fn answer(id: Value, result: Result<Value, RpcError>) -> Value {
 }
 
 /// Writes the assigns back, so the record stays the source of truth for other nodes.
-async fn write_back(state: &State, session: &str, assigns: &SharedAssigns) {
+/// `loaded` is what the request loaded with its record: when the assigns still equal it, the
+/// call changed nothing and the store is not touched (the common case, and no store round trip).
+async fn write_back(
+    state: &State,
+    session: &str,
+    assigns: &SharedAssigns,
+    loaded: Option<&serde_json::Map<String, Value>>,
+) {
     let snapshot = assigns
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
         .clone();
+    if loaded.is_some_and(|loaded| *loaded == snapshot) {
+        return;
+    }
     if let Ok(Some(mut fresh)) = state.store.load(session, state.config.session_ttl).await
         && fresh.assigns != snapshot
     {
@@ -626,7 +621,7 @@ async fn next_message(s: &mut PostStream, watch_close: bool) -> Next {
         Some(note) = s.notes.recv() => Next::Message(note),
         result = &mut s.call => {
             s.done = true;
-            write_back(&s.state, &s.session, &s.assigns).await;
+            write_back(&s.state, &s.session, &s.assigns, None).await;
             while let Ok(note) = s.notes.try_recv() {
                 s.pending.push_back(note);
             }

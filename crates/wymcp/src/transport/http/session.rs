@@ -70,7 +70,12 @@ impl Live {
         server: &Server,
         standalone: impl FnOnce() -> Notifier,
     ) -> SessionHandle {
-        lock(&self.handles)
+        let mut handles = lock(&self.handles);
+        // The hot path (every request of a live session) finds it without allocating a key.
+        if let Some(handle) = handles.get(record.id.as_str()) {
+            return handle.clone();
+        }
+        handles
             .entry(record.id.clone())
             .or_insert_with(|| {
                 SessionHandle::new(
@@ -91,7 +96,11 @@ impl Live {
 
     /// The session's shared assigns, seeded from the record the first time.
     pub(crate) fn assigns(&self, record: &SessionRecord) -> SharedAssigns {
-        lock(&self.assigns)
+        let mut assigns = lock(&self.assigns);
+        if let Some(shared) = assigns.get(record.id.as_str()) {
+            return shared.clone();
+        }
+        assigns
             .entry(record.id.clone())
             .or_insert_with(|| Arc::new(Mutex::new(record.assigns.clone())))
             .clone()
