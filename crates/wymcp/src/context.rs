@@ -44,6 +44,11 @@ struct Inner {
     session: Option<SessionHandle>,
     stream_closer: Option<CancellationToken>,
     progress: Mutex<ProgressState>,
+    /// The request's own log level (stateless era: `_meta` `logLevel`).
+    log_level: Option<LogLevel>,
+    /// Stateless era: the client capabilities the call asked for but the request did not
+    /// declare, as a `ClientCapabilities` object (the transport answers `-32021`).
+    required_capabilities: Mutex<Option<Value>>,
 }
 
 #[derive(Debug, Default)]
@@ -130,6 +135,7 @@ impl Context {
             notifier: None,
             session: None,
             stream_closer: None,
+            log_level: None,
         }
     }
 
@@ -229,6 +235,17 @@ impl Context {
         {
             return false;
         }
+        // Stateless era: log messages only at or above the request's own `logLevel`.
+        if method == "notifications/message"
+            && self.inner.session.is_none()
+            && self.inner.protocol_version.is_stateless()
+            && !params["level"]
+                .as_str()
+                .and_then(LogLevel::parse)
+                .is_some_and(|level| self.log_passes(level))
+        {
+            return false;
+        }
         self.send(serde_json::json!({
             "jsonrpc": "2.0",
             "method": method,
@@ -280,8 +297,9 @@ impl Context {
     }
 
     /// Sends a log message (`notifications/message`) when `level` passes the session's
-    /// `logging/setLevel` (no level set: everything passes). Answers whether it was sent;
-    /// without a session nothing is sent.
+    /// `logging/setLevel` (no level set: everything passes), or in the stateless era the
+    /// request's own `logLevel` (none sent: nothing passes). Answers whether it was sent;
+    /// outside both nothing is sent.
     pub fn log(&self, level: LogLevel, data: Value) -> bool {
         self.log_to(level, None, data)
     }
@@ -292,10 +310,7 @@ impl Context {
     }
 
     fn log_to(&self, level: LogLevel, logger: Option<&str>, data: Value) -> bool {
-        let Some(session) = &self.inner.session else {
-            return false;
-        };
-        if session.log_level().is_some_and(|min| level < min) {
+        if !self.log_passes(level) {
             return false;
         }
         let mut params = Map::new();
@@ -326,6 +341,9 @@ impl Context {
     /// Asks the client's model for a completion (`sampling/createMessage`) and waits for the
     /// answer: the client's result, verbatim. Needs the client's `sampling` capability.
     pub async fn sample(&self, request: Sampling) -> Result<Value, ClientRequestError> {
+        if self.missing_in_stateless("sampling", None) {
+            return Err(ClientRequestError::NotSupported);
+        }
         if self.inner.session.is_none() {
             return Err(ClientRequestError::NoSession);
         }
@@ -342,6 +360,10 @@ impl Context {
     /// needs 2025-06-18 or later and the client's `elicitation` capability; URL mode needs
     /// 2025-11-25 and `elicitation.url`.
     pub async fn elicit(&self, request: Elicitation) -> Result<Value, ClientRequestError> {
+        let sub = request.is_url_mode().then_some("url");
+        if self.missing_in_stateless("elicitation", sub) {
+            return Err(ClientRequestError::NotSupported);
+        }
         if self.inner.session.is_none() {
             return Err(ClientRequestError::NoSession);
         }
@@ -356,6 +378,52 @@ impl Context {
         }
         let (params, timeout) = request.into_parts();
         self.round_trip("elicitation/create", params, timeout).await
+    }
+
+    /// Whether a log message of `level` may be sent: in a session, when it passes the
+    /// session's level (none set: everything passes); in the stateless era, only when the
+    /// request set a `logLevel` and `level` passes it; otherwise never.
+    fn log_passes(&self, level: LogLevel) -> bool {
+        match &self.inner.session {
+            Some(session) => session.log_level().is_none_or(|min| level >= min),
+            None if self.inner.protocol_version.is_stateless() => {
+                self.inner.log_level.is_some_and(|min| level >= min)
+            }
+            None => false,
+        }
+    }
+
+    /// The request's own log level (stateless era: `_meta` `logLevel`), when set.
+    pub fn log_level(&self) -> Option<LogLevel> {
+        self.inner.log_level
+    }
+
+    /// Stateless era: records that the call needs `required` (a `ClientCapabilities` object)
+    /// the request did not declare; answers whether it is missing.
+    fn missing_in_stateless(&self, capability: &str, sub: Option<&str>) -> bool {
+        if !self.inner.protocol_version.is_stateless() || self.declares(capability, sub) {
+            return false;
+        }
+        let required = match sub {
+            Some(sub) => serde_json::json!({ capability: { sub: {} } }),
+            None => serde_json::json!({ capability: {} }),
+        };
+        *self
+            .inner
+            .required_capabilities
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(required);
+        true
+    }
+
+    /// The client capabilities the call asked for but the stateless request did not declare
+    /// (a `ClientCapabilities` object), if any.
+    pub(crate) fn required_capabilities(&self) -> Option<Value> {
+        self.inner
+            .required_capabilities
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// Whether the client declared `capability` (and its `sub` key), by key presence.
@@ -426,6 +494,7 @@ pub struct ContextBuilder {
     notifier: Option<Notifier>,
     session: Option<SessionHandle>,
     stream_closer: Option<CancellationToken>,
+    log_level: Option<LogLevel>,
 }
 
 impl ContextBuilder {
@@ -492,6 +561,12 @@ impl ContextBuilder {
         self.stream_closer = Some(closer);
         self
     }
+    /// The request's own log level (the stateless era's `_meta` `logLevel`): log messages
+    /// below it are not sent, and without it a stateless call sends none.
+    pub fn log_level(mut self, level: LogLevel) -> Self {
+        self.log_level = Some(level);
+        self
+    }
     /// The context.
     pub fn build(self) -> Context {
         Context {
@@ -508,6 +583,8 @@ impl ContextBuilder {
                 session: self.session,
                 stream_closer: self.stream_closer,
                 progress: Mutex::new(ProgressState::default()),
+                log_level: self.log_level,
+                required_capabilities: Mutex::new(None),
             }),
         }
     }

@@ -124,3 +124,8 @@ pub mod __private {
         )
     }
 }
+
+/// The README's code, compiled as a doctest so it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;

@@ -4,6 +4,7 @@ mod error;
 mod jsonrpc;
 mod lifecycle;
 mod methods;
+pub mod modern;
 mod version;
 
 pub use error::RpcError;

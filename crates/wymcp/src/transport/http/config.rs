@@ -9,6 +9,7 @@ use super::hooks::SessionHooks;
 use super::service::StreamableHttpService;
 use super::session::{InMemorySessionStore, SessionStore};
 use crate::Server;
+use crate::protocol::modern::CacheHints;
 
 /// Default request body limit: 4 MiB.
 pub const DEFAULT_BODY_LIMIT: usize = 4 * 1024 * 1024;
@@ -59,6 +60,9 @@ pub struct HttpConfig {
     /// RFC 9728 protected-resource metadata, served by [`HttpServer`](super::HttpServer) at
     /// `/.well-known/oauth-protected-resource/mcp` (and without the path suffix).
     pub protected_resource: Option<serde_json::Value>,
+    /// The cache hints (`ttlMs`, `cacheScope`) the stateless era (2026-07-28) puts on list
+    /// results, `resources/read` and `server/discover`; `{0, "private"}` unless set.
+    pub cache_hints: CacheHints,
 }
 
 impl Default for HttpConfig {
@@ -76,6 +80,7 @@ impl Default for HttpConfig {
             strict_version_header: false,
             www_authenticate: Vec::new(),
             protected_resource: None,
+            cache_hints: CacheHints::default(),
         }
     }
 }
@@ -249,6 +254,12 @@ impl StreamableHttp {
     /// Uses another SSE event log.
     pub fn event_log(mut self, log: impl EventLog) -> Self {
         self.events = Arc::new(log);
+        self
+    }
+
+    /// The cache hints of the stateless era (see [`HttpConfig::cache_hints`]).
+    pub fn cache_hints(mut self, hints: CacheHints) -> Self {
+        self.config.cache_hints = hints;
         self
     }
 

@@ -1,7 +1,8 @@
-//! The Streamable HTTP transport (MCP 2025-03-26, 2025-06-18, 2025-11-25) with sessions.
+//! The Streamable HTTP transport (MCP 2025-03-26, 2025-06-18, 2025-11-25) with sessions, and
+//! the stateless era (2026-07-28) on the same endpoint, decided per request.
 //!
 //! One endpoint answers POST (JSON-RPC messages), GET (the session's SSE stream) and DELETE
-//! (end the session). Build a [`StreamableHttpService`] with [`StreamableHttp::builder`] and
+//! (end the session); GET and DELETE answer 405 to the stateless era. Build a [`StreamableHttpService`] with [`StreamableHttp::builder`] and
 //! mount it in any axum application, or serve it alone:
 //!
 //! ```no_run
@@ -27,6 +28,7 @@ mod error;
 mod events;
 mod get;
 mod hooks;
+mod modern;
 mod post;
 mod serve;
 mod service;

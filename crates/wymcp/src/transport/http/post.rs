@@ -85,6 +85,10 @@ async fn process(state: Arc<State>, req: Request) -> Result<Response, HttpError>
     let body = read_body(&state, headers, body).await?;
     let message: Value =
         serde_json::from_slice(&body).map_err(|_| HttpError::parse_error("Malformed JSON"))?;
+    // The era is decided per request: the stateless one never touches the session store.
+    if super::modern::applies(headers, &message) {
+        return super::modern::handle(&state, headers, identity, message).await;
+    }
     let outcome = match message {
         Value::Array(items) => return batch(&state, headers, identity, items).await,
         message => single(&state, headers, identity, message).await?,

@@ -21,7 +21,7 @@ use super::error::HttpError;
 use super::events::EventLog;
 use super::hooks::{EndReason, SessionHooks};
 use super::session::{Live, SessionRecord, SessionStore, StoreError, StreamEvent};
-use super::{delete, get, post};
+use super::{delete, get, modern, post};
 use crate::resource::ServerNotification;
 use crate::session::SessionHandle;
 use crate::{Delivery, Notifier, Server};
@@ -272,6 +272,9 @@ async fn drain(state: Weak<State>, mut notifications: broadcast::Receiver<Server
 async fn route(AxumState(state): AxumState<Arc<State>>, req: Request) -> Response {
     match *req.method() {
         Method::POST => post::handle(state, req).await,
+        Method::GET | Method::DELETE if modern::header_names_modern(req.headers()) => {
+            modern::method_not_allowed()
+        }
         Method::GET => get::handle(state, req).await,
         Method::DELETE => delete::handle(state, req).await,
         _ => (

@@ -1,0 +1,351 @@
+//! The stateless era (MCP 2026-07-28) on the same endpoint: a POST whose body carries the
+//! `_meta` envelope, or whose `MCP-Protocol-Version` header names 2026-07-28, is served here
+//! without a session. Nothing is loaded from or written to the session store, and no
+//! `Mcp-Session-Id` is minted.
+//!
+//! Checks, in order (each with the code the specification gives it): a request, not a batch
+//! (400 `-32600`); the method served in this era (404 `-32601`); the envelope (400 `-32602`);
+//! `MCP-Protocol-Version` equal to the envelope's revision (400 `-32020`); the revision served
+//! (400 `-32022`); `Mcp-Method` and `Mcp-Name` equal to the body, and for `tools/call` each
+//! `Mcp-Param-*` its tool's `x-mcp-header` properties call for (400 `-32020`). A tool that
+//! asks for a client capability the request did not declare is answered 400 `-32021`.
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+use tokio_util::sync::{CancellationToken, DropGuard};
+
+use super::auth::Identity;
+use super::error::{HttpError, json_response};
+use super::service::{State, VERSION_HEADER, accepts, header_str};
+use crate::protocol::modern::{
+    self, Envelope, ModernMethod, PROTOCOL_VERSION_KEY, header_mismatch,
+};
+use crate::protocol::{Kind, ProtocolVersion, RpcError, failure, success, validate_envelope};
+use crate::{Context, Delivery, Notifier};
+
+/// The `Mcp-Method` header.
+const METHOD_HEADER: &str = "mcp-method";
+/// The `Mcp-Name` header.
+const NAME_HEADER: &str = "mcp-name";
+
+/// Whether the `MCP-Protocol-Version` header names a stateless revision.
+pub(crate) fn header_names_modern(headers: &HeaderMap) -> bool {
+    header_str(headers, VERSION_HEADER)
+        .and_then(|v| v.trim().parse::<ProtocolVersion>().ok())
+        .is_some_and(ProtocolVersion::is_stateless)
+}
+
+/// Whether a POST belongs to the stateless era: the header names it, or the body carries the
+/// envelope's `protocolVersion` (whatever its value, so an unsupported one gets `-32022`).
+pub(crate) fn applies(headers: &HeaderMap, message: &Value) -> bool {
+    header_names_modern(headers)
+        || message
+            .get("params")
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get(PROTOCOL_VERSION_KEY))
+            .is_some()
+}
+
+/// GET and DELETE in the stateless era: 405, there is no session stream to open or end.
+pub(crate) fn method_not_allowed() -> Response {
+    (
+        StatusCode::METHOD_NOT_ALLOWED,
+        [(header::ALLOW, "POST")],
+        axum::Json(json!({
+            "error": "Method Not Allowed: MCP 2026-07-28 is served by POST only"
+        })),
+    )
+        .into_response()
+}
+
+/// Serves one stateless POST whose wire checks (auth, Origin/Host, Accept, Content-Type, body
+/// limit) already passed.
+pub(crate) async fn handle(
+    state: &Arc<State>,
+    headers: &HeaderMap,
+    identity: Option<&Identity>,
+    message: Value,
+) -> Result<Response, HttpError> {
+    let kind = Kind::of(&message);
+    let rid = kind.rejection_id();
+    let (id, name) = match kind {
+        Kind::Request { id, method } => (id, method),
+        // Notifications need no answer; this era has no server requests to answer.
+        Kind::Notification { .. } => return Ok(StatusCode::ACCEPTED.into_response()),
+        Kind::Response { .. } | Kind::Unknown => {
+            return Err(invalid_request(
+                rid,
+                "MCP 2026-07-28 takes one JSON-RPC request per POST",
+            ));
+        }
+    };
+    validate_envelope(&message).map_err(|reason| invalid_request(rid.clone(), reason))?;
+    let method = ModernMethod::parse(&name)
+        .filter(|m| m.is_served_by(&modern::capabilities(&state.server)))
+        .ok_or_else(|| HttpError::method_not_found(id.clone()))?;
+    let params = message.get("params");
+    let envelope = Envelope::parse(params).map_err(|e| bad(&id, e))?;
+    check_headers(headers, &id, &envelope, &name, method, params)?;
+    let version = envelope.version().map_err(|e| bad(&id, e))?;
+    if method == ModernMethod::ToolsCall {
+        check_param_headers(&state.server, headers, &id, params, version)?;
+    }
+    let mut ctx = Context::builder()
+        .request_id(id.clone())
+        .protocol_version(version)
+        .client_capabilities(envelope.client_capabilities().clone());
+    if let Some(info) = envelope.client_info() {
+        ctx = ctx.client_info(info.clone());
+    }
+    if let Some(token) = envelope.progress_token() {
+        ctx = ctx.progress_token(token.clone());
+    }
+    if let Some(level) = envelope.log_level() {
+        ctx = ctx.log_level(level);
+    }
+    if let Some(identity) = identity {
+        ctx = ctx.assign("identity", identity.to_value());
+    }
+    let params = params.cloned();
+    let server = &state.server;
+    let result = match method {
+        ModernMethod::ToolsCall => {
+            let sse = accepts(headers, "text/event-stream");
+            return Ok(call_tool(state, id, params, ctx, sse).await);
+        }
+        ModernMethod::Discover => Ok(modern::discover_result(server)),
+        ModernMethod::ToolsList => Ok(server.list_tools(version)),
+        ModernMethod::ResourcesList => server.handle_resources_list(params, ctx.build()).await,
+        ModernMethod::ResourceTemplatesList => {
+            server
+                .handle_resource_templates_list(params, ctx.build())
+                .await
+        }
+        ModernMethod::ResourcesRead => server.handle_resources_read(params, ctx.build()).await,
+        ModernMethod::PromptsList => server.handle_prompts_list(params, ctx.build()).await,
+        ModernMethod::PromptsGet => server.handle_prompts_get(params, ctx.build()).await,
+        ModernMethod::Complete => server.handle_completion_complete(params, ctx.build()).await,
+    };
+    Ok(json_response(
+        StatusCode::OK,
+        &answer(state, &name, id, result),
+    ))
+}
+
+/// `MCP-Protocol-Version` equal to the envelope's revision, then `Mcp-Method` and `Mcp-Name`
+/// equal to the body: values trimmed, compared case-sensitively.
+fn check_headers(
+    headers: &HeaderMap,
+    id: &Value,
+    envelope: &Envelope,
+    name: &str,
+    method: ModernMethod,
+    params: Option<&Value>,
+) -> Result<(), HttpError> {
+    let header = |key: &str| header_str(headers, key).map(str::trim);
+    let expect = |key: &str, shown: &str, body: &str| -> Result<(), HttpError> {
+        let sent = header(key);
+        if sent == Some(body) {
+            Ok(())
+        } else {
+            Err(bad(id, header_mismatch(shown, sent, body)))
+        }
+    };
+    expect(VERSION_HEADER, "MCP-Protocol-Version", envelope.requested())?;
+    expect(METHOD_HEADER, "Mcp-Method", name)?;
+    if let Some(key) = method.name_param()
+        && let Some(body) = params.and_then(|p| p.get(key)).and_then(Value::as_str)
+    {
+        expect(NAME_HEADER, "Mcp-Name", body)?;
+    }
+    Ok(())
+}
+
+/// `Mcp-Param-<Suffix>` for every argument whose schema property carries
+/// `"x-mcp-header": "<Suffix>"`: present exactly when the argument is, and equal to it once
+/// decoded (a string as is, any other value as its JSON text).
+fn check_param_headers(
+    server: &crate::Server,
+    headers: &HeaderMap,
+    id: &Value,
+    params: Option<&Value>,
+    version: ProtocolVersion,
+) -> Result<(), HttpError> {
+    let Some(name) = params.and_then(|p| p.get("name")).and_then(Value::as_str) else {
+        return Ok(());
+    };
+    let Some(tool) = server.registered().iter().find(|t| t.name == name) else {
+        return Ok(());
+    };
+    let definition = tool.definition.for_version(version);
+    let arguments = params.and_then(|p| p.get("arguments"));
+    for (argument, suffix) in modern::header_params(&definition["inputSchema"]) {
+        let header = format!("Mcp-Param-{suffix}");
+        let sent = header_str(headers, &header.to_ascii_lowercase()).map(str::trim);
+        let body = arguments.and_then(|a| a.get(argument)).map(|v| match v {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        });
+        let matches = match (sent, &body) {
+            (None, None) => true,
+            (Some(sent), Some(body)) => {
+                modern::decode_param_header(sent).is_some_and(|decoded| decoded == *body)
+            }
+            _ => false,
+        };
+        if !matches {
+            let shown = body.as_deref().unwrap_or("<absent>");
+            return Err(bad(id, header_mismatch(&header, sent, shown)));
+        }
+    }
+    Ok(())
+}
+
+fn bad(id: &Value, error: RpcError) -> HttpError {
+    HttpError::rpc(StatusCode::BAD_REQUEST, id.clone(), error)
+}
+
+fn invalid_request(id: Value, reason: impl Into<String>) -> HttpError {
+    HttpError::invalid_request(StatusCode::BAD_REQUEST, id, reason)
+}
+
+/// A handler's answer as a JSON-RPC response; results shaped for the era.
+fn answer(state: &State, method: &str, id: Value, result: Result<Value, RpcError>) -> Value {
+    match result {
+        Ok(result) => success(
+            id,
+            modern::complete(&state.server, method, &state.config.cache_hints, result),
+        ),
+        Err(error) => failure(id, &error),
+    }
+}
+
+/// What a stateless call produced next.
+enum Frame {
+    Note(Value),
+    Done(Result<Value, RpcError>),
+}
+
+/// Runs a `tools/call`: answered as JSON, or (when the tool sends notifications and the client
+/// accepts `text/event-stream`) as an SSE stream carrying them, then the response.
+async fn call_tool(
+    state: &Arc<State>,
+    id: Value,
+    params: Option<Value>,
+    ctx: crate::context::ContextBuilder,
+    sse: bool,
+) -> Response {
+    let (tx, mut rx) = mpsc::unbounded_channel::<Frame>();
+    let mut ctx = ctx;
+    if sse {
+        let notes = tx.clone();
+        ctx = ctx.notifier(Notifier::with_delivery(
+            "post",
+            move |message: Value| match notes.send(Frame::Note(message)) {
+                Ok(()) => Delivery::Sent,
+                Err(_) => Delivery::Disconnected,
+            },
+        ));
+    }
+    let token = CancellationToken::new();
+    let ctx = ctx.cancellation(token.clone()).build();
+    let server = state.server.clone();
+    let call_ctx = ctx.clone();
+    tokio::spawn(async move {
+        let result = server.handle_tools_call(params, call_ctx.clone()).await;
+        call_ctx.complete();
+        // The receiver is gone when the client went away: nothing to deliver.
+        let _ = tx.send(Frame::Done(result));
+    });
+    // The call is cancelled when the client goes away before its answer.
+    let guard = token.drop_guard();
+    match rx.recv().await {
+        Some(Frame::Done(result)) => match call_answer(state, &ctx, id, result) {
+            Ok(body) => json_response(StatusCode::OK, &body),
+            Err(refusal) => refusal.into_response(),
+        },
+        Some(Frame::Note(first)) => {
+            let stream = CallStream {
+                state: state.clone(),
+                ctx,
+                id,
+                rx,
+                first: Some(first),
+                done: false,
+                _guard: guard,
+            };
+            let body = futures_util::stream::unfold(stream, next_frame);
+            let mut response = Response::new(Body::from_stream(body));
+            let headers = response.headers_mut();
+            headers.insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/event-stream"),
+            );
+            headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+            response
+        }
+        None => {
+            let error = RpcError::new(RpcError::INTERNAL_ERROR, "Internal error", None);
+            HttpError::rpc(StatusCode::INTERNAL_SERVER_ERROR, id, error).into_response()
+        }
+    }
+}
+
+/// The call's answer: `-32021` (400) when the tool asked for a client capability the request
+/// did not declare, else the result shaped for the era.
+fn call_answer(
+    state: &State,
+    ctx: &Context,
+    id: Value,
+    result: Result<Value, RpcError>,
+) -> Result<Value, HttpError> {
+    if let Some(required) = ctx.required_capabilities() {
+        return Err(bad(&id, modern::missing_capability(required)));
+    }
+    Ok(answer(state, "tools/call", id, result))
+}
+
+/// A stateless call answered as SSE.
+struct CallStream {
+    state: Arc<State>,
+    ctx: Context,
+    id: Value,
+    rx: mpsc::UnboundedReceiver<Frame>,
+    first: Option<Value>,
+    done: bool,
+    _guard: DropGuard,
+}
+
+async fn next_frame(
+    mut s: CallStream,
+) -> Option<(Result<Bytes, std::convert::Infallible>, CallStream)> {
+    if s.done {
+        return None;
+    }
+    let message = match s.first.take() {
+        Some(note) => note,
+        None => match s.rx.recv().await? {
+            Frame::Note(note) => note,
+            Frame::Done(result) => {
+                s.done = true;
+                match call_answer(&s.state, &s.ctx, s.id.clone(), result) {
+                    Ok(body) => body,
+                    Err(refusal) => match refusal.body() {
+                        super::error::ErrorBody::JsonRpc { id, error } => {
+                            failure(id.clone(), error)
+                        }
+                        _ => return None,
+                    },
+                }
+            }
+        },
+    };
+    let frame = format!("event: message\ndata: {message}\n\n");
+    Some((Ok(Bytes::from(frame)), s))
+}
