@@ -13,7 +13,7 @@
 //! A problem names the rule the value broke, with schema-side values only (`must be >= 1`,
 //! `must be a valid date-time`, `expected type integer`), never the value the caller sent: the
 //! reader is an LLM that already has its call, and an error body may not spend its budget on
-//! echoing it. Each text still passes through [`bound::echo`](crate::bound::echo), since a schema
+//! echoing it. Each text still passes through [`bound::echo`], since a schema
 //! pattern can be long.
 //!
 //! # Whole-number floats
