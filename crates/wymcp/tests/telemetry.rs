@@ -276,6 +276,50 @@ fn a_fault_emits_error_instead_of_stop() {
     let _ = duration_ns(&error);
 }
 
+struct HugePanic;
+
+impl ActionTool for HugePanic {
+    fn name(&self) -> &str {
+        "crasher"
+    }
+    fn description(&self) -> &str {
+        "Panics with a 1 MB message"
+    }
+    fn actions(&self) -> Actions {
+        Actions::new().action("boom", ActionSchema::new("Panics with a huge message"))
+    }
+    async fn run_action(&self, _action: &str, _data: Data, _ctx: Context) -> ActionResult {
+        panic!("{}", "x".repeat(1_000_000))
+    }
+}
+
+#[test]
+fn a_fault_event_carries_the_bounded_message_and_the_whole_payload() {
+    let server = Server::builder()
+        .tool(HugePanic)
+        .tool(Echoer)
+        .build()
+        .unwrap();
+    let mut message = String::new();
+    let events = recorded(|| async {
+        let result = call(&server, "crasher", json!({"action": "boom"})).await;
+        let body = result.json().expect("a JSON fault body");
+        assert_eq!(body["errorType"], "tool_fault");
+        message = body["message"].as_str().unwrap().to_owned();
+        // The server lives on.
+        let next = call(&server, "echoer", json!({"action": "fail"})).await;
+        assert_eq!(next.text(), Some("Operation failed: nope"));
+    });
+    assert!(message.ends_with("…(+999800 chars)"), "bounded");
+    let error = events.one("wymcp.tool.error");
+    assert_eq!(error.field("error"), Some(message.as_str()));
+    assert_eq!(
+        error.field("crash_reason").map(str::len),
+        Some(1_000_000),
+        "crash_reason carries the whole payload"
+    );
+}
+
 #[test]
 fn help_called_reports_level_target_and_is_error() {
     let server = server();
@@ -457,7 +501,7 @@ fn events_so_far() -> Vec<Captured> {
 const SECRET: &str = "wrong-token-3f9a";
 
 #[test]
-fn an_auth_refusal_emits_auth_reject_with_the_body_id_and_no_token() {
+fn an_auth_refusal_emits_auth_reject_without_reading_the_body_or_the_token() {
     let events = recorded(|| async {
         let auth = BearerAuth::new().token("right-token", Identity::new("alice"));
         let http = start(|b| b.auth(auth)).await;
