@@ -23,64 +23,14 @@
 //! * DEF-29 (runtime `register_tool`): runtime registration is not built yet.
 
 mod mcp_schema;
+mod spec_tool;
 
 use serde_json::{Map, Value, json};
+use spec_tool::{Spec, object};
 use wymcp::{
-    ActionResult, ActionSchema, ActionTool, Actions, CallOutput, CallResult, Callback,
-    ConfigurationError, Context, Data, Hint, PlainTool, Problem, Reply, Server, ServerBuilder,
+    ActionSchema, Actions, CallOutput, CallResult, Callback, ConfigurationError, Context, Hint,
+    PlainTool, Problem, Server, ServerBuilder,
 };
-
-/// An action tool whose every describing callback returns what it was given.
-struct Spec {
-    name: String,
-    description: String,
-    actions: Actions,
-    title: Option<String>,
-    annotations: Option<Map<String, Value>>,
-    output: Option<Map<String, Value>>,
-}
-
-impl Spec {
-    fn new(name: &str, actions: Actions) -> Self {
-        Spec {
-            name: name.to_owned(),
-            description: format!("The {name} tool"),
-            actions,
-            title: None,
-            annotations: None,
-            output: None,
-        }
-    }
-
-    fn output(mut self, schema: Value) -> Self {
-        self.output = Some(object(schema));
-        self
-    }
-}
-
-impl ActionTool for Spec {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn description(&self) -> &str {
-        &self.description
-    }
-    fn actions(&self) -> Actions {
-        self.actions.clone()
-    }
-    async fn run_action(&self, action: &str, _data: Data, _ctx: Context) -> ActionResult {
-        Ok(Reply::new(json!({ "ran": action })))
-    }
-    fn title(&self) -> Option<String> {
-        self.title.clone()
-    }
-    fn annotations(&self) -> Option<Map<String, Value>> {
-        self.annotations.clone()
-    }
-    fn output_schema(&self) -> Option<Map<String, Value>> {
-        self.output.clone()
-    }
-}
 
 /// A plain tool with a given name and input schema.
 struct Plain {
@@ -109,13 +59,6 @@ impl PlainTool for Plain {
     }
     async fn run(&self, _arguments: Map<String, Value>, _ctx: Context) -> CallResult {
         Ok(CallOutput::text("ran"))
-    }
-}
-
-fn object(value: Value) -> Map<String, Value> {
-    match value {
-        Value::Object(map) => map,
-        other => panic!("expected a JSON object, got {other}"),
     }
 }
 

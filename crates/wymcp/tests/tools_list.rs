@@ -11,12 +11,14 @@
 //!   `cursor` param on the wire is the transport's part.
 
 mod mcp_schema;
+mod spec_tool;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value, json};
+use spec_tool::{Spec, object};
 use wymcp::{
     ActionResult, ActionSchema, ActionTool, Actions, CallOutput, CallResult, Context, Data,
     PlainTool, ProtocolVersion, Reply, Server, ServerBuilder,
@@ -54,69 +56,6 @@ fn help_definition() -> Value {
     })
 }
 
-/// An action tool whose every describing callback returns what it was given.
-struct Spec {
-    name: String,
-    description: String,
-    actions: Actions,
-    title: Option<String>,
-    annotations: Option<Map<String, Value>>,
-    output: Option<Map<String, Value>>,
-}
-
-impl Spec {
-    fn new(name: &str, actions: Actions) -> Self {
-        Spec {
-            name: name.to_owned(),
-            description: format!("The {name} tool"),
-            actions,
-            title: None,
-            annotations: None,
-            output: None,
-        }
-    }
-    fn description(mut self, description: &str) -> Self {
-        self.description = description.to_owned();
-        self
-    }
-    fn title(mut self, title: &str) -> Self {
-        self.title = Some(title.to_owned());
-        self
-    }
-    fn annotations(mut self, annotations: Value) -> Self {
-        self.annotations = Some(object(annotations));
-        self
-    }
-    fn output(mut self, schema: Value) -> Self {
-        self.output = Some(object(schema));
-        self
-    }
-}
-
-impl ActionTool for Spec {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn description(&self) -> &str {
-        &self.description
-    }
-    fn actions(&self) -> Actions {
-        self.actions.clone()
-    }
-    async fn run_action(&self, action: &str, _data: Data, _ctx: Context) -> ActionResult {
-        Ok(Reply::new(json!({ "ran": action })))
-    }
-    fn title(&self) -> Option<String> {
-        self.title.clone()
-    }
-    fn annotations(&self) -> Option<Map<String, Value>> {
-        self.annotations.clone()
-    }
-    fn output_schema(&self) -> Option<Map<String, Value>> {
-        self.output.clone()
-    }
-}
-
 /// A plain tool with its own input schema and optional extras.
 struct Plain {
     name: String,
@@ -143,13 +82,6 @@ impl PlainTool for Plain {
     }
     fn output_schema(&self) -> Option<Map<String, Value>> {
         self.output.clone()
-    }
-}
-
-fn object(value: Value) -> Map<String, Value> {
-    match value {
-        Value::Object(map) => map,
-        other => panic!("expected a JSON object, got {other}"),
     }
 }
 
