@@ -183,6 +183,17 @@ pub enum Problem {
     /// The output schema does not describe an object.
     #[error("output schema must declare \"type\": \"object\", got {0}")]
     OutputSchemaNotObject(String),
+    /// A tool annotation MCP defines carries a value of the wrong type (`title` is a string,
+    /// the `*Hint` annotations are booleans).
+    #[error("annotation {key:?} must be {expected}, got {got}")]
+    AnnotationType {
+        /// The annotation's key.
+        key: String,
+        /// What MCP's `ToolAnnotations` requires, e.g. `"a boolean"`.
+        expected: &'static str,
+        /// The value declared, bounded.
+        got: String,
+    },
     /// A plain tool's input schema does not build as a JSON Schema.
     #[error("input schema does not build as a JSON Schema: {0}")]
     InputSchemaBuild(String),

@@ -36,6 +36,44 @@ pub fn build_output_schema(schema: &Map<String, Value>) -> Result<ValueGate, Pro
     ValueGate::for_schema(Value::Object(schema.clone())).map_err(Problem::OutputSchemaBuild)
 }
 
+/// Checks a tool's annotations against MCP's `ToolAnnotations`: `title` is a string and
+/// `readOnlyHint`, `destructiveHint`, `idempotentHint` and `openWorldHint` are booleans. Other
+/// keys are served as declared (the schema leaves `ToolAnnotations` open).
+///
+/// ```
+/// use serde_json::json;
+/// use wymcp_core::schema::check_annotations;
+///
+/// let ok = json!({"readOnlyHint": true, "title": "Read tasks", "x-team": "ops"});
+/// assert!(check_annotations(ok.as_object().unwrap()).is_ok());
+/// let bad = json!({"readOnlyHint": "yes"});
+/// assert_eq!(
+///     check_annotations(bad.as_object().unwrap()).unwrap_err().to_string(),
+///     r#"annotation "readOnlyHint" must be a boolean, got yes"#
+/// );
+/// ```
+pub fn check_annotations(annotations: &Map<String, Value>) -> Result<(), Problem> {
+    const BOOLEANS: [&str; 4] = [
+        "readOnlyHint",
+        "destructiveHint",
+        "idempotentHint",
+        "openWorldHint",
+    ];
+    for (key, value) in annotations {
+        let expected = match key.as_str() {
+            "title" if !value.is_string() => "a string",
+            hint if BOOLEANS.contains(&hint) && !value.is_boolean() => "a boolean",
+            _ => continue,
+        };
+        return Err(Problem::AnnotationType {
+            key: key.clone(),
+            expected,
+            got: bound::echo_value(value),
+        });
+    }
+    Ok(())
+}
+
 /// A plain tool's input schema, validated: the gate compiled from it and the schema as published
 /// (the unknown-key gate's closure written out).
 #[derive(Debug)]

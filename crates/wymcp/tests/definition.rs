@@ -853,6 +853,54 @@ fn output_schema_that_does_not_describe_an_object_is_refused() {
 }
 
 #[test]
+fn annotations_of_the_wrong_type_are_refused_on_the_annotations_callback() {
+    for (annotations, text) in [
+        (
+            json!({"readOnlyHint": "yes"}),
+            r#"annotation "readOnlyHint" must be a boolean, got yes"#,
+        ),
+        (
+            json!({"destructiveHint": false, "openWorldHint": 1}),
+            r#"annotation "openWorldHint" must be a boolean, got 1"#,
+        ),
+        (
+            json!({"title": ["Tasks"]}),
+            r#"annotation "title" must be a string, got ["Tasks"]"#,
+        ),
+    ] {
+        let err = refused(
+            Server::builder().tool(
+                Spec::new("t", Actions::new().action("get", ActionSchema::new("Get")))
+                    .annotations(annotations),
+            ),
+        );
+        assert_eq!(
+            err.to_string(),
+            format!(r#"tool "t", callback annotations: {text}"#)
+        );
+        assert_eq!(err.callback(), Some(Callback::Annotations));
+        assert!(matches!(err.problem(), Problem::AnnotationType { .. }));
+    }
+}
+
+#[test]
+fn annotations_of_the_right_type_and_unknown_keys_are_served() {
+    let server = Server::builder()
+        .tool(
+            Spec::new("t", Actions::new().action("get", ActionSchema::new("Get"))).annotations(
+                json!({"readOnlyHint": true, "idempotentHint": false, "title": "T", "x-team": "ops"}),
+            ),
+        )
+        .build()
+        .expect("valid annotations build");
+    let listed = server.list_tools(wymcp::ProtocolVersion::V2025_11_25);
+    assert_eq!(
+        listed["tools"][0]["annotations"],
+        json!({"readOnlyHint": true, "idempotentHint": false, "title": "T", "x-team": "ops"})
+    );
+}
+
+#[test]
 fn def_20_output_schema_with_a_local_ref_that_resolves_is_accepted() {
     let server = Server::builder()
         .tool(

@@ -88,10 +88,18 @@ fn describe(tool: &dyn DynDescribe) -> Result<Described, ConfigurationError> {
                 .in_callback(Callback::OutputSchema)
         })?),
     };
+    let annotations = tool.annotations();
+    if let Some(annotations) = &annotations {
+        wymcp_core::schema::check_annotations(annotations).map_err(|p| {
+            ConfigurationError::new(p)
+                .in_tool(name.clone())
+                .in_callback(Callback::Annotations)
+        })?;
+    }
     Ok(Described {
         description: tool.description().to_owned(),
         title: tool.title(),
-        annotations: tool.annotations(),
+        annotations,
         output_schema,
         output,
         name,
