@@ -200,6 +200,30 @@ pub enum Problem {
     /// A plain tool's input schema is not an object schema.
     #[error("input schema must declare \"type\": \"object\", got {0}")]
     InputSchemaNotObject(String),
+    /// A property's `x-mcp-header` annotation (SEP-2243) is one clients must reject, dropping
+    /// the tool: not a non-empty HTTP field-name token, or on a property that is not a string,
+    /// integer or boolean.
+    #[error("property {property:?}: x-mcp-header {header:?} {reason}")]
+    InvalidHeaderParam {
+        /// The annotated property.
+        property: String,
+        /// The annotation's value, bounded (boxed, as below: keeps every `Problem` small).
+        header: Box<str>,
+        /// What is wrong, e.g. `"must be a non-empty string"`.
+        reason: &'static str,
+    },
+    /// Two properties declare the same `x-mcp-header` (header names are case-insensitive).
+    #[error(
+        "properties {first:?} and {property:?} both declare x-mcp-header {header:?} (header names are case-insensitive)"
+    )]
+    DuplicateHeaderParam {
+        /// The property declaring it again.
+        property: String,
+        /// The header name, as that property declares it.
+        header: Box<str>,
+        /// The property declaring it first (boxed: keeps every `Problem` small).
+        first: Box<str>,
+    },
     /// A tool name is empty or contains a character outside `[A-Za-z0-9_.-]`.
     #[error(
         "tool name must be 1 to 128 characters from A-Z, a-z, 0-9, '_', '-' and '.', got {0:?}"

@@ -99,6 +99,7 @@ impl InputSchema {
         if let Some(problem) = keyset::whole_schema_offence(&Value::Object(schema.clone())) {
             return Err(problem);
         }
+        check_header_params(schema)?;
         let gate = ValueGate::for_schema(Value::Object(schema.clone()))
             .map_err(Problem::InputSchemaBuild)?;
         let published = match keyset::close_schema(&Value::Object(schema.clone())) {
@@ -117,4 +118,77 @@ impl InputSchema {
     pub fn published(&self) -> &Map<String, Value> {
         &self.published
     }
+}
+
+/// Checks the `x-mcp-header` annotations (SEP-2243) of an input schema's top-level properties,
+/// which the 2026-07-28 HTTP transport mirrors in `Mcp-Param-<name>` headers. A client must drop
+/// a tool whose annotation is invalid, so one is refused here: the value must be a non-empty
+/// HTTP field-name token (RFC 9110 `tchar`: ASCII letters, digits and ``!#$%&'*+-.^_`|~``), on
+/// a property of type `string`, `integer` or `boolean`, and unique case-insensitively.
+///
+/// ```
+/// use serde_json::json;
+/// use wymcp_core::schema::check_header_params;
+///
+/// let ok = json!({"type": "object", "properties": {
+///     "region": {"type": "string", "x-mcp-header": "Region"},
+///     "dry_run": {"type": "boolean", "x-mcp-header": "Dry-Run"}
+/// }});
+/// assert!(check_header_params(ok.as_object().unwrap()).is_ok());
+/// let spaced = json!({"type": "object", "properties": {
+///     "region": {"type": "string", "x-mcp-header": "My Region"}
+/// }});
+/// assert_eq!(
+///     check_header_params(spaced.as_object().unwrap()).unwrap_err().to_string(),
+///     "property \"region\": x-mcp-header \"My Region\" must be an HTTP field-name token \
+///      (ASCII letters, digits and !#$%&'*+-.^_`|~)"
+/// );
+/// ```
+pub fn check_header_params(schema: &Map<String, Value>) -> Result<(), Problem> {
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+        return Ok(());
+    };
+    let mut seen: Vec<(String, &str)> = Vec::new();
+    for (property, declared) in properties {
+        let Some(header) = declared.get("x-mcp-header") else {
+            continue;
+        };
+        let invalid = |reason| Problem::InvalidHeaderParam {
+            property: property.clone(),
+            header: bound::echo_value(header).into(),
+            reason,
+        };
+        let name = match header.as_str() {
+            Some(name) if !name.is_empty() => name,
+            _ => return Err(invalid("must be a non-empty string")),
+        };
+        if !name.bytes().all(is_tchar) {
+            return Err(invalid(
+                "must be an HTTP field-name token (ASCII letters, digits and !#$%&'*+-.^_`|~)",
+            ));
+        }
+        if !matches!(
+            declared.get("type").and_then(Value::as_str),
+            Some("string" | "integer" | "boolean")
+        ) {
+            return Err(invalid(
+                "is allowed only on a property of type string, integer or boolean",
+            ));
+        }
+        let folded = name.to_ascii_lowercase();
+        if let Some((_, first)) = seen.iter().find(|(other, _)| *other == folded) {
+            return Err(Problem::DuplicateHeaderParam {
+                property: property.clone(),
+                header: name.into(),
+                first: (*first).into(),
+            });
+        }
+        seen.push((folded, property));
+    }
+    Ok(())
+}
+
+/// An RFC 9110 `tchar`.
+fn is_tchar(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
 }

@@ -5,8 +5,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
+use crate::mrtr::{Asked, InputKind, Round};
 use crate::protocol::{LogLevel, ProtocolVersion};
-use crate::session::{ClientRequestError, Elicitation, Sampling, SessionHandle};
+use crate::session::{ClientRequestError, Elicitation, ListRoots, Sampling, SessionHandle};
 
 /// What a tool knows about the call it serves: the request, the session, the negotiated
 /// revision, the assigns, and a cancellation token.
@@ -49,6 +50,11 @@ struct Inner {
     /// Stateless era: the client capabilities the call asked for but the request did not
     /// declare, as a `ClientCapabilities` object (the transport answers `-32021`).
     required_capabilities: Mutex<Option<Value>>,
+    /// Stateless era: the call's multi round-trip input round (`tools/call`, `prompts/get`,
+    /// `resources/read`).
+    input: Option<Arc<Round>>,
+    /// The tool's own request state when the call has no input round.
+    request_state: Mutex<Option<Value>>,
 }
 
 #[derive(Debug, Default)]
@@ -136,6 +142,7 @@ impl Context {
             session: None,
             stream_closer: None,
             log_level: None,
+            input: None,
         }
     }
 
@@ -340,9 +347,19 @@ impl Context {
 
     /// Asks the client's model for a completion (`sampling/createMessage`) and waits for the
     /// answer: the client's result, verbatim. Needs the client's `sampling` capability.
+    ///
+    /// In a session this is a server→client request. In the stateless era it is an input
+    /// request of a multi round-trip request ([`crate::mrtr`]): the call is answered
+    /// `input_required` and runs again from the start on the client's retry, when this
+    /// returns the answer. Code before it may run more than once.
     pub async fn sample(&self, request: Sampling) -> Result<Value, ClientRequestError> {
         if self.missing_in_stateless("sampling", None) {
             return Err(ClientRequestError::NotSupported);
+        }
+        if let Some(round) = &self.inner.input {
+            let key = request.input_key().map(str::to_owned);
+            let (params, _) = request.into_parts();
+            return ask_input(round, InputKind::Sampling, key, params).await;
         }
         if self.inner.session.is_none() {
             return Err(ClientRequestError::NoSession);
@@ -359,10 +376,50 @@ impl Context {
     /// result verbatim (`{"action":"accept"|"decline"|"cancel","content"?:{…}}`). Form mode
     /// needs 2025-06-18 or later and the client's `elicitation` capability; URL mode needs
     /// 2025-11-25 and `elicitation.url`.
+    ///
+    /// In a session this is a server→client request. In the stateless era it is an input
+    /// request of a multi round-trip request ([`crate::mrtr`]) under the request's
+    /// [`key`](Elicitation::key): the call is answered `input_required` and runs again from
+    /// the start on the client's retry, when this returns the answer. Side effects before it
+    /// must be idempotent, or carried in [`set_request_state`](Self::set_request_state).
+    ///
+    /// ```
+    /// use serde_json::{Map, Value, json};
+    /// use wymcp::session::Elicitation;
+    /// use wymcp::{CallOutput, CallResult, Context, PlainTool};
+    ///
+    /// struct Greet;
+    ///
+    /// impl PlainTool for Greet {
+    ///     fn name(&self) -> &str { "greet" }
+    ///     fn description(&self) -> &str { "Greets the user by name" }
+    ///     fn input_schema(&self) -> Map<String, Value> {
+    ///         json!({"type": "object"}).as_object().cloned().unwrap_or_default()
+    ///     }
+    ///     async fn run(&self, _arguments: Map<String, Value>, ctx: Context) -> CallResult {
+    ///         let ask = Elicitation::form("What is your name?", json!({
+    ///             "type": "object",
+    ///             "properties": {"name": {"type": "string"}},
+    ///             "required": ["name"]
+    ///         }))
+    ///         .key("user_name");
+    ///         // Same code in both eras: a server→client request in a session, an input
+    ///         // request (`input_required`, then a retry) in the stateless era.
+    ///         let answer = ctx.elicit(ask).await.unwrap_or_default();
+    ///         let name = answer["content"]["name"].as_str().unwrap_or("stranger");
+    ///         Ok(CallOutput::text(format!("Hello, {name}!")))
+    ///     }
+    /// }
+    /// ```
     pub async fn elicit(&self, request: Elicitation) -> Result<Value, ClientRequestError> {
         let sub = request.is_url_mode().then_some("url");
         if self.missing_in_stateless("elicitation", sub) {
             return Err(ClientRequestError::NotSupported);
+        }
+        if let Some(round) = &self.inner.input {
+            let key = request.input_key().map(str::to_owned);
+            let (params, _) = request.into_parts();
+            return ask_input(round, InputKind::Elicitation, key, params).await;
         }
         if self.inner.session.is_none() {
             return Err(ClientRequestError::NoSession);
@@ -378,6 +435,109 @@ impl Context {
         }
         let (params, timeout) = request.into_parts();
         self.round_trip("elicitation/create", params, timeout).await
+    }
+
+    /// Asks the client for its roots (`roots/list`) and waits for the answer: the client's
+    /// result verbatim (`{"roots": [{"uri": …, "name"?: …}]}`). Needs the client's `roots`
+    /// capability. A server→client request in a session; an input request of a multi
+    /// round-trip request in the stateless era, like [`elicit`](Self::elicit).
+    ///
+    /// ```
+    /// use wymcp::Context;
+    /// use wymcp::session::{ClientRequestError, ListRoots};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// // A context outside any session (and outside the stateless era) has nobody to ask.
+    /// let ctx = Context::default();
+    /// let answer = ctx.list_roots(ListRoots::new().key("client_roots")).await;
+    /// assert_eq!(answer, Err(ClientRequestError::NoSession));
+    /// # });
+    /// ```
+    pub async fn list_roots(&self, request: ListRoots) -> Result<Value, ClientRequestError> {
+        if self.missing_in_stateless("roots", None) {
+            return Err(ClientRequestError::NotSupported);
+        }
+        if let Some(round) = &self.inner.input {
+            let key = request.input_key().map(str::to_owned);
+            let (params, _) = request.into_parts();
+            return ask_input(round, InputKind::Roots, key, params).await;
+        }
+        if self.inner.session.is_none() {
+            return Err(ClientRequestError::NoSession);
+        }
+        if !self.declares("roots", None) {
+            return Err(ClientRequestError::NotSupported);
+        }
+        let (params, timeout) = request.into_parts();
+        self.round_trip("roots/list", params, timeout).await
+    }
+
+    /// Whether the client declared `capability` (`"elicitation"`, `"sampling"`, `"roots"`,
+    /// …): in a session, at `initialize`; in the stateless era, in this request's
+    /// `clientCapabilities`. Check it before asking for what the call can do without: asking
+    /// for an undeclared kind in the stateless era answers the call `-32021`.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use wymcp::Context;
+    ///
+    /// let ctx = Context::builder().client_capabilities(json!({"sampling": {}})).build();
+    /// assert!(ctx.client_declares("sampling"));
+    /// assert!(!ctx.client_declares("elicitation"));
+    /// ```
+    pub fn client_declares(&self, capability: &str) -> bool {
+        self.declares(capability, None)
+    }
+
+    /// The tool's own value carried from round to round of a multi round-trip request: what
+    /// [`set_request_state`](Self::set_request_state) set in this run or, on a retry, in
+    /// the run that asked. `None` on a first run.
+    pub fn request_state(&self) -> Option<Value> {
+        match &self.inner.input {
+            Some(round) => round.tool_state(),
+            None => self
+                .inner
+                .request_state
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clone(),
+        }
+    }
+
+    /// Sets the tool's own value: in the stateless era it is sealed into the `requestState`
+    /// of the next `input_required`, so a retry can read it back with
+    /// [`request_state`](Self::request_state) instead of redoing work. Outside (a session)
+    /// it is kept for this call, which is never re-run. Refused when the state would exceed
+    /// its bound.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use wymcp::Context;
+    ///
+    /// let ctx = Context::default();
+    /// assert_eq!(ctx.request_state(), None);
+    /// ctx.set_request_state(json!({"draft": 42})).unwrap();
+    /// assert_eq!(ctx.request_state(), Some(json!({"draft": 42})));
+    /// ```
+    pub fn set_request_state(&self, value: Value) -> Result<(), ClientRequestError> {
+        match &self.inner.input {
+            Some(round) => {
+                round
+                    .set_tool_state(value)
+                    .map_err(|e| ClientRequestError::RequestStateTooLarge {
+                        size: e.size,
+                        limit: e.limit,
+                    })
+            }
+            None => {
+                *self
+                    .inner
+                    .request_state
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner) = Some(value);
+                Ok(())
+            }
+        }
     }
 
     /// Whether a log message of `level` may be sent: in a session, when it passes the
@@ -495,6 +655,7 @@ pub struct ContextBuilder {
     session: Option<SessionHandle>,
     stream_closer: Option<CancellationToken>,
     log_level: Option<LogLevel>,
+    input: Option<Arc<Round>>,
 }
 
 impl ContextBuilder {
@@ -567,6 +728,11 @@ impl ContextBuilder {
         self.log_level = Some(level);
         self
     }
+    /// Stateless era: the call's multi round-trip input round (set by the transport).
+    pub(crate) fn input_round(mut self, round: Arc<Round>) -> Self {
+        self.input = Some(round);
+        self
+    }
     /// The context.
     pub fn build(self) -> Context {
         Context {
@@ -585,8 +751,28 @@ impl ContextBuilder {
                 progress: Mutex::new(ProgressState::default()),
                 log_level: self.log_level,
                 required_capabilities: Mutex::new(None),
+                input: self.input,
+                request_state: Mutex::new(None),
             }),
         }
+    }
+}
+
+/// One input request of a multi round-trip request: its answer when the client gave it, else
+/// recorded for the round's `input_required` and pending until the driver drops the call.
+async fn ask_input(
+    round: &Round,
+    kind: InputKind,
+    key: Option<String>,
+    params: Value,
+) -> Result<Value, ClientRequestError> {
+    match round.ask(kind, key, params) {
+        Asked::Answered(answer) => Ok(answer),
+        Asked::TooLarge(e) => Err(ClientRequestError::RequestStateTooLarge {
+            size: e.size,
+            limit: e.limit,
+        }),
+        Asked::Recorded => std::future::pending().await,
     }
 }
 

@@ -10,7 +10,7 @@
 //! | `help` | injected into every server: an index, a tool, or one action in full |
 //! | Validated before served | a malformed schema fails [`ServerBuilder::build`], never a request |
 //! | [`PlainTool`] | a tool with its own input schema, first-class, with the same gates |
-//! | [`Context`] | while a tool runs: progress, log messages, sampling and elicitation round trips ([`session::Sampling`], [`session::Elicitation`]), runtime tools on the live session ([`session::SessionHandle`]) |
+//! | [`Context`] | while a tool runs: progress, log messages, sampling, elicitation and roots requests ([`session::Sampling`], [`session::Elicitation`], [`session::ListRoots`]) in both eras ([`mrtr`]: multi round-trip requests in the stateless one), runtime tools on the live session ([`session::SessionHandle`]) |
 //! | [`transport`] | Streamable HTTP ([`transport::http`]) and stdio ([`transport::stdio::serve`]) |
 //! | [`resource`], [`prompt`], [`completion`] | static and templated resources (RFC 6570) with subscriptions, prompts with checked arguments, completion providers; all validated at `build()` |
 //! | [`testing`] | an in-process client over a built server, typed results and gate errors, assertion helpers |
@@ -48,12 +48,14 @@ pub mod completion;
 mod context;
 mod dispatch;
 mod help;
+pub mod mrtr;
 mod paging;
 pub mod prompt;
 pub mod protocol;
 pub mod resource;
 mod server;
 pub mod session;
+mod stateless;
 pub mod testing;
 mod tool;
 pub mod transport;
@@ -129,3 +131,33 @@ pub mod __private {
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]
 pub struct ReadmeDoctests;
+
+/// The guide's pages (`docs/*.md`), their code compiled as doctests so it stays true
+/// (`tests/docs_links.rs` checks that every page is listed here).
+#[cfg(doctest)]
+pub mod guide_doctests {
+    #[doc = include_str!("../../../docs/getting-started.md")]
+    pub struct GettingStarted;
+    #[doc = include_str!("../../../docs/tools-and-gates.md")]
+    pub struct ToolsAndGates;
+    #[doc = include_str!("../../../docs/help-and-hints.md")]
+    pub struct HelpAndHints;
+    #[doc = include_str!("../../../docs/plain-and-typed-tools.md")]
+    pub struct PlainAndTypedTools;
+    #[doc = include_str!("../../../docs/transports.md")]
+    pub struct Transports;
+    #[doc = include_str!("../../../docs/subscriptions.md")]
+    pub struct Subscriptions;
+    #[doc = include_str!("../../../docs/multi-round-trip.md")]
+    pub struct MultiRoundTrip;
+    #[doc = include_str!("../../../docs/telemetry.md")]
+    pub struct Telemetry;
+    #[doc = include_str!("../../../docs/testing.md")]
+    pub struct Testing;
+    #[doc = include_str!("../../../docs/configuration.md")]
+    pub struct Configuration;
+    #[doc = include_str!("../../../docs/performance.md")]
+    pub struct Performance;
+    #[doc = include_str!("../../../docs/README.md")]
+    pub struct Index;
+}

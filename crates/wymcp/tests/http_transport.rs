@@ -1399,6 +1399,11 @@ async fn auth_refusals_are_401_with_a_bearer_challenge() {
     assert_eq!(body["error"]["data"]["error"], "Unauthorized");
     let answer = h.post_raw(&[("authorization", "Bearer wrong")], list).await;
     assert_eq!(answer.status, StatusCode::UNAUTHORIZED);
+    // Presented and refused: RFC 6750's error code joins the challenge.
+    assert_eq!(
+        answer.header("www-authenticate"),
+        Some(format!(r#"{CHALLENGE}, error="invalid_token""#).as_str())
+    );
     assert_eq!(answer.json()["error"]["data"]["error"], "invalid_token");
     for method in [reqwest::Method::GET, reqwest::Method::DELETE] {
         let resp = h.send(method, &[("mcp-session-id", "whatever")]).await;
@@ -1822,6 +1827,9 @@ async fn a_call_with_progress_answers_sse_with_notifications_then_the_response()
             .unwrap()
             .starts_with("text/event-stream")
     );
+    // A reverse proxy must pass each event on as it is written.
+    assert_eq!(answer.header("x-accel-buffering"), Some("no"));
+    assert_eq!(answer.header("cache-control"), Some("no-cache"));
     let events = sse_events(&answer.text);
     let methods: Vec<&str> = events
         .iter()

@@ -320,13 +320,15 @@ async fn discover_is_served_without_a_session_and_never_touches_the_store() {
     assert_eq!(result["ttlMs"], 0);
     assert_eq!(result["cacheScope"], "private");
     assert!(result["capabilities"]["tools"].is_object());
-    // Nothing this era cannot deliver yet (subscriptions/listen) is advertised.
+    // Only what subscriptions/listen delivers is advertised: resource updates (the server has
+    // resources), no list changes (the server does not declare listChanged).
     assert!(result["capabilities"]["tools"].get("listChanged").is_none());
     assert!(
         result["capabilities"]["resources"]
-            .get("subscribe")
+            .get("listChanged")
             .is_none()
     );
+    assert_eq!(result["capabilities"]["resources"]["subscribe"], true);
     for method in ["tools/list", "resources/list"] {
         let (status, _) = h.post(&request(method, json!({}))).await;
         assert_eq!(status, StatusCode::OK);
@@ -546,6 +548,17 @@ async fn get_and_delete_answer_405_to_the_modern_era() {
             .await
             .unwrap();
         assert_eq!(resp.status(), StatusCode::METHOD_NOT_ALLOWED, "{method}");
+        // The wire checks run first: a foreign Origin is refused before the era is looked at.
+        let resp = h
+            .client
+            .request(method.clone(), &h.url)
+            .header("accept", "text/event-stream")
+            .header("MCP-Protocol-Version", "2026-07-28")
+            .header("origin", "http://evil.example")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), StatusCode::FORBIDDEN, "{method}");
     }
     // The session era's GET is untouched: without a session it is still a 400.
     let resp = h
@@ -849,4 +862,93 @@ async fn notifications_are_accepted_and_batches_refused() {
     let (status, answer) = h.post_with(&batch, &headers).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{answer}");
     assert_eq!(answer["error"]["code"], -32600);
+}
+
+/// A plain tool serving the input schema it is given.
+struct Annotated(Value);
+
+impl PlainTool for Annotated {
+    fn name(&self) -> &str {
+        "annotated"
+    }
+    fn description(&self) -> &str {
+        "Declares x-mcp-header annotations"
+    }
+    fn input_schema(&self) -> Map<String, Value> {
+        ctx_fixture::object(self.0.clone())
+    }
+    async fn run(&self, _arguments: Map<String, Value>, _ctx: Context) -> CallResult {
+        Ok(CallOutput::text("ok"))
+    }
+}
+
+/// Regression: an `x-mcp-header` annotation that a 2026-07-28 client must reject (dropping the
+/// tool) used to be served as declared; it now fails `build()`. The cases are the suite's own
+/// (`http-invalid-tool-headers`, conformance 0.2.0-alpha.12).
+#[test]
+fn an_x_mcp_header_clients_must_reject_fails_build() {
+    let build = |properties: Value| {
+        Server::builder()
+            .plain_tool(Annotated(
+                json!({"type": "object", "properties": properties}),
+            ))
+            .build()
+    };
+    let valid = json!({
+        "region": {"type": "string", "x-mcp-header": "Region"},
+        "count": {"type": "integer", "x-mcp-header": "Count"},
+        "dry_run": {"type": "boolean", "x-mcp-header": "Dry-Run"}
+    });
+    assert!(build(valid).is_ok());
+    let token = "must be an HTTP field-name token (ASCII letters, digits and !#$%&'*+-.^_`|~)";
+    let primitive = "is allowed only on a property of type string, integer or boolean";
+    for (header, kind, reason) in [
+        (json!(""), "string", "must be a non-empty string"),
+        (json!(7), "string", "must be a non-empty string"),
+        (json!("My Region"), "string", token),
+        (json!("Region:Primary"), "string", token),
+        (json!("Région"), "string", token),
+        (json!("Region\t1"), "string", token),
+        (json!("Data"), "object", primitive),
+        (json!("Items"), "array", primitive),
+        (json!("Nil"), "null", primitive),
+        (json!("Score"), "number", primitive),
+    ] {
+        let err = build(json!({"value": {"type": kind, "x-mcp-header": header}})).unwrap_err();
+        assert_eq!(err.tool(), Some("annotated"));
+        match err.problem() {
+            wymcp::Problem::InvalidHeaderParam {
+                property,
+                reason: got,
+                ..
+            } => {
+                assert_eq!(property, "value");
+                assert_eq!(*got, reason, "{header}");
+            }
+            other => panic!("{header}: {other:?}"),
+        }
+    }
+    let spaced = build(json!({"value": {"type": "string", "x-mcp-header": "My Region"}}));
+    assert_eq!(
+        spaced.unwrap_err().to_string(),
+        format!(
+            "tool \"annotated\", callback input_schema: property \"value\": x-mcp-header \
+             \"My Region\" {token}"
+        )
+    );
+    for second in ["Region", "region"] {
+        let twice = json!({
+            "field1": {"type": "string", "x-mcp-header": "Region"},
+            "field2": {"type": "string", "x-mcp-header": second}
+        });
+        let err = build(twice).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "tool \"annotated\", callback input_schema: properties \"field1\" and \
+                 \"field2\" both declare x-mcp-header \"{second}\" (header names are \
+                 case-insensitive)"
+            )
+        );
+    }
 }

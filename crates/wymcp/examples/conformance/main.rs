@@ -1,16 +1,23 @@
 //! The fixture server of the official MCP conformance suite
-//! (`@modelcontextprotocol/conformance` 0.1.16, server scenarios): exactly the tools,
-//! resources, prompts and completion its scenarios call, served over Streamable HTTP.
+//! (`@modelcontextprotocol/conformance` 0.1.16, and 0.2.0-alpha.12 at 2026-07-28, server
+//! scenarios): exactly the tools, resources, prompts and completion its scenarios call, served
+//! over Streamable HTTP.
 //!
 //! ```sh
 //! cargo run -p wymcp --example conformance -- 3001        # or PORT=3001
 //! npx @modelcontextprotocol/conformance@0.1.16 server --url http://127.0.0.1:3001/mcp --suite all
+//! npx @modelcontextprotocol/conformance@0.2.0-alpha.12 server --url http://127.0.0.1:3001/mcp \
+//!     --suite all --spec-version 2026-07-28
 //! ```
 //!
 //! Prints `listening on <addr>` once bound (port 0 picks a free port); the endpoint is `/mcp`.
 //! The sampling and elicitation tools ask the client (`ctx.sample`, `ctx.elicit`) and answer
 //! an `isError` result when it cannot answer; `test_reconnection` closes its SSE stream mid-call
 //! (SEP-1699 polling is on), the client resumes on GET and is replayed the response.
+
+mod listen;
+mod modern;
+mod mrtr;
 
 use std::time::Duration;
 
@@ -153,11 +160,26 @@ fn tools() -> Vec<Fixture> {
                 "type": "object",
                 "$defs": {
                     "address": {
+                        "$anchor": "addressDef",
                         "type": "object",
                         "properties": {"street": {"type": "string"}, "city": {"type": "string"}}
                     }
                 },
-                "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
+                "properties": {
+                    "name": {"type": "string"},
+                    "address": {"$ref": "#/$defs/address"},
+                    "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+                    "phone": {"type": "string"},
+                    "email": {"type": "string"}
+                },
+                // SEP-2106 (2026-07-28): composition, conditional and `$anchor` keywords.
+                "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+                "if": {
+                    "properties": {"contactMethod": {"const": "phone"}},
+                    "required": ["contactMethod"]
+                },
+                "then": {"required": ["phone"]},
+                "else": {"required": ["email"]},
                 "additionalProperties": false
             }),
             kind: Kind::JsonSchema2020,
@@ -550,6 +572,9 @@ fn server() -> Result<Server, wymcp::ConfigurationError> {
     for prompt in prompts() {
         builder = builder.prompt(prompt);
     }
+    builder = listen::register(builder);
+    builder = mrtr::register(builder);
+    builder = modern::register(builder);
     builder.build()
 }
 
@@ -560,6 +585,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .or_else(|| std::env::var("PORT").ok())
         .unwrap_or_else(|| "3001".to_owned());
     let server = server()?;
+    listen::attach(&server);
     // The watched resource "updates" every 3 seconds: subscribers are notified.
     let watcher = server.clone();
     tokio::spawn(async move {
@@ -643,7 +669,20 @@ mod tests {
     async fn prompts_and_completion_scenarios() {
         let server = server().expect("the fixture builds");
         let list = server.handle_prompts_list(None, ctx()).await.expect("list");
-        assert_eq!(list["prompts"].as_array().map(Vec::len), Some(4));
+        let names: Vec<&str> = list["prompts"]
+            .as_array()
+            .map(|prompts| prompts.iter().filter_map(|p| p["name"].as_str()).collect())
+            .unwrap_or_default();
+        assert_eq!(
+            names,
+            [
+                "test_simple_prompt",
+                "test_prompt_with_arguments",
+                "test_prompt_with_embedded_resource",
+                "test_prompt_with_image",
+                "test_input_required_result_prompt",
+            ]
+        );
         let get = |params: Value| server.handle_prompts_get(Some(params), ctx());
         let simple = get(json!({"name": "test_simple_prompt"}))
             .await
@@ -700,7 +739,6 @@ mod tests {
             ("test_tool_with_logging", "text"),
             ("test_tool_with_progress", "text"),
             ("test_reconnection", "text"),
-            ("json_schema_2020_12_tool", "text"),
         ] {
             let result = call(name, json!({})).await.expect(name);
             assert_eq!(result["isError"], false, "{name}: {result}");
@@ -710,6 +748,17 @@ mod tests {
             .await
             .expect("mixed");
         assert_eq!(mixed["content"].as_array().map(Vec::len), Some(3));
+        let email = json!({"contactMethod": "email", "email": "ada@example.com"});
+        let schema_call = call("json_schema_2020_12_tool", email)
+            .await
+            .expect("2020-12");
+        assert_eq!(schema_call["isError"], false, "{schema_call}");
+        // `if`/`then`: a phone contact without a phone number is refused by the value gate.
+        let no_phone = json!({"contactMethod": "phone", "email": "ada@example.com"});
+        let refused = call("json_schema_2020_12_tool", no_phone)
+            .await
+            .expect("2020-12");
+        assert_eq!(refused["isError"], true, "{refused}");
         let error = call("test_error_handling", json!({})).await.expect("error");
         assert_eq!(error["isError"], true);
         let sampling = call("test_sampling", json!({"prompt": "hi"}))
@@ -729,5 +778,9 @@ mod tests {
         );
         assert!(schema.get("$defs").is_some());
         assert_eq!(schema["additionalProperties"], false);
+        assert_eq!(schema["$defs"]["address"]["$anchor"], "addressDef");
+        assert!(schema["allOf"][0]["anyOf"].is_array());
+        assert!(schema.get("if").is_some() && schema.get("then").is_some());
+        assert!(schema.get("else").is_some());
     }
 }

@@ -34,6 +34,9 @@ pub const CLIENT_INFO_KEY: &str = "io.modelcontextprotocol/clientInfo";
 pub const LOG_LEVEL_KEY: &str = "io.modelcontextprotocol/logLevel";
 /// `_meta` key of the server's `{name, version}` on every result.
 pub const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
+/// `_meta` key of the subscription a `subscriptions/listen` stream's messages belong to (the
+/// listen request's JSON-RPC id).
+pub const SUBSCRIPTION_ID_KEY: &str = "io.modelcontextprotocol/subscriptionId";
 
 /// `-32020`: an HTTP header does not match the body.
 pub const HEADER_MISMATCH: i64 = -32020;
@@ -264,6 +267,9 @@ pub enum ModernMethod {
     PromptsGet,
     /// `completion/complete`.
     Complete,
+    /// `subscriptions/listen`: a long-lived stream of the change notifications the client
+    /// opts in to.
+    SubscriptionsListen,
 }
 
 impl ModernMethod {
@@ -280,6 +286,7 @@ impl ModernMethod {
             "prompts/list" => ModernMethod::PromptsList,
             "prompts/get" => ModernMethod::PromptsGet,
             "completion/complete" => ModernMethod::Complete,
+            "subscriptions/listen" => ModernMethod::SubscriptionsListen,
             _ => return None,
         })
     }
@@ -293,10 +300,27 @@ impl ModernMethod {
         }
     }
 
-    /// Whether the server declares the capability this method needs.
+    /// Whether the server declares the capability this method needs. `subscriptions/listen`
+    /// needs something to deliver: a `listChanged` or `resources.subscribe` declared `true`.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use wymcp::protocol::modern::ModernMethod;
+    ///
+    /// let listen = ModernMethod::SubscriptionsListen;
+    /// assert!(!listen.is_served_by(&json!({"tools": {}})));
+    /// assert!(listen.is_served_by(&json!({"tools": {"listChanged": true}})));
+    /// assert!(listen.is_served_by(&json!({"resources": {"subscribe": true}})));
+    /// ```
     pub fn is_served_by(self, capabilities: &Value) -> bool {
         let needs = match self {
             ModernMethod::Discover => return true,
+            ModernMethod::SubscriptionsListen => {
+                return ["tools", "prompts", "resources"].iter().any(|kind| {
+                    let declared = |flag: &str| capabilities[kind][flag] == Value::Bool(true);
+                    declared("listChanged") || declared("subscribe")
+                });
+            }
             ModernMethod::ToolsList | ModernMethod::ToolsCall => "tools",
             ModernMethod::ResourcesList
             | ModernMethod::ResourceTemplatesList
@@ -391,15 +415,30 @@ impl CacheHints {
     }
 }
 
-/// The capabilities of the stateless era: those the server has, without what the era cannot
-/// deliver yet (`listChanged` and `subscribe` need `subscriptions/listen`).
+/// The capabilities of the stateless era, true to what `subscriptions/listen` delivers:
+/// `resources.subscribe` when the server has resources, and `listChanged` for tools, prompts
+/// and resources only when the server declares it
+/// ([`ServerBuilder::list_changed`](crate::ServerBuilder::list_changed)); there are no
+/// per-session tools here, so `tools.listChanged` is not declared by default.
+///
+/// ```
+/// use wymcp::Server;
+/// use wymcp::protocol::modern::capabilities;
+///
+/// let plain = Server::builder().build().unwrap();
+/// assert!(capabilities(&plain)["tools"].get("listChanged").is_none());
+/// let declared = Server::builder().list_changed(true).build().unwrap();
+/// assert_eq!(capabilities(&declared)["tools"]["listChanged"], true);
+/// ```
 pub fn capabilities(server: &Server) -> Value {
     let mut caps = server.capabilities(ProtocolVersion::V2026_07_28);
+    let declared = server.features().list_changed;
     if let Some(map) = caps.as_object_mut() {
         for (_, capability) in map.iter_mut() {
-            if let Some(capability) = capability.as_object_mut() {
+            if let Some(capability) = capability.as_object_mut()
+                && !declared
+            {
                 capability.remove("listChanged");
-                capability.remove("subscribe");
             }
         }
     }
@@ -440,7 +479,9 @@ pub fn complete(server: &Server, method: &str, hints: &CacheHints, result: Value
             json!({ "name": info.name, "version": info.version }),
         );
     }
-    if let Some(hint) = hints.get(method) {
+    // An `InputRequiredResult` is no answer to cache.
+    let input_required = map.get("resultType").and_then(Value::as_str) == Some("input_required");
+    if let Some(hint) = hints.get(method).filter(|_| !input_required) {
         map.insert("ttlMs".into(), json!(hint.ttl_ms));
         map.insert("cacheScope".into(), json!(hint.scope.as_str()));
     }

@@ -40,4 +40,4 @@ pub use notify::ServerNotification;
 pub use read::{RESOURCE_NOT_FOUND, ReadResource, ResourceError};
 pub use template::{UriTemplate, Variables};
 
-pub(crate) use notify::Hub;
+pub(crate) use notify::{Change, Hub};

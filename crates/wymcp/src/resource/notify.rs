@@ -51,17 +51,44 @@ impl ServerNotification {
     }
 }
 
-/// The sending side every clone of a server shares.
+/// A server-wide change, as the listen streams of the stateless era (`subscriptions/listen`)
+/// see it: no session is named, each stream picks what its filter asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Change {
+    /// `notifications/tools/list_changed`.
+    ToolsList,
+    /// `notifications/prompts/list_changed`.
+    PromptsList,
+    /// `notifications/resources/list_changed`.
+    ResourcesList,
+    /// `notifications/resources/updated` for this URI.
+    ResourceUpdated(std::sync::Arc<str>),
+}
+
+/// The sending side every clone of a server shares: the session era's notifications (to a
+/// session, or to every session) and the stateless era's changes (to every listen stream).
 #[derive(Debug)]
 pub(crate) struct Hub {
     tx: broadcast::Sender<ServerNotification>,
+    changes: broadcast::Sender<Change>,
 }
 
 impl Hub {
     pub(crate) fn new() -> Self {
         Hub {
             tx: broadcast::channel(CAPACITY).0,
+            changes: broadcast::channel(CAPACITY).0,
         }
+    }
+
+    /// A receiver of the server-wide changes (one per listen stream).
+    pub(crate) fn changes(&self) -> broadcast::Receiver<Change> {
+        self.changes.subscribe()
+    }
+
+    /// Sends a change; answers whether any listen stream was open to take it.
+    pub(crate) fn change(&self, change: Change) -> bool {
+        self.changes.send(change).is_ok()
     }
 
     pub(crate) fn subscribe(&self) -> broadcast::Receiver<ServerNotification> {

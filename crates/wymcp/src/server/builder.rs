@@ -2,11 +2,13 @@
 
 use std::collections::HashSet;
 use std::sync::Arc;
+use std::time::Duration;
 
 use wymcp_core::{ConfigurationError, Problem};
 
 use crate::completion::registry::{CompletionRegistry, PendingCompletion};
 use crate::completion::{Complete, CompletionRef};
+use crate::mrtr::{Codec, RequestStateKeys};
 use crate::prompt::Prompt;
 use crate::prompt::definition::DynPrompt;
 use crate::prompt::registry::PromptRegistry;
@@ -50,6 +52,15 @@ pub struct ServerBuilder {
     completions: Vec<PendingCompletion>,
     page_size: Option<usize>,
     list_changed: bool,
+    request_state: RequestStateConfig,
+}
+
+/// The `requestState` settings of multi round-trip requests.
+#[derive(Debug)]
+struct RequestStateConfig {
+    keys: Option<RequestStateKeys>,
+    lifetime: Duration,
+    max_size: usize,
 }
 
 impl Default for ServerBuilder {
@@ -91,6 +102,11 @@ impl ServerBuilder {
             completions: Vec::new(),
             page_size: None,
             list_changed: false,
+            request_state: RequestStateConfig {
+                keys: None,
+                lifetime: crate::mrtr::DEFAULT_LIFETIME,
+                max_size: crate::mrtr::DEFAULT_MAX_SIZE,
+            },
         }
     }
 
@@ -217,9 +233,51 @@ impl ServerBuilder {
 
     /// Declares `listChanged` for resources and prompts, so
     /// [`Server::notify_resources_list_changed`] and [`Server::notify_prompts_list_changed`]
-    /// send. Default: not declared.
+    /// send; in the stateless era (2026-07-28) it also declares `tools.listChanged`, so
+    /// `subscriptions/listen` streams get [`Server::notify_tools_list_changed`] (the session
+    /// era always declares it). Default: not declared.
     pub fn list_changed(mut self, declared: bool) -> Self {
         self.list_changed = declared;
+        self
+    }
+
+    /// The keys the stateless era's `requestState` (multi round-trip requests,
+    /// [`crate::mrtr`]) is sealed with: the first signs, every one verifies (rotation: put the
+    /// new key first, keep the old one until its states expired). Every node serving the
+    /// same clients needs the same keys. Default: one random key made by `build()`, so
+    /// states are valid on this process only (a single node; a restart refuses them).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use wymcp::Server;
+    /// use wymcp::mrtr::RequestStateKeys;
+    ///
+    /// let keys = RequestStateKeys::new(*b"0123456789abcdef0123456789abcdef")?;
+    /// let server = Server::builder()
+    ///     .request_state_keys(keys)
+    ///     .request_state_lifetime(Duration::from_secs(300))
+    ///     .request_state_max_size(16 * 1024)
+    ///     .build()?;
+    /// # let _ = server;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn request_state_keys(mut self, keys: RequestStateKeys) -> Self {
+        self.request_state.keys = Some(keys);
+        self
+    }
+
+    /// How long a `requestState` stays valid (default [`crate::mrtr::DEFAULT_LIFETIME`], 10
+    /// minutes); a retry after that is refused `-32602` (`invalid_request_state`).
+    pub fn request_state_lifetime(mut self, lifetime: Duration) -> Self {
+        self.request_state.lifetime = lifetime;
+        self
+    }
+
+    /// The largest `requestState` issued, in bytes (default [`crate::mrtr::DEFAULT_MAX_SIZE`],
+    /// 64 KiB): asking for input that would exceed it fails in the asking code
+    /// (`ClientRequestError::RequestStateTooLarge`), and a longer state is refused unread.
+    pub fn request_state_max_size(mut self, bytes: usize) -> Self {
+        self.request_state.max_size = bytes;
         self
     }
 
@@ -251,6 +309,13 @@ impl ServerBuilder {
             completions,
             page_size: self.page_size.unwrap_or(crate::paging::DEFAULT_PAGE_SIZE),
             list_changed: self.list_changed,
+            request_state: Codec::new(
+                self.request_state
+                    .keys
+                    .unwrap_or_else(RequestStateKeys::random),
+                self.request_state.lifetime,
+                self.request_state.max_size,
+            ),
             ..Features::default()
         };
         Ok(Server::from_parts(

@@ -10,7 +10,7 @@ use crate::paging::{self, params_object};
 use crate::prompt::registry::PromptRegistry;
 use crate::protocol::{ProtocolVersion, RpcError};
 use crate::resource::registry::{ResourceRegistry, uri_param};
-use crate::resource::{Hub, ServerNotification};
+use crate::resource::{Change, Hub, ServerNotification};
 use crate::server::Server;
 
 /// Everything beyond tools a server serves, validated at `build()`.
@@ -22,6 +22,8 @@ pub(crate) struct Features {
     pub(crate) page_size: usize,
     pub(crate) list_changed: bool,
     pub(crate) hub: Hub,
+    /// Seals and opens the stateless era's `requestState` (multi round-trip requests).
+    pub(crate) request_state: crate::mrtr::Codec,
 }
 
 impl Default for Features {
@@ -33,6 +35,7 @@ impl Default for Features {
             page_size: paging::DEFAULT_PAGE_SIZE,
             list_changed: false,
             hub: Hub::new(),
+            request_state: crate::mrtr::Codec::default(),
         }
     }
 }
@@ -212,16 +215,18 @@ impl Server {
             .await
     }
 
-    /// A receiver of the notifications the server emits outside any request
-    /// (`notifications/resources/updated`, `notifications/resources/list_changed`,
-    /// `notifications/prompts/list_changed`); the transport delivers each to its session (or
-    /// to every session when it names none).
+    /// A receiver of the notifications the server emits to sessions outside any request
+    /// (`notifications/resources/updated`, `notifications/{resources,prompts,tools}/list_changed`);
+    /// the transport delivers each to its session (or to every session when it names none).
+    /// `subscriptions/listen` streams (2026-07-28) are fed from the same hub.
     pub fn notifications(&self) -> broadcast::Receiver<ServerNotification> {
         self.features().hub.subscribe()
     }
 
-    /// Emits `notifications/resources/updated` for `uri` to every session subscribed to it;
-    /// answers how many notifications were handed to the transport.
+    /// Emits `notifications/resources/updated` for `uri` to every session subscribed to it
+    /// and to every `subscriptions/listen` stream (2026-07-28) whose `resourceSubscriptions`
+    /// names it; answers how many notifications were handed to the transport (one per
+    /// session, plus one when listen streams were open to take it).
     ///
     /// ```
     /// use serde_json::json;
@@ -241,7 +246,7 @@ impl Server {
     /// ```
     pub fn notify_resource_updated(&self, uri: &str) -> usize {
         let features = self.features();
-        features
+        let sessions = features
             .resources
             .subscriptions
             .subscribers(uri)
@@ -251,7 +256,11 @@ impl Server {
                     .hub
                     .send(ServerNotification::resource_updated(uri, session.clone()))
             })
-            .count()
+            .count();
+        // The stateless era: every listen stream whose `resourceSubscriptions` names `uri`.
+        let listeners = !features.resources.is_empty()
+            && features.hub.change(Change::ResourceUpdated(uri.into()));
+        sessions + usize::from(listeners)
     }
 
     /// The URIs `session_id` is subscribed to (`None`: the session-less transport's).
@@ -270,30 +279,67 @@ impl Server {
             .forget_session(&session_id.map(str::to_owned));
     }
 
-    /// Emits `notifications/resources/list_changed` to every session. Sent only when the
+    /// Emits `notifications/resources/list_changed` to every session and to every
+    /// `subscriptions/listen` stream (2026-07-28) that asked for it. Sent only when the
     /// server declares `listChanged` ([`ServerBuilder::list_changed`](crate::ServerBuilder::list_changed))
     /// and has resources; answers whether it was handed to a transport.
     pub fn notify_resources_list_changed(&self) -> bool {
         let features = self.features();
         features.list_changed
             && !features.resources.is_empty()
-            && features.hub.send(ServerNotification::new(
-                "notifications/resources/list_changed",
-                json!({}),
-                None,
-            ))
+            && self.broadcast_list_changed("resources", Change::ResourcesList)
     }
 
-    /// Emits `notifications/prompts/list_changed` to every session, under the same conditions
+    /// Emits `notifications/prompts/list_changed` to every session and listen stream that asked
+    /// for it, under the same conditions
     /// as [`notify_resources_list_changed`](Self::notify_resources_list_changed).
     pub fn notify_prompts_list_changed(&self) -> bool {
         let features = self.features();
         features.list_changed
             && !features.prompts.is_empty()
-            && features.hub.send(ServerNotification::new(
-                "notifications/prompts/list_changed",
-                json!({}),
-                None,
-            ))
+            && self.broadcast_list_changed("prompts", Change::PromptsList)
+    }
+
+    /// Emits `notifications/tools/list_changed` to every client: to every session (its GET
+    /// stream over HTTP, stdout on stdio; the session era always declares `tools.listChanged`)
+    /// and, when the server
+    /// declares `listChanged` ([`ServerBuilder::list_changed`](crate::ServerBuilder::list_changed)),
+    /// on every `subscriptions/listen` stream (2026-07-28) that asked for `toolsListChanged`.
+    /// Call it when the tools every client sees changed (what a tool lists depends on state
+    /// that changed at runtime, say); tools registered on one session
+    /// ([`SessionHandle::register_tool`](crate::session::SessionHandle::register_tool)) notify
+    /// that session by themselves. Answers whether a transport took it.
+    ///
+    /// ```
+    /// use wymcp::Server;
+    ///
+    /// let server = Server::builder().list_changed(true).build().unwrap();
+    /// let mut sessions = server.notifications();
+    /// assert!(server.notify_tools_list_changed());
+    /// let sent = sessions.try_recv().unwrap();
+    /// assert_eq!(sent.method(), "notifications/tools/list_changed");
+    /// assert_eq!(sent.session_id, None); // every session
+    /// ```
+    pub fn notify_tools_list_changed(&self) -> bool {
+        let features = self.features();
+        let sessions = features.hub.send(ServerNotification::new(
+            "notifications/tools/list_changed",
+            json!({}),
+            None,
+        ));
+        let listeners = features.list_changed && features.hub.change(Change::ToolsList);
+        sessions || listeners
+    }
+
+    /// Sends `notifications/<list>/list_changed` to every session and `change` to every listen
+    /// stream; answers whether either was taken.
+    fn broadcast_list_changed(&self, list: &str, change: Change) -> bool {
+        let hub = &self.features().hub;
+        let sessions = hub.send(ServerNotification::new(
+            &format!("notifications/{list}/list_changed"),
+            json!({}),
+            None,
+        ));
+        hub.change(change) || sessions
     }
 }

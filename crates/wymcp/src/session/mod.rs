@@ -11,8 +11,8 @@ pub(crate) mod store;
 
 pub use handle::{SessionHandle, node_id};
 pub use request::{
-    ClientRequestError, DEFAULT_ELICITATION_TIMEOUT, DEFAULT_SAMPLING_TIMEOUT, Elicitation,
-    Sampling,
+    ClientRequestError, DEFAULT_ELICITATION_TIMEOUT, DEFAULT_ROOTS_TIMEOUT,
+    DEFAULT_SAMPLING_TIMEOUT, Elicitation, ListRoots, Sampling,
 };
 pub use store::{
     CreateError, InMemorySessionStore, SessionRecord, SessionStore, StoreError, new_session_id,

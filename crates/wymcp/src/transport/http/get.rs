@@ -6,9 +6,8 @@ use std::sync::Arc;
 
 use std::time::Duration;
 
-use axum::body::Body;
 use axum::extract::Request;
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::StatusCode;
 use axum::response::Response;
 use bytes::Bytes;
 use futures_util::stream::{self, Stream, StreamExt as _};
@@ -49,6 +48,10 @@ async fn open(state: Arc<State>, req: Request) -> Result<Response, WireRefusal> 
     let identity = wire_checks(&state, headers)
         .await
         .inspect_err(|refusal| refusal.report_auth("GET", None, None))?;
+    // The stateless era has no session stream: 405, once the caller passed the wire checks.
+    if super::modern::header_names_modern(headers) {
+        return Ok(super::modern::method_not_allowed());
+    }
     if !accepts(headers, "text/event-stream") {
         return Err((
             StatusCode::NOT_ACCEPTABLE,
@@ -177,15 +180,7 @@ async fn open(state: Arc<State>, req: Request) -> Result<Response, WireRefusal> 
             replayed,
         ))
         .map(Ok::<Bytes, Infallible>);
-    let mut response = Response::new(Body::from_stream(body));
-    let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/event-stream"),
-    );
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
-    Ok(response)
+    Ok(super::service::sse_response(body))
 }
 
 /// One SSE event as one buffer (so it is written in one write): `id`, optional `retry`, and

@@ -2,7 +2,8 @@
 //! the stateless era (2026-07-28) on the same endpoint, decided per request.
 //!
 //! One endpoint answers POST (JSON-RPC messages), GET (the session's SSE stream) and DELETE
-//! (end the session); GET and DELETE answer 405 to the stateless era. Build a [`StreamableHttpService`] with [`StreamableHttp::builder`] and
+//! (end the session); GET and DELETE answer 405 to the stateless era, whose long-lived stream
+//! is a POST `subscriptions/listen` answered as SSE (`docs/subscriptions.md`). Build a [`StreamableHttpService`] with [`StreamableHttp::builder`] and
 //! mount it in any axum application, or serve it alone:
 //!
 //! ```no_run
@@ -28,6 +29,7 @@ mod error;
 mod events;
 mod get;
 mod hooks;
+mod listen;
 mod modern;
 mod post;
 mod serve;
@@ -36,8 +38,8 @@ mod session;
 
 pub use auth::{AuthRefusal, Authenticate, BearerAuth, Identity};
 pub use config::{
-    DEFAULT_BODY_LIMIT, DEFAULT_KEEPALIVE, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_TTL, HttpConfig,
-    StreamableHttp,
+    DEFAULT_BODY_LIMIT, DEFAULT_KEEPALIVE, DEFAULT_MAX_LISTEN_STREAMS, DEFAULT_MAX_SESSIONS,
+    DEFAULT_SESSION_TTL, HttpConfig, StreamableHttp,
 };
 pub use error::{ErrorBody, HttpError};
 pub use events::{DEFAULT_EVENTS_PER_STREAM, EventLog, InMemoryEventLog, LoggedEvent};

@@ -9,11 +9,18 @@
 //! (400 `-32022`); `Mcp-Method` and `Mcp-Name` equal to the body, and for `tools/call` each
 //! `Mcp-Param-*` its tool's `x-mcp-header` properties call for (400 `-32020`). A tool that
 //! asks for a client capability the request did not declare is answered 400 `-32021`.
+//!
+//! `tools/call`, `prompts/get` and `resources/read` run under a multi round-trip input round
+//! ([`crate::mrtr`]): a call waiting for input is answered `input_required`; a bad
+//! `requestState` or `inputResponses` is `-32602` with HTTP 200, like every handler error.
+//!
+//! The era's own checks, handlers and result shaping are transport-neutral
+//! ([`crate::stateless`], shared with stdio); what lives here is HTTP's: the header checks
+//! between them, the statuses, and SSE framing.
 
 use std::sync::Arc;
 
-use axum::body::Body;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use serde_json::{Value, json};
@@ -26,7 +33,8 @@ use super::service::{State, VERSION_HEADER, accepts, header_str};
 use crate::protocol::modern::{
     self, Envelope, ModernMethod, PROTOCOL_VERSION_KEY, header_mismatch,
 };
-use crate::protocol::{Kind, ProtocolVersion, RpcError, failure, success, validate_envelope};
+use crate::protocol::{Kind, ProtocolVersion, RpcError};
+use crate::stateless::{self, Answer, Prepared, Refusal};
 use crate::{Context, Delivery, Notifier};
 
 /// The `Mcp-Method` header.
@@ -65,7 +73,8 @@ pub(crate) fn method_not_allowed() -> Response {
 }
 
 /// Serves one stateless POST whose wire checks (auth, Origin/Host, Accept, Content-Type, body
-/// limit) already passed.
+/// limit) already passed: the era's own checks ([`crate::stateless`]) with the header checks
+/// between them, then the handler.
 pub(crate) async fn handle(
     state: &Arc<State>,
     headers: &HeaderMap,
@@ -79,63 +88,74 @@ pub(crate) async fn handle(
         // Notifications need no answer; this era has no server requests to answer.
         Kind::Notification { .. } => return Ok(StatusCode::ACCEPTED.into_response()),
         Kind::Response { .. } | Kind::Unknown => {
-            return Err(invalid_request(
+            return Err(HttpError::invalid_request(
+                StatusCode::BAD_REQUEST,
                 rid,
                 "MCP 2026-07-28 takes one JSON-RPC request per POST",
             ));
         }
     };
-    validate_envelope(&message).map_err(|reason| invalid_request(rid.clone(), reason))?;
-    let method = ModernMethod::parse(&name)
-        .filter(|m| m.is_served_by(&modern::capabilities(&state.server)))
-        .ok_or_else(|| HttpError::method_not_found(id.clone()))?;
-    let params = message.get("params");
-    let envelope = Envelope::parse(params).map_err(|e| bad(&id, e))?;
-    check_headers(headers, &id, &envelope, &name, method, params)?;
-    let version = envelope.version().map_err(|e| bad(&id, e))?;
-    if method == ModernMethod::ToolsCall {
-        check_param_headers(&state.server, headers, &id, params, version)?;
+    let incoming = stateless::admit(&state.server, id, name, &message).map_err(refused)?;
+    let (id, params) = (&incoming.id, incoming.params.as_ref());
+    check_headers(
+        headers,
+        id,
+        &incoming.envelope,
+        &incoming.name,
+        incoming.method,
+        params,
+    )?;
+    let version = incoming.version().map_err(refused)?;
+    if incoming.method == ModernMethod::ToolsCall {
+        check_param_headers(&state.server, headers, id, params, version)?;
     }
-    let mut ctx = Context::builder()
-        .request_id(id.clone())
-        .protocol_version(version)
-        .client_capabilities(envelope.client_capabilities().clone());
-    if let Some(info) = envelope.client_info() {
-        ctx = ctx.client_info(info.clone());
-    }
-    if let Some(token) = envelope.progress_token() {
-        ctx = ctx.progress_token(token.clone());
-    }
-    if let Some(level) = envelope.log_level() {
-        ctx = ctx.log_level(level);
-    }
+    let principal = identity.map(Identity::subject);
+    let mut prepared = match incoming.prepare(&state.server, version, principal) {
+        Ok(prepared) => prepared,
+        Err(refusal) => return Err(refused(refusal)),
+    };
     if let Some(identity) = identity {
-        ctx = ctx.assign("identity", identity.to_value());
+        prepared.ctx = prepared.ctx.assign("identity", identity.to_value());
     }
-    let params = params.cloned();
-    let server = &state.server;
-    let result = match method {
+    match prepared.method {
         ModernMethod::ToolsCall => {
             let sse = accepts(headers, "text/event-stream");
-            return Ok(call_tool(state, id, params, ctx, sse).await);
+            Ok(call_tool(state, prepared, sse).await)
         }
-        ModernMethod::Discover => Ok(modern::discover_result(server)),
-        ModernMethod::ToolsList => Ok(server.list_tools(version)),
-        ModernMethod::ResourcesList => server.handle_resources_list(params, ctx.build()).await,
-        ModernMethod::ResourceTemplatesList => {
-            server
-                .handle_resource_templates_list(params, ctx.build())
-                .await
+        ModernMethod::SubscriptionsListen => Ok(super::listen::open(
+            state,
+            headers,
+            prepared.id,
+            prepared.params.as_ref(),
+        )),
+        _ => {
+            let ctx = prepared.ctx.build();
+            let server = &state.server;
+            let round = prepared.round.as_deref();
+            let result = stateless::execute(server, prepared.method, prepared.params, &ctx, round);
+            let result = result.await;
+            Ok(respond(call_answer(
+                state,
+                &ctx,
+                &prepared.name,
+                prepared.id,
+                result,
+            )))
         }
-        ModernMethod::ResourcesRead => server.handle_resources_read(params, ctx.build()).await,
-        ModernMethod::PromptsList => server.handle_prompts_list(params, ctx.build()).await,
-        ModernMethod::PromptsGet => server.handle_prompts_get(params, ctx.build()).await,
-        ModernMethod::Complete => server.handle_completion_complete(params, ctx.build()).await,
+    }
+}
+
+/// A refusal of the era's checks with its status: 404 for a method not served, 200 for a bad
+/// input round (a handler's error), 400 for the rest.
+fn refused(refusal: Refusal) -> HttpError {
+    let status = match refusal {
+        Refusal::MethodNotFound { .. } => StatusCode::NOT_FOUND,
+        Refusal::InputRound { .. } => StatusCode::OK,
+        Refusal::InvalidRequest { .. }
+        | Refusal::Envelope { .. }
+        | Refusal::UnsupportedVersion { .. } => StatusCode::BAD_REQUEST,
     };
-    Ok(json_response(
-        StatusCode::OK,
-        &answer(state, &name, id, result),
-    ))
+    HttpError::rpc(status, refusal.id().clone(), refusal.error())
 }
 
 /// `MCP-Protocol-Version` equal to the envelope's revision, then `Mcp-Method` and `Mcp-Name`
@@ -211,21 +231,6 @@ fn bad(id: &Value, error: RpcError) -> HttpError {
     HttpError::rpc(StatusCode::BAD_REQUEST, id.clone(), error)
 }
 
-fn invalid_request(id: Value, reason: impl Into<String>) -> HttpError {
-    HttpError::invalid_request(StatusCode::BAD_REQUEST, id, reason)
-}
-
-/// A handler's answer as a JSON-RPC response; results shaped for the era.
-fn answer(state: &State, method: &str, id: Value, result: Result<Value, RpcError>) -> Value {
-    match result {
-        Ok(result) => success(
-            id,
-            modern::complete(&state.server, method, &state.config.cache_hints, result),
-        ),
-        Err(error) => failure(id, &error),
-    }
-}
-
 /// What a stateless call produced next.
 enum Frame {
     Note(Value),
@@ -234,13 +239,14 @@ enum Frame {
 
 /// Runs a `tools/call`: answered as JSON, or (when the tool sends notifications and the client
 /// accepts `text/event-stream`) as an SSE stream carrying them, then the response.
-async fn call_tool(
-    state: &Arc<State>,
-    id: Value,
-    params: Option<Value>,
-    ctx: crate::context::ContextBuilder,
-    sse: bool,
-) -> Response {
+async fn call_tool(state: &Arc<State>, prepared: Prepared, sse: bool) -> Response {
+    let Prepared {
+        id,
+        params,
+        ctx,
+        round,
+        ..
+    } = prepared;
     let (tx, mut rx) = mpsc::unbounded_channel::<Frame>();
     let mut ctx = ctx;
     if sse {
@@ -258,7 +264,8 @@ async fn call_tool(
     let server = state.server.clone();
     let call_ctx = ctx.clone();
     tokio::spawn(async move {
-        let result = server.handle_tools_call(params, call_ctx.clone()).await;
+        let method = ModernMethod::ToolsCall;
+        let result = stateless::execute(&server, method, params, &call_ctx, round.as_deref()).await;
         call_ctx.complete();
         // The receiver is gone when the client went away: nothing to deliver.
         let _ = tx.send(Frame::Done(result));
@@ -266,10 +273,7 @@ async fn call_tool(
     // The call is cancelled when the client goes away before its answer.
     let guard = token.drop_guard();
     match rx.recv().await {
-        Some(Frame::Done(result)) => match call_answer(state, &ctx, id, result) {
-            Ok(body) => json_response(StatusCode::OK, &body),
-            Err(refusal) => refusal.into_response(),
-        },
+        Some(Frame::Done(result)) => respond(call_answer(state, &ctx, "tools/call", id, result)),
         Some(Frame::Note(first)) => {
             let stream = CallStream {
                 state: state.clone(),
@@ -280,15 +284,7 @@ async fn call_tool(
                 done: false,
                 _guard: guard,
             };
-            let body = futures_util::stream::unfold(stream, next_frame);
-            let mut response = Response::new(Body::from_stream(body));
-            let headers = response.headers_mut();
-            headers.insert(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("text/event-stream"),
-            );
-            headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-            response
+            super::service::sse_response(futures_util::stream::unfold(stream, next_frame))
         }
         None => {
             let error = RpcError::new(RpcError::INTERNAL_ERROR, "Internal error", None);
@@ -297,18 +293,27 @@ async fn call_tool(
     }
 }
 
-/// The call's answer: `-32021` (400) when the tool asked for a client capability the request
-/// did not declare, else the result shaped for the era.
+/// The call's answer ([`stateless::answer`]): `-32021` is refused with 400.
 fn call_answer(
     state: &State,
     ctx: &Context,
+    method: &str,
     id: Value,
     result: Result<Value, RpcError>,
 ) -> Result<Value, HttpError> {
-    if let Some(required) = ctx.required_capabilities() {
-        return Err(bad(&id, modern::missing_capability(required)));
+    let hints = &state.config.cache_hints;
+    match stateless::answer(&state.server, hints, ctx, method, id, result) {
+        Answer::Response(message) => Ok(message),
+        Answer::MissingCapability { id, error } => Err(bad(&id, error)),
     }
-    Ok(answer(state, "tools/call", id, result))
+}
+
+/// A call's answer as JSON (HTTP 200), or its refusal.
+fn respond(answer: Result<Value, HttpError>) -> Response {
+    match answer {
+        Ok(body) => json_response(StatusCode::OK, &body),
+        Err(refusal) => refusal.into_response(),
+    }
 }
 
 /// A stateless call answered as SSE.
@@ -334,15 +339,9 @@ async fn next_frame(
             Frame::Note(note) => note,
             Frame::Done(result) => {
                 s.done = true;
-                match call_answer(&s.state, &s.ctx, s.id.clone(), result) {
-                    Ok(body) => body,
-                    Err(refusal) => match refusal.body() {
-                        super::error::ErrorBody::JsonRpc { id, error } => {
-                            failure(id.clone(), error)
-                        }
-                        _ => return None,
-                    },
-                }
+                let (server, hints) = (&s.state.server, &s.state.config.cache_hints);
+                stateless::answer(server, hints, &s.ctx, "tools/call", s.id.clone(), result)
+                    .into_message()
             }
         },
     };

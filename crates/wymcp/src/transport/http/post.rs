@@ -533,14 +533,7 @@ async fn call_tool(
     };
     let body = futures_util::stream::unfold(stream, next_frame)
         .map(Ok::<bytes::Bytes, std::convert::Infallible>);
-    let mut response = Response::new(Body::from_stream(body));
-    let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/event-stream"),
-    );
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    Ok(Outcome::Stream(response))
+    Ok(Outcome::Stream(super::service::sse_response(body)))
 }
 
 type CallFuture = std::pin::Pin<Box<dyn Future<Output = Result<Value, RpcError>> + Send>>;

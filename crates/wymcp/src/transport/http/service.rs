@@ -21,7 +21,7 @@ use super::error::HttpError;
 use super::events::EventLog;
 use super::hooks::{EndReason, SessionHooks};
 use super::session::{Live, SessionRecord, SessionStore, StoreError, StreamEvent};
-use super::{delete, get, modern, post};
+use super::{delete, get, post};
 use crate::resource::ServerNotification;
 use crate::session::SessionHandle;
 use crate::{Delivery, Notifier, Server};
@@ -44,6 +44,8 @@ pub(crate) struct State {
     pub(crate) auth_module: &'static str,
     pub(crate) hooks: Option<Arc<dyn SessionHooks>>,
     pub(crate) live: Live,
+    /// The open `subscriptions/listen` streams (2026-07-28).
+    pub(crate) listeners: super::listen::Listeners,
 }
 
 impl State {
@@ -108,6 +110,7 @@ impl StreamableHttpService {
             auth_module: builder.auth_module,
             hooks: builder.hooks,
             live: Live::default(),
+            listeners: super::listen::Listeners::default(),
         });
         if let Ok(handle) = tokio::runtime::Handle::try_current() {
             handle.spawn(reap(Arc::downgrade(&state)));
@@ -160,9 +163,11 @@ impl StreamableHttpService {
         Ok(record.map(|record| self.state.handle(&record)))
     }
 
-    /// Ends every open GET stream, so a graceful shutdown is not held open by them.
+    /// Ends every open GET stream, and every open `subscriptions/listen` stream with its
+    /// graceful-closure response, so a graceful shutdown is not held open by them.
     pub fn close_streams(&self) {
         self.state.live.close_streams();
+        self.state.listeners.close();
     }
 
     /// Ends a session as DELETE would; `false` when there was none.
@@ -272,9 +277,6 @@ async fn drain(state: Weak<State>, mut notifications: broadcast::Receiver<Server
 async fn route(AxumState(state): AxumState<Arc<State>>, req: Request) -> Response {
     match *req.method() {
         Method::POST => post::handle(state, req).await,
-        Method::GET | Method::DELETE if modern::header_names_modern(req.headers()) => {
-            modern::method_not_allowed()
-        }
         Method::GET => get::handle(state, req).await,
         Method::DELETE => delete::handle(state, req).await,
         _ => (
@@ -417,6 +419,10 @@ pub(crate) async fn wire_checks(
         Some(auth) => match authenticate_contained(auth.as_ref(), headers).await {
             Ok(identity) => Some(identity),
             Err((refusal, panic)) => {
+                // Credentials were presented and refused (not a hook fault): RFC 6750's
+                // `error="invalid_token"`.
+                let invalid_token =
+                    panic.is_none() && headers.contains_key(axum::http::header::AUTHORIZATION);
                 return Err(WireRefusal {
                     status: StatusCode::UNAUTHORIZED,
                     auth: Some(AuthFailure {
@@ -425,7 +431,7 @@ pub(crate) async fn wire_checks(
                         reason: refusal.0.clone(),
                     }),
                     message: refusal.0,
-                    challenge: Some(challenge(&state.config.www_authenticate)),
+                    challenge: Some(challenge(&state.config.www_authenticate, invalid_token)),
                 });
             }
         },
@@ -560,6 +566,29 @@ pub(crate) fn accepts(headers: &HeaderMap, wanted: &str) -> bool {
         }
     }
     !seen
+}
+
+/// A response streaming `body` as Server-Sent Events: `text/event-stream`, not cached, and
+/// `X-Accel-Buffering: no` so a reverse proxy (nginx) passes each event on as it is written.
+pub(crate) fn sse_response<S>(body: S) -> Response
+where
+    S: futures_util::Stream<Item = Result<bytes::Bytes, std::convert::Infallible>> + Send + 'static,
+{
+    let mut response = Response::new(axum::body::Body::from_stream(body));
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        axum::http::HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert(
+        header::CACHE_CONTROL,
+        axum::http::HeaderValue::from_static("no-cache"),
+    );
+    headers.insert(
+        "x-accel-buffering",
+        axum::http::HeaderValue::from_static("no"),
+    );
+    response
 }
 
 /// The single value of a header, as text.

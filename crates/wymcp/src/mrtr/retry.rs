@@ -1,0 +1,175 @@
+//! A request's side of a round: `inputResponses` and `requestState` read from `params`, the
+//! request's binding (method, target, argument digest, principal), the incoming state opened
+//! and checked against it.
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+
+use super::round::{Binding, Round};
+use super::seal::{Codec, OpenError, now_ms};
+use super::{INVALID_INPUT_RESPONSES, INVALID_REQUEST_STATE, supports};
+use crate::Server;
+use crate::protocol::RpcError;
+
+/// The round of a request of `method` (`tools/call`, `prompts/get`, `resources/read`), by
+/// `principal` (the authenticated identity's subject, when there is one); `None` for methods
+/// that never answer `input_required`.
+///
+/// A `requestState` that does not verify, has expired, or was issued for another request is
+/// `-32602` with `data.reason: "invalid_request_state"`; an `inputResponses` that is not an
+/// object is `-32602` with `data.reason: "invalid_input_responses"`.
+pub(crate) fn round_for(
+    server: &Server,
+    method: &str,
+    params: Option<&Value>,
+    principal: Option<&str>,
+) -> Result<Option<Round>, RpcError> {
+    round_with(&server.features().request_state, method, params, principal)
+}
+
+fn round_with(
+    codec: &Codec,
+    method: &str,
+    params: Option<&Value>,
+    principal: Option<&str>,
+) -> Result<Option<Round>, RpcError> {
+    if !supports(method) {
+        return Ok(None);
+    }
+    let responses = match params.and_then(|p| p.get("inputResponses")) {
+        None => Map::new(),
+        Some(Value::Object(map)) => map.clone(),
+        Some(_) => return Err(invalid_input_responses()),
+    };
+    let binding = binding(method, params, principal);
+    let opened = match params.and_then(|p| p.get("requestState")) {
+        None => None,
+        Some(Value::String(token)) => {
+            let payload = codec.open(token, now_ms()).map_err(invalid_request_state)?;
+            if !binding.matches(&payload) {
+                return Err(invalid_request_state(OpenError::OtherRequest));
+            }
+            Some(payload)
+        }
+        Some(_) => return Err(invalid_request_state(OpenError::Malformed)),
+    };
+    Ok(Some(Round::new(codec.clone(), binding, opened, responses)))
+}
+
+/// What a state of this request is bound to.
+fn binding(method: &str, params: Option<&Value>, principal: Option<&str>) -> Binding {
+    let target_key = if method == "resources/read" {
+        "uri"
+    } else {
+        "name"
+    };
+    let target = params
+        .and_then(|p| p.get(target_key))
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let arguments = match params.and_then(|p| p.get("arguments")) {
+        None | Some(Value::Null) => Value::Object(Map::new()),
+        Some(arguments) => arguments.clone(),
+    };
+    Binding {
+        method: method.to_owned(),
+        target,
+        arguments: digest(&arguments),
+        principal: principal.map(|p| digest(&Value::String(p.to_owned()))),
+    }
+}
+
+/// SHA-256 of `value`'s canonical JSON (object keys sorted at every depth), base64url: the
+/// same arguments give the same digest whatever order the client wrote them in.
+pub(crate) fn digest(value: &Value) -> String {
+    let mut text = String::new();
+    canonical(value, &mut text);
+    URL_SAFE_NO_PAD.encode(Sha256::digest(text.as_bytes()))
+}
+
+fn canonical(value: &Value, out: &mut String) {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (i, key) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(key.clone()).to_string());
+                out.push(':');
+                canonical(&map[key], out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                canonical(item, out);
+            }
+            out.push(']');
+        }
+        scalar => out.push_str(&scalar.to_string()),
+    }
+}
+
+/// `-32602` "Invalid requestState: …" with `data.reason: "invalid_request_state"`.
+fn invalid_request_state(why: OpenError) -> RpcError {
+    RpcError::new(
+        RpcError::INVALID_PARAMS,
+        format!("Invalid requestState: {why}"),
+        Some(json!({ "reason": INVALID_REQUEST_STATE })),
+    )
+}
+
+/// `-32602` for an `inputResponses` that is not an object.
+fn invalid_input_responses() -> RpcError {
+    RpcError::new(
+        RpcError::INVALID_PARAMS,
+        "Invalid inputResponses: expected an object mapping input keys to results",
+        Some(json!({ "reason": INVALID_INPUT_RESPONSES })),
+    )
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_digest_ignores_key_order_but_not_values() {
+        let a = serde_json::from_str::<Value>(r#"{"b":1,"a":{"y":[1,2],"x":"s"}}"#).unwrap();
+        let b = serde_json::from_str::<Value>(r#"{"a":{"x":"s","y":[1,2]},"b":1}"#).unwrap();
+        let c = serde_json::from_str::<Value>(r#"{"a":{"x":"s","y":[2,1]},"b":1}"#).unwrap();
+        assert_eq!(digest(&a), digest(&b));
+        assert_ne!(digest(&a), digest(&c));
+    }
+
+    #[test]
+    fn list_methods_have_no_round() {
+        let codec = Codec::default();
+        let params = json!({"inputResponses": 5});
+        assert!(
+            round_with(&codec, "tools/list", Some(&params), None)
+                .unwrap()
+                .is_none()
+        );
+        let err = round_with(&codec, "tools/call", Some(&params), None).unwrap_err();
+        assert_eq!(err.code(), RpcError::INVALID_PARAMS);
+        let err = round_with(
+            &codec,
+            "tools/call",
+            Some(&json!({"requestState": 1})),
+            None,
+        )
+        .unwrap_err();
+        assert_eq!(err.data().unwrap()["reason"], "invalid_request_state");
+    }
+}

@@ -1,0 +1,236 @@
+//! `subscriptions/listen` (MCP 2026-07-28): a POST answered by a long-lived SSE stream of the
+//! change notifications the client opted in to. It replaces the session era's GET stream and
+//! `resources/subscribe`.
+//!
+//! * The first frame is `notifications/subscriptions/acknowledged`, carrying the filter the
+//!   server honours (only kinds the stateless era's capabilities declare, only resource URIs
+//!   the server resolves) and the subscription id: the listen request's JSON-RPC id, as the
+//!   specification and the official SDK have it.
+//! * Every later notification carries that id in `params._meta`, and only requested kinds
+//!   are sent: `notifications/{tools,prompts,resources}/list_changed` and
+//!   `notifications/resources/updated` for the listed URIs. Progress and log messages never
+//!   travel here; they stay on the stream of the request they belong to.
+//! * SSE comments keep the connection alive ([`HttpConfig::keepalive`]); a client that went
+//!   away is noticed at the latest at the next one, and its slot is freed.
+//! * At most [`HttpConfig::max_listen_streams`] streams are open at once; one more is refused
+//!   (503).
+//! * When the server closes the streams (graceful shutdown,
+//!   [`StreamableHttpService::close_streams`](super::StreamableHttpService::close_streams)),
+//!   each ends with the successful `subscriptions/listen` response (graceful closure).
+//! * A stream that falls more than the hub's buffer behind (`Lagged`) cannot know what it
+//!   missed: it sends `list_changed` for every list kind it honours and `resources/updated`
+//!   for every URI it honours (the client re-fetches, which is what it would have done), and
+//!   goes on.
+//!
+//! [`HttpConfig::keepalive`]: super::HttpConfig::keepalive
+//! [`HttpConfig::max_listen_streams`]: super::HttpConfig::max_listen_streams
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use serde_json::Value;
+use tokio::sync::broadcast;
+use tokio::time::Interval;
+use tokio_util::sync::CancellationToken;
+
+use super::error::HttpError;
+use super::service::{State, accepts};
+use crate::resource::Change;
+use crate::stateless::listen::{self, Filter};
+
+const KEEPALIVE: &[u8] = b": keepalive\n\n";
+
+/// The open listen streams of one service: how many, and the token that ends them.
+#[derive(Debug, Default)]
+pub(crate) struct Listeners {
+    open: Arc<AtomicUsize>,
+    stop: Mutex<CancellationToken>,
+}
+
+impl Listeners {
+    /// Takes a slot, unless `max` streams are open.
+    fn acquire(&self, max: usize) -> Option<Slot> {
+        self.open
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < max).then_some(n + 1)
+            })
+            .ok()?;
+        Some(Slot(self.open.clone()))
+    }
+
+    /// The token that ends the streams open now.
+    fn stop(&self) -> CancellationToken {
+        self.stop
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Ends every open stream gracefully; streams opened afterwards are not affected.
+    pub(crate) fn close(&self) {
+        let old = std::mem::take(&mut *self.stop.lock().unwrap_or_else(PoisonError::into_inner));
+        old.cancel();
+    }
+}
+
+/// One open stream's place under the limit, given back when the stream is dropped.
+struct Slot(Arc<AtomicUsize>);
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// Answers a `subscriptions/listen` request whose envelope and headers passed: the SSE
+/// stream, or a JSON-RPC refusal (406 without `text/event-stream` in `Accept`, 400 for a bad
+/// filter, 503 when the limit of open streams is reached).
+pub(crate) fn open(
+    state: &Arc<State>,
+    headers: &HeaderMap,
+    id: Value,
+    params: Option<&Value>,
+) -> Response {
+    match stream(state, headers, id, params) {
+        Ok(response) => response,
+        Err(refusal) => refusal.into_response(),
+    }
+}
+
+fn stream(
+    state: &Arc<State>,
+    headers: &HeaderMap,
+    id: Value,
+    params: Option<&Value>,
+) -> Result<Response, HttpError> {
+    if !accepts(headers, "text/event-stream") {
+        return Err(HttpError::invalid_request(
+            StatusCode::NOT_ACCEPTABLE,
+            id,
+            "Not Acceptable: subscriptions/listen is answered as a text/event-stream; the client must accept it",
+        ));
+    }
+    let filter = Filter::parse(params)
+        .map_err(|error| HttpError::rpc(StatusCode::BAD_REQUEST, id.clone(), error))?
+        .honoured(&state.server);
+    let max = state.config.max_listen_streams;
+    let Some(slot) = state.listeners.acquire(max) else {
+        tracing::warn!(
+            max,
+            "subscriptions/listen refused: the stream limit is reached"
+        );
+        return Err(HttpError::invalid_request(
+            StatusCode::SERVICE_UNAVAILABLE,
+            id,
+            format!(
+                "Too many listen streams: the limit of {max} open subscriptions/listen streams is reached. Close one or try again later."
+            ),
+        ));
+    };
+    // Subscribed before the acknowledgement is written: no change after it is missed.
+    let changes = state.server.features().hub.changes();
+    let ack = filter.acknowledgement(&id);
+    let keepalive = state.config.keepalive.max(Duration::from_millis(1));
+    let mut ticker = tokio::time::interval_at(tokio::time::Instant::now() + keepalive, keepalive);
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let listen = Listen {
+        state: state.clone(),
+        id,
+        filter,
+        changes,
+        stop: state.listeners.stop(),
+        ticker,
+        queued: VecDeque::from([frame(&ack)]),
+        ended: false,
+        _slot: slot,
+    };
+    Ok(super::service::sse_response(futures_util::stream::unfold(
+        listen, next,
+    )))
+}
+
+/// One SSE event as one buffer.
+fn frame(message: &Value) -> Bytes {
+    Bytes::from(format!("event: message\ndata: {message}\n\n"))
+}
+
+/// An open listen stream.
+struct Listen {
+    state: Arc<State>,
+    id: Value,
+    filter: Filter,
+    changes: broadcast::Receiver<Change>,
+    stop: CancellationToken,
+    ticker: Interval,
+    /// Frames written before anything else is awaited (the acknowledgement, a resync).
+    queued: VecDeque<Bytes>,
+    ended: bool,
+    _slot: Slot,
+}
+
+impl Listen {
+    fn notification(&self, change: &Change) -> Option<Bytes> {
+        Some(frame(&self.filter.notification(change, &self.id)?))
+    }
+
+    /// The successful `subscriptions/listen` response that ends the stream gracefully.
+    fn closing(&self) -> Bytes {
+        frame(&listen::closing(
+            &self.state.server,
+            &self.state.config.cache_hints,
+            &self.id,
+        ))
+    }
+}
+
+async fn next(mut s: Listen) -> Option<(Result<Bytes, Infallible>, Listen)> {
+    loop {
+        if let Some(bytes) = s.queued.pop_front() {
+            return Some((Ok(bytes), s));
+        }
+        if s.ended {
+            return None;
+        }
+        tokio::select! {
+            biased;
+            () = s.stop.cancelled() => {
+                s.ended = true;
+                let closing = s.closing();
+                s.queued.push_back(closing);
+            }
+            change = s.changes.recv() => match change {
+                Ok(change) => {
+                    if let Some(bytes) = s.notification(&change) {
+                        return Some((Ok(bytes), s));
+                    }
+                }
+                Err(broadcast::error::RecvError::Lagged(missed)) => {
+                    tracing::warn!(
+                        missed,
+                        "subscriptions/listen stream lagged: resending every kind it honours"
+                    );
+                    let resync: Vec<Bytes> = s
+                        .filter
+                        .everything()
+                        .iter()
+                        .filter_map(|change| s.notification(change))
+                        .collect();
+                    s.queued.extend(resync);
+                }
+                // The server is gone: end as a shutdown would.
+                Err(broadcast::error::RecvError::Closed) => {
+                    s.ended = true;
+                    let closing = s.closing();
+                    s.queued.push_back(closing);
+                }
+            },
+            _ = s.ticker.tick() => return Some((Ok(Bytes::from_static(KEEPALIVE)), s)),
+        }
+    }
+}

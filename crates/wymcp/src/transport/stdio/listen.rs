@@ -1,0 +1,111 @@
+//! `subscriptions/listen` on stdio: the stream's messages are lines on stdout among every
+//! other message, each tagged with the subscription id (the listen request's id), which is
+//! how the client tells several open streams apart.
+//!
+//! * The acknowledgement comes first for its subscription (messages of other subscriptions
+//!   and other requests may come before it).
+//! * Only the kinds the filter asked for, and the server honours, are written.
+//! * `notifications/cancelled` for the listen request's id ends the stream: nothing more is
+//!   written for it. When the connection ends (end of input, SIGTERM), each open stream ends
+//!   with its closing response (`{"resultType": "complete", …}`).
+//! * At most [`StdioConfig::max_listen_streams`](super::StdioConfig::max_listen_streams)
+//!   streams are open at once; one more is refused with `-32600`.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde_json::{Value, json};
+use tokio::sync::broadcast;
+
+use super::stateless::Shared;
+use crate::protocol::{RpcError, failure};
+use crate::stateless::listen::{Filter, closing};
+
+/// The open listen streams of one connection, under a limit.
+pub(super) struct Slots {
+    open: Arc<AtomicUsize>,
+    max: usize,
+}
+
+/// One open stream's place under the limit, given back when the stream ends.
+pub(super) struct Slot(Arc<AtomicUsize>);
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+impl Slots {
+    pub(super) fn new(max: usize) -> Self {
+        Slots {
+            open: Arc::new(AtomicUsize::new(0)),
+            max,
+        }
+    }
+
+    fn acquire(&self) -> Option<Slot> {
+        self.open
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < self.max).then_some(n + 1)
+            })
+            .ok()?;
+        Some(Slot(self.open.clone()))
+    }
+}
+
+/// Runs the listen stream of request `id` until the connection closes it (answering its
+/// closing response) or the caller drops it (the client cancelled it). A bad filter, or one
+/// stream too many, is answered at once.
+pub(super) async fn run(shared: &Arc<Shared>, id: Value, params: Option<&Value>) -> Option<Value> {
+    let filter = match Filter::parse(params) {
+        Ok(filter) => filter.honoured(&shared.server),
+        Err(error) => return Some(failure(id, &error)),
+    };
+    let Some(_slot) = shared.listens.acquire() else {
+        let max = shared.listens.max;
+        tracing::warn!(
+            max,
+            "subscriptions/listen refused: the stream limit is reached"
+        );
+        let reason = format!(
+            "Too many listen streams: the limit of {max} open subscriptions/listen streams is reached. Cancel one or try again later."
+        );
+        let error = RpcError::new(
+            RpcError::INVALID_REQUEST,
+            "Invalid Request",
+            Some(json!({ "error": reason })),
+        );
+        return Some(failure(id, &error));
+    };
+    // Subscribed before the acknowledgement is written: no change after it is missed.
+    let mut changes = shared.server.features().hub.changes();
+    shared.write(&filter.acknowledgement(&id));
+    let close = || Some(closing(&shared.server, &shared.hints, &id));
+    loop {
+        tokio::select! {
+            biased;
+            () = shared.closing.cancelled() => return close(),
+            change = changes.recv() => match change {
+                Ok(change) => {
+                    if let Some(message) = filter.notification(&change, &id) {
+                        shared.write(&message);
+                    }
+                }
+                Err(broadcast::error::RecvError::Lagged(missed)) => {
+                    tracing::warn!(
+                        missed,
+                        "subscriptions/listen stream lagged: resending every kind it honours"
+                    );
+                    for change in filter.everything() {
+                        if let Some(message) = filter.notification(&change, &id) {
+                            shared.write(&message);
+                        }
+                    }
+                }
+                // The server is gone: end as a shutdown would.
+                Err(broadcast::error::RecvError::Closed) => return close(),
+            },
+        }
+    }
+}
