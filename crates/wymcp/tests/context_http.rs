@@ -5,111 +5,50 @@
 #![allow(clippy::unwrap_used, missing_docs)]
 
 mod ctx_fixture;
+mod http_harness;
 mod mcp_schema;
 
 use futures_util::future::BoxFuture;
+use http_harness::{BOTH, Http, Sse};
 use reqwest::StatusCode;
 use serde_json::Map;
 use serde_json::{Value, json};
-use tokio::sync::oneshot;
 use wymcp::session::{ClientRequestError, Sampling};
-use wymcp::transport::http::{
-    HttpServer, SessionHooks, SessionStart, StreamableHttp, StreamableHttpService,
-};
+use wymcp::transport::http::{SessionHooks, SessionStart, StreamableHttp};
 use wymcp::{Context, ProtocolVersion};
 
 use ctx_fixture::{FakeHelp, Ghost, Named};
 
 struct Harness {
-    url: String,
-    client: reqwest::Client,
-    service: StreamableHttpService,
-    _shutdown: oneshot::Sender<()>,
+    http: Http,
 }
 
-const BOTH: &str = "application/json, text/event-stream";
+http_harness::serves_http!(Harness);
+
 const JSON_ONLY: &str = "application/json";
 
 async fn start() -> Harness {
-    let http = HttpServer::bind(
-        "127.0.0.1:0",
-        StreamableHttp::builder(ctx_fixture::server()),
-    )
-    .await
-    .unwrap();
-    let addr = http.local_addr().unwrap();
-    let service = http.service().clone();
-    let (tx, rx) = oneshot::channel::<()>();
-    tokio::spawn(http.run_until(async move {
-        let _ = rx.await;
-    }));
+    start_with(|b| b).await
+}
+
+async fn start_with(configure: impl FnOnce(StreamableHttp) -> StreamableHttp) -> Harness {
+    let builder = configure(StreamableHttp::builder(ctx_fixture::server()));
     Harness {
-        url: format!("http://{addr}/mcp"),
-        client: reqwest::Client::new(),
-        service,
-        _shutdown: tx,
-    }
-}
-
-/// Reads SSE events one at a time, skipping priming events and keepalives.
-struct Sse {
-    resp: reqwest::Response,
-    buf: String,
-}
-
-impl Sse {
-    async fn next(&mut self) -> Option<Value> {
-        loop {
-            if let Some(at) = self.buf.find("\n\n") {
-                let block: String = self.buf.drain(..at + 2).collect();
-                let data: String = block
-                    .lines()
-                    .filter_map(|l| l.strip_prefix("data: "))
-                    .collect();
-                if data.is_empty() {
-                    continue;
-                }
-                return Some(serde_json::from_str(&data).unwrap());
-            }
-            match self.resp.chunk().await.unwrap() {
-                Some(bytes) => self.buf.push_str(&String::from_utf8_lossy(&bytes)),
-                None => return None,
-            }
-        }
-    }
-
-    /// Reads until a message with `method`, answering every message read before it.
-    async fn until(&mut self, method: &str) -> (Value, Vec<Value>) {
-        let mut before = Vec::new();
-        loop {
-            let message = self.next().await.expect("stream ended");
-            if message["method"] == method {
-                return (message, before);
-            }
-            before.push(message);
-        }
+        http: Http::serve(builder).await,
     }
 }
 
 impl Harness {
     async fn post(&self, session: Option<&str>, accept: &str, body: &Value) -> reqwest::Response {
-        let mut req = self
-            .client
-            .post(&self.url)
-            .header("content-type", "application/json")
-            .header("accept", accept);
-        if let Some(session) = session {
-            req = req.header("mcp-session-id", session);
-        }
-        req.body(body.to_string()).send().await.unwrap()
+        let mut headers = vec![("accept", accept)];
+        headers.extend(session.map(|s| ("mcp-session-id", s)));
+        self.post_with(&headers, body.to_string()).await
     }
 
     /// A ready session at `version` declaring `capabilities`.
     async fn ready(&self, version: &str, capabilities: Value) -> String {
-        let resp = self
-            .post(
-                None,
-                BOTH,
+        let (session, answer) = self
+            .initialize_with(
                 &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
                     "protocolVersion": version,
                     "capabilities": capabilities,
@@ -117,21 +56,9 @@ impl Harness {
                 }}),
             )
             .await;
-        assert_eq!(resp.status(), StatusCode::OK);
-        let session = resp.headers()["mcp-session-id"]
-            .to_str()
-            .unwrap()
-            .to_owned();
-        let body: Value = resp.json().await.unwrap();
+        let body = answer.json();
         assert_eq!(body["result"]["capabilities"]["tools"]["listChanged"], true);
-        let resp = self
-            .post(
-                Some(&session),
-                BOTH,
-                &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-            )
-            .await;
-        assert_eq!(resp.status(), StatusCode::ACCEPTED);
+        self.initialized(&session, &[]).await;
         session
     }
 
@@ -170,10 +97,7 @@ impl Harness {
             )
             .await;
         assert_eq!(resp.status(), StatusCode::OK);
-        Sse {
-            resp,
-            buf: String::new(),
-        }
+        Sse::new(resp)
     }
 
     /// A `ctx` call answered as plain JSON: the tool's JSON body.
@@ -204,10 +128,7 @@ impl Harness {
             .await
             .unwrap();
         assert_eq!(resp.status(), StatusCode::OK);
-        Sse {
-            resp,
-            buf: String::new(),
-        }
+        Sse::new(resp)
     }
 
     /// Pushes a sentinel on the GET stream and answers every message read before it.
@@ -234,9 +155,7 @@ fn tool_body(response: &Value) -> Value {
 }
 
 fn valid(message: &Value, definition: &str) {
-    let validator = mcp_schema::validator(ProtocolVersion::V2025_11_25, definition);
-    let problems = mcp_schema::problems(&validator, message);
-    assert!(problems.is_empty(), "{definition}: {problems:?}\n{message}");
+    mcp_schema::assert_valid(ProtocolVersion::V2025_11_25, definition, message);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -249,7 +168,7 @@ async fn ctx_4_log_messages_are_filtered_by_the_session_level() {
     let session = h.ready("2025-11-25", json!({})).await;
     let mut sse = h.call_sse(&session, 1, json!({"op": "log"}), None).await;
     let mut messages = Vec::new();
-    while let Some(message) = sse.next().await {
+    while let Some(message) = sse.message().await {
         messages.push(message);
     }
     assert_eq!(messages.len(), 4, "{messages:?}");
@@ -279,14 +198,14 @@ async fn ctx_4_log_messages_are_filtered_by_the_session_level() {
         .await;
     assert_eq!(set["result"], json!({}));
     let mut sse = h.call_sse(&session, 3, json!({"op": "log"}), None).await;
-    let first = sse.next().await.unwrap();
+    let first = sse.message().await.unwrap();
     assert_eq!(first["params"]["level"], "error");
-    let last = sse.next().await.unwrap();
+    let last = sse.message().await.unwrap();
     assert_eq!(
         tool_body(&last),
         json!({"info": false, "db": true, "debug": false})
     );
-    assert!(sse.next().await.is_none());
+    assert!(sse.message().await.is_none());
 }
 
 /// CTX-2, CTX-3: progress on the request's token, totals and messages only when given,
@@ -303,7 +222,7 @@ async fn ctx_3_progress_follows_the_token_and_increases() {
             Some(json!({"progressToken": "tok-1"})),
         )
         .await;
-    let first = sse.next().await.unwrap();
+    let first = sse.message().await.unwrap();
     assert_eq!(first["method"], "notifications/progress");
     assert_eq!(
         first["params"],
@@ -311,12 +230,12 @@ async fn ctx_3_progress_follows_the_token_and_increases() {
                "message": "Halfway there"})
     );
     valid(&first, "ProgressNotification");
-    let second = sse.next().await.unwrap();
+    let second = sse.message().await.unwrap();
     assert_eq!(
         second["params"],
         json!({"progressToken": "tok-1", "progress": 60.0})
     );
-    let last = sse.next().await.unwrap();
+    let last = sse.message().await.unwrap();
     assert_eq!(
         tool_body(&last),
         json!({"first": true, "not_increasing": false, "second": true})
@@ -421,7 +340,7 @@ async fn ctx_5_sampling_round_trip_on_the_post_stream() {
     let h = start().await;
     let session = h.ready("2025-11-25", json!({"sampling": {}})).await;
     let mut sse = h.call_sse(&session, 1, json!({"op": "sample"}), None).await;
-    let request = sse.next().await.unwrap();
+    let request = sse.message().await.unwrap();
     assert_eq!(request["method"], "sampling/createMessage");
     assert_eq!(
         request["params"]["messages"],
@@ -439,7 +358,7 @@ async fn ctx_5_sampling_round_trip_on_the_post_stream() {
         json!({"jsonrpc": "2.0", "id": id, "result": result}),
     )
     .await;
-    let last = sse.next().await.unwrap();
+    let last = sse.message().await.unwrap();
     assert_eq!(last["id"], 1);
     assert_eq!(tool_body(&last), json!({"ok": result}));
     // Answering again (unknown id now) is accepted and ignored.
@@ -463,7 +382,7 @@ async fn ctx_7_elicitation_round_trip_and_client_errors() {
     let h = start().await;
     let session = h.ready("2025-06-18", json!({"elicitation": {}})).await;
     let mut sse = h.call_sse(&session, 1, json!({"op": "elicit"}), None).await;
-    let request = sse.next().await.unwrap();
+    let request = sse.message().await.unwrap();
     assert_eq!(request["method"], "elicitation/create");
     assert_eq!(request["params"]["message"], "Which branch?");
     assert_eq!(
@@ -477,10 +396,13 @@ async fn ctx_7_elicitation_round_trip_and_client_errors() {
         json!({"jsonrpc": "2.0", "id": request["id"], "result": answer}),
     )
     .await;
-    assert_eq!(tool_body(&sse.next().await.unwrap()), json!({"ok": answer}));
+    assert_eq!(
+        tool_body(&sse.message().await.unwrap()),
+        json!({"ok": answer})
+    );
 
     let mut sse = h.call_sse(&session, 2, json!({"op": "elicit"}), None).await;
-    let request = sse.next().await.unwrap();
+    let request = sse.message().await.unwrap();
     let error = json!({"code": -32603, "message": "user went away"});
     h.answer(
         &session,
@@ -488,7 +410,7 @@ async fn ctx_7_elicitation_round_trip_and_client_errors() {
     )
     .await;
     assert_eq!(
-        tool_body(&sse.next().await.unwrap()),
+        tool_body(&sse.message().await.unwrap()),
         json!({"error": {"client_error": error}})
     );
 }
@@ -515,7 +437,7 @@ async fn ctx_8_elicitation_is_gated_by_revision_and_mode() {
         )
         .await;
     let mut sse = h.call_sse(&url, 1, json!({"op": "elicit_url"}), None).await;
-    let request = sse.next().await.unwrap();
+    let request = sse.message().await.unwrap();
     assert_eq!(request["params"]["mode"], "url");
     assert_eq!(request["params"]["url"], "https://example.com/login");
     valid(&request, "ElicitRequest");
@@ -525,7 +447,7 @@ async fn ctx_8_elicitation_is_gated_by_revision_and_mode() {
     )
     .await;
     assert_eq!(
-        tool_body(&sse.next().await.unwrap()),
+        tool_body(&sse.message().await.unwrap()),
         json!({"ok": {"action": "accept"}})
     );
 }
@@ -590,10 +512,10 @@ async fn ctx_9_round_trip_times_out() {
     let mut sse = h
         .call_sse(&session, 1, json!({"op": "sample", "timeout_ms": 30}), None)
         .await;
-    let request = sse.next().await.unwrap();
+    let request = sse.message().await.unwrap();
     assert_eq!(request["method"], "sampling/createMessage");
     assert_eq!(
-        tool_body(&sse.next().await.unwrap()),
+        tool_body(&sse.message().await.unwrap()),
         json!({"error": "timeout"})
     );
 }
@@ -617,24 +539,7 @@ async fn ctx_10_upstream_assigns_reach_the_tool_without_internal_keys() {
             })
         }
     }
-    let http = HttpServer::bind(
-        "127.0.0.1:0",
-        StreamableHttp::builder(ctx_fixture::server()).session_hooks(Hooks),
-    )
-    .await
-    .unwrap();
-    let addr = http.local_addr().unwrap();
-    let service = http.service().clone();
-    let (tx, rx) = oneshot::channel::<()>();
-    tokio::spawn(http.run_until(async move {
-        let _ = rx.await;
-    }));
-    let h = Harness {
-        url: format!("http://{addr}/mcp"),
-        client: reqwest::Client::new(),
-        service,
-        _shutdown: tx,
-    };
+    let h = start_with(|b| b.session_hooks(Hooks)).await;
     let session = h.ready("2025-11-25", json!({})).await;
     let assigns = h.call_json(&session, json!({"op": "assigns"})).await;
     assert_eq!(assigns, json!({"current_scope": {"team": 1}}));
@@ -813,12 +718,12 @@ async fn http_41_dirty_without_a_stream_and_resent_on_attach() {
     assert!(handle.is_tool_list_dirty());
     let mut first = h.get_stream(&session).await;
     assert_eq!(
-        first.next().await.unwrap()["method"],
+        first.message().await.unwrap()["method"],
         "notifications/tools/list_changed"
     );
     let mut second = h.get_stream(&session).await;
     assert_eq!(
-        second.next().await.unwrap()["method"],
+        second.message().await.unwrap()["method"],
         "notifications/tools/list_changed"
     );
     assert!(handle.is_tool_list_dirty());

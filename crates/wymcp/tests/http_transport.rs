@@ -4,6 +4,7 @@
 
 #![allow(clippy::unwrap_used, missing_docs)]
 
+mod http_harness;
 mod mcp_schema;
 
 use std::sync::Arc;
@@ -11,13 +12,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
+use http_harness::{Http, read_to_end, read_until};
 use reqwest::StatusCode;
-use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::{Map, Value, json};
 use tokio::sync::{Notify, oneshot};
 use wymcp::transport::http::{
     BearerAuth, EndReason, HttpServer, Identity, SessionHooks, SessionStart, StreamableHttp,
-    StreamableHttpService,
 };
 use wymcp::{CallOutput, CallResult, Context, PlainTool, ProtocolVersion, Server};
 
@@ -154,124 +154,23 @@ fn server_with(instructions: Option<&str>) -> (Server, SlowProbe) {
 // Harness
 
 struct Harness {
-    url: String,
-    client: reqwest::Client,
-    service: StreamableHttpService,
+    http: Http,
     probe: SlowProbe,
-    _shutdown: oneshot::Sender<()>,
 }
+
+http_harness::serves_http!(Harness);
 
 async fn start_with(
     instructions: Option<&str>,
     configure: impl FnOnce(StreamableHttp) -> StreamableHttp,
 ) -> Harness {
     let (server, probe) = server_with(instructions);
-    let http = HttpServer::bind("127.0.0.1:0", configure(StreamableHttp::builder(server)))
-        .await
-        .unwrap();
-    let addr = http.local_addr().unwrap();
-    let service = http.service().clone();
-    let (tx, rx) = oneshot::channel::<()>();
-    tokio::spawn(http.run_until(async move {
-        let _ = rx.await;
-    }));
-    Harness {
-        url: format!("http://{addr}/mcp"),
-        client: reqwest::Client::new(),
-        service,
-        probe,
-        _shutdown: tx,
-    }
+    let http = Http::serve(configure(StreamableHttp::builder(server))).await;
+    Harness { http, probe }
 }
 
 async fn start() -> Harness {
     start_with(None, |b| b).await
-}
-
-struct Answer {
-    status: StatusCode,
-    headers: HeaderMap,
-    text: String,
-}
-
-impl Answer {
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.text)
-            .unwrap_or_else(|e| panic!("not JSON ({e}): {:?}", self.text))
-    }
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.get(name).and_then(|v| v.to_str().ok())
-    }
-}
-
-impl Harness {
-    async fn post_raw(&self, headers: &[(&str, &str)], body: impl Into<reqwest::Body>) -> Answer {
-        let mut req = self
-            .client
-            .post(&self.url)
-            .header("accept", "application/json, text/event-stream");
-        let mut map = HeaderMap::new();
-        for (k, v) in headers {
-            map.append(
-                reqwest::header::HeaderName::from_bytes(k.as_bytes()).unwrap(),
-                HeaderValue::from_str(v).unwrap(),
-            );
-        }
-        if !map.contains_key("content-type") {
-            map.insert("content-type", HeaderValue::from_static("application/json"));
-        }
-        req = req.headers(map);
-        let resp = req.body(body).send().await.unwrap();
-        Answer {
-            status: resp.status(),
-            headers: resp.headers().clone(),
-            text: resp.text().await.unwrap(),
-        }
-    }
-
-    async fn post(&self, session: Option<&str>, body: &Value) -> Answer {
-        let headers: Vec<(&str, &str)> =
-            session.map(|s| ("mcp-session-id", s)).into_iter().collect();
-        self.post_raw(&headers, body.to_string()).await
-    }
-
-    /// Initializes at `version` and answers (session id, initialize answer).
-    async fn initialize(&self, version: &str) -> (String, Answer) {
-        let answer = self
-            .post(
-                None,
-                &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-                    "protocolVersion": version,
-                    "capabilities": {},
-                    "clientInfo": {"name": "test-client", "version": "0.0.1"}
-                }}),
-            )
-            .await;
-        assert_eq!(answer.status, StatusCode::OK, "{}", answer.text);
-        let session = answer.header("mcp-session-id").unwrap().to_owned();
-        (session, answer)
-    }
-
-    /// A ready session at `version`.
-    async fn ready(&self, version: &str) -> String {
-        let (session, _) = self.initialize(version).await;
-        let answer = self
-            .post(
-                Some(&session),
-                &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-            )
-            .await;
-        assert_eq!(answer.status, StatusCode::ACCEPTED);
-        session
-    }
-
-    async fn send(&self, method: reqwest::Method, headers: &[(&str, &str)]) -> reqwest::Response {
-        let mut req = self.client.request(method, &self.url);
-        for (k, v) in headers {
-            req = req.header(*k, *v);
-        }
-        req.send().await.unwrap()
-    }
 }
 
 fn version(v: &str) -> ProtocolVersion {
@@ -301,33 +200,6 @@ fn assert_valid(rev: &str, body: &Value, definition: &str) {
 }
 
 const REVISIONS: [&str; 3] = ["2025-03-26", "2025-06-18", "2025-11-25"];
-
-/// Reads a streaming body until `needle` appears (bounded by a generous safety timeout).
-async fn read_until(resp: &mut reqwest::Response, buf: &mut String, needle: &str) {
-    let found = tokio::time::timeout(Duration::from_secs(20), async {
-        while !buf.contains(needle) {
-            match resp.chunk().await.unwrap() {
-                Some(chunk) => buf.push_str(&String::from_utf8_lossy(&chunk)),
-                None => return false,
-            }
-        }
-        true
-    })
-    .await
-    .unwrap_or(false);
-    assert!(found, "stream never carried {needle:?}; got {buf:?}");
-}
-
-/// Reads a streaming body to its end.
-async fn read_to_end(resp: &mut reqwest::Response, buf: &mut String) {
-    tokio::time::timeout(Duration::from_secs(20), async {
-        while let Some(chunk) = resp.chunk().await.unwrap() {
-            buf.push_str(&String::from_utf8_lossy(&chunk));
-        }
-    })
-    .await
-    .expect("the stream should end");
-}
 
 // ---------------------------------------------------------------------------------------------
 // initialize, ping
@@ -1203,16 +1075,7 @@ async fn get_refusals_speak_plain_json() {
 async fn get_stream_primes_pushes_and_ends_with_the_session() {
     let h = start_with(None, |b| b.sse_retry(Duration::from_millis(1500))).await;
     let session = h.ready("2025-11-25").await;
-    let mut resp = h
-        .send(
-            reqwest::Method::GET,
-            &[
-                ("accept", "text/event-stream"),
-                ("mcp-session-id", &session),
-            ],
-        )
-        .await;
-    assert_eq!(resp.status(), StatusCode::OK);
+    let mut resp = h.get_stream(&session, &[]).await;
     assert!(
         resp.headers()["content-type"]
             .to_str()
@@ -1269,15 +1132,7 @@ async fn a_new_get_replaces_the_stream_and_event_ids_stay_unique() {
 async fn keepalive_comments_flow() {
     let h = start_with(None, |b| b.keepalive(Duration::from_millis(5))).await;
     let session = h.ready("2025-11-25").await;
-    let mut resp = h
-        .send(
-            reqwest::Method::GET,
-            &[
-                ("accept", "text/event-stream"),
-                ("mcp-session-id", &session),
-            ],
-        )
-        .await;
+    let mut resp = h.get_stream(&session, &[]).await;
     let mut buf = String::new();
     read_until(&mut resp, &mut buf, ":keepalive\n\n").await;
 }
@@ -1298,16 +1153,7 @@ async fn last_event_id_replays_missed_events() {
     let missed = json!({"jsonrpc": "2.0", "method": "notifications/message",
                         "params": {"level": "info", "data": "missed"}});
     h.service.push(&session, &missed).await.unwrap();
-    let mut again = h
-        .send(
-            reqwest::Method::GET,
-            &[
-                ("accept", "text/event-stream"),
-                ("mcp-session-id", &session),
-                ("last-event-id", "get.1"),
-            ],
-        )
-        .await;
+    let mut again = h.get_stream(&session, &[("last-event-id", "get.1")]).await;
     let mut buf = String::new();
     read_until(&mut again, &mut buf, "missed").await;
     assert!(
@@ -1729,17 +1575,7 @@ async fn an_unknown_last_event_id_replays_nothing() {
     let note = json!({"jsonrpc": "2.0", "method": "notifications/message",
                       "params": {"level": "info", "data": "before"}});
     h.service.push(&session, &note).await.unwrap();
-    let mut resp = h
-        .send(
-            reqwest::Method::GET,
-            &[
-                ("accept", "text/event-stream"),
-                ("mcp-session-id", &session),
-                ("last-event-id", "evt-x"),
-            ],
-        )
-        .await;
-    assert_eq!(resp.status(), StatusCode::OK);
+    let mut resp = h.get_stream(&session, &[("last-event-id", "evt-x")]).await;
     let mut buf = String::new();
     read_until(&mut resp, &mut buf, "\n\n").await;
     assert_eq!(buf, "id: get.2\ndata: \n\n");

@@ -7,21 +7,21 @@
 
 #![allow(clippy::unwrap_used, missing_docs)]
 
+mod http_harness;
 mod mcp_schema;
 
 use std::time::Duration;
 
+use http_harness::{BOTH, Event, Http, Sse, borrowed, envelope, modern_headers, request};
 use reqwest::StatusCode;
 use serde_json::{Map, Value, json};
-use tokio::sync::oneshot;
 use tokio::time::{Instant, timeout};
 use wymcp::prompt::{GetPromptResult, Prompt, PromptArguments, PromptError, PromptMessage};
 use wymcp::protocol::LogLevel;
 use wymcp::resource::Resource;
-use wymcp::transport::http::{HttpServer, StreamableHttp};
+use wymcp::transport::http::StreamableHttp;
 use wymcp::{CallOutput, CallResult, Content, Context, PlainTool, ProtocolVersion, Server};
 
-const BOTH: &str = "application/json, text/event-stream";
 const ID_KEY: &str = "io.modelcontextprotocol/subscriptionId";
 /// The longest any single wait in these tests may take.
 const WAIT: Duration = Duration::from_secs(5);
@@ -90,28 +90,20 @@ fn full_server() -> Server {
 }
 
 struct Harness {
-    url: String,
+    http: Http,
     server: Server,
-    client: reqwest::Client,
-    shutdown: Option<oneshot::Sender<()>>,
 }
+
+http_harness::serves_http!(Harness);
 
 async fn start_with(
     server: Server,
     http: impl FnOnce(StreamableHttp) -> StreamableHttp,
 ) -> Harness {
     let builder = http(StreamableHttp::builder(server.clone()));
-    let bound = HttpServer::bind("127.0.0.1:0", builder).await.unwrap();
-    let addr = bound.local_addr().unwrap();
-    let (tx, rx) = oneshot::channel::<()>();
-    tokio::spawn(bound.run_until(async move {
-        let _ = rx.await;
-    }));
     Harness {
-        url: format!("http://{addr}/mcp"),
+        http: Http::serve(builder).await,
         server,
-        client: reqwest::Client::new(),
-        shutdown: Some(tx),
     }
 }
 
@@ -119,54 +111,21 @@ async fn start() -> Harness {
     start_with(full_server(), |http| http).await
 }
 
-fn envelope() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
-        "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "0"}
-    })
-}
-
-fn request(id: Value, method: &str, mut params: Value) -> Value {
-    params
-        .as_object_mut()
-        .unwrap()
-        .entry("_meta")
-        .or_insert_with(envelope);
-    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-}
-
 fn listen_request(id: Value, filter: Value) -> Value {
     request(id, "subscriptions/listen", json!({"notifications": filter}))
 }
 
-fn assert_valid(version: ProtocolVersion, definition: &str, value: &Value) {
-    let validator = mcp_schema::validator(version, definition);
-    let found = mcp_schema::problems(&validator, value);
-    assert!(
-        found.is_empty(),
-        "{value} is not a valid {definition}: {found:?}"
-    );
-}
-
 fn valid(definition: &str, value: &Value) {
-    assert_valid(ProtocolVersion::V2026_07_28, definition, value);
+    mcp_schema::assert_valid(ProtocolVersion::V2026_07_28, definition, value);
 }
 
 impl Harness {
     async fn post_accepting(&self, body: &Value, accept: &str) -> reqwest::Response {
-        let method = body["method"].as_str().unwrap_or_default();
-        let mut req = self
-            .client
-            .post(&self.url)
-            .header("accept", accept)
-            .header("content-type", "application/json")
-            .header("mcp-protocol-version", "2026-07-28")
-            .header("mcp-method", method);
-        if method == "tools/call" {
-            req = req.header("mcp-name", body["params"]["name"].as_str().unwrap());
-        }
-        timeout(WAIT, req.body(body.to_string()).send())
+        let headers = modern_headers(body);
+        let mut headers = borrowed(&headers);
+        headers.push(("accept", accept));
+        let req = self.post_request(&headers, body.to_string());
+        timeout(WAIT, req.send())
             .await
             .expect("the answer starts in time")
             .unwrap()
@@ -182,7 +141,7 @@ impl Harness {
         assert_eq!(resp.status(), StatusCode::OK);
         assert_eq!(resp.headers()["content-type"], "text/event-stream");
         assert_eq!(resp.headers()["x-accel-buffering"], "no");
-        Sse::new(resp)
+        Sse::bounded(resp, WAIT)
     }
 
     /// Opens a listen stream and reads its acknowledgement.
@@ -201,59 +160,6 @@ impl Harness {
             status,
             serde_json::from_str(&resp.text().await.unwrap()).unwrap(),
         )
-    }
-}
-
-/// Reads an SSE response event by event.
-struct Sse {
-    resp: reqwest::Response,
-    buffer: String,
-}
-
-enum Event {
-    Comment,
-    Message(Value),
-}
-
-impl Sse {
-    fn new(resp: reqwest::Response) -> Self {
-        Sse {
-            resp,
-            buffer: String::new(),
-        }
-    }
-
-    /// The next event (`None`: the stream ended), waiting at most [`WAIT`].
-    async fn event(&mut self) -> Option<Event> {
-        loop {
-            if let Some(end) = self.buffer.find("\n\n") {
-                let block: String = self.buffer.drain(..end + 2).collect();
-                let data: String = block
-                    .lines()
-                    .filter_map(|l| l.strip_prefix("data: "))
-                    .collect();
-                return Some(if data.is_empty() {
-                    Event::Comment
-                } else {
-                    Event::Message(serde_json::from_str(&data).unwrap())
-                });
-            }
-            let chunk = timeout(WAIT, self.resp.chunk())
-                .await
-                .expect("an event arrives in time")
-                .unwrap()?;
-            self.buffer.push_str(std::str::from_utf8(&chunk).unwrap());
-        }
-    }
-
-    /// The next message, skipping comments (`None`: the stream ended).
-    async fn message(&mut self) -> Option<Value> {
-        loop {
-            match self.event().await? {
-                Event::Comment => continue,
-                Event::Message(message) => return Some(message),
-            }
-        }
     }
 }
 
@@ -478,7 +384,7 @@ async fn a_shutdown_ends_each_stream_with_its_listen_response() {
     let mut sse = h
         .listening(json!("s"), json!({"toolsListChanged": true}))
         .await;
-    let _ = h.shutdown.take().unwrap().send(());
+    h.http.shut_down();
     let last = sse.message().await.expect("the graceful-closure response");
     valid("SubscriptionsListenResultResponse", &last);
     assert_eq!(last["id"], "s");
@@ -558,7 +464,7 @@ async fn logs_and_progress_stay_on_the_requests_own_stream_at_its_level() {
     meta["progressToken"] = json!("p");
     let resp = h.post(&call(meta)).await;
     assert_eq!(resp.headers()["content-type"], "text/event-stream");
-    let mut sse = Sse::new(resp);
+    let mut sse = Sse::bounded(resp, WAIT);
     let mut messages = Vec::new();
     while let Some(message) = sse.message().await {
         messages.push(message);
@@ -585,45 +491,11 @@ async fn logs_and_progress_stay_on_the_requests_own_stream_at_its_level() {
 #[tokio::test]
 async fn session_get_streams_get_server_wide_tool_list_changes_too() {
     let h = start().await;
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "t", "version": "0"}}});
-    let resp = h
-        .client
-        .post(&h.url)
-        .header("accept", BOTH)
-        .header("content-type", "application/json")
-        .body(init.to_string())
-        .send()
-        .await
-        .unwrap();
-    let sid = resp.headers()["mcp-session-id"]
-        .to_str()
-        .unwrap()
-        .to_owned();
-    let session_post = |body: Value| {
-        h.client
-            .post(&h.url)
-            .header("accept", BOTH)
-            .header("content-type", "application/json")
-            .header("mcp-session-id", &sid)
-            .header("mcp-protocol-version", "2025-11-25")
-            .body(body.to_string())
-            .send()
-    };
-    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    assert_eq!(session_post(initialized).await.unwrap().status(), 202);
+    let sid = h.open_session(json!({})).await;
     let get = h
-        .client
-        .get(&h.url)
-        .header("accept", "text/event-stream")
-        .header("mcp-session-id", &sid)
-        .header("mcp-protocol-version", "2025-11-25")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(get.status(), StatusCode::OK);
-    let mut stream = Sse::new(get);
+        .get_stream(&sid, &[("mcp-protocol-version", "2025-11-25")])
+        .await;
+    let mut stream = Sse::bounded(get, WAIT);
     // The priming event (empty data) says the stream is attached.
     assert!(matches!(stream.event().await, Some(Event::Comment)));
     let mut listening = h
@@ -632,7 +504,7 @@ async fn session_get_streams_get_server_wide_tool_list_changes_too() {
 
     assert!(h.server.notify_tools_list_changed());
     let message = stream.message().await.unwrap();
-    assert_valid(
+    mcp_schema::assert_valid(
         ProtocolVersion::V2025_11_25,
         "ToolListChangedNotification",
         &message,

@@ -7,29 +7,26 @@
 #![allow(clippy::unwrap_used, missing_docs)]
 
 mod ctx_fixture;
+mod http_harness;
 mod mcp_schema;
+mod stateless_fixture;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
+use http_harness::{Http, borrowed, envelope, modern_headers};
 use reqwest::StatusCode;
 use serde_json::{Map, Value, json};
-use tokio::sync::oneshot;
 use wymcp::protocol::modern::{CacheHint, CacheHints, CacheScope};
 use wymcp::resource::Resource;
 use wymcp::transport::http::{
-    CreateError, HttpServer, InMemorySessionStore, SessionRecord, SessionStore, StoreError,
-    StreamableHttp,
+    CreateError, InMemorySessionStore, SessionRecord, SessionStore, StoreError, StreamableHttp,
 };
-use wymcp::{
-    ActionResult, ActionSchema, ActionTool, Actions, CallOutput, CallResult, Context, Data,
-    PlainTool, ProtocolVersion, Reply, Server,
-};
+use wymcp::{CallOutput, CallResult, Context, PlainTool, ProtocolVersion, Server};
 
 const V2026: ProtocolVersion = ProtocolVersion::V2026_07_28;
-const BOTH: &str = "application/json, text/event-stream";
 
 /// Counts every call into the session store.
 #[derive(Clone, Default)]
@@ -120,29 +117,6 @@ impl PlainTool for Routed {
     }
 }
 
-/// An action tool whose gates are exercised in both eras.
-struct Tasks;
-
-impl ActionTool for Tasks {
-    fn name(&self) -> &str {
-        "tasks"
-    }
-    fn description(&self) -> &str {
-        "Task management"
-    }
-    fn actions(&self) -> Actions {
-        Actions::new().action(
-            "create",
-            ActionSchema::new("Create a task")
-                .property("title", json!({"type": "string", "minLength": 1}))
-                .required(["title"]),
-        )
-    }
-    async fn run_action(&self, _action: &str, data: Data, _ctx: Context) -> ActionResult {
-        Ok(Reply::new(json!({"created": data["title"]})))
-    }
-}
-
 fn server() -> Server {
     Server::builder()
         .name("modern-test")
@@ -150,35 +124,27 @@ fn server() -> Server {
         .plain_tool(ctx_fixture::CtxTool)
         .plain_tool(Era)
         .plain_tool(Routed)
-        .tool(Tasks)
+        .tool(stateless_fixture::Tasks)
         .resource(Resource::text("test://text", "text", "some text"))
         .build()
         .unwrap()
 }
 
 struct Harness {
-    url: String,
-    client: reqwest::Client,
+    http: Http,
     store: CountingStore,
-    _shutdown: oneshot::Sender<()>,
 }
+
+http_harness::serves_http!(Harness);
 
 async fn start_with(hints: CacheHints) -> Harness {
     let store = CountingStore::default();
     let builder = StreamableHttp::builder(server())
         .session_store(store.clone())
         .cache_hints(hints);
-    let http = HttpServer::bind("127.0.0.1:0", builder).await.unwrap();
-    let addr = http.local_addr().unwrap();
-    let (tx, rx) = oneshot::channel::<()>();
-    tokio::spawn(http.run_until(async move {
-        let _ = rx.await;
-    }));
     Harness {
-        url: format!("http://{addr}/mcp"),
-        client: reqwest::Client::new(),
+        http: Http::serve(builder).await,
         store,
-        _shutdown: tx,
     }
 }
 
@@ -186,52 +152,16 @@ async fn start() -> Harness {
     start_with(CacheHints::default()).await
 }
 
-fn envelope() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
-        "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "0"}
-    })
-}
-
 /// A modern request: `params` gets the envelope; headers mirror the body.
-fn request(method: &str, mut params: Value) -> Value {
-    params
-        .as_object_mut()
-        .unwrap()
-        .entry("_meta")
-        .or_insert_with(envelope);
-    json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params})
-}
-
-/// The headers the body calls for.
-fn headers_for(body: &Value) -> Vec<(String, String)> {
-    let mut headers = vec![("MCP-Protocol-Version".to_owned(), "2026-07-28".to_owned())];
-    let method = body["method"].as_str().unwrap_or_default();
-    headers.push(("Mcp-Method".to_owned(), method.to_owned()));
-    let name = match method {
-        "tools/call" | "prompts/get" => body["params"]["name"].as_str(),
-        "resources/read" => body["params"]["uri"].as_str(),
-        _ => None,
-    };
-    if let Some(name) = name {
-        headers.push(("Mcp-Name".to_owned(), name.to_owned()));
-    }
-    headers
+fn request(method: &str, params: Value) -> Value {
+    http_harness::request(json!(7), method, params)
 }
 
 impl Harness {
     async fn raw(&self, body: &Value, headers: &[(String, String)]) -> reqwest::Response {
-        let mut req = self
-            .client
-            .post(&self.url)
-            .header("accept", BOTH)
-            .header("content-type", "application/json")
-            .body(body.to_string());
-        for (k, v) in headers {
-            req = req.header(k.as_str(), v.as_str());
-        }
-        req.send().await.unwrap()
+        self.http
+            .post_with(&borrowed(headers), body.to_string())
+            .await
     }
 
     /// Posts with the given headers: status, session header present, body.
@@ -248,24 +178,12 @@ impl Harness {
 
     /// Posts with the headers the body calls for.
     async fn post(&self, body: &Value) -> (StatusCode, Value) {
-        self.post_with(body, &headers_for(body)).await
+        self.post_with(body, &modern_headers(body)).await
     }
 
     /// A session-era session: initialize, initialized; answers the session id.
     async fn session(&self) -> String {
-        let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "t", "version": "0"}}});
-        let resp = self.raw(&init, &[]).await;
-        assert_eq!(resp.status(), StatusCode::OK);
-        let sid = resp.headers()["mcp-session-id"]
-            .to_str()
-            .unwrap()
-            .to_owned();
-        let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-        let headers = session_headers(&sid);
-        assert_eq!(self.raw(&note, &headers).await.status(), 202);
-        sid
+        self.open_session(json!({})).await
     }
 }
 
@@ -282,12 +200,7 @@ fn json_text(result: &Value) -> Value {
 }
 
 fn assert_valid(definition: &str, value: &Value) {
-    let validator = mcp_schema::validator(V2026, definition);
-    let found = mcp_schema::problems(&validator, value);
-    assert!(
-        found.is_empty(),
-        "{value} is not a valid {definition}: {found:?}"
-    );
+    mcp_schema::assert_valid(V2026, definition, value);
 }
 
 fn assert_error(status: StatusCode, body: &Value, want_status: u16, code: i64) {
@@ -412,7 +325,7 @@ async fn headers_must_match_the_body() {
     let h = start().await;
     let body = request("tools/call", json!({"name": "era", "arguments": {}}));
     let without = |skip: &str| -> Vec<(String, String)> {
-        headers_for(&body)
+        modern_headers(&body)
             .into_iter()
             .filter(|(k, _)| !k.eq_ignore_ascii_case(skip))
             .collect()
@@ -449,7 +362,7 @@ async fn headers_must_match_the_body() {
     }
     // resources/read's Mcp-Name is the URI.
     let read = request("resources/read", json!({"uri": "test://text"}));
-    let mut headers = headers_for(&read);
+    let mut headers = modern_headers(&read);
     headers.retain(|(k, _)| k != "Mcp-Name");
     headers.push(("Mcp-Name".to_owned(), "test://other".to_owned()));
     let (status, answer) = h.post_with(&read, &headers).await;
@@ -472,7 +385,7 @@ async fn an_unsupported_version_is_32022_with_supported_and_requested() {
     let mut meta = envelope();
     meta["io.modelcontextprotocol/protocolVersion"] = json!("v999.0.0");
     let body = request("tools/list", json!({"_meta": meta}));
-    let mut headers = headers_for(&body);
+    let mut headers = modern_headers(&body);
     headers[0].1 = "v999.0.0".to_owned();
     let (status, answer) = h.post_with(&body, &headers).await;
     assert_error(status, &answer, 400, -32022);
@@ -489,7 +402,7 @@ async fn an_unsupported_version_is_32022_with_supported_and_requested() {
     let mut meta = envelope();
     meta["io.modelcontextprotocol/protocolVersion"] = json!("2025-11-25");
     let body = request("tools/list", json!({"_meta": meta}));
-    let mut headers = headers_for(&body);
+    let mut headers = modern_headers(&body);
     headers[0].1 = "2025-11-25".to_owned();
     let (status, answer) = h.post_with(&body, &headers).await;
     assert_error(status, &answer, 400, -32022);
@@ -539,35 +452,21 @@ async fn a_capability_the_request_did_not_declare_is_32021() {
 async fn get_and_delete_answer_405_to_the_modern_era() {
     let h = start().await;
     for method in [reqwest::Method::GET, reqwest::Method::DELETE] {
-        let resp = h
-            .client
-            .request(method.clone(), &h.url)
-            .header("accept", "text/event-stream")
-            .header("MCP-Protocol-Version", "2026-07-28")
-            .send()
-            .await
-            .unwrap();
+        let modern = [
+            ("accept", "text/event-stream"),
+            ("MCP-Protocol-Version", "2026-07-28"),
+        ];
+        let resp = h.send(method.clone(), &modern).await;
         assert_eq!(resp.status(), StatusCode::METHOD_NOT_ALLOWED, "{method}");
         // The wire checks run first: a foreign Origin is refused before the era is looked at.
-        let resp = h
-            .client
-            .request(method.clone(), &h.url)
-            .header("accept", "text/event-stream")
-            .header("MCP-Protocol-Version", "2026-07-28")
-            .header("origin", "http://evil.example")
-            .send()
-            .await
-            .unwrap();
+        let foreign = [modern[0], modern[1], ("origin", "http://evil.example")];
+        let resp = h.send(method.clone(), &foreign).await;
         assert_eq!(resp.status(), StatusCode::FORBIDDEN, "{method}");
     }
     // The session era's GET is untouched: without a session it is still a 400.
     let resp = h
-        .client
-        .get(&h.url)
-        .header("accept", "text/event-stream")
-        .send()
-        .await
-        .unwrap();
+        .send(reqwest::Method::GET, &[("accept", "text/event-stream")])
+        .await;
     assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
 }
 
@@ -741,7 +640,7 @@ async fn log_messages_follow_the_requests_own_level() {
         "tools/call",
         json!({"name": "ctx", "arguments": {"op": "log"}, "_meta": meta}),
     );
-    let resp = h.raw(&body, &headers_for(&body)).await;
+    let resp = h.raw(&body, &modern_headers(&body)).await;
     assert_eq!(resp.status(), StatusCode::OK);
     assert_eq!(resp.headers()["content-type"], "text/event-stream");
     let messages = sse_messages(&resp.text().await.unwrap());
@@ -774,7 +673,7 @@ async fn mcp_param_headers_mirror_x_mcp_header_arguments() {
         )
     };
     let with = |body: &Value, value: &str| {
-        let mut headers = headers_for(body);
+        let mut headers = modern_headers(body);
         headers.push(("Mcp-Param-Region".to_owned(), value.to_owned()));
         headers
     };
@@ -792,7 +691,7 @@ async fn mcp_param_headers_mirror_x_mcp_header_arguments() {
         assert_eq!(answer["result"]["content"][0]["text"], region);
     }
     let body = call(Some("Hello"));
-    let mut lower = headers_for(&body);
+    let mut lower = modern_headers(&body);
     lower.push(("mcp-param-region".to_owned(), "Hello".to_owned()));
     assert_eq!(h.post_with(&body, &lower).await.0, StatusCode::OK);
     // Refused: bad padding, outside the alphabet, another value, missing, not in the body.
@@ -807,7 +706,7 @@ async fn mcp_param_headers_mirror_x_mcp_header_arguments() {
         let body = call(region);
         let headers = match header {
             Some(header) => with(&body, header),
-            None => headers_for(&body),
+            None => modern_headers(&body),
         };
         let (status, answer) = h.post_with(&body, &headers).await;
         assert_error(status, &answer, 400, -32020);
@@ -834,7 +733,7 @@ async fn progress_goes_on_the_requests_own_stream_only_with_a_token() {
         "tools/call",
         json!({"name": "ctx", "arguments": {"op": "progress"}, "_meta": meta}),
     );
-    let resp = h.raw(&body, &headers_for(&body)).await;
+    let resp = h.raw(&body, &modern_headers(&body)).await;
     assert_eq!(resp.headers()["content-type"], "text/event-stream");
     let messages = sse_messages(&resp.text().await.unwrap());
     let progress: Vec<&Value> = messages
@@ -855,7 +754,7 @@ async fn notifications_are_accepted_and_batches_refused() {
     let h = start().await;
     let mut note = request("notifications/cancelled", json!({"requestId": 1}));
     note.as_object_mut().unwrap().remove("id");
-    let resp = h.raw(&note, &headers_for(&note)).await;
+    let resp = h.raw(&note, &modern_headers(&note)).await;
     assert_eq!(resp.status(), StatusCode::ACCEPTED);
     let batch = json!([request("tools/list", json!({}))]);
     let headers = vec![("MCP-Protocol-Version".to_owned(), "2026-07-28".to_owned())];

@@ -6,27 +6,27 @@
 
 #![allow(clippy::unwrap_used, missing_docs)]
 
+mod http_harness;
 mod mcp_schema;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use http_harness::{Http, Sse, borrowed, modern_headers};
 use reqwest::StatusCode;
 use serde_json::{Map, Value, json};
-use tokio::sync::oneshot;
 use wymcp::mrtr::RequestStateKeys;
 use wymcp::prompt::{GetPromptResult, Prompt, PromptArguments, PromptError, PromptMessage};
 use wymcp::resource::{ReadResource, ResourceContents, ResourceError, ResourceTemplate, Variables};
 use wymcp::session::{ClientRequestError, Elicitation, ListRoots, Sampling};
-use wymcp::transport::http::{BearerAuth, HttpServer, Identity, StreamableHttp};
+use wymcp::transport::http::{BearerAuth, Identity, StreamableHttp};
 use wymcp::{
     CallError, CallOutput, CallResult, Content, Context, PlainTool, ProtocolVersion, Server,
     ServerBuilder,
 };
 
 const V2026: ProtocolVersion = ProtocolVersion::V2026_07_28;
-const BOTH: &str = "application/json, text/event-stream";
 
 fn name_form(message: &str) -> Elicitation {
     Elicitation::form(
@@ -230,28 +230,20 @@ fn server_with(configure: impl FnOnce(ServerBuilder) -> ServerBuilder) -> Server
 }
 
 struct Harness {
-    url: String,
-    client: reqwest::Client,
+    http: Http,
     bearer: Option<&'static str>,
-    _shutdown: oneshot::Sender<()>,
 }
+
+http_harness::serves_http!(Harness);
 
 async fn start_server(server: Server) -> Harness {
     start_http(StreamableHttp::builder(server)).await
 }
 
 async fn start_http(builder: StreamableHttp) -> Harness {
-    let http = HttpServer::bind("127.0.0.1:0", builder).await.unwrap();
-    let addr = http.local_addr().unwrap();
-    let (tx, rx) = oneshot::channel::<()>();
-    tokio::spawn(http.run_until(async move {
-        let _ = rx.await;
-    }));
     Harness {
-        url: format!("http://{addr}/mcp"),
-        client: reqwest::Client::new(),
+        http: Http::serve(builder).await,
         bearer: None,
-        _shutdown: tx,
     }
 }
 
@@ -295,33 +287,31 @@ fn accept(content: Value) -> Value {
     json!({"action": "accept", "content": content})
 }
 
+/// The answer to the elicitation of a name under `key`.
+fn name_answer(key: &str, name: &str) -> Value {
+    json!({key: accept(json!({"name": name}))})
+}
+
+/// `first` retried with `responses` and the state `asked` carries.
+fn answered(first: &Value, asked: &Value, responses: Value) -> Value {
+    retry(first, responses, Some(&asked["requestState"]))
+}
+
 impl Harness {
     /// Posts a modern request with the headers its body calls for: status and body.
     async fn post(&self, body: &Value) -> (StatusCode, Value) {
-        let method = body["method"].as_str().unwrap();
-        let mut req = self
-            .client
-            .post(&self.url)
-            .header("accept", BOTH)
-            .header("content-type", "application/json")
-            .header("MCP-Protocol-Version", "2026-07-28")
-            .header("Mcp-Method", method);
-        let name = match method {
-            "resources/read" => body["params"]["uri"].as_str(),
-            _ => body["params"]["name"].as_str(),
-        };
-        if let Some(name) = name {
-            req = req.header("Mcp-Name", name);
-        }
-        if let Some(token) = self.bearer {
-            req = req.bearer_auth(token);
-        }
-        let resp = req.body(body.to_string()).send().await.unwrap();
-        let status = resp.status();
-        (
-            status,
-            serde_json::from_str(&resp.text().await.unwrap()).unwrap(),
-        )
+        let headers = modern_headers(body);
+        let mut headers = borrowed(&headers);
+        let bearer = self.bearer.map(|token| format!("Bearer {token}"));
+        headers.extend(bearer.as_deref().map(|b| ("authorization", b)));
+        let answer = self.post_raw(&headers, body.to_string()).await;
+        (answer.status, answer.json())
+    }
+
+    /// Posts `first` and expects an `input_required` result: `first` and the result.
+    async fn ask(&self, first: Value) -> (Value, Value) {
+        let asked = self.input_required(&first).await;
+        (first, asked)
     }
 
     /// Posts and expects an `input_required` result (valid per the schema): the result.
@@ -368,9 +358,7 @@ fn response_definition(body: &Value) -> &'static str {
 }
 
 fn valid(definition: &str, value: &Value) {
-    let validator = mcp_schema::validator(V2026, definition);
-    let problems = mcp_schema::problems(&validator, value);
-    assert!(problems.is_empty(), "{definition}: {problems:?}\n{value}");
+    mcp_schema::assert_valid(V2026, definition, value);
 }
 
 /// The JSON a tool answered.
@@ -392,8 +380,7 @@ fn keys(result: &Value) -> Vec<&str> {
 #[tokio::test]
 async fn a_single_elicitation_is_asked_then_answered_on_retry() {
     let h = start().await;
-    let first = call("greet");
-    let asked = h.input_required(&first).await;
+    let (first, asked) = h.ask(call("greet")).await;
     assert_eq!(keys(&asked), ["user_name"]);
     assert_eq!(
         asked["inputRequests"]["user_name"],
@@ -403,11 +390,7 @@ async fn a_single_elicitation_is_asked_then_answered_on_retry() {
                                 "required": ["name"]}}})
     );
     assert!(asked["requestState"].as_str().unwrap().starts_with("v1."));
-    let again = retry(
-        &first,
-        json!({"user_name": accept(json!({"name": "Ada"}))}),
-        Some(&asked["requestState"]),
-    );
+    let again = answered(&first, &asked, name_answer("user_name", "Ada"));
     valid("CallToolRequest", &again);
     let done = h.complete(&again).await;
     assert_eq!(tool_json(&done), "Hello, Ada!");
@@ -416,8 +399,7 @@ async fn a_single_elicitation_is_asked_then_answered_on_retry() {
 #[tokio::test]
 async fn requests_awaited_together_are_asked_in_one_round_under_order_based_keys() {
     let h = start().await;
-    let first = call("ask_all");
-    let asked = h.input_required(&first).await;
+    let (first, asked) = h.ask(call("ask_all")).await;
     assert_eq!(keys(&asked), ["elicitation-1", "roots-1", "sampling-1"]);
     assert_eq!(
         asked["inputRequests"]["roots-1"],
@@ -432,9 +414,7 @@ async fn requests_awaited_together_are_asked_in_one_round_under_order_based_keys
     let roots = json!({"roots": [{"uri": "file:///work", "name": "work"}]});
     let responses = json!({"elicitation-1": accept(json!({"name": "Ada"})),
                            "sampling-1": sampled, "roots-1": roots});
-    let done = h
-        .complete(&retry(&first, responses, Some(&asked["requestState"])))
-        .await;
+    let done = h.complete(&answered(&first, &asked, responses)).await;
     assert_eq!(
         tool_json(&done),
         json!({"elicit": accept(json!({"name": "Ada"})), "sample": sampled, "roots": roots})
@@ -451,11 +431,7 @@ async fn three_rounds_carry_every_answer_and_each_state_differs() {
         assert_eq!(keys(&asked), [step]);
         states.push(asked["requestState"].clone());
         // Only this round's answer travels: the earlier ones are in the state.
-        let body = retry(
-            &first,
-            json!({step: accept(json!({"name": name}))}),
-            Some(&asked["requestState"]),
-        );
+        let body = answered(&first, &asked, name_answer(step, name));
         asked = h.input_required(&body).await;
     }
     assert_eq!(keys(&asked), ["step3"]);
@@ -463,11 +439,7 @@ async fn three_rounds_carry_every_answer_and_each_state_differs() {
     assert_ne!(states[0], states[1]);
     assert_ne!(states[1], states[2]);
     assert_ne!(states[0], states[2]);
-    let body = retry(
-        &first,
-        json!({"step3": accept(json!({"name": "Cy"}))}),
-        Some(&asked["requestState"]),
-    );
+    let body = answered(&first, &asked, name_answer("step3", "Cy"));
     assert_eq!(
         tool_json(&h.complete(&body).await),
         json!(["Ada", "Bob", "Cy"])
@@ -477,17 +449,12 @@ async fn three_rounds_carry_every_answer_and_each_state_differs() {
 #[tokio::test]
 async fn a_missing_or_wrong_key_is_asked_again() {
     let h = start().await;
-    let first = call("greet");
-    let asked = h.input_required(&first).await;
-    let wrong = retry(
-        &first,
-        json!({"wrong_key": accept(json!({"name": "Ada"}))}),
-        Some(&asked["requestState"]),
-    );
+    let (first, asked) = h.ask(call("greet")).await;
+    let wrong = answered(&first, &asked, name_answer("wrong_key", "Ada"));
     let again = h.input_required(&wrong).await;
     assert_eq!(keys(&again), ["user_name"]);
     assert_ne!(again["requestState"], asked["requestState"]);
-    let empty = retry(&first, json!({}), Some(&again["requestState"]));
+    let empty = answered(&first, &again, json!({}));
     assert_eq!(keys(&h.input_required(&empty).await), ["user_name"]);
     // Without any state, a wrong key is asked again too.
     let stateless = retry(&first, json!({"wrong_key": accept(json!({}))}), None);
@@ -497,16 +464,11 @@ async fn a_missing_or_wrong_key_is_asked_again() {
 #[tokio::test]
 async fn extra_keys_are_ignored() {
     let h = start().await;
-    let first = call("greet");
-    let asked = h.input_required(&first).await;
+    let (first, asked) = h.ask(call("greet")).await;
     let responses = json!({"user_name": accept(json!({"name": "Ada"})),
                            "unknown": accept(json!({"x": 1})), "other": 5});
     let done = h
-        .complete(&retry(
-            &first,
-            responses.clone(),
-            Some(&asked["requestState"]),
-        ))
+        .complete(&answered(&first, &asked, responses.clone()))
         .await;
     assert_eq!(tool_json(&done), "Hello, Ada!");
     // Also when the client sends answers without a state.
@@ -517,8 +479,7 @@ async fn extra_keys_are_ignored() {
 #[tokio::test]
 async fn malformed_input_responses_never_complete_the_call() {
     let h = start().await;
-    let first = call("greet");
-    let asked = h.input_required(&first).await;
+    let (first, asked) = h.ask(call("greet")).await;
     let state = Some(&asked["requestState"]);
     for malformed in [json!(12345), json!(null), json!("text"), json!([1])] {
         let (status, answer) = h.post(&retry(&first, malformed.clone(), state)).await;
@@ -545,8 +506,7 @@ async fn malformed_input_responses_never_complete_the_call() {
 #[tokio::test]
 async fn a_tampered_state_is_refused() {
     let h = start().await;
-    let first = call("greet");
-    let asked = h.input_required(&first).await;
+    let (first, asked) = h.ask(call("greet")).await;
     let sealed = asked["requestState"].as_str().unwrap();
     let answer = json!({"user_name": accept(json!({"name": "Ada"}))});
     let tampered = json!(format!("{sealed}-TAMPERED"));
@@ -573,13 +533,8 @@ async fn a_tampered_state_is_refused() {
 async fn an_expired_state_is_refused() {
     // A zero lifetime: every state has expired by the time it comes back.
     let h = start_server(server_with(|b| b.request_state_lifetime(Duration::ZERO))).await;
-    let first = call("greet");
-    let asked = h.input_required(&first).await;
-    let body = retry(
-        &first,
-        json!({"user_name": accept(json!({"name": "Ada"}))}),
-        Some(&asked["requestState"]),
-    );
+    let (first, asked) = h.ask(call("greet")).await;
+    let body = answered(&first, &asked, name_answer("user_name", "Ada"));
     let refused = h.invalid_state(&body).await;
     assert_eq!(
         refused["error"]["message"],
@@ -590,8 +545,7 @@ async fn an_expired_state_is_refused() {
 #[tokio::test]
 async fn a_state_cannot_be_replayed_into_another_call() {
     let h = start().await;
-    let first = call("greet");
-    let asked = h.input_required(&first).await;
+    let (first, asked) = h.ask(call("greet")).await;
     let state = Some(&asked["requestState"]);
     let answer = json!({"user_name": accept(json!({"name": "Ada"}))});
     // Another tool.
@@ -625,11 +579,7 @@ async fn rotated_keys_accept_old_states_until_the_old_key_is_removed() {
     .await;
     let first = call("greet");
     let asked = before.input_required(&first).await;
-    let body = retry(
-        &first,
-        json!({"user_name": accept(json!({"name": "Ada"}))}),
-        Some(&asked["requestState"]),
-    );
+    let body = answered(&first, &asked, name_answer("user_name", "Ada"));
     let rotated = start_server(server_with(|b| {
         b.request_state_keys(
             RequestStateKeys::new(new)
@@ -642,11 +592,7 @@ async fn rotated_keys_accept_old_states_until_the_old_key_is_removed() {
     assert_eq!(tool_json(&rotated.complete(&body).await), "Hello, Ada!");
     // The rotated server signs with the new key: the old server cannot open its states.
     let fresh = rotated.input_required(&first).await;
-    let body_new = retry(
-        &first,
-        json!({"user_name": accept(json!({"name": "Bo"}))}),
-        Some(&fresh["requestState"]),
-    );
+    let body_new = answered(&first, &fresh, name_answer("user_name", "Bo"));
     before.invalid_state(&body_new).await;
     let retired = start_server(server_with(|b| {
         b.request_state_keys(RequestStateKeys::new(new).unwrap())
@@ -663,13 +609,8 @@ async fn a_state_cannot_be_replayed_by_another_user() {
         .token("bob-token", Identity::new("bob"));
     let mut h = start_http(StreamableHttp::builder(server_with(|b| b)).auth(auth)).await;
     h.bearer = Some("alice-token");
-    let first = call("greet");
-    let asked = h.input_required(&first).await;
-    let body = retry(
-        &first,
-        json!({"user_name": accept(json!({"name": "Ada"}))}),
-        Some(&asked["requestState"]),
-    );
+    let (first, asked) = h.ask(call("greet")).await;
+    let body = answered(&first, &asked, name_answer("user_name", "Ada"));
     h.bearer = Some("bob-token");
     let refused = h.invalid_state(&body).await;
     assert_eq!(
@@ -683,13 +624,8 @@ async fn a_state_cannot_be_replayed_by_another_user() {
 #[tokio::test]
 async fn the_tools_own_state_spares_redoing_work() {
     let h = start().await;
-    let first = call("stateful");
-    let asked = h.input_required(&first).await;
-    let body = retry(
-        &first,
-        json!({"who": accept(json!({"name": "Ada"}))}),
-        Some(&asked["requestState"]),
-    );
+    let (first, asked) = h.ask(call("stateful")).await;
+    let body = answered(&first, &asked, name_answer("who", "Ada"));
     let done = h.complete(&body).await;
     // The work ran once (draft 1), not again on the retry.
     assert_eq!(
@@ -728,11 +664,7 @@ async fn only_declared_kinds_are_asked() {
     assert_eq!(keys(&asked), ["hi"]);
     let sampled = json!({"role": "assistant", "content": {"type": "text", "text": "yo"},
                          "model": "m"});
-    let body = retry(
-        &sampling_only,
-        json!({"hi": sampled}),
-        Some(&asked["requestState"]),
-    );
+    let body = answered(&sampling_only, &asked, json!({"hi": sampled}));
     let done = h.complete(&body).await;
     assert_eq!(tool_json(&done), json!({"elicit": null, "sample": sampled}));
     let nothing = request(
@@ -767,17 +699,18 @@ async fn a_tool_that_needs_an_undeclared_kind_is_answered_32021() {
 #[tokio::test]
 async fn prompts_get_answers_input_required_then_the_prompt() {
     let h = start().await;
-    let first = request(
-        "prompts/get",
-        json!({"name": "ask_prompt"}),
-        all_capabilities(),
-    );
-    let asked = h.input_required(&first).await;
+    let (first, asked) = h
+        .ask(request(
+            "prompts/get",
+            json!({"name": "ask_prompt"}),
+            all_capabilities(),
+        ))
+        .await;
     assert_eq!(keys(&asked), ["user_context"]);
-    let body = retry(
+    let body = answered(
         &first,
+        &asked,
         json!({"user_context": accept(json!({"context": "tests"}))}),
-        Some(&asked["requestState"]),
     );
     let done = h.complete(&body).await;
     assert_eq!(done["messages"][0]["content"]["text"], "context: tests");
@@ -786,19 +719,16 @@ async fn prompts_get_answers_input_required_then_the_prompt() {
 #[tokio::test]
 async fn resources_read_answers_input_required_then_the_contents() {
     let h = start().await;
-    let first = request(
-        "resources/read",
-        json!({"uri": "test://roots/1"}),
-        all_capabilities(),
-    );
-    let asked = h.input_required(&first).await;
+    let (first, asked) = h
+        .ask(request(
+            "resources/read",
+            json!({"uri": "test://roots/1"}),
+            all_capabilities(),
+        ))
+        .await;
     assert_eq!(asked["inputRequests"]["roots"]["method"], "roots/list");
     let roots = json!({"roots": [{"uri": "file:///a"}]});
-    let body = retry(
-        &first,
-        json!({"roots": roots}),
-        Some(&asked["requestState"]),
-    );
+    let body = answered(&first, &asked, json!({"roots": roots}));
     let done = h.complete(&body).await;
     assert_eq!(done["contents"][0]["text"], roots["roots"].to_string());
     assert!(
@@ -830,41 +760,13 @@ async fn call_in_a_session(
     capabilities: Value,
     answer: impl Fn(&Value) -> Value,
 ) -> Value {
-    let post = |session: Option<String>, body: Value| {
-        let mut req = h
-            .client
-            .post(&h.url)
-            .header("accept", BOTH)
-            .header("content-type", "application/json");
-        if let Some(session) = session {
-            req = req
-                .header("mcp-session-id", session)
-                .header("mcp-protocol-version", "2025-11-25");
-        }
-        req.body(body.to_string()).send()
-    };
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": capabilities,
-        "clientInfo": {"name": "t", "version": "0"}}});
-    let resp = post(None, init).await.unwrap();
-    let session = resp.headers()["mcp-session-id"]
-        .to_str()
-        .unwrap()
-        .to_owned();
-    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    assert_eq!(
-        post(Some(session.clone()), note).await.unwrap().status(),
-        202
-    );
+    let session = h.open_session(capabilities).await;
     let body = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
                       "params": {"name": tool, "arguments": {}}});
-    let mut stream = Sse {
-        resp: post(Some(session.clone()), body).await.unwrap(),
-        buf: String::new(),
-    };
+    let mut stream = Sse::new(h.session_post(&session, &body).await);
     loop {
         let message = stream
-            .next()
+            .message()
             .await
             .expect("the stream ended before the response");
         if message.get("method").is_none() {
@@ -872,10 +774,7 @@ async fn call_in_a_session(
             return message["result"]["content"].clone();
         }
         let reply = json!({"jsonrpc": "2.0", "id": message["id"], "result": answer(&message)});
-        assert_eq!(
-            post(Some(session.clone()), reply).await.unwrap().status(),
-            202
-        );
+        assert_eq!(h.session_post(&session, &reply).await.status(), 202);
     }
 }
 
@@ -910,11 +809,7 @@ async fn call_stateless(h: &Harness, tool: &str) -> Value {
             .iter()
             .map(|(k, r)| (k.clone(), client_answer(r["method"].as_str().unwrap())))
             .collect();
-        body = retry(
-            &first,
-            Value::Object(responses),
-            Some(&asked["requestState"]),
-        );
+        body = answered(&first, asked, Value::Object(responses));
     }
     panic!("{tool} did not complete in 5 rounds");
 }
@@ -949,40 +844,7 @@ async fn sampling_and_roots_work_in_both_eras_too() {
 
 /// The final text of `greet` in the stateless era: `input_required`, then the retry.
 async fn greet_stateless(h: &Harness, name: &str) -> Value {
-    let first = call("greet");
-    let asked = h.input_required(&first).await;
-    let body = retry(
-        &first,
-        json!({"user_name": accept(json!({"name": name}))}),
-        Some(&asked["requestState"]),
-    );
+    let (first, asked) = h.ask(call("greet")).await;
+    let body = answered(&first, &asked, name_answer("user_name", name));
     h.complete(&body).await["content"].clone()
-}
-
-/// Reads SSE events one at a time, skipping priming events.
-struct Sse {
-    resp: reqwest::Response,
-    buf: String,
-}
-
-impl Sse {
-    async fn next(&mut self) -> Option<Value> {
-        loop {
-            if let Some(at) = self.buf.find("\n\n") {
-                let block: String = self.buf.drain(..at + 2).collect();
-                let data: String = block
-                    .lines()
-                    .filter_map(|l| l.strip_prefix("data: "))
-                    .collect();
-                if data.is_empty() {
-                    continue;
-                }
-                return Some(serde_json::from_str(&data).unwrap());
-            }
-            match self.resp.chunk().await.unwrap() {
-                Some(bytes) => self.buf.push_str(&String::from_utf8_lossy(&bytes)),
-                None => return None,
-            }
-        }
-    }
 }

@@ -2,20 +2,19 @@
 //! the method table routes them, `initialize` declares only what the server has, answers
 //! validate against the official schemas, and server notifications reach the GET stream.
 
+mod http_harness;
 #[path = "mcp_schema/mod.rs"]
 mod mcp_schema;
 
-use std::time::Duration;
-
+use http_harness::{Http, data_lines, read_until};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use tokio::sync::oneshot;
 use wymcp::completion::CompletionValues;
 use wymcp::prompt::{GetPromptResult, Prompt, PromptArgument, PromptArguments, PromptMessage};
 use wymcp::resource::{
     ReadResource, Resource, ResourceContents, ResourceError, ResourceTemplate, Variables,
 };
-use wymcp::transport::http::{HttpServer, StreamableHttp};
+use wymcp::transport::http::StreamableHttp;
 use wymcp::{Content, Context, ProtocolVersion, Server};
 
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
@@ -84,103 +83,17 @@ fn full_server() -> Server {
         .expect("the server builds")
 }
 
-struct Harness {
-    url: String,
-    client: reqwest::Client,
-    _shutdown: oneshot::Sender<()>,
+async fn start(server: Server) -> Http {
+    Http::serve(StreamableHttp::builder(server)).await
 }
 
-async fn start(server: Server) -> Harness {
-    let http = HttpServer::bind("127.0.0.1:0", StreamableHttp::builder(server))
-        .await
-        .expect("binds");
-    let addr = http.local_addr().expect("bound");
-    let (tx, rx) = oneshot::channel::<()>();
-    tokio::spawn(http.run_until(async move {
-        let _ = rx.await;
-    }));
-    Harness {
-        url: format!("http://{addr}/mcp"),
-        client: reqwest::Client::new(),
-        _shutdown: tx,
-    }
-}
-
-impl Harness {
-    async fn post_raw(&self, session: Option<&str>, body: &Value) -> reqwest::Response {
-        let mut req = self
-            .client
-            .post(&self.url)
-            .header("accept", "application/json, text/event-stream")
-            .header("content-type", "application/json");
-        if let Some(session) = session {
-            req = req.header("mcp-session-id", session);
-        }
-        req.body(body.to_string()).send().await.expect("POST")
-    }
-
-    /// A ready session at `version`, and the `initialize` answer.
-    async fn ready(&self, version: &str) -> (String, Value) {
-        let resp = self
-            .post_raw(
-                None,
-                &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-                    "protocolVersion": version,
-                    "capabilities": {},
-                    "clientInfo": {"name": "test-client", "version": "0.0.1"}
-                }}),
-            )
-            .await;
-        assert_eq!(resp.status(), StatusCode::OK);
-        let session = resp.headers()["mcp-session-id"]
-            .to_str()
-            .expect("text")
-            .to_owned();
-        let init: Value = resp.json().await.expect("JSON");
-        let resp = self
-            .post_raw(
-                Some(&session),
-                &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-            )
-            .await;
-        assert_eq!(resp.status(), StatusCode::ACCEPTED);
-        (session, init)
-    }
-
+impl Http {
     /// One request; its JSON answer.
     async fn call(&self, session: &str, method: &str, params: Value) -> Value {
-        let resp = self
-            .post_raw(
-                Some(session),
-                &json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params}),
-            )
-            .await;
-        assert_eq!(resp.status(), StatusCode::OK, "{method}");
-        resp.json().await.expect("JSON")
-    }
-
-    async fn get_stream(&self, session: &str) -> reqwest::Response {
-        let resp = self
-            .client
-            .get(&self.url)
-            .header("accept", "text/event-stream")
-            .header("mcp-session-id", session)
-            .send()
-            .await
-            .expect("GET");
-        assert_eq!(resp.status(), StatusCode::OK);
-        resp
-    }
-
-    async fn delete(&self, session: &str) {
-        let resp = self
-            .client
-            .delete(&self.url)
-            .header("mcp-session-id", session)
-            .send()
-            .await
-            .expect("DELETE");
-        assert_eq!(resp.status(), StatusCode::OK);
+        let body = json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params});
+        let answer = self.post(Some(session), &body).await;
+        assert_eq!(answer.status, StatusCode::OK, "{method}");
+        answer.json()
     }
 }
 
@@ -220,37 +133,12 @@ fn error_code(rev: &str, body: &Value) -> i64 {
         .unwrap_or_else(|| panic!("not an error: {body}"))
 }
 
-/// Reads a streaming body until `needle` appears (bounded by a generous safety timeout).
-async fn read_until(resp: &mut reqwest::Response, buf: &mut String, needle: &str) {
-    let found = tokio::time::timeout(Duration::from_secs(20), async {
-        while !buf.contains(needle) {
-            match resp.chunk().await.expect("a chunk") {
-                Some(chunk) => buf.push_str(&String::from_utf8_lossy(&chunk)),
-                None => return false,
-            }
-        }
-        true
-    })
-    .await
-    .unwrap_or(false);
-    assert!(found, "stream never carried {needle:?}; got {buf:?}");
-}
-
-/// The JSON `data` of every SSE event in `buf`.
-fn events(buf: &str) -> Vec<Value> {
-    buf.lines()
-        .filter_map(|line| line.strip_prefix("data: "))
-        .filter(|data| !data.is_empty())
-        .filter_map(|data| serde_json::from_str(data).ok())
-        .collect()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn initialize_declares_only_what_the_server_has() {
     let full = start(full_server()).await;
     let bare = start(Server::builder().build().expect("builds")).await;
     for rev in REVISIONS {
-        let (_, init) = full.ready(rev).await;
+        let init = full.ready_with_answer(rev).await.1.json();
         assert_valid(rev, &init, "InitializeResult");
         let caps = &init["result"]["capabilities"];
         assert_eq!(caps["tools"]["listChanged"], true, "{caps}");
@@ -260,7 +148,7 @@ async fn initialize_declares_only_what_the_server_has() {
         assert!(caps["completions"].is_object(), "{caps}");
         assert!(caps["logging"].is_object(), "{caps}");
 
-        let (_, init) = bare.ready(rev).await;
+        let init = bare.ready_with_answer(rev).await.1.json();
         assert_valid(rev, &init, "InitializeResult");
         let caps = init["result"]["capabilities"]
             .as_object()
@@ -275,7 +163,7 @@ async fn initialize_declares_only_what_the_server_has() {
 async fn resources_are_listed_and_read() {
     let h = start(full_server()).await;
     for rev in REVISIONS {
-        let (s, _) = h.ready(rev).await;
+        let s = h.ready(rev).await;
         let list = h.call(&s, "resources/list", json!({})).await;
         assert_valid(rev, &list, "ListResourcesResult");
         let uris: Vec<&str> = list["result"]["resources"]
@@ -316,7 +204,7 @@ async fn resources_are_listed_and_read() {
 async fn resource_errors_are_json_rpc_errors() {
     let h = start(full_server()).await;
     for rev in REVISIONS {
-        let (s, _) = h.ready(rev).await;
+        let s = h.ready(rev).await;
         let missing = h
             .call(&s, "resources/read", json!({"uri": "test://nope"}))
             .await;
@@ -339,7 +227,7 @@ async fn resource_errors_are_json_rpc_errors() {
 async fn a_server_without_resources_does_not_serve_them() {
     // The method is known, the server has nothing: resources/read of anything is not found.
     let h = start(Server::builder().build().expect("builds")).await;
-    let (s, _) = h.ready("2025-11-25").await;
+    let s = h.ready("2025-11-25").await;
     let list = h.call(&s, "resources/list", json!({})).await;
     assert_valid("2025-11-25", &list, "ListResourcesResult");
     assert_eq!(list["result"]["resources"], json!([]));
@@ -353,7 +241,7 @@ async fn a_server_without_resources_does_not_serve_them() {
 async fn prompts_are_listed_and_got() {
     let h = start(full_server()).await;
     for rev in REVISIONS {
-        let (s, _) = h.ready(rev).await;
+        let s = h.ready(rev).await;
         let list = h.call(&s, "prompts/list", json!({})).await;
         assert_valid(rev, &list, "ListPromptsResult");
         assert_eq!(list["result"]["prompts"][0]["name"], "greet");
@@ -388,7 +276,7 @@ async fn prompts_are_listed_and_got() {
 async fn completion_completes_prompt_arguments() {
     let h = start(full_server()).await;
     for rev in REVISIONS {
-        let (s, _) = h.ready(rev).await;
+        let s = h.ready(rev).await;
         let done = h
             .call(
                 &s,
@@ -418,10 +306,10 @@ async fn completion_completes_prompt_arguments() {
 async fn resources_updated_reaches_the_subscribed_session_get_stream() {
     let server = full_server();
     let h = start(server.clone()).await;
-    let (subscribed, _) = h.ready("2025-11-25").await;
-    let (other, _) = h.ready("2025-11-25").await;
-    let mut stream = h.get_stream(&subscribed).await;
-    let mut other_stream = h.get_stream(&other).await;
+    let subscribed = h.ready("2025-11-25").await;
+    let other = h.ready("2025-11-25").await;
+    let mut stream = h.get_stream(&subscribed, &[]).await;
+    let mut other_stream = h.get_stream(&other, &[]).await;
     let mut buf = String::new();
     read_until(&mut stream, &mut buf, "\n\n").await;
     let mut other_buf = String::new();
@@ -438,7 +326,7 @@ async fn resources_updated_reaches_the_subscribed_session_get_stream() {
     assert_eq!(server.subscriptions(Some(&subscribed)), ["test://text"]);
     assert_eq!(server.notify_resource_updated("test://text"), 1);
     read_until(&mut stream, &mut buf, "notifications/resources/updated").await;
-    let updated = events(&buf)
+    let updated = data_lines(&buf)
         .into_iter()
         .find(|e| e["method"] == "notifications/resources/updated")
         .expect("delivered");
@@ -478,7 +366,7 @@ async fn resources_updated_reaches_the_subscribed_session_get_stream() {
 async fn an_ended_session_forgets_its_subscriptions() {
     let server = full_server();
     let h = start(server.clone()).await;
-    let (s, _) = h.ready("2025-11-25").await;
+    let s = h.ready("2025-11-25").await;
     h.call(&s, "resources/subscribe", json!({"uri": "test://blob"}))
         .await;
     assert_eq!(server.subscriptions(Some(&s)), ["test://blob"]);

@@ -2,15 +2,18 @@
 //! mid-call, the client resumes on GET with `Last-Event-ID` and gets the rest, response
 //! included, exactly once, whether the call finished before or after the client came back.
 
+mod http_harness;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use http_harness::{Http, data_lines, read_to_end, read_until};
 use reqwest::StatusCode;
 use serde_json::{Map, Value, json};
-use tokio::sync::{Notify, oneshot};
+use tokio::sync::Notify;
 use wymcp::protocol::LogLevel;
-use wymcp::transport::http::{HttpServer, StreamableHttp};
+use wymcp::transport::http::StreamableHttp;
 use wymcp::{CallOutput, CallResult, Context, PlainTool, Server};
 
 /// Closes its stream, logs a line, waits for `release`, answers; `closed` records what
@@ -45,11 +48,11 @@ impl PlainTool for Closer {
 }
 
 struct Harness {
-    url: String,
-    client: reqwest::Client,
+    http: Http,
     tool: Closer,
-    _shutdown: oneshot::Sender<()>,
 }
+
+http_harness::serves_http!(Harness);
 
 async fn start(polling: bool) -> Harness {
     let tool = Closer::default();
@@ -57,67 +60,18 @@ async fn start(polling: bool) -> Harness {
         .plain_tool(tool.clone())
         .build()
         .expect("builds");
-    let http = HttpServer::bind(
-        "127.0.0.1:0",
+    let http = Http::serve(
         StreamableHttp::builder(server)
             .sse_polling(polling)
             .sse_retry(Duration::from_millis(300)),
     )
-    .await
-    .expect("binds");
-    let addr = http.local_addr().expect("bound");
-    let (tx, rx) = oneshot::channel::<()>();
-    tokio::spawn(http.run_until(async move {
-        let _ = rx.await;
-    }));
-    Harness {
-        url: format!("http://{addr}/mcp"),
-        client: reqwest::Client::new(),
-        tool,
-        _shutdown: tx,
-    }
+    .await;
+    Harness { http, tool }
 }
 
 impl Harness {
-    async fn post(&self, session: Option<&str>, body: &Value) -> reqwest::Response {
-        let mut req = self
-            .client
-            .post(&self.url)
-            .header("accept", "application/json, text/event-stream")
-            .header("content-type", "application/json");
-        if let Some(session) = session {
-            req = req.header("mcp-session-id", session);
-        }
-        req.body(body.to_string()).send().await.expect("POST")
-    }
-
-    async fn ready(&self) -> String {
-        let resp = self
-            .post(
-                None,
-                &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-                    "protocolVersion": "2025-11-25",
-                    "capabilities": {},
-                    "clientInfo": {"name": "test-client", "version": "0.0.1"}
-                }}),
-            )
-            .await;
-        let session = resp.headers()["mcp-session-id"]
-            .to_str()
-            .expect("text")
-            .to_owned();
-        let resp = self
-            .post(
-                Some(&session),
-                &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-            )
-            .await;
-        assert_eq!(resp.status(), StatusCode::ACCEPTED);
-        session
-    }
-
     async fn call_closer(&self, session: &str) -> reqwest::Response {
-        self.post(
+        self.post_stream(
             Some(session),
             &json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
                     "params": {"name": "closer", "arguments": {}}}),
@@ -126,47 +80,9 @@ impl Harness {
     }
 
     async fn resume(&self, session: &str, last_event_id: &str) -> reqwest::Response {
-        let resp = self
-            .client
-            .get(&self.url)
-            .header("accept", "text/event-stream")
-            .header("mcp-session-id", session)
-            .header("last-event-id", last_event_id)
-            .send()
+        self.get_stream(session, &[("last-event-id", last_event_id)])
             .await
-            .expect("GET");
-        assert_eq!(resp.status(), StatusCode::OK);
-        resp
     }
-}
-
-/// Reads a streaming body to its end.
-async fn read_to_end(resp: &mut reqwest::Response) -> String {
-    let mut buf = String::new();
-    tokio::time::timeout(Duration::from_secs(20), async {
-        while let Some(chunk) = resp.chunk().await.expect("a chunk") {
-            buf.push_str(&String::from_utf8_lossy(&chunk));
-        }
-    })
-    .await
-    .expect("the stream should end");
-    buf
-}
-
-/// Reads a streaming body until `needle` appears (bounded by a generous safety timeout).
-async fn read_until(resp: &mut reqwest::Response, buf: &mut String, needle: &str) {
-    let found = tokio::time::timeout(Duration::from_secs(20), async {
-        while !buf.contains(needle) {
-            match resp.chunk().await.expect("a chunk") {
-                Some(chunk) => buf.push_str(&String::from_utf8_lossy(&chunk)),
-                None => return false,
-            }
-        }
-        true
-    })
-    .await
-    .unwrap_or(false);
-    assert!(found, "stream never carried {needle:?}; got {buf:?}");
 }
 
 /// The POST stream: one priming event (id, `retry`, empty data), then its end.
@@ -179,7 +95,8 @@ async fn closed_post_stream(h: &Harness, session: &str) -> String {
             .expect("text")
             .starts_with("text/event-stream")
     );
-    let body = read_to_end(&mut post).await;
+    let mut body = String::new();
+    read_to_end(&mut post, &mut body).await;
     let (first, rest) = body.split_once("\n\n").expect("one event");
     let id = first
         .strip_prefix("id: ")
@@ -194,9 +111,8 @@ async fn closed_post_stream(h: &Harness, session: &str) -> String {
 
 /// How many SSE events in `buf` are the call's response.
 fn responses(buf: &str) -> usize {
-    buf.lines()
-        .filter_map(|line| line.strip_prefix("data: "))
-        .filter_map(|data| serde_json::from_str::<Value>(data).ok())
+    data_lines(buf)
+        .into_iter()
         .filter(|message| message["id"] == 5 && message.get("result").is_some())
         .count()
 }
@@ -204,7 +120,7 @@ fn responses(buf: &str) -> usize {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_response_finished_while_away_is_replayed() {
     let h = start(true).await;
-    let session = h.ready().await;
+    let session = h.ready("2025-11-25").await;
     let last = closed_post_stream(&h, &session).await;
     h.tool.release.notify_one();
     h.tool.returned.notified().await;
@@ -222,7 +138,7 @@ async fn the_response_finished_while_away_is_replayed() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_response_finished_after_the_resume_is_delivered_live() {
     let h = start(true).await;
-    let session = h.ready().await;
+    let session = h.ready("2025-11-25").await;
     let last = closed_post_stream(&h, &session).await;
     // The GET is attached once its headers are in: the call finishes after.
     let mut get = h.resume(&session, &last).await;
@@ -241,7 +157,7 @@ async fn the_response_finished_after_the_resume_is_delivered_live() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_standalone_get_stream_is_not_replaced_by_a_resumption() {
     let h = start(true).await;
-    let session = h.ready().await;
+    let session = h.ready("2025-11-25").await;
     let mut standalone = h
         .client
         .get(&h.url)
@@ -266,19 +182,20 @@ async fn the_standalone_get_stream_is_not_replaced_by_a_resumption() {
         .await
         .expect("DELETE");
     assert_eq!(del.status(), StatusCode::OK);
-    standalone_buf.push_str(&read_to_end(&mut standalone).await);
+    read_to_end(&mut standalone, &mut standalone_buf).await;
     assert_eq!(responses(&standalone_buf), 0, "{standalone_buf:?}");
-    read_to_end(&mut get).await;
+    read_to_end(&mut get, &mut String::new()).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_polling_the_call_keeps_its_stream() {
     let h = start(false).await;
-    let session = h.ready().await;
+    let session = h.ready("2025-11-25").await;
     // A stored permit: the call goes through at once.
     h.tool.release.notify_one();
     let mut post = h.call_closer(&session).await;
-    let body = read_to_end(&mut post).await;
+    let mut body = String::new();
+    read_to_end(&mut post, &mut body).await;
     assert!(!h.tool.closed.load(Ordering::SeqCst));
     assert!(
         !body.contains("retry:"),

@@ -6,121 +6,52 @@
 #![allow(clippy::unwrap_used, missing_docs)]
 
 mod ctx_fixture;
-
-use std::process::Stdio;
-use std::time::Duration;
+mod stdio_harness;
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _, BufReader};
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::io::AsyncWriteExt as _;
+use tokio::process::Command;
+
+use stdio_harness::Proc;
 
 const CHILD: &str = "WYMCP_STDIO_CHILD";
 
 fn main() {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    if std::env::var_os(CHILD).is_some() {
-        eprintln!("stdio fixture: serving on stdin/stdout");
-        runtime
-            .block_on(wymcp::transport::stdio::serve(ctx_fixture::server()))
-            .unwrap();
-        eprintln!("stdio fixture: clean exit");
-        return;
-    }
-    runtime.block_on(async {
-        tokio::time::timeout(Duration::from_secs(60), async {
+    stdio_harness::main(
+        CHILD,
+        "stdio",
+        "stdio_process",
+        ctx_fixture::server,
+        || async {
             eof_exit_and_a_full_round_trip().await;
             #[cfg(unix)]
             sigterm_exits_cleanly().await;
-        })
-        .await
-        .expect("the stdio process test took longer than 60 s");
-    });
-    println!("stdio_process: ok");
-}
-
-struct Proc {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    stdout: tokio::io::Lines<BufReader<ChildStdout>>,
+        },
+    );
 }
 
 fn spawn() -> Proc {
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .env(CHILD, "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let stdin = child.stdin.take();
-    let stdout = BufReader::new(child.stdout.take().unwrap()).lines();
-    Proc {
-        child,
-        stdin,
-        stdout,
-    }
+    stdio_harness::spawn(CHILD)
 }
 
-impl Proc {
-    async fn send(&mut self, message: Value) {
-        let stdin = self.stdin.as_mut().unwrap();
-        stdin
-            .write_all(format!("{message}\n").as_bytes())
-            .await
-            .unwrap();
-        stdin.flush().await.unwrap();
-    }
-
-    /// The next stdout line, which must be one JSON-RPC message.
-    async fn recv(&mut self) -> Value {
-        let line = self
-            .stdout
-            .next_line()
-            .await
-            .unwrap()
-            .expect("stdout ended");
-        let message: Value = serde_json::from_str(&line)
-            .unwrap_or_else(|e| panic!("stdout carried a non-JSON line ({e}): {line}"));
-        assert_eq!(message["jsonrpc"], "2.0", "{line}");
-        message
-    }
-
-    async fn initialize(&mut self) {
-        self.send(
-            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {"elicitation": {}},
-                "clientInfo": {"name": "stdio-process-test", "version": "0"}
-            }}),
-        )
+async fn initialize(p: &mut Proc) {
+    p.send(
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"elicitation": {}},
+            "clientInfo": {"name": "stdio-process-test", "version": "0"}
+        }}),
+    )
+    .await;
+    let init = p.recv().await;
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
+    p.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
         .await;
-        let init = self.recv().await;
-        assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
-        self.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-            .await;
-    }
-
-    async fn stderr(&mut self) -> String {
-        let mut text = String::new();
-        self.child
-            .stderr
-            .take()
-            .unwrap()
-            .read_to_string(&mut text)
-            .await
-            .unwrap();
-        text
-    }
 }
 
 async fn eof_exit_and_a_full_round_trip() {
     let mut p = spawn();
-    p.initialize().await;
+    initialize(&mut p).await;
     p.send(
         json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
             "name": "ctx", "arguments": {"op": "steps"}, "_meta": {"progressToken": 7}
@@ -152,17 +83,14 @@ async fn eof_exit_and_a_full_round_trip() {
     assert_eq!(p.recv().await["error"]["code"], -32700);
     // EOF: a clean exit, nothing more on stdout, logs on stderr.
     drop(p.stdin.take());
-    assert!(p.stdout.next_line().await.unwrap().is_none());
-    let status = p.child.wait().await.unwrap();
-    assert!(status.success(), "{status}");
-    let stderr = p.stderr().await;
-    assert!(stderr.contains("clean exit"), "{stderr}");
+    p.assert_stdout_ended().await;
+    p.assert_clean_exit().await;
 }
 
 #[cfg(unix)]
 async fn sigterm_exits_cleanly() {
     let mut p = spawn();
-    p.initialize().await;
+    initialize(&mut p).await;
     let pid = p.child.id().unwrap();
     let killed = Command::new("kill")
         .arg("-TERM")
@@ -171,8 +99,5 @@ async fn sigterm_exits_cleanly() {
         .await
         .unwrap();
     assert!(killed.success());
-    let status = p.child.wait().await.unwrap();
-    assert!(status.success(), "{status}");
-    let stderr = p.stderr().await;
-    assert!(stderr.contains("clean exit"), "{stderr}");
+    p.assert_clean_exit().await;
 }

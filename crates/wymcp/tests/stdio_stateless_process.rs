@@ -11,98 +11,39 @@
 
 mod mcp_schema;
 mod stateless_fixture;
-
-use std::process::Stdio;
-use std::time::Duration;
+mod stdio_harness;
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _, BufReader};
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use wymcp::ProtocolVersion;
 
 use stateless_fixture::{call, cancel, envelope, initialize, request};
+use stdio_harness::Proc;
 
 const CHILD: &str = "WYMCP_STDIO_STATELESS_CHILD";
 const V2026: ProtocolVersion = ProtocolVersion::V2026_07_28;
 
 fn main() {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    if std::env::var_os(CHILD).is_some() {
-        eprintln!("stateless stdio fixture: serving on stdin/stdout");
-        let (server, _) = stateless_fixture::server();
-        runtime
-            .block_on(wymcp::transport::stdio::serve(server))
-            .unwrap();
-        eprintln!("stateless stdio fixture: clean exit");
-        return;
-    }
-    runtime.block_on(async {
-        tokio::time::timeout(Duration::from_secs(60), both_eras_in_one_process())
-            .await
-            .expect("the stateless stdio process test took longer than 60 s");
-    });
-    println!("stdio_stateless_process: ok");
-}
-
-struct Proc {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    stdout: tokio::io::Lines<BufReader<ChildStdout>>,
-}
-
-fn spawn() -> Proc {
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .env(CHILD, "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let stdin = child.stdin.take();
-    let stdout = BufReader::new(child.stdout.take().unwrap()).lines();
-    Proc {
-        child,
-        stdin,
-        stdout,
-    }
+    stdio_harness::main(
+        CHILD,
+        "stateless stdio",
+        "stdio_stateless_process",
+        || stateless_fixture::server().0,
+        both_eras_in_one_process,
+    );
 }
 
 fn valid(definition: &str, value: &Value) {
-    let validator = mcp_schema::validator(V2026, definition);
-    let problems = mcp_schema::problems(&validator, value);
-    assert!(problems.is_empty(), "{definition}: {problems:?}\n{value}");
+    mcp_schema::assert_valid(V2026, definition, value);
 }
 
 impl Proc {
-    async fn send(&mut self, message: Value) {
-        let stdin = self.stdin.as_mut().unwrap();
-        stdin
-            .write_all(format!("{message}\n").as_bytes())
-            .await
-            .unwrap();
-        stdin.flush().await.unwrap();
-    }
-
     /// The next stdout line, which must be one JSON-RPC message (valid per the 2026-07-28
     /// schema unless `session` says it answers the session era).
     async fn recv_as(&mut self, session: bool) -> Value {
-        let line = self
-            .stdout
-            .next_line()
-            .await
-            .unwrap()
-            .expect("stdout ended");
-        let message: Value = serde_json::from_str(&line)
-            .unwrap_or_else(|e| panic!("stdout carried a non-JSON line ({e}): {line}"));
-        assert_eq!(message["jsonrpc"], "2.0", "{line}");
+        let message = self.recv().await;
         assert!(
             message.get("method").is_none() || message.get("id").is_none(),
-            "the server never writes a request: {line}"
+            "the server never writes a request: {message}"
         );
         if !session {
             valid("JSONRPCMessage", &message);
@@ -110,25 +51,13 @@ impl Proc {
         message
     }
 
-    async fn recv(&mut self) -> Value {
+    async fn next(&mut self) -> Value {
         self.recv_as(false).await
     }
 
     async fn request(&mut self, message: Value) -> Value {
         self.send(message).await;
-        self.recv().await
-    }
-
-    async fn stderr(&mut self) -> String {
-        let mut text = String::new();
-        self.child
-            .stderr
-            .take()
-            .unwrap()
-            .read_to_string(&mut text)
-            .await
-            .unwrap();
-        text
+        self.next().await
     }
 }
 
@@ -138,7 +67,7 @@ fn assert_error(answer: &Value, id: i64, code: i64) {
 }
 
 async fn both_eras_in_one_process() {
-    let mut p = spawn();
+    let mut p = stdio_harness::spawn(CHILD);
     // Discover first, as a dual-era client probes.
     let discover = p.request(request(1, "server/discover", json!({}))).await;
     valid("DiscoverResultResponse", &discover);
@@ -179,7 +108,7 @@ async fn both_eras_in_one_process() {
         5
     );
     p.send(call(6, "trigger", json!({}))).await;
-    let mut got = [p.recv().await, p.recv().await];
+    let mut got = [p.next().await, p.next().await];
     got.sort_by_key(|m| m.get("id").is_some());
     valid("ToolListChangedNotification", &got[0]);
     assert_eq!(
@@ -216,7 +145,7 @@ async fn both_eras_in_one_process() {
         json!({"name": "slow", "arguments": {}, "_meta": meta}),
     ))
     .await;
-    valid("ProgressNotification", &p.recv().await);
+    valid("ProgressNotification", &p.next().await);
     p.send(cancel(10)).await;
     let list = p.request(request(11, "tools/list", json!({}))).await;
     assert_eq!(list["id"], 11, "{list}");
@@ -241,12 +170,9 @@ async fn both_eras_in_one_process() {
 
     // End of input: the open listen stream closes gracefully, then a clean exit.
     drop(p.stdin.take());
-    let closing = p.recv().await;
+    let closing = p.next().await;
     valid("SubscriptionsListenResultResponse", &closing);
     assert_eq!(closing["id"], 5);
-    assert!(p.stdout.next_line().await.unwrap().is_none());
-    let status = p.child.wait().await.unwrap();
-    assert!(status.success(), "{status}");
-    let stderr = p.stderr().await;
-    assert!(stderr.contains("clean exit"), "{stderr}");
+    p.assert_stdout_ended().await;
+    p.assert_clean_exit().await;
 }

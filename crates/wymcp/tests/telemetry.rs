@@ -5,6 +5,8 @@
 
 #![allow(clippy::unwrap_used, missing_docs)]
 
+mod http_harness;
+
 use std::fmt::Debug;
 use std::future::Future;
 use std::sync::{Arc, Mutex};
@@ -12,13 +14,11 @@ use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 use serde_json::{Map, Value, json};
-use tokio::sync::oneshot;
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing::{Event, Metadata, Subscriber};
 use wymcp::transport::http::{
-    AuthRefusal, Authenticate, BearerAuth, HttpServer, Identity, SessionHooks, SessionStart,
-    StreamableHttp,
+    AuthRefusal, Authenticate, BearerAuth, Identity, SessionHooks, SessionStart, StreamableHttp,
 };
 use wymcp::{
     ActionResult, ActionSchema, ActionTool, Actions, Context, Data, Failure, Reply, Server,
@@ -366,65 +366,26 @@ fn help_called_reports_level_target_and_is_error() {
 // ---------------------------------------------------------------------------------------------
 // Session, auth and server events, over real HTTP.
 
-struct Http {
-    url: String,
-    client: reqwest::Client,
-    _shutdown: oneshot::Sender<()>,
-}
+struct Http(http_harness::Http);
 
 async fn start(configure: impl FnOnce(StreamableHttp) -> StreamableHttp) -> Http {
-    let http = HttpServer::bind("127.0.0.1:0", configure(StreamableHttp::builder(server())))
-        .await
-        .unwrap();
-    let addr = http.local_addr().unwrap();
-    let (tx, rx) = oneshot::channel::<()>();
-    tokio::spawn(http.run_until(async move {
-        let _ = rx.await;
-    }));
-    Http {
-        url: format!("http://{addr}/mcp"),
-        client: reqwest::Client::new(),
-        _shutdown: tx,
-    }
+    Http(http_harness::Http::serve(configure(StreamableHttp::builder(server()))).await)
 }
 
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"telemetry-test","version":"1.0"}}}"#;
 
 impl Http {
     async fn post(&self, headers: &[(&str, &str)], body: &str) -> (u16, Option<String>, Value) {
-        let mut request = self
-            .client
-            .post(&self.url)
-            .header("Content-Type", "application/json")
-            .header("Accept", "application/json, text/event-stream")
-            .body(body.to_owned());
-        for (name, value) in headers {
-            request = request.header(*name, *value);
-        }
-        let response = request.send().await.unwrap();
-        let status = response.status().as_u16();
-        let session = response
-            .headers()
-            .get("mcp-session-id")
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
-        let text = response.text().await.unwrap();
-        (
-            status,
-            session,
-            serde_json::from_str(&text).unwrap_or(Value::Null),
-        )
+        let answer = self.0.post_raw(headers, body.to_owned()).await;
+        let session = answer.header("mcp-session-id").map(str::to_owned);
+        (answer.status.as_u16(), session, answer.json_or_null())
     }
 
     async fn get(&self, headers: &[(&str, &str)]) -> u16 {
-        let mut request = self
-            .client
-            .get(&self.url)
-            .header("Accept", "text/event-stream");
-        for (name, value) in headers {
-            request = request.header(*name, *value);
-        }
-        request.send().await.unwrap().status().as_u16()
+        let mut all = vec![("Accept", "text/event-stream")];
+        all.extend_from_slice(headers);
+        let response = self.0.send(reqwest::Method::GET, &all).await;
+        response.status().as_u16()
     }
 }
 

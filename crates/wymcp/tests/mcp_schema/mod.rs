@@ -1,7 +1,7 @@
 //! Validation against the official MCP JSON Schemas, copied into `tests/fixtures/mcp-schema`
 //! from `/work/shared/mcp-schema/<rev>/schema.json` so the tests read nothing outside the repo.
 //!
-//! Shared by `definition.rs` and `tools_list.rs` (a directory module, so not a test target).
+//! Shared by the tests that check wire messages (a directory module, so not a test target).
 
 #![allow(dead_code)]
 
@@ -88,4 +88,13 @@ pub(crate) fn assert_served_definitions_valid(server: &Server) {
             "{version}: {result} is not a valid ListToolsResult: {found:?}"
         );
     }
+}
+
+/// Asserts that `value` is a valid `definition` of `version`'s schema.
+pub(crate) fn assert_valid(version: ProtocolVersion, definition: &str, value: &Value) {
+    let found = problems(&validator(version, definition), value);
+    assert!(
+        found.is_empty(),
+        "{value} is not a valid {definition}: {found:?}"
+    );
 }
