@@ -78,8 +78,8 @@ pub struct ValueGate {
     validator: Validator,
     schema: Value,
     /// `None` when no schema along the gate's keywords says `integer`: then no float can need
-    /// casting.
-    integers: Option<IntegerPlan>,
+    /// casting. Boxed: most gates have none, and the gate sits inside every tool.
+    integers: Option<Box<IntegerPlan>>,
 }
 
 impl ValueGate {
@@ -94,7 +94,7 @@ impl ValueGate {
     /// Compiles the gate for a whole schema.
     pub fn for_schema(schema: Value) -> Result<Self, String> {
         let validator = build(&schema)?;
-        let integers = IntegerPlan::of(&schema);
+        let integers = IntegerPlan::of(&schema).map(Box::new);
         Ok(ValueGate {
             validator,
             schema,

@@ -10,7 +10,7 @@
 
 use std::hint::black_box;
 
-use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, criterion_group};
 use serde_json::{Value, json};
 use wymcp::{ActionResult, ActionSchema, ActionTool, Actions, Context, Data, Reply, Server};
 
