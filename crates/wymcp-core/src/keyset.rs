@@ -23,7 +23,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use crate::bound::{self, MAX_ITEMS};
-use crate::pointer;
+use crate::pointer::{self, Step};
 
 /// The name listed in `allowed` where an `additionalProperties` schema admits any string key.
 pub const ANY_STRING_KEY: &str = "<any string key>";
@@ -54,7 +54,7 @@ pub struct UnknownKeys {
 /// ```
 pub fn check(properties: &Map<String, Value>, data: &Map<String, Value>) -> Option<UnknownKeys> {
     let mut found = Vec::new();
-    walk_object(Some(properties), None, data, "", &mut found);
+    walk_object(Some(properties), None, data, &mut Vec::new(), &mut found);
     report(found)
 }
 
@@ -62,7 +62,7 @@ pub fn check(properties: &Map<String, Value>, data: &Map<String, Value>) -> Opti
 /// classified like any nested object schema.
 pub fn check_schema(schema: &Value, arguments: &Map<String, Value>) -> Option<UnknownKeys> {
     let mut found = Vec::new();
-    walk_object_schema(schema, arguments, "", &mut found);
+    walk_object_schema(schema, arguments, &mut Vec::new(), &mut found);
     report(found)
 }
 
@@ -118,12 +118,13 @@ fn admitted_names(admitted: Admitted<'_>) -> Vec<String> {
     names
 }
 
-/// Walks an object value against a schema given by its parts.
-fn walk_object<'s>(
+/// Walks an object value against a schema given by its parts. `steps` is the path to the
+/// value, rendered only for an unknown key (a passing call renders no path).
+fn walk_object<'s, 'v>(
     properties: Option<&'s Map<String, Value>>,
     additional: Option<&'s Value>,
-    value: &Map<String, Value>,
-    path: &str,
+    value: &'v Map<String, Value>,
+    steps: &mut Vec<Step<'v>>,
     found: &mut Vec<Found<'s>>,
 ) {
     let closed = match additional {
@@ -132,13 +133,13 @@ fn walk_object<'s>(
     };
     let extra_schema = additional.filter(|a| a.is_object());
     for (key, item) in value {
-        if let Some(schema) = properties.and_then(|p| p.get(key)) {
-            walk_value(schema, item, &pointer::push(path, key), found);
-        } else if let Some(schema) = extra_schema {
-            walk_value(schema, item, &pointer::push(path, key), found);
+        if let Some(schema) = properties.and_then(|p| p.get(key)).or(extra_schema) {
+            steps.push(Step::Key(key));
+            walk_value(schema, item, steps, found);
+            steps.pop();
         } else if closed {
             found.push(Found {
-                holder: path.to_owned(),
+                holder: pointer::render(steps),
                 admitted: Admitted {
                     properties,
                     any_string_key: matches!(
@@ -152,10 +153,10 @@ fn walk_object<'s>(
     }
 }
 
-fn walk_object_schema<'s>(
+fn walk_object_schema<'s, 'v>(
     schema: &'s Value,
-    value: &Map<String, Value>,
-    path: &str,
+    value: &'v Map<String, Value>,
+    steps: &mut Vec<Step<'v>>,
     found: &mut Vec<Found<'s>>,
 ) {
     let Some(schema) = schema.as_object() else {
@@ -166,13 +167,18 @@ fn walk_object_schema<'s>(
     if properties.is_none() && additional.is_none() {
         return; // free-form
     }
-    walk_object(properties, additional, value, path, found);
+    walk_object(properties, additional, value, steps, found);
 }
 
 /// Walks any value against a property schema, following only the gate's keywords.
-fn walk_value<'s>(schema: &'s Value, value: &Value, path: &str, found: &mut Vec<Found<'s>>) {
+fn walk_value<'s, 'v>(
+    schema: &'s Value,
+    value: &'v Value,
+    steps: &mut Vec<Step<'v>>,
+    found: &mut Vec<Found<'s>>,
+) {
     match value {
-        Value::Object(map) => walk_object_schema(schema, map, path, found),
+        Value::Object(map) => walk_object_schema(schema, map, steps, found),
         Value::Array(items) => {
             let Some(schema) = schema.as_object() else {
                 return;
@@ -182,7 +188,9 @@ fn walk_value<'s>(schema: &'s Value, value: &Value, path: &str, found: &mut Vec<
             for (i, item) in items.iter().enumerate() {
                 let item_schema = prefix.and_then(|p| p.get(i)).or(rest);
                 if let Some(item_schema) = item_schema {
-                    walk_value(item_schema, item, &pointer::push_index(path, i), found);
+                    steps.push(Step::Index(i));
+                    walk_value(item_schema, item, steps, found);
+                    steps.pop();
                 }
             }
         }

@@ -10,6 +10,7 @@ mod action;
 pub mod bound;
 mod error;
 mod hint;
+mod integers;
 pub mod keyset;
 pub mod pointer;
 pub mod schema;

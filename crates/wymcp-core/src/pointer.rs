@@ -28,3 +28,19 @@ pub fn push(pointer: &str, token: &str) -> String {
 pub fn push_index(pointer: &str, index: usize) -> String {
     format!("{pointer}/{index}")
 }
+
+/// One step of a data path, kept borrowed while walking so a pointer is only rendered for the
+/// places a refusal names (a passing call renders none).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Step<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+/// Renders a path of steps as a JSON Pointer.
+pub(crate) fn render(steps: &[Step<'_>]) -> String {
+    steps.iter().fold(String::new(), |acc, step| match step {
+        Step::Key(k) => push(&acc, k),
+        Step::Index(i) => push_index(&acc, *i),
+    })
+}

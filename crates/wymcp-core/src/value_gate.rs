@@ -27,10 +27,10 @@ use std::collections::BTreeMap;
 
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::{Draft, Validator};
-use serde_json::{Map, Number, Value};
+use serde_json::{Map, Value};
 
 use crate::bound::{self, MAX_ITEMS};
-use crate::pointer;
+use crate::integers::IntegerPlan;
 
 /// The validator options every schema wymcp serves is built with.
 pub fn options() -> jsonschema::ValidationOptions<'static> {
@@ -71,14 +71,15 @@ pub struct InvalidValues {
     pub count: usize,
 }
 
-/// A compiled value gate for one schema: the validator and the schema it was built from (for
-/// the integer cast).
+/// A compiled value gate for one schema: the validator, the schema it was built from, and
+/// where in it an integer can be reached (for the integer cast).
 #[derive(Debug)]
 pub struct ValueGate {
     validator: Validator,
     schema: Value,
-    /// Whether any schema inside says `integer`: only then can a float need casting.
-    mentions_integer: bool,
+    /// `None` when no schema along the gate's keywords says `integer`: then no float can need
+    /// casting. Boxed: most gates have none, and the gate sits inside every tool.
+    integers: Option<Box<IntegerPlan>>,
 }
 
 impl ValueGate {
@@ -93,11 +94,11 @@ impl ValueGate {
     /// Compiles the gate for a whole schema.
     pub fn for_schema(schema: Value) -> Result<Self, String> {
         let validator = build(&schema)?;
-        let mentions_integer = schema.to_string().contains("\"integer\"");
+        let integers = IntegerPlan::of(&schema).map(Box::new);
         Ok(ValueGate {
             validator,
             schema,
-            mentions_integer,
+            integers,
         })
     }
 
@@ -109,7 +110,10 @@ impl ValueGate {
     /// Whether `value` passes (no report built).
     pub fn is_valid(&self, value: &Value) -> bool {
         self.validator.is_valid(value)
-            && !(self.mentions_integer && has_inexact_integer(&self.schema, value))
+            && !self
+                .integers
+                .as_ref()
+                .is_some_and(|plan| plan.has_inexact(value))
     }
 
     /// Checks `value`, collecting every problem, or `Ok(())` when it passes.
@@ -127,11 +131,8 @@ impl ValueGate {
                 entry.push(text);
             }
         }
-        let mut inexact = Vec::new();
-        if self.mentions_integer {
-            collect_inexact_integers(&self.schema, value, &mut inexact);
-        }
-        for path in inexact {
+        let inexact = self.integers.as_ref().map(|plan| plan.inexact_paths(value));
+        for path in inexact.into_iter().flatten() {
             let entry = by_path.entry(path).or_default();
             let text = "expected type integer".to_owned();
             if !entry.contains(&text) {
@@ -153,8 +154,8 @@ impl ValueGate {
     /// Casts whole-number floats to integers where the schema asks for an integer (only call on
     /// a value that passed [`check`](Self::check)).
     pub fn cast(&self, value: &mut Value) {
-        if self.mentions_integer {
-            cast_integers(&self.schema, value);
+        if let Some(plan) = &self.integers {
+            plan.cast(value);
         }
     }
 }
@@ -214,129 +215,6 @@ fn type_names(kind: &TypeKind) -> String {
         TypeKind::Multiple(set) => {
             let names: Vec<String> = set.iter().map(|t| t.to_string()).collect();
             names.join(" or ")
-        }
-    }
-}
-
-/// Whether a schema's `type` admits integers but not all numbers.
-fn wants_integer(schema: &Value) -> bool {
-    match schema.get("type") {
-        Some(Value::String(t)) => t == "integer",
-        Some(Value::Array(types)) => {
-            types.iter().any(|t| t == "integer") && !types.iter().any(|t| t == "number")
-        }
-        _ => false,
-    }
-}
-
-/// The exact integer a whole-number float stands for, when it fits `i64`/`u64`.
-fn exact_integer(n: &Number) -> Option<Number> {
-    let f = n.as_f64()?;
-    if n.is_f64() && f.fract() == 0.0 {
-        if f >= -(2f64.powi(63)) && f < 2f64.powi(63) {
-            return Some(Number::from(f as i64));
-        }
-        if (0.0..2f64.powi(64)).contains(&f) {
-            return Some(Number::from(f as u64));
-        }
-    }
-    None
-}
-
-/// One step of a data path.
-enum Step<'a> {
-    Key(&'a str),
-    Index(usize),
-}
-
-/// Renders a path of steps as a JSON Pointer.
-fn render(steps: &[Step<'_>]) -> String {
-    steps.iter().fold(String::new(), |acc, step| match step {
-        Step::Key(k) => pointer::push(&acc, k),
-        Step::Index(i) => pointer::push_index(&acc, *i),
-    })
-}
-
-/// Visits each value reached along the gate's keywords, with its schema and the steps that led
-/// there (rendered only by a visitor that needs them, so a passing call allocates nothing).
-fn for_each_reached<'v>(
-    schema: &Value,
-    value: &'v Value,
-    steps: &mut Vec<Step<'v>>,
-    f: &mut dyn FnMut(&Value, &Value, &[Step<'v>]),
-) {
-    f(schema, value, steps);
-    let Some(map) = schema.as_object() else {
-        return;
-    };
-    match value {
-        Value::Object(obj) => {
-            let props = map.get("properties").and_then(Value::as_object);
-            let extra = map.get("additionalProperties").filter(|a| a.is_object());
-            for (key, item) in obj {
-                if let Some(sub) = props.and_then(|p| p.get(key)).or(extra) {
-                    steps.push(Step::Key(key));
-                    for_each_reached(sub, item, steps, f);
-                    steps.pop();
-                }
-            }
-        }
-        Value::Array(items) => {
-            let prefix = map.get("prefixItems").and_then(Value::as_array);
-            let rest = map.get("items").filter(|i| i.is_object());
-            for (i, item) in items.iter().enumerate() {
-                if let Some(sub) = prefix.and_then(|p| p.get(i)).or(rest) {
-                    steps.push(Step::Index(i));
-                    for_each_reached(sub, item, steps, f);
-                    steps.pop();
-                }
-            }
-        }
-        _ => {}
-    }
-}
-
-/// A whole-number float where the schema wants an integer: `Some(exact)` when it can be cast,
-/// `Some(None)` when it cannot (a type problem), `None` when nothing applies.
-fn integer_cast(schema: &Value, value: &Value) -> Option<Option<Number>> {
-    match value {
-        Value::Number(n)
-            if n.is_f64()
-                && wants_integer(schema)
-                && n.as_f64().is_some_and(|f| f.fract() == 0.0) =>
-        {
-            Some(exact_integer(n))
-        }
-        _ => None,
-    }
-}
-
-fn has_inexact_integer(schema: &Value, value: &Value) -> bool {
-    let mut any = false;
-    for_each_reached(schema, value, &mut Vec::new(), &mut |s, v, _| {
-        any |= matches!(integer_cast(s, v), Some(None));
-    });
-    any
-}
-
-fn collect_inexact_integers(schema: &Value, value: &Value, out: &mut Vec<String>) {
-    for_each_reached(schema, value, &mut Vec::new(), &mut |s, v, steps| {
-        if matches!(integer_cast(s, v), Some(None)) {
-            out.push(render(steps));
-        }
-    });
-}
-
-fn cast_integers(schema: &Value, value: &mut Value) {
-    let mut casts = Vec::new();
-    for_each_reached(schema, value, &mut Vec::new(), &mut |s, v, steps| {
-        if let Some(Some(exact)) = integer_cast(s, v) {
-            casts.push((render(steps), exact));
-        }
-    });
-    for (path, exact) in casts {
-        if let Some(slot) = value.pointer_mut(&path) {
-            *slot = Value::Number(exact);
         }
     }
 }

@@ -29,6 +29,29 @@ fn whole_floats_are_cast_at_every_depth_the_gate_follows() {
 }
 
 #[test]
+fn casting_follows_additional_properties_and_prefix_items_as_the_gate_does() {
+    let g = gate(json!({
+        // A declared key follows its own schema, never `additionalProperties`.
+        "m": {"type": "object", "properties": {"f": {"type": "number"}},
+              "additionalProperties": {"type": "integer"}},
+        "t": {"type": "array", "prefixItems": [{"type": "number"}, {"type": "integer"}],
+              "items": {"type": "integer"}}
+    }));
+    let mut data = json!({"m": {"f": 1.0, "extra": 2.0}, "t": [3.0, 4.0, 5.0]});
+    assert!(g.check(&data).is_ok());
+    g.cast(&mut data);
+    assert_eq!(
+        data.to_string(),
+        r#"{"m":{"extra":2,"f":1.0},"t":[3.0,4,5]}"#
+    );
+    let report = g
+        .check(&json!({"m": {"big": 1e20}, "t": [0.5, 1e20]}))
+        .expect_err("not exactly representable");
+    let paths: Vec<&str> = report.listed.iter().map(|i| i.path.as_str()).collect();
+    assert_eq!(paths, ["/m/big", "/t/1"]);
+}
+
+#[test]
 fn a_whole_float_beyond_i64_and_u64_is_a_type_problem() {
     let g = gate(json!({"n": {"type": "integer"}}));
     let report = g

@@ -3,10 +3,14 @@
 //! objects, two formats).
 //!
 //! Run: `cargo bench -p wymcp --bench gates`.
+//!
+//! For instruction counts (callgrind), `GATES_CALLS=<n>` skips criterion and makes `n` valid
+//! calls: the difference between two such runs, divided by the difference in `n`, is the
+//! instructions of one valid call (`bench/gates-instructions.sh` does exactly that).
 
 use std::hint::black_box;
 
-use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, criterion_group};
 use serde_json::{Value, json};
 use wymcp::{ActionResult, ActionSchema, ActionTool, Actions, Context, Data, Reply, Server};
 
@@ -197,5 +201,34 @@ fn gates(c: &mut Criterion) {
     group.finish();
 }
 
+/// `n` valid calls and nothing else, for callgrind.
+fn valid_calls(n: usize) {
+    let server = Server::builder()
+        .tool(Orders)
+        .build()
+        .expect("the bench tool builds");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("a current-thread runtime");
+    let ctx = Context::default();
+    let arguments = with_data(|_| {});
+    for _ in 0..n {
+        let result = runtime
+            .block_on(server.call_tool("orders", Some(arguments.clone()), ctx.clone()))
+            .expect("reaches the tool");
+        assert!(!result.is_error());
+        black_box(result);
+    }
+}
+
 criterion_group!(benches, gates);
-criterion_main!(benches);
+
+fn main() {
+    match std::env::var("GATES_CALLS") {
+        Ok(n) => valid_calls(n.parse().expect("GATES_CALLS is a number of calls")),
+        Err(_) => {
+            benches();
+            Criterion::default().configure_from_args().final_summary();
+        }
+    }
+}

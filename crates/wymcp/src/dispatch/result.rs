@@ -49,6 +49,11 @@ impl CallToolResult {
     /// The wire `result` object for a session of `version` (no `structuredContent` on
     /// 2025-03-26).
     pub fn to_value(&self, version: ProtocolVersion) -> Value {
+        self.clone().into_value(version)
+    }
+
+    /// [`to_value`](Self::to_value), moving the structured content instead of copying it.
+    pub(crate) fn into_value(self, version: ProtocolVersion) -> Value {
         let mut result = Map::new();
         result.insert(
             "content".into(),
@@ -56,8 +61,8 @@ impl CallToolResult {
         );
         result.insert("isError".into(), Value::Bool(self.is_error));
         if version.supports_output_schema() {
-            if let Some(structured) = &self.structured {
-                result.insert("structuredContent".into(), structured.clone());
+            if let Some(structured) = self.structured {
+                result.insert("structuredContent".into(), structured);
             }
         }
         Value::Object(result)

@@ -1,6 +1,6 @@
 //! JSON-RPC 2.0 messages: classification, envelope validation and response envelopes.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::RpcError;
 
@@ -99,7 +99,7 @@ pub fn validate_envelope(body: &Value) -> Result<(), String> {
     let Some(obj) = body.as_object() else {
         return Err("a JSON-RPC message must be a JSON object".to_owned());
     };
-    if obj.get("jsonrpc") != Some(&Value::String("2.0".to_owned())) {
+    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
         return Err("\"jsonrpc\" must be the string \"2.0\"".to_owned());
     }
     if let Some(method) = obj.get("method") {
@@ -156,7 +156,7 @@ fn valid_id(id: &Value) -> bool {
 
 /// A success envelope: `{"jsonrpc":"2.0","id":…,"result":…}`.
 pub fn success(id: Value, result: Value) -> Value {
-    json!({ "jsonrpc": "2.0", "id": id, "result": result })
+    envelope(id, "result", result)
 }
 
 /// An error envelope: `{"jsonrpc":"2.0","id":…,"error":{…}}`.
@@ -167,5 +167,15 @@ pub fn failure(id: Value, error: &RpcError) -> Value {
     if let Some(data) = error.data() {
         err.insert("data".to_owned(), data.clone());
     }
-    json!({ "jsonrpc": "2.0", "id": id, "error": err })
+    envelope(id, "error", Value::Object(err))
+}
+
+/// `{"jsonrpc":"2.0","id":…,<key>:…}`, built by moving `id` and `body` in (`json!` would
+/// serialize a deep copy of each).
+fn envelope(id: Value, key: &str, body: Value) -> Value {
+    let mut envelope = Map::new();
+    envelope.insert("jsonrpc".to_owned(), Value::String("2.0".to_owned()));
+    envelope.insert("id".to_owned(), id);
+    envelope.insert(key.to_owned(), body);
+    Value::Object(envelope)
 }

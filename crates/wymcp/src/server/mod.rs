@@ -184,11 +184,13 @@ impl Server {
         };
         // In a session, the session's tool list (runtime tools first) is the one served.
         if let Some(session) = ctx.session() {
-            let tools = session.effective_tools();
+            let server = session.server().clone();
+            let merged = session.runtime_tools_merged();
+            let tools = merged.as_deref().unwrap_or(server.registered());
             let Some(tool) = tools.iter().find(|t| t.name == name).cloned() else {
                 return Err(RpcError::unknown_tool(name));
             };
-            return Ok(dispatch::call(&tools, &tool, arguments, ctx).await);
+            return Ok(dispatch::call(tools, &tool, arguments, ctx).await);
         }
         let Some(&i) = self.inner.index.get(name) else {
             return Err(RpcError::unknown_tool(name));
@@ -221,6 +223,6 @@ impl Server {
         let result = self
             .call_tool(&name, params.remove("arguments"), ctx)
             .await?;
-        Ok(result.to_value(version))
+        Ok(result.into_value(version))
     }
 }

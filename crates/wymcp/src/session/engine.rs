@@ -27,7 +27,7 @@ pub(crate) enum Step {
     /// A `tools/call` the transport runs (it owns how the answer travels).
     Call { id: Value, params: Option<Value> },
     /// `initialize` inside a session: the transport starts a session.
-    Initialize { id: Value },
+    Initialize { id: Value, params: Option<Value> },
 }
 
 /// A message refused before it reached a method.
@@ -127,19 +127,25 @@ pub(crate) struct Engine<'a> {
 impl Engine<'_> {
     /// Everything after session resolution (and, over HTTP, the version header): client
     /// answers, the lifecycle gate, the envelope, then the method.
+    ///
+    /// The message is taken by value so a call's `params` move into [`Step::Call`] instead of
+    /// being copied; the record is only cloned by the rare steps that save it.
     pub(crate) async fn in_session(
         &self,
-        mut record: SessionRecord,
+        record: &SessionRecord,
         handle: &SessionHandle,
         kind: Kind,
-        message: &Value,
+        mut message: Value,
     ) -> Result<Step, Rejected> {
         let rid = kind.rejection_id();
         if let Kind::Response { id } = &kind {
-            let answer = match (message.get("result"), message.get("error")) {
-                (Some(result), _) => Ok(result.clone()),
-                (None, Some(error)) => Err(error.clone()),
-                (None, None) => Err(Value::Null),
+            let answer = match message.as_object_mut() {
+                Some(m) => match (m.remove("result"), m.remove("error")) {
+                    (Some(result), _) => Ok(result),
+                    (None, Some(error)) => Err(error),
+                    (None, None) => Err(Value::Null),
+                },
+                None => Err(Value::Null),
             };
             // Unknown ids are ignored.
             handle.deliver_response(id, answer);
@@ -153,19 +159,16 @@ impl Engine<'_> {
                     .to_owned(),
             });
         }
-        validate_envelope(message).map_err(|reason| Rejected::Invalid {
+        validate_envelope(&message).map_err(|reason| Rejected::Invalid {
             id: rid.clone(),
             message: reason.to_string(),
         })?;
-        let params = message.get("params");
+        let params = message.as_object_mut().and_then(|m| m.remove("params"));
         match kind {
             Kind::Notification { .. } => {
                 match method {
-                    Some(Method::Initialized) => {
-                        record.initialized = true;
-                        self.save(record, &rid).await?;
-                    }
-                    Some(Method::Cancelled) => self.cancel(&record, params),
+                    Some(Method::Initialized) => self.mark_initialized(record, &rid).await?,
+                    Some(Method::Cancelled) => self.cancel(record, params.as_ref()),
                     // Unknown notifications, and requests sent as notifications, are accepted
                     // and ignored.
                     _ => {}
@@ -177,23 +180,19 @@ impl Engine<'_> {
                     return Err(Rejected::MethodNotFound { id });
                 };
                 match method {
-                    Method::Initialize => Ok(Step::Initialize { id }),
+                    Method::Initialize => Ok(Step::Initialize { id, params }),
                     Method::Ping => Ok(Step::Reply(success(id, json!({})))),
                     Method::Initialized => {
-                        record.initialized = true;
-                        self.save(record, &rid).await?;
+                        self.mark_initialized(record, &rid).await?;
                         Ok(Step::Reply(success(id, json!({}))))
                     }
                     Method::Cancelled => {
-                        self.cancel(&record, params);
+                        self.cancel(record, params.as_ref());
                         Ok(Step::Reply(success(id, json!({}))))
                     }
                     Method::ToolsList => Ok(Step::Reply(success(id, handle.list_tools()))),
-                    Method::ToolsCall => Ok(Step::Call {
-                        id,
-                        params: params.cloned(),
-                    }),
-                    Method::SetLevel => self.set_level(record, handle, id, params).await,
+                    Method::ToolsCall => Ok(Step::Call { id, params }),
+                    Method::SetLevel => self.set_level(record, handle, id, params.as_ref()).await,
                     Method::ResourcesList
                     | Method::ResourceTemplatesList
                     | Method::ResourcesRead
@@ -202,8 +201,8 @@ impl Engine<'_> {
                     | Method::PromptsList
                     | Method::PromptsGet
                     | Method::Complete => {
-                        let ctx = request_context(&record, handle, &id);
-                        let result = feature(handle.server(), method, params.cloned(), ctx).await;
+                        let ctx = request_context(record, handle, &id);
+                        let result = feature(handle.server(), method, params, ctx).await;
                         Ok(Step::Reply(match result {
                             Ok(result) => success(id, result),
                             Err(error) => failure(id, &error),
@@ -213,6 +212,12 @@ impl Engine<'_> {
             }
             Kind::Response { .. } | Kind::Unknown => Ok(Step::Accepted),
         }
+    }
+
+    async fn mark_initialized(&self, record: &SessionRecord, rid: &Value) -> Result<(), Rejected> {
+        let mut record = record.clone();
+        record.initialized = true;
+        self.save(record, rid).await
     }
 
     async fn save(&self, record: SessionRecord, rid: &Value) -> Result<(), Rejected> {
@@ -236,7 +241,7 @@ impl Engine<'_> {
 
     async fn set_level(
         &self,
-        mut record: SessionRecord,
+        record: &SessionRecord,
         handle: &SessionHandle,
         id: Value,
         params: Option<&Value>,
@@ -250,6 +255,7 @@ impl Engine<'_> {
             ));
             return Ok(Step::Reply(failure(id, &error)));
         };
+        let mut record = record.clone();
         record.log_level = Some(level);
         self.save(record, &id).await?;
         handle.set_log_level(Some(level));

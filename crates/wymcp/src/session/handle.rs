@@ -228,6 +228,14 @@ impl SessionHandle {
         merge(&self.inner.server, &lock(&self.inner.tools).runtime)
     }
 
+    /// [`effective_tools`](Self::effective_tools) when the session registered runtime tools;
+    /// `None` when it did not, so its list is its server's own (the common case, and no
+    /// per-call copy of the list).
+    pub(crate) fn runtime_tools_merged(&self) -> Option<Vec<Arc<RegisteredTool>>> {
+        let state = lock(&self.inner.tools);
+        (!state.runtime.is_empty()).then(|| merge(&self.inner.server, &state.runtime))
+    }
+
     /// Serves `tools/list`: the merged list for the session's revision; clears the dirty flag
     /// (read and clear are one step).
     pub fn list_tools(&self) -> Value {

@@ -496,13 +496,10 @@ impl<F: FnMut(&SessionHandle) + Send> Connection<F> {
             calls: &self.calls,
         };
         let is_notification = matches!(kind, Kind::Notification { .. });
-        match engine
-            .in_session(record.clone(), &handle, kind, &message)
-            .await
-        {
+        match engine.in_session(&record, &handle, kind, message).await {
             Ok(Step::Reply(body)) => self.write(&body),
             Ok(Step::Accepted) => {}
-            Ok(Step::Initialize { id }) => self.write(&failure(
+            Ok(Step::Initialize { id, .. }) => self.write(&failure(
                 id,
                 &RpcError::new(
                     RpcError::INVALID_REQUEST,

@@ -255,7 +255,7 @@ async fn single(
         match Method::parse(method) {
             Some(Method::Initialize) => {
                 validate(&message, &rid)?;
-                return initialize(state, id.clone(), &message, identity).await;
+                return initialize(state, id.clone(), message.get("params"), identity).await;
             }
             Some(Method::Ping) => {
                 validate(&message, &rid)?;
@@ -312,13 +312,12 @@ async fn in_session(
         store: state.store.as_ref(),
         calls: &state.live.calls,
     };
-    match engine
-        .in_session(record.clone(), &handle, kind, &message)
-        .await
-    {
+    match engine.in_session(&record, &handle, kind, message).await {
         Ok(Step::Reply(body)) => Ok(Outcome::ok(body)),
         Ok(Step::Accepted) => Ok(Outcome::Accepted),
-        Ok(Step::Initialize { id }) => initialize(state, id, &message, identity).await,
+        Ok(Step::Initialize { id, params }) => {
+            initialize(state, id, params.as_ref(), identity).await
+        }
         Ok(Step::Call { id, params }) => call_tool(state, record, handle, id, params, sse).await,
         Err(rejected) => Err(rejection(rejected)),
     }
@@ -344,7 +343,7 @@ fn validate(message: &Value, rid: &Value) -> Result<(), HttpError> {
 async fn initialize(
     state: &State,
     id: Value,
-    message: &Value,
+    params: Option<&Value>,
     identity: Option<&Identity>,
 ) -> Result<Outcome, HttpError> {
     let assigns = identity
@@ -354,11 +353,7 @@ async fn initialize(
             assigns
         })
         .unwrap_or_default();
-    let mut record = new_record(
-        message.get("params"),
-        assigns,
-        identity.map(|i| i.subject().to_owned()),
-    );
+    let mut record = new_record(params, assigns, identity.map(|i| i.subject().to_owned()));
     let version = record.version;
     if let Some(hooks) = &state.hooks {
         let start = SessionStart {
@@ -467,7 +462,12 @@ async fn call_tool(
     );
     // Request-related messages travel on this POST's SSE stream when the client accepts
     // text/event-stream; otherwise on the session's GET stream (the context's fallback).
-    let stream_key = state.live.next_stream_key();
+    // Only a call answered over SSE opens a stream (and so needs a key for its events).
+    let stream_key = if sse {
+        state.live.next_stream_key()
+    } else {
+        String::new()
+    };
     let (notes_tx, mut notes) = mpsc::unbounded_channel::<Value>();
     if sse {
         ctx = ctx.notifier(Notifier::with_delivery(

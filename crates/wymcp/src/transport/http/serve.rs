@@ -72,8 +72,10 @@ impl HttpServer {
         if let Some(metadata) = &self.service.config().protected_resource {
             app = app.merge(protected_resource_router("/mcp", metadata.clone()));
         }
+        // `/mcp` is routed to the endpoint itself: `nest_service` would strip the prefix and
+        // route a second time on every request (about 5 % of a call's work).
         let app = app
-            .nest_service("/mcp", self.service.clone())
+            .merge(self.service.endpoint_router("/mcp"))
             .fallback_service(self.service);
         let listener = self.listener.tap_io(|tcp| {
             if let Err(err) = tcp.set_nodelay(true) {

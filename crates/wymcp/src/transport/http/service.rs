@@ -9,7 +9,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::body::HttpBody;
 use axum::extract::{Request, State as AxumState};
-use axum::http::{HeaderMap, HeaderName, Method, StatusCode, header};
+use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, future::RouteFuture};
 use bytes::Bytes;
@@ -121,6 +121,15 @@ impl StreamableHttpService {
             .fallback(not_found)
             .with_state(state.clone());
         StreamableHttpService { state, router }
+    }
+
+    /// The endpoint routed at `path` and `path/` directly, as `nest_service(path, ..)` serves
+    /// it there, without the nested router's second routing pass.
+    pub(crate) fn endpoint_router(&self, path: &str) -> Router {
+        Router::new()
+            .route(path, any(route))
+            .route(&format!("{path}/"), any(route))
+            .with_state(self.state.clone())
     }
 
     /// The settings the service runs with.
@@ -593,9 +602,9 @@ where
 
 /// The single value of a header, as text.
 pub(crate) fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
-    headers
-        .get(HeaderName::from_bytes(name.as_bytes()).ok()?)
-        .and_then(|v| v.to_str().ok())
+    // Looked up by `&str`: `HeaderName::from_bytes` would copy a custom name into a new
+    // buffer on every request.
+    headers.get(name).and_then(|v| v.to_str().ok())
 }
 
 /// Plain-JSON refusal for GET and DELETE.
