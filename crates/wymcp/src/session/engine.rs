@@ -71,27 +71,32 @@ impl Rejected {
     }
 }
 
+/// A running call's key in [`Calls`]: its session and the request id's JSON text. Built once
+/// when the call starts and shared, so finishing the call looks it up without building it again.
+pub(crate) type CallKey = std::sync::Arc<(String, String)>;
+
 /// The running calls a node owns, by session and request id, with their cancellation tokens.
 #[derive(Debug, Default)]
 pub(crate) struct Calls {
-    calls: Mutex<HashMap<(String, String), CancellationToken>>,
+    calls: Mutex<HashMap<CallKey, CancellationToken>>,
 }
 
 impl Calls {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(String, String), CancellationToken>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<CallKey, CancellationToken>> {
         self.calls.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Registers a running call; the key is the request id's JSON text.
-    pub(crate) fn start(&self, session: &str, id: &Value) -> CancellationToken {
+    /// Registers a running call; the key is the request id's JSON text. Answers the key to
+    /// [`finish`](Self::finish) the call with.
+    pub(crate) fn start(&self, session: &str, id: &Value) -> (CallKey, CancellationToken) {
+        let key = CallKey::new((session.to_owned(), id.to_string()));
         let token = CancellationToken::new();
-        self.lock()
-            .insert((session.to_owned(), id.to_string()), token.clone());
-        token
+        self.lock().insert(key.clone(), token.clone());
+        (key, token)
     }
 
-    pub(crate) fn finish(&self, session: &str, id: &Value) {
-        self.lock().remove(&(session.to_owned(), id.to_string()));
+    pub(crate) fn finish(&self, key: &CallKey) {
+        self.lock().remove(&**key);
     }
 
     /// Cancels the named call; `false` when no such call runs here.
@@ -107,8 +112,8 @@ impl Calls {
 
     /// Cancels every call of a session.
     pub(crate) fn end_session(&self, session: &str) {
-        self.lock().retain(|(s, _), token| {
-            if s == session {
+        self.lock().retain(|key, token| {
+            if key.0 == session {
                 token.cancel();
                 false
             } else {

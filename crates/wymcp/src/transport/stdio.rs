@@ -584,7 +584,7 @@ impl<F: FnMut(&SessionHandle) + Send> Connection<F> {
         id: Value,
         params: Option<Value>,
     ) {
-        let token = self.calls.start(&record.id, &id);
+        let (key, token) = self.calls.start(&record.id, &id);
         let ctx = call_context(
             record,
             &handle,
@@ -598,7 +598,6 @@ impl<F: FnMut(&SessionHandle) + Send> Connection<F> {
         let server = self.server.clone();
         let calls = self.calls.clone();
         let out = self.out.clone();
-        let session = record.id.clone();
         tokio::spawn(async move {
             let answer = tokio::select! {
                 biased;
@@ -607,7 +606,7 @@ impl<F: FnMut(&SessionHandle) + Send> Connection<F> {
                 result = server.handle_tools_call(params, ctx.clone()) => Some(result),
             };
             ctx.complete();
-            calls.finish(&session, &id);
+            calls.finish(&key);
             if let Some(result) = answer {
                 let message = match result {
                     Ok(result) => success(id, result),

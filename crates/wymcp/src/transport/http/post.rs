@@ -22,7 +22,7 @@ use crate::protocol::{
 };
 use crate::session::SessionHandle;
 use crate::session::engine::{
-    Engine, Rejected, Step, call_context, is_internal_assign, new_record,
+    CallKey, Engine, Rejected, Step, call_context, is_internal_assign, new_record,
 };
 use crate::{Delivery, Notifier};
 use futures_util::StreamExt as _;
@@ -445,12 +445,11 @@ async fn call_tool(
     sse: bool,
 ) -> Result<Outcome, HttpError> {
     let assigns = state.live.assigns(&record);
-    let token = state.live.start_call(&record.id, &id);
+    let (key, token) = state.live.start_call(&record.id, &id);
     // Unregisters the call however it ends (including the client going away mid-call).
     let registration = CallRegistration {
         state: state.clone(),
-        session: record.id.clone(),
-        id: id.clone(),
+        key,
     };
     let mut ctx = call_context(
         &record,
@@ -468,8 +467,11 @@ async fn call_tool(
     } else {
         String::new()
     };
-    let (notes_tx, mut notes) = mpsc::unbounded_channel::<Value>();
+    // A plain-JSON answer has no stream for notifications: no channel either.
+    let mut notes = None;
     if sse {
+        let (notes_tx, rx) = mpsc::unbounded_channel::<Value>();
+        notes = Some(rx);
         ctx = ctx.notifier(Notifier::with_delivery(
             stream_key.clone(),
             move |message: Value| match notes_tx.send(message) {
@@ -477,8 +479,6 @@ async fn call_tool(
                 Err(_) => Delivery::Disconnected,
             },
         ));
-    } else {
-        drop(notes_tx);
     }
     // SSE polling (SEP-1699): the tool may end this stream mid-call.
     let polling = sse && state.config.sse_polling;
@@ -498,13 +498,15 @@ async fn call_tool(
     tokio::select! {
         biased;
         () = token.cancelled() => return Ok(Outcome::Cancelled),
-        Some(note) = notes.recv() => pending.push_back(note),
+        Some(note) = next_note(&mut notes) => pending.push_back(note),
         // Closed before anything was sent: the stream opens (priming) and ends at once.
         () = closer.cancelled(), if polling => {}
         result = &mut call => {
             // Notifications sent before the call finished still go first, on a stream.
-            while let Ok(note) = notes.try_recv() {
-                pending.push_back(note);
+            if let Some(notes) = &mut notes {
+                while let Ok(note) = notes.try_recv() {
+                    pending.push_back(note);
+                }
             }
             write_back(state, &record.id, &assigns, Some(&record.assigns)).await;
             if pending.is_empty() {
@@ -534,6 +536,14 @@ async fn call_tool(
     let body = futures_util::stream::unfold(stream, next_frame)
         .map(Ok::<bytes::Bytes, std::convert::Infallible>);
     Ok(Outcome::Stream(super::service::sse_response(body)))
+}
+
+/// The call's next notification or server request; never, when it has no channel.
+async fn next_note(notes: &mut Option<mpsc::UnboundedReceiver<Value>>) -> Option<Value> {
+    match notes {
+        Some(notes) => notes.recv().await,
+        None => std::future::pending().await,
+    }
 }
 
 type CallFuture = std::pin::Pin<Box<dyn Future<Output = Result<Value, RpcError>> + Send>>;
@@ -578,7 +588,8 @@ struct PostStream {
     stream: String,
     id: Value,
     call: CallFuture,
-    notes: mpsc::UnboundedReceiver<Value>,
+    /// The call's notifications and server requests (`None` for a plain-JSON answer).
+    notes: Option<mpsc::UnboundedReceiver<Value>>,
     token: CancellationToken,
     assigns: SharedAssigns,
     /// Messages to send before waiting for more.
@@ -615,12 +626,14 @@ async fn next_message(s: &mut PostStream, watch_close: bool) -> Next {
         // Cancelled: the stream ends without a response.
         () = s.token.cancelled() => Next::End,
         () = s.closer.cancelled(), if watch_close => Next::Closed,
-        Some(note) = s.notes.recv() => Next::Message(note),
+        Some(note) = next_note(&mut s.notes) => Next::Message(note),
         result = &mut s.call => {
             s.done = true;
             write_back(&s.state, &s.session, &s.assigns, None).await;
-            while let Ok(note) = s.notes.try_recv() {
-                s.pending.push_back(note);
+            if let Some(notes) = &mut s.notes {
+                while let Ok(note) = notes.try_recv() {
+                    s.pending.push_back(note);
+                }
             }
             s.pending.push_back(answer(s.id.clone(), result));
             s.pending.pop_front().map_or(Next::End, Next::Message)
@@ -702,13 +715,12 @@ fn detach(mut s: PostStream) {
 
 struct CallRegistration {
     state: Arc<State>,
-    session: String,
-    id: Value,
+    key: CallKey,
 }
 
 impl Drop for CallRegistration {
     fn drop(&mut self) {
-        self.state.live.finish_call(&self.session, &self.id);
+        self.state.live.finish_call(&self.key);
     }
 }
 

@@ -9,7 +9,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::session::SessionHandle;
-use crate::session::engine::Calls;
+use crate::session::engine::{CallKey, Calls};
 use crate::{Delivery, Notifier, Server};
 
 pub use crate::session::store::{
@@ -55,12 +55,12 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl Live {
     /// Registers a running call; the key is the request id's JSON text.
-    pub(crate) fn start_call(&self, session: &str, id: &Value) -> CancellationToken {
+    pub(crate) fn start_call(&self, session: &str, id: &Value) -> (CallKey, CancellationToken) {
         self.calls.start(session, id)
     }
 
-    pub(crate) fn finish_call(&self, session: &str, id: &Value) {
-        self.calls.finish(session, id);
+    pub(crate) fn finish_call(&self, key: &CallKey) {
+        self.calls.finish(key);
     }
 
     /// The session's live handle, created from the record the first time.
