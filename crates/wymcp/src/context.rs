@@ -37,8 +37,8 @@ struct Inner {
     session_id: Option<String>,
     protocol_version: ProtocolVersion,
     assigns: Arc<Mutex<Map<String, Value>>>,
-    client_info: Option<Value>,
-    client_capabilities: Option<Value>,
+    client_info: Option<Arc<Value>>,
+    client_capabilities: Option<Arc<Value>>,
     progress_token: Option<Value>,
     cancellation: CancellationToken,
     notifier: Option<Notifier>,
@@ -175,12 +175,12 @@ impl Context {
 
     /// The client's `clientInfo`, when known.
     pub fn client_info(&self) -> Option<&Value> {
-        self.inner.client_info.as_ref()
+        self.inner.client_info.as_deref()
     }
 
     /// The client's declared capabilities, when known.
     pub fn client_capabilities(&self) -> Option<&Value> {
-        self.inner.client_capabilities.as_ref()
+        self.inner.client_capabilities.as_deref()
     }
 
     /// The request's `_meta.progressToken`, when the client asked for progress.
@@ -647,8 +647,8 @@ pub struct ContextBuilder {
     session_id: Option<String>,
     protocol_version: ProtocolVersion,
     assigns: Arc<Mutex<Map<String, Value>>>,
-    client_info: Option<Value>,
-    client_capabilities: Option<Value>,
+    client_info: Option<Arc<Value>>,
+    client_capabilities: Option<Arc<Value>>,
     progress_token: Option<Value>,
     cancellation: CancellationToken,
     notifier: Option<Notifier>,
@@ -689,11 +689,17 @@ impl ContextBuilder {
     }
     /// The client's `clientInfo`.
     pub fn client_info(mut self, info: Value) -> Self {
-        self.client_info = Some(info);
+        self.client_info = Some(Arc::new(info));
         self
     }
     /// The client's capabilities.
     pub fn client_capabilities(mut self, capabilities: Value) -> Self {
+        self.client_capabilities = Some(Arc::new(capabilities));
+        self
+    }
+    /// The session's `clientInfo` and capabilities, shared with its record (no copy per call).
+    pub(crate) fn shared_client(mut self, info: Arc<Value>, capabilities: Arc<Value>) -> Self {
+        self.client_info = Some(info);
         self.client_capabilities = Some(capabilities);
         self
     }

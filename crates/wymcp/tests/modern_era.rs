@@ -55,7 +55,7 @@ impl SessionStore for CountingStore {
         &'a self,
         id: &'a str,
         ttl: Duration,
-    ) -> BoxFuture<'a, Result<Option<SessionRecord>, StoreError>> {
+    ) -> BoxFuture<'a, Result<Option<Arc<SessionRecord>>, StoreError>> {
         self.tick();
         self.inner.load(id, ttl)
     }

@@ -299,8 +299,10 @@ fn request_context(record: &SessionRecord, handle: &SessionHandle, id: &Value) -
         .request_id(id.clone())
         .session_id(record.id.clone())
         .protocol_version(record.version)
-        .client_info(record.client_info.clone())
-        .client_capabilities(record.client_capabilities.clone())
+        .shared_client(
+            record.client_info.clone(),
+            record.client_capabilities.clone(),
+        )
         .session(handle.clone());
     for (key, value) in &record.assigns {
         ctx = ctx.assign(key.clone(), value.clone());
@@ -328,6 +330,7 @@ pub(crate) fn new_record(
             .filter(|v| v.is_object())
             .cloned()
             .unwrap_or_else(|| json!({}))
+            .into()
     };
     SessionRecord {
         id: new_session_id(),
@@ -355,8 +358,10 @@ pub(crate) fn call_context(
         .session_id(record.id.clone())
         .protocol_version(record.version)
         .shared_assigns(assigns)
-        .client_info(record.client_info.clone())
-        .client_capabilities(record.client_capabilities.clone())
+        .shared_client(
+            record.client_info.clone(),
+            record.client_capabilities.clone(),
+        )
         .cancellation(token)
         .session(handle.clone());
     if let Some(progress) = params

@@ -1,7 +1,7 @@
 //! Sessions as data: [`SessionRecord`] behind a [`SessionStore`] (in memory by default).
 
 use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
@@ -27,10 +27,10 @@ pub struct SessionRecord {
     pub id: String,
     /// The revision negotiated at `initialize`.
     pub version: ProtocolVersion,
-    /// The client's `capabilities` (or `{}`).
-    pub client_capabilities: Value,
-    /// The client's `clientInfo` (or `{}`).
-    pub client_info: Value,
+    /// The client's `capabilities` (or `{}`), shared with the context of every call.
+    pub client_capabilities: Arc<Value>,
+    /// The client's `clientInfo` (or `{}`), shared with the context of every call.
+    pub client_info: Arc<Value>,
     /// `notifications/initialized` was received.
     pub initialized: bool,
     /// The level set by `logging/setLevel`, if any.
@@ -62,6 +62,60 @@ pub enum CreateError {
 /// shared store (such as Redis) lets several nodes serve one session.
 ///
 /// Expiry is by idle time: a record not loaded for `ttl` is gone.
+///
+/// `load` shares the record (`Arc`); `create` and `save` take it by value. A store that
+/// wraps another, here to count loads:
+///
+/// ```
+/// use std::sync::Arc;
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// use std::time::Duration;
+///
+/// use futures_util::future::BoxFuture;
+/// use wymcp::session::{
+///     CreateError, InMemorySessionStore, SessionRecord, SessionStore, StoreError,
+/// };
+///
+/// #[derive(Default)]
+/// struct Counting {
+///     inner: InMemorySessionStore,
+///     loads: AtomicUsize,
+/// }
+///
+/// impl SessionStore for Counting {
+///     fn create(
+///         &self,
+///         record: SessionRecord,
+///         max: usize,
+///         ttl: Duration,
+///     ) -> BoxFuture<'_, Result<(), CreateError>> {
+///         self.inner.create(record, max, ttl)
+///     }
+///     fn load<'a>(
+///         &'a self,
+///         id: &'a str,
+///         ttl: Duration,
+///     ) -> BoxFuture<'a, Result<Option<Arc<SessionRecord>>, StoreError>> {
+///         self.loads.fetch_add(1, Ordering::Relaxed);
+///         self.inner.load(id, ttl)
+///     }
+///     fn save(&self, record: SessionRecord) -> BoxFuture<'_, Result<bool, StoreError>> {
+///         self.inner.save(record)
+///     }
+///     fn remove<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
+///         self.inner.remove(id)
+///     }
+///     fn reap(&self, ttl: Duration) -> BoxFuture<'_, Result<Vec<String>, StoreError>> {
+///         self.inner.reap(ttl)
+///     }
+/// }
+///
+/// # fn serve(server: wymcp::Server) {
+/// let http = wymcp::transport::http::StreamableHttp::builder(server)
+///     .session_store(Counting::default());
+/// # let _ = http;
+/// # }
+/// ```
 pub trait SessionStore: Send + Sync + 'static {
     /// Stores a new record, refusing when `max` live (not expired) sessions already exist.
     fn create(
@@ -73,11 +127,16 @@ pub trait SessionStore: Send + Sync + 'static {
 
     /// Loads a live record and resets its idle timer; `None` when unknown or expired (an
     /// expired record is never revived; [`reap`](Self::reap) removes it).
+    ///
+    /// The record is shared (`Arc`): every request of a session loads it, and an in-memory
+    /// store hands out its own copy without cloning it. A store that deserializes records
+    /// wraps each one in a new `Arc`. To change a record, clone it out
+    /// ([`Arc::unwrap_or_clone`]) and [`save`](Self::save) it.
     fn load<'a>(
         &'a self,
         id: &'a str,
         ttl: Duration,
-    ) -> BoxFuture<'a, Result<Option<SessionRecord>, StoreError>>;
+    ) -> BoxFuture<'a, Result<Option<Arc<SessionRecord>>, StoreError>>;
 
     /// Replaces a live record; `false` when the session is gone.
     fn save(&self, record: SessionRecord) -> BoxFuture<'_, Result<bool, StoreError>>;
@@ -91,7 +150,7 @@ pub trait SessionStore: Send + Sync + 'static {
 
 #[derive(Debug)]
 struct Entry {
-    record: SessionRecord,
+    record: Arc<SessionRecord>,
     last_seen: Instant,
 }
 
@@ -135,7 +194,7 @@ impl SessionStore for InMemorySessionStore {
                 entries.insert(
                     record.id.clone(),
                     Entry {
-                        record,
+                        record: Arc::new(record),
                         last_seen: now,
                     },
                 );
@@ -149,7 +208,7 @@ impl SessionStore for InMemorySessionStore {
         &'a self,
         id: &'a str,
         ttl: Duration,
-    ) -> BoxFuture<'a, Result<Option<SessionRecord>, StoreError>> {
+    ) -> BoxFuture<'a, Result<Option<Arc<SessionRecord>>, StoreError>> {
         let result = {
             let mut entries = self.lock();
             let now = Instant::now();
@@ -168,7 +227,7 @@ impl SessionStore for InMemorySessionStore {
     fn save(&self, record: SessionRecord) -> BoxFuture<'_, Result<bool, StoreError>> {
         let found = match self.lock().get_mut(&record.id) {
             Some(e) => {
-                e.record = record;
+                e.record = Arc::new(record);
                 true
             }
             None => false,

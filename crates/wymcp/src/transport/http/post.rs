@@ -201,7 +201,7 @@ async fn resolve(
     identity: Option<&Identity>,
     rid: &Value,
     message: Option<&Value>,
-) -> Result<SessionRecord, HttpError> {
+) -> Result<Arc<SessionRecord>, HttpError> {
     let Some(id) = header_str(headers, SESSION_HEADER) else {
         return Err(HttpError::invalid_request(
             StatusCode::BAD_REQUEST,
@@ -289,7 +289,7 @@ fn accepts_explicitly(headers: &HeaderMap, wanted: &str) -> bool {
 /// engine (client answers, lifecycle gate, envelope, method table).
 async fn in_session(
     state: &Arc<State>,
-    record: SessionRecord,
+    record: Arc<SessionRecord>,
     requested: Option<ProtocolVersion>,
     identity: Option<&Identity>,
     sse: bool,
@@ -438,7 +438,7 @@ async fn initialize(
 
 async fn call_tool(
     state: &Arc<State>,
-    record: SessionRecord,
+    record: Arc<SessionRecord>,
     handle: SessionHandle,
     id: Value,
     params: Option<Value>,
@@ -571,9 +571,10 @@ async fn write_back(
     if loaded.is_some_and(|loaded| *loaded == snapshot) {
         return;
     }
-    if let Ok(Some(mut fresh)) = state.store.load(session, state.config.session_ttl).await
+    if let Ok(Some(fresh)) = state.store.load(session, state.config.session_ttl).await
         && fresh.assigns != snapshot
     {
+        let mut fresh = Arc::unwrap_or_clone(fresh);
         fresh.assigns = snapshot;
         if let Err(err) = state.store.save(fresh).await {
             tracing::warn!(%err, "could not save the session's assigns");
