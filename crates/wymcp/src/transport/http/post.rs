@@ -12,9 +12,7 @@ use super::auth::Identity;
 use super::error::{ErrorBody, HttpError, json_response};
 use super::get::frame;
 use super::hooks::SessionStart;
-use super::service::{
-    SESSION_HEADER, State, VERSION_HEADER, accepts, header_str, owns, wire_checks,
-};
+use super::service::{SESSION_HEADER, State, VERSION_HEADER, header_str, owns, wire_checks};
 use super::session::{CreateError, SessionRecord};
 use super::session::{SharedAssigns, StreamEvent};
 use crate::protocol::{
@@ -74,7 +72,8 @@ async fn process(state: Arc<State>, req: Request) -> Result<Response, HttpError>
         }
     };
     let identity = identity.as_ref();
-    if !accepts(headers, "application/json") {
+    let accept = Accept::of(headers);
+    if !accept.json {
         return Err(HttpError::invalid_request(
             StatusCode::NOT_ACCEPTABLE,
             Value::Null,
@@ -91,7 +90,7 @@ async fn process(state: Arc<State>, req: Request) -> Result<Response, HttpError>
     }
     let outcome = match message {
         Value::Array(items) => return batch(&state, headers, identity, items).await,
-        message => single(&state, headers, identity, message).await?,
+        message => single(&state, headers, identity, accept.sse, message).await?,
     };
     Ok(respond(outcome))
 }
@@ -246,6 +245,7 @@ async fn single(
     state: &Arc<State>,
     headers: &HeaderMap,
     identity: Option<&Identity>,
+    sse: bool,
     message: Value,
 ) -> Result<Outcome, HttpError> {
     let kind = Kind::of(&message);
@@ -265,24 +265,45 @@ async fn single(
         }
     }
     let record = resolve(state, headers, identity, &rid, Some(&message)).await?;
-    let sse = accepts_explicitly(headers, "text/event-stream");
     in_session(state, record, requested, identity, sse, kind, message).await
 }
 
-/// Whether the `Accept` header names `wanted` itself (not only through a wildcard).
-fn accepts_explicitly(headers: &HeaderMap, wanted: &str) -> bool {
-    headers.get_all(header::ACCEPT).iter().any(|value| {
-        value.to_str().is_ok_and(|v| {
-            v.split(',').any(|range| {
-                range
-                    .split(';')
-                    .next()
-                    .unwrap_or_default()
-                    .trim()
-                    .eq_ignore_ascii_case(wanted)
-            })
-        })
-    })
+/// What a POST's `Accept` header allows, read in one pass (it used to be parsed twice per
+/// request).
+struct Accept {
+    /// `application/json`, by name or by a wildcard (`*/*`, `application/*`); also when there
+    /// is no `Accept` header at all. The same test as `service::accepts`.
+    json: bool,
+    /// `text/event-stream` named itself (not only through a wildcard): the answer may be a
+    /// stream.
+    sse: bool,
+}
+
+impl Accept {
+    fn of(headers: &HeaderMap) -> Self {
+        let mut seen = false;
+        let mut json = false;
+        let mut sse = false;
+        for value in headers.get_all(header::ACCEPT) {
+            seen = true;
+            let Ok(value) = value.to_str() else { continue };
+            for range in value.split(',') {
+                // Compared in place: this runs on every POST, so it allocates nothing.
+                let range = range.split(';').next().unwrap_or_default().trim();
+                json = json
+                    || range.eq_ignore_ascii_case("application/json")
+                    || range == "*/*"
+                    || range
+                        .strip_suffix("/*")
+                        .is_some_and(|kind| kind.eq_ignore_ascii_case("application"));
+                sse = sse || range.eq_ignore_ascii_case("text/event-stream");
+            }
+        }
+        Accept {
+            json: json || !seen,
+            sse,
+        }
+    }
 }
 
 /// Everything after session resolution: the version header here, then the transport-neutral
