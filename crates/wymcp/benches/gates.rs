@@ -164,7 +164,8 @@ fn cases() -> Vec<(&'static str, Value, bool)> {
     ]
 }
 
-fn gates(c: &mut Criterion) {
+/// The bench server, a current-thread runtime and a context: what every run needs.
+fn setup() -> (Server, tokio::runtime::Runtime, Context) {
     let server = Server::builder()
         .tool(Orders)
         .build()
@@ -172,7 +173,11 @@ fn gates(c: &mut Criterion) {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .expect("a current-thread runtime");
-    let ctx = Context::default();
+    (server, runtime, Context::default())
+}
+
+fn gates(c: &mut Criterion) {
+    let (server, runtime, ctx) = setup();
     let mut group = c.benchmark_group("tools_call");
     for (name, arguments, refused) in cases() {
         // Check the case does what its name says before timing it.
@@ -203,14 +208,7 @@ fn gates(c: &mut Criterion) {
 
 /// `n` valid calls and nothing else, for callgrind.
 fn valid_calls(n: usize) {
-    let server = Server::builder()
-        .tool(Orders)
-        .build()
-        .expect("the bench tool builds");
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .expect("a current-thread runtime");
-    let ctx = Context::default();
+    let (server, runtime, ctx) = setup();
     let arguments = with_data(|_| {});
     for _ in 0..n {
         let result = runtime
