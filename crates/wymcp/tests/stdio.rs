@@ -113,6 +113,26 @@ impl Client {
         self.session.lock().unwrap().clone().unwrap()
     }
 
+    /// Closes stdin, reads what the server still writes until stdout ends, and checks the
+    /// server ended cleanly.
+    async fn close_and_drain(self) -> Vec<Value> {
+        let Client {
+            mut write,
+            mut lines,
+            served,
+            ..
+        } = self;
+        write.shutdown().await.unwrap();
+        let mut rest = Vec::new();
+        while let Some(line) = lines.next_line().await.unwrap() {
+            rest.push(
+                serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}")),
+            );
+        }
+        served.await.unwrap().unwrap();
+        rest
+    }
+
     /// Closes stdin and answers how the server ended.
     async fn close(self) -> std::io::Result<()> {
         let Client {
@@ -720,23 +740,17 @@ async fn listen_streams_share_stdout_tagged_and_filtered() {
     assert_refused(&bad, 14, -32602, "JSONRPCErrorResponse");
 
     // End of input: the open stream (11) ends with its closing response.
-    let Client {
-        mut write,
-        mut lines,
-        served,
-        ..
-    } = c;
-    write.shutdown().await.unwrap();
-    let closing: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
-    valid("SubscriptionsListenResultResponse", &closing);
+    let rest = c.close_and_drain().await;
+    let [closing] = rest.as_slice() else {
+        panic!("expected only the closing response, got {rest:?}");
+    };
+    valid("SubscriptionsListenResultResponse", closing);
     assert_eq!(closing["id"], 11);
     assert_eq!(closing["result"]["resultType"], "complete");
     assert_eq!(
         closing["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
         11
     );
-    assert!(lines.next_line().await.unwrap().is_none());
-    served.await.unwrap().unwrap();
 }
 
 #[tokio::test]
@@ -778,15 +792,10 @@ async fn too_many_listen_streams_are_refused() {
 async fn a_request_read_before_eof_is_answered() {
     let (mut c, _, _) = start_stateless(StdioConfig::default());
     c.send(request(1, "server/discover", json!({}))).await;
-    let Client {
-        mut write,
-        mut lines,
-        served,
-        ..
-    } = c;
-    write.shutdown().await.unwrap();
-    let answer: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+    let rest = c.close_and_drain().await;
+    let [answer] = rest.as_slice() else {
+        panic!("expected only the discover answer, got {rest:?}");
+    };
     assert_eq!(answer["id"], 1);
     assert_eq!(answer["result"]["resultType"], "complete");
-    served.await.unwrap().unwrap();
 }
