@@ -155,38 +155,45 @@ impl IntegerPlan {
         }
     }
 
-    /// Casts every whole-number float this plan says should be an integer, in place.
-    pub(crate) fn cast(&self, value: &mut Value) {
-        if self.wants_integer
-            && let Some(Some(exact)) = whole_float(value)
-        {
-            *value = Value::Number(exact);
-            return;
+    /// Casts every whole-number float this plan says should be an integer, in place. Returns
+    /// whether one of them does not fit `i64`/`u64` (it stays a float: a type problem).
+    pub(crate) fn cast(&self, value: &mut Value) -> bool {
+        if self.wants_integer {
+            match whole_float(value) {
+                Some(Some(exact)) => {
+                    *value = Value::Number(exact);
+                    return false;
+                }
+                Some(None) => return true,
+                None => {}
+            }
         }
+        let mut inexact = false;
         match value {
             Value::Object(object) if self.additional.is_none() => {
                 for (name, plan) in &self.properties {
                     if let Some(item) = object.get_mut(name) {
-                        plan.cast(item);
+                        inexact |= plan.cast(item);
                     }
                 }
             }
             Value::Object(object) => {
                 for (key, item) in object.iter_mut() {
                     if let Some(plan) = self.for_key(key) {
-                        plan.cast(item);
+                        inexact |= plan.cast(item);
                     }
                 }
             }
             Value::Array(items) => {
                 for (index, item) in items.iter_mut().enumerate() {
                     if let Some(plan) = self.for_index(index) {
-                        plan.cast(item);
+                        inexact |= plan.cast(item);
                     }
                 }
             }
             _ => {}
         }
+        inexact
     }
 }
 

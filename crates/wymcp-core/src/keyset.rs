@@ -18,6 +18,7 @@
 //! The gate reads keys, never values, and [`close_properties`] publishes the very same closure
 //! as `"additionalProperties": false`, so the schema a caller reads states what the gate enforces.
 
+use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
@@ -42,6 +43,9 @@ pub struct UnknownKeys {
 /// Checks `data` against `properties` (closed at the root) and reports every unknown key, or
 /// `None` when every key is known.
 ///
+/// This reads the schema afresh on each call; a served action reads a [`KeyPlan`] compiled
+/// once at `build()`.
+///
 /// ```
 /// use serde_json::json;
 /// use wymcp_core::keyset;
@@ -53,30 +57,234 @@ pub struct UnknownKeys {
 /// assert_eq!(report.allowed[""], vec!["zip"]);
 /// ```
 pub fn check(properties: &Map<String, Value>, data: &Map<String, Value>) -> Option<UnknownKeys> {
-    let mut found = Vec::new();
-    walk_object(Some(properties), None, data, &mut Vec::new(), &mut found);
-    report(found)
+    KeyPlan::for_properties(properties).check(data)
 }
 
 /// Checks a whole object schema (a plain tool's input schema) against `arguments`: the root is
 /// classified like any nested object schema.
 pub fn check_schema(schema: &Value, arguments: &Map<String, Value>) -> Option<UnknownKeys> {
-    let mut found = Vec::new();
-    walk_object_schema(schema, arguments, &mut Vec::new(), &mut found);
-    report(found)
+    KeyPlan::of(schema).check(arguments)
 }
 
-/// One unknown key: the holder's data path, the holder's schema, and the key.
-struct Found<'s> {
-    holder: String,
-    admitted: Admitted<'s>,
-    key: String,
+/// The gate's reading of one schema, compiled once: which objects are closed, the names each
+/// admits (sorted, for a binary search), and where the gate descends. A call walks its data
+/// against the plan and reads no schema text.
+///
+/// ```
+/// use serde_json::json;
+/// use wymcp_core::keyset::KeyPlan;
+///
+/// let plan = KeyPlan::of(&json!({
+///     "type": "object",
+///     "properties": {"address": {"type": "object", "properties": {"zip": {}}}}
+/// }));
+/// let data = json!({"address": {"zip": "1", "zpi": "2"}});
+/// let report = plan.check(data.as_object().unwrap()).unwrap();
+/// assert_eq!(report.listed, vec!["/address/zpi"]);
+/// assert!(plan.check(json!({"address": {"zip": "1"}}).as_object().unwrap()).is_none());
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct KeyPlan {
+    /// The rule for an object value; `None`: an object here is free-form.
+    object: Option<ObjectRule>,
+    /// The rule for an array value; `None`: the gate does not look inside.
+    array: Option<ArrayRule>,
 }
 
-#[derive(Clone, Copy)]
-struct Admitted<'s> {
-    properties: Option<&'s Map<String, Value>>,
+#[derive(Debug, Clone)]
+struct ObjectRule {
+    /// Every declared property name in byte order, with the plan of its schema (`None` when the
+    /// gate has nothing to check below it).
+    properties: Vec<(Box<str>, Option<Box<KeyPlan>>)>,
+    /// Refuses a key outside `properties` (and no `additionalProperties` schema takes it).
+    closed: bool,
+    /// `additionalProperties` is `true` or a schema: any string key is admitted.
     any_string_key: bool,
+    /// `additionalProperties` as a schema, with its plan (`None` inside when it leads nowhere).
+    extra: Option<Option<Box<KeyPlan>>>,
+}
+
+#[derive(Debug, Clone)]
+struct ArrayRule {
+    prefix: Vec<Option<KeyPlan>>,
+    items: Option<Box<KeyPlan>>,
+}
+
+impl KeyPlan {
+    /// The plan of `data` for an action's `properties`: closed at the root.
+    pub fn for_properties(properties: &Map<String, Value>) -> KeyPlan {
+        KeyPlan {
+            object: Some(ObjectRule::of(Some(properties), None)),
+            array: None,
+        }
+    }
+
+    /// The plan of a whole schema, following only the gate's keywords.
+    pub fn of(schema: &Value) -> KeyPlan {
+        let Some(map) = schema.as_object() else {
+            return KeyPlan::default();
+        };
+        let properties = map.get("properties").and_then(Value::as_object);
+        let additional = map.get("additionalProperties");
+        let object = (properties.is_some() || additional.is_some())
+            .then(|| ObjectRule::of(properties, additional));
+        let prefix: Vec<Option<KeyPlan>> = map
+            .get("prefixItems")
+            .and_then(Value::as_array)
+            .map(|p| p.iter().map(|s| KeyPlan::of(s).nonempty()).collect())
+            .unwrap_or_default();
+        let items = map
+            .get("items")
+            .filter(|i| i.is_object())
+            .and_then(|i| KeyPlan::of(i).nonempty())
+            .map(Box::new);
+        let array = (prefix.iter().any(Option::is_some) || items.is_some())
+            .then_some(ArrayRule { prefix, items });
+        KeyPlan { object, array }
+    }
+
+    fn nonempty(self) -> Option<KeyPlan> {
+        (self.object.is_some() || self.array.is_some()).then_some(self)
+    }
+
+    /// Every unknown key of `data` (an object value under this plan), or `None`.
+    pub fn check(&self, data: &Map<String, Value>) -> Option<UnknownKeys> {
+        let rule = self.object.as_ref()?;
+        let mut found = Vec::new();
+        rule.walk(data, &mut Vec::new(), &mut found);
+        report(found)
+    }
+
+    fn walk<'p, 'v>(
+        &'p self,
+        value: &'v Value,
+        steps: &mut Vec<Step<'v>>,
+        found: &mut Vec<Found<'p>>,
+    ) {
+        match value {
+            Value::Object(map) => {
+                if let Some(rule) = &self.object {
+                    rule.walk(map, steps, found);
+                }
+            }
+            Value::Array(items) => {
+                let Some(rule) = &self.array else { return };
+                for (i, item) in items.iter().enumerate() {
+                    let plan = match rule.prefix.get(i) {
+                        Some(at) => at.as_ref(),
+                        None => rule.items.as_deref(),
+                    };
+                    if let Some(plan) = plan {
+                        steps.push(Step::Index(i));
+                        plan.walk(item, steps, found);
+                        steps.pop();
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+impl ObjectRule {
+    fn of(properties: Option<&Map<String, Value>>, additional: Option<&Value>) -> ObjectRule {
+        let mut names: Vec<(Box<str>, Option<Box<KeyPlan>>)> = properties
+            .into_iter()
+            .flatten()
+            .map(|(name, schema)| {
+                (
+                    name.as_str().into(),
+                    KeyPlan::of(schema).nonempty().map(Box::new),
+                )
+            })
+            .collect();
+        names.sort_by(|a, b| a.0.cmp(&b.0));
+        ObjectRule {
+            properties: names,
+            closed: match additional {
+                None | Some(Value::Bool(false)) => properties.is_some() || additional.is_some(),
+                _ => false,
+            },
+            any_string_key: matches!(additional, Some(Value::Object(_) | Value::Bool(true))),
+            extra: additional
+                .filter(|a| a.is_object())
+                .map(|a| KeyPlan::of(a).nonempty().map(Box::new)),
+        }
+    }
+
+    /// The declared property `key`: `Some(plan)` when declared (`plan` is where the gate goes
+    /// next, if anywhere).
+    ///
+    /// `cursor` is where the previous key matched. Data keys usually come in byte order
+    /// (serde_json's map is sorted, as the names are), so the scan forward from it takes a
+    /// comparison or two; a key out of order (a map keeping insertion order) or an unknown one
+    /// falls back to a binary search.
+    fn declared(&self, key: &str, cursor: &mut usize) -> Option<Option<&KeyPlan>> {
+        while let Some((name, plan)) = self.properties.get(*cursor) {
+            match name.as_ref().cmp(key) {
+                Ordering::Less => *cursor += 1,
+                Ordering::Equal => {
+                    *cursor += 1;
+                    return Some(plan.as_deref());
+                }
+                Ordering::Greater => break,
+            }
+        }
+        self.properties
+            .binary_search_by(|(name, _)| name.as_ref().cmp(key))
+            .ok()
+            .map(|i| self.properties[i].1.as_deref())
+    }
+
+    /// Walks an object value. `steps` is the path to it, rendered only for an unknown key (a
+    /// passing call renders no path).
+    fn walk<'p, 'v>(
+        &'p self,
+        value: &'v Map<String, Value>,
+        steps: &mut Vec<Step<'v>>,
+        found: &mut Vec<Found<'p>>,
+    ) {
+        let mut cursor = 0;
+        for (key, item) in value {
+            let next = match self.declared(key, &mut cursor) {
+                Some(next) => next,
+                None => match &self.extra {
+                    Some(next) => next.as_deref(),
+                    None => {
+                        if self.closed {
+                            found.push(Found {
+                                holder: pointer::render(steps),
+                                admitted: self,
+                                key: key.clone(),
+                            });
+                        }
+                        continue;
+                    }
+                },
+            };
+            if let Some(plan) = next {
+                steps.push(Step::Key(key));
+                plan.walk(item, steps, found);
+                steps.pop();
+            }
+        }
+    }
+
+    fn admitted_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.properties.iter().map(|(n, _)| n.to_string()).collect();
+        if self.any_string_key {
+            names.push(ANY_STRING_KEY.to_owned());
+        }
+        names.sort();
+        names
+    }
+}
+
+/// One unknown key: the holder's data path, the holder's rule, and the key.
+struct Found<'p> {
+    holder: String,
+    admitted: &'p ObjectRule,
+    key: String,
 }
 
 fn report(found: Vec<Found<'_>>) -> Option<UnknownKeys> {
@@ -97,105 +305,13 @@ fn report(found: Vec<Found<'_>>) -> Option<UnknownKeys> {
         let f = &found[i];
         allowed
             .entry(bound::echo(&f.holder))
-            .or_insert_with(|| admitted_names(f.admitted));
+            .or_insert_with(|| f.admitted.admitted_names());
     }
     Some(UnknownKeys {
         listed,
         count,
         allowed,
     })
-}
-
-fn admitted_names(admitted: Admitted<'_>) -> Vec<String> {
-    let mut names: Vec<String> = admitted
-        .properties
-        .map(|p| p.keys().cloned().collect())
-        .unwrap_or_default();
-    if admitted.any_string_key {
-        names.push(ANY_STRING_KEY.to_owned());
-    }
-    names.sort();
-    names
-}
-
-/// Walks an object value against a schema given by its parts. `steps` is the path to the
-/// value, rendered only for an unknown key (a passing call renders no path).
-fn walk_object<'s, 'v>(
-    properties: Option<&'s Map<String, Value>>,
-    additional: Option<&'s Value>,
-    value: &'v Map<String, Value>,
-    steps: &mut Vec<Step<'v>>,
-    found: &mut Vec<Found<'s>>,
-) {
-    let closed = match additional {
-        None | Some(Value::Bool(false)) => properties.is_some() || additional.is_some(),
-        _ => false,
-    };
-    let extra_schema = additional.filter(|a| a.is_object());
-    for (key, item) in value {
-        if let Some(schema) = properties.and_then(|p| p.get(key)).or(extra_schema) {
-            steps.push(Step::Key(key));
-            walk_value(schema, item, steps, found);
-            steps.pop();
-        } else if closed {
-            found.push(Found {
-                holder: pointer::render(steps),
-                admitted: Admitted {
-                    properties,
-                    any_string_key: matches!(
-                        additional,
-                        Some(Value::Object(_) | Value::Bool(true))
-                    ),
-                },
-                key: key.clone(),
-            });
-        }
-    }
-}
-
-fn walk_object_schema<'s, 'v>(
-    schema: &'s Value,
-    value: &'v Map<String, Value>,
-    steps: &mut Vec<Step<'v>>,
-    found: &mut Vec<Found<'s>>,
-) {
-    let Some(schema) = schema.as_object() else {
-        return;
-    };
-    let properties = schema.get("properties").and_then(Value::as_object);
-    let additional = schema.get("additionalProperties");
-    if properties.is_none() && additional.is_none() {
-        return; // free-form
-    }
-    walk_object(properties, additional, value, steps, found);
-}
-
-/// Walks any value against a property schema, following only the gate's keywords.
-fn walk_value<'s, 'v>(
-    schema: &'s Value,
-    value: &'v Value,
-    steps: &mut Vec<Step<'v>>,
-    found: &mut Vec<Found<'s>>,
-) {
-    match value {
-        Value::Object(map) => walk_object_schema(schema, map, steps, found),
-        Value::Array(items) => {
-            let Some(schema) = schema.as_object() else {
-                return;
-            };
-            let prefix = schema.get("prefixItems").and_then(Value::as_array);
-            let rest = schema.get("items").filter(|i| i.is_object());
-            for (i, item) in items.iter().enumerate() {
-                let item_schema = prefix.and_then(|p| p.get(i)).or(rest);
-                if let Some(item_schema) = item_schema {
-                    steps.push(Step::Index(i));
-                    walk_value(item_schema, item, steps, found);
-                    steps.pop();
-                }
-            }
-        }
-        _ => {}
-    }
 }
 
 /// Publishes the gate's closure: a copy of `properties` in which every nested object schema the

@@ -31,6 +31,7 @@ use serde_json::{Map, Value};
 
 use crate::bound::{self, MAX_ITEMS};
 use crate::integers::IntegerPlan;
+use crate::keyset::{KeyPlan, UnknownKeys};
 
 /// The validator options every schema wymcp serves is built with.
 pub fn options() -> jsonschema::ValidationOptions<'static> {
@@ -80,6 +81,8 @@ pub struct ValueGate {
     /// `None` when no schema along the gate's keywords says `integer`: then no float can need
     /// casting. Boxed: most gates have none, and the gate sits inside every tool.
     integers: Option<Box<IntegerPlan>>,
+    /// The unknown-key gate's reading of the same schema.
+    keys: KeyPlan,
 }
 
 impl ValueGate {
@@ -95,16 +98,24 @@ impl ValueGate {
     pub fn for_schema(schema: Value) -> Result<Self, String> {
         let validator = build(&schema)?;
         let integers = IntegerPlan::of(&schema).map(Box::new);
+        let keys = KeyPlan::of(&schema);
         Ok(ValueGate {
             validator,
             schema,
             integers,
+            keys,
         })
     }
 
     /// The schema the gate was built from.
     pub fn schema(&self) -> &Value {
         &self.schema
+    }
+
+    /// The unknown-key gate on the same schema (see [`keyset`](crate::keyset)): every key of
+    /// `data` outside a closed object, or `None`.
+    pub fn unknown_keys(&self, data: &Map<String, Value>) -> Option<UnknownKeys> {
+        self.keys.check(data)
     }
 
     /// Whether `value` passes (no report built).
@@ -121,6 +132,36 @@ impl ValueGate {
         if self.is_valid(value) {
             return Ok(());
         }
+        Err(self.report(value))
+    }
+
+    /// [`check`](Self::check) and [`cast`](Self::cast) in one walk of the integers: casts
+    /// first, then validates the cast value (an integer and its whole-number float pass and
+    /// fail the same keywords). On a refusal the value may be partly cast.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use wymcp_core::value_gate::ValueGate;
+    ///
+    /// let gate = ValueGate::for_schema(json!({
+    ///     "type": "object", "properties": {"n": {"type": "integer", "minimum": 1}}
+    /// })).unwrap();
+    /// let mut data = json!({"n": 2.0});
+    /// gate.check_and_cast(&mut data).unwrap();
+    /// assert_eq!(data, json!({"n": 2}));
+    /// assert!(data["n"].is_i64());
+    /// assert!(gate.check_and_cast(&mut json!({"n": 0.0})).is_err());
+    /// ```
+    pub fn check_and_cast(&self, value: &mut Value) -> Result<(), InvalidValues> {
+        let inexact = self.integers.as_ref().is_some_and(|plan| plan.cast(value));
+        if !inexact && self.validator.is_valid(value) {
+            return Ok(());
+        }
+        Err(self.report(value))
+    }
+
+    /// Every problem of a value that does not pass, collected and bounded.
+    fn report(&self, value: &Value) -> InvalidValues {
         let mut by_path: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for error in self.validator.iter_errors(value) {
             let text = bound::echo(&problem_text(error.kind()));
@@ -148,7 +189,7 @@ impl ValueGate {
                 problems,
             })
             .collect();
-        Err(InvalidValues { listed, count })
+        InvalidValues { listed, count }
     }
 
     /// Casts whole-number floats to integers where the schema asks for an integer (only call on

@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value};
 use wymcp_core::schema::InputSchema;
-use wymcp_core::{ValidatedAction, ValidatedActions, keyset};
+use wymcp_core::{ValidatedAction, ValidatedActions};
 
 use crate::dispatch::refusal::{Refusal, Target, help_pointer};
 
@@ -135,7 +135,8 @@ pub(crate) fn admit_action<'a>(
             });
         }
     }
-    if let Some(report) = keyset::check(action.properties(), &data) {
+    let gate = action.value_gate();
+    if let Some(report) = gate.unknown_keys(&data) {
         return Err(Refusal::UnknownParams {
             target,
             report,
@@ -143,15 +144,13 @@ pub(crate) fn admit_action<'a>(
         });
     }
     let mut data = Value::Object(data);
-    let gate = action.value_gate();
-    if let Err(report) = gate.check(&data) {
+    if let Err(report) = gate.check_and_cast(&mut data) {
         return Err(Refusal::InvalidValues {
             target,
             report,
             digest,
         });
     }
-    gate.cast(&mut data);
     let Value::Object(mut data) = data else {
         unreachable!("data was built as an object above")
     };
@@ -174,7 +173,7 @@ pub(crate) fn admit_plain<'a>(
 ) -> Result<Map<String, Value>, Refusal<'a>> {
     let target = Target { tool, action: None };
     let gate = input.value_gate();
-    if let Some(report) = keyset::check_schema(gate.schema(), &arguments) {
+    if let Some(report) = gate.unknown_keys(&arguments) {
         return Err(Refusal::UnknownParams {
             target,
             report,
@@ -182,14 +181,13 @@ pub(crate) fn admit_plain<'a>(
         });
     }
     let mut arguments = Value::Object(arguments);
-    if let Err(report) = gate.check(&arguments) {
+    if let Err(report) = gate.check_and_cast(&mut arguments) {
         return Err(Refusal::InvalidValues {
             target,
             report,
             digest,
         });
     }
-    gate.cast(&mut arguments);
     match arguments {
         Value::Object(map) => Ok(map),
         _ => unreachable!("arguments were built as an object above"),
