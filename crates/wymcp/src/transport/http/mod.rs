@@ -31,6 +31,7 @@ mod get;
 mod hooks;
 mod listen;
 mod modern;
+mod notes;
 mod post;
 mod serve;
 mod service;

@@ -9,10 +9,13 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use super::auth::Identity;
-use super::error::{ErrorBody, HttpError, json_response};
+use super::error::{ErrorBody, HttpError, json_bytes_response, json_response};
 use super::get::frame;
 use super::hooks::SessionStart;
-use super::service::{SESSION_HEADER, State, VERSION_HEADER, header_str, owns, wire_checks};
+use super::notes::{self, NoteReceiver};
+use super::service::{
+    SESSION_HEADER, SESSION_NAME, State, VERSION_NAME, header_str, owns, wire_checks,
+};
 use super::session::{CreateError, SessionRecord};
 use super::session::{SharedAssigns, StreamEvent};
 use crate::protocol::{
@@ -24,7 +27,6 @@ use crate::session::engine::{
 };
 use crate::{Delivery, Notifier};
 use futures_util::StreamExt as _;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 /// What handling one message produced.
@@ -35,6 +37,8 @@ enum Outcome {
         status: StatusCode,
         new_session: Option<String>,
     },
+    /// A call's successful answer, written straight to bytes without an envelope `Value`.
+    Success { id: Value, result: Value },
     /// Accepted: a notification or a client response (202, no body).
     Accepted,
     /// The request was cancelled: no JSON-RPC response is sent (202, no body).
@@ -110,6 +114,9 @@ fn respond(outcome: Outcome) -> Response {
             }
             response
         }
+        Outcome::Success { id, result } => {
+            json_bytes_response(StatusCode::OK, crate::protocol::success_bytes(&id, &result))
+        }
         Outcome::Accepted | Outcome::Cancelled => StatusCode::ACCEPTED.into_response(),
         Outcome::Stream(response) => response,
     }
@@ -170,8 +177,8 @@ async fn read_body(
 
 /// The `MCP-Protocol-Version` header, checked to be a session-era revision wymcp speaks.
 fn header_version(headers: &HeaderMap, rid: &Value) -> Result<Option<ProtocolVersion>, HttpError> {
-    let Some(raw) = header_str(headers, VERSION_HEADER) else {
-        if headers.contains_key(VERSION_HEADER) {
+    let Some(raw) = header_str(headers, &VERSION_NAME) else {
+        if headers.contains_key(&VERSION_NAME) {
             return Err(unsupported_version(rid, "<not text>"));
         }
         return Ok(None);
@@ -201,7 +208,7 @@ async fn resolve(
     rid: &Value,
     message: Option<&Value>,
 ) -> Result<Arc<SessionRecord>, HttpError> {
-    let Some(id) = header_str(headers, SESSION_HEADER) else {
+    let Some(id) = header_str(headers, &SESSION_NAME) else {
         return Err(HttpError::invalid_request(
             StatusCode::BAD_REQUEST,
             rid.clone(),
@@ -483,21 +490,24 @@ async fn call_tool(
     // Request-related messages travel on this POST's SSE stream when the client accepts
     // text/event-stream; otherwise on the session's GET stream (the context's fallback).
     // Only a call answered over SSE opens a stream (and so needs a key for its events).
-    let stream_key = if sse {
+    let stream_key: Arc<str> = if sse {
         state.live.next_stream_key()
     } else {
-        String::new()
+        Arc::from("")
     };
     // A plain-JSON answer has no stream for notifications: no channel either.
     let mut notes = None;
     if sse {
-        let (notes_tx, rx) = mpsc::unbounded_channel::<Value>();
+        let (notes_tx, rx) = notes::queue();
         notes = Some(rx);
-        ctx = ctx.notifier(Notifier::with_delivery(
+        ctx = ctx.notifier(Notifier::for_stream(
             stream_key.clone(),
-            move |message: Value| match notes_tx.send(message) {
-                Ok(()) => Delivery::Sent,
-                Err(_) => Delivery::Disconnected,
+            move |message: Value| {
+                if notes_tx.send(message) {
+                    Delivery::Sent
+                } else {
+                    Delivery::Disconnected
+                }
             },
         ));
     }
@@ -525,14 +535,17 @@ async fn call_tool(
         result = &mut call => {
             // Notifications sent before the call finished still go first, on a stream.
             if let Some(notes) = &mut notes {
-                while let Ok(note) = notes.try_recv() {
+                while let Some(note) = notes.try_recv() {
                     pending.push_back(note);
                 }
             }
             write_back(state, &record.id, &assigns, Some(&record.assigns)).await;
             if pending.is_empty() {
                 drop(registration);
-                return Ok(Outcome::ok(answer(id, result)));
+                return Ok(match result {
+                    Ok(result) => Outcome::Success { id, result },
+                    Err(error) => Outcome::ok(failure(id, &error)),
+                });
             }
             pending.push_back(answer(id.clone(), result));
             done = true;
@@ -560,9 +573,9 @@ async fn call_tool(
 }
 
 /// The call's next notification or server request; never, when it has no channel.
-async fn next_note(notes: &mut Option<mpsc::UnboundedReceiver<Value>>) -> Option<Value> {
+async fn next_note(notes: &mut Option<NoteReceiver>) -> Option<Value> {
     match notes {
-        Some(notes) => notes.recv().await,
+        Some(notes) => Some(notes.recv().await),
         None => std::future::pending().await,
     }
 }
@@ -607,11 +620,11 @@ async fn write_back(
 struct PostStream {
     state: Arc<State>,
     session: String,
-    stream: String,
+    stream: Arc<str>,
     id: Value,
     call: CallFuture,
     /// The call's notifications and server requests (`None` for a plain-JSON answer).
-    notes: Option<mpsc::UnboundedReceiver<Value>>,
+    notes: Option<NoteReceiver>,
     token: CancellationToken,
     assigns: SharedAssigns,
     /// Messages to send before waiting for more.
@@ -653,7 +666,7 @@ async fn next_message(s: &mut PostStream, watch_close: bool) -> Next {
             s.done = true;
             write_back(&s.state, &s.session, &s.assigns, None).await;
             if let Some(notes) = &mut s.notes {
-                while let Ok(note) = notes.try_recv() {
+                while let Some(note) = notes.try_recv() {
                     s.pending.push_back(note);
                 }
             }
@@ -793,6 +806,7 @@ async fn batch(
         };
         match outcome {
             Ok(Outcome::Reply { body, .. }) => replies.push(body),
+            Ok(Outcome::Success { id, result }) => replies.push(success(id, result)),
             Ok(Outcome::Accepted | Outcome::Cancelled | Outcome::Stream(_)) => {}
             Err(err) => {
                 if let ErrorBody::JsonRpc { id, error } = err.body() {
