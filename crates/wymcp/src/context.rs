@@ -103,6 +103,17 @@ impl Notifier {
         }
     }
 
+    /// [`with_delivery`](Self::with_delivery) with the name already shared (no copy).
+    pub(crate) fn for_stream(
+        stream: Arc<str>,
+        send: impl Fn(Value) -> Delivery + Send + Sync + 'static,
+    ) -> Self {
+        Notifier {
+            send: Arc::new(send),
+            stream,
+        }
+    }
+
     /// Hands a message to the stream.
     pub fn deliver(&self, message: Value) -> Delivery {
         (self.send)(message)
@@ -133,11 +144,11 @@ impl Context {
             request_id: None,
             session_id: None,
             protocol_version: ProtocolVersion::LATEST_SESSION_ERA,
-            assigns: Arc::new(Mutex::new(Map::new())),
+            assigns: None,
             client_info: None,
             client_capabilities: None,
             progress_token: None,
-            cancellation: CancellationToken::new(),
+            cancellation: None,
             notifier: None,
             session: None,
             stream_closer: None,
@@ -646,11 +657,13 @@ pub struct ContextBuilder {
     request_id: Option<Value>,
     session_id: Option<String>,
     protocol_version: ProtocolVersion,
-    assigns: Arc<Mutex<Map<String, Value>>>,
+    /// `None` until set: a transport shares the session's, so a default made up front would be
+    /// allocated and dropped on every call.
+    assigns: Option<Arc<Mutex<Map<String, Value>>>>,
     client_info: Option<Arc<Value>>,
     client_capabilities: Option<Arc<Value>>,
     progress_token: Option<Value>,
-    cancellation: CancellationToken,
+    cancellation: Option<CancellationToken>,
     notifier: Option<Notifier>,
     session: Option<SessionHandle>,
     stream_closer: Option<CancellationToken>,
@@ -675,8 +688,9 @@ impl ContextBuilder {
         self
     }
     /// One initial assign.
-    pub fn assign(self, key: impl Into<String>, value: Value) -> Self {
+    pub fn assign(mut self, key: impl Into<String>, value: Value) -> Self {
         self.assigns
+            .get_or_insert_with(Default::default)
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .insert(key.into(), value);
@@ -684,7 +698,7 @@ impl ContextBuilder {
     }
     /// Shares a session's assigns, so updates outlive the call.
     pub fn shared_assigns(mut self, assigns: Arc<Mutex<Map<String, Value>>>) -> Self {
-        self.assigns = assigns;
+        self.assigns = Some(assigns);
         self
     }
     /// The client's `clientInfo`.
@@ -710,7 +724,7 @@ impl ContextBuilder {
     }
     /// The cancellation token of the call.
     pub fn cancellation(mut self, token: CancellationToken) -> Self {
-        self.cancellation = token;
+        self.cancellation = Some(token);
         self
     }
     /// Where the call's notifications go (set by transports).
@@ -746,11 +760,11 @@ impl ContextBuilder {
                 request_id: self.request_id,
                 session_id: self.session_id,
                 protocol_version: self.protocol_version,
-                assigns: self.assigns,
+                assigns: self.assigns.unwrap_or_default(),
                 client_info: self.client_info,
                 client_capabilities: self.client_capabilities,
                 progress_token: self.progress_token,
-                cancellation: self.cancellation,
+                cancellation: self.cancellation.unwrap_or_default(),
                 notifier: self.notifier,
                 session: self.session,
                 stream_closer: self.stream_closer,

@@ -170,6 +170,33 @@ pub fn failure(id: Value, error: &RpcError) -> Value {
     envelope(id, "error", Value::Object(err))
 }
 
+/// The bytes of [`success`]`(id, result)`, written straight from the parts: no envelope map is
+/// built and dropped. The keys come in the order a `Value` map writes them (sorted), so the
+/// bytes are identical.
+///
+/// ```
+/// # use serde_json::json;
+/// # use wymcp::protocol::success;
+/// # let (id, result) = (json!(7), json!({"content": [], "isError": false}));
+/// # let bytes = wymcp::protocol::success_bytes(&id, &result);
+/// assert_eq!(bytes, serde_json::to_vec(&success(id, result)).unwrap());
+/// ```
+pub fn success_bytes(id: &Value, result: &Value) -> Vec<u8> {
+    #[derive(serde::Serialize)]
+    struct Success<'a> {
+        id: &'a Value,
+        jsonrpc: &'static str,
+        result: &'a Value,
+    }
+    // Serializing values and a `&str` cannot fail.
+    serde_json::to_vec(&Success {
+        id,
+        jsonrpc: "2.0",
+        result,
+    })
+    .unwrap_or_default()
+}
+
 /// `{"jsonrpc":"2.0","id":…,<key>:…}`, built by moving `id` and `body` in (`json!` would
 /// serialize a deep copy of each).
 fn envelope(id: Value, key: &str, body: Value) -> Value {

@@ -8,7 +8,7 @@ pub mod modern;
 mod version;
 
 pub use error::RpcError;
-pub use jsonrpc::{Kind, failure, success, validate_envelope};
+pub use jsonrpc::{Kind, failure, success, success_bytes, validate_envelope};
 pub use lifecycle::{LogLevel, initialize_result, negotiate};
 pub use methods::Method;
 pub use version::{ProtocolVersion, UnsupportedVersion};

@@ -6,7 +6,7 @@ use axum::extract::Request;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
-use super::service::{SESSION_HEADER, State, header_str, owns, plain_refusal, wire_checks};
+use super::service::{SESSION_NAME, State, header_str, owns, plain_refusal, wire_checks};
 
 pub(crate) async fn handle(state: Arc<State>, req: Request) -> Response {
     let headers = req.headers();
@@ -21,7 +21,7 @@ pub(crate) async fn handle(state: Arc<State>, req: Request) -> Response {
     if super::modern::header_names_modern(headers) {
         return super::modern::method_not_allowed();
     }
-    let Some(session) = header_str(headers, SESSION_HEADER) else {
+    let Some(session) = header_str(headers, &SESSION_NAME) else {
         return plain_refusal((
             StatusCode::BAD_REQUEST,
             "Missing mcp-session-id header".to_owned(),

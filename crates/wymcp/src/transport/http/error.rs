@@ -148,8 +148,14 @@ impl IntoResponse for HttpError {
 pub(crate) fn json_response(status: StatusCode, body: &Value) -> Response {
     // `to_vec` writes straight into the buffer (`Display` goes through the formatter, about
     // twice the work); serializing a `Value` cannot fail.
-    let bytes = serde_json::to_vec(body).unwrap_or_default();
-    let mut response = (status, bytes).into_response();
+    json_bytes_response(status, serde_json::to_vec(body).unwrap_or_default())
+}
+
+/// A response of JSON bytes, built directly (through `IntoResponse` a `Vec<u8>` is first given
+/// `application/octet-stream`, which then has to be replaced).
+pub(crate) fn json_bytes_response(status: StatusCode, bytes: Vec<u8>) -> Response {
+    let mut response = Response::new(axum::body::Body::from(bytes));
+    *response.status_mut() = status;
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),

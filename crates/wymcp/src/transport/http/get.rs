@@ -15,7 +15,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::service::{
-    GET_STREAM, SESSION_HEADER, State, VERSION_HEADER, WireRefusal, accepts, header_str, owns,
+    GET_STREAM, SESSION_NAME, State, VERSION_NAME, WireRefusal, accepts, header_str, owns,
     plain_refusal, wire_checks,
 };
 use super::session::StreamEvent;
@@ -59,14 +59,14 @@ async fn open(state: Arc<State>, req: Request) -> Result<Response, WireRefusal> 
         )
             .into());
     }
-    let Some(session) = header_str(headers, SESSION_HEADER) else {
+    let Some(session) = header_str(headers, &SESSION_NAME) else {
         return Err((
             StatusCode::BAD_REQUEST,
             "Missing mcp-session-id header".to_owned(),
         )
             .into());
     };
-    let requested = match header_str(headers, VERSION_HEADER) {
+    let requested = match header_str(headers, &VERSION_NAME) {
         None => None,
         Some(raw) => match raw.trim().parse::<ProtocolVersion>() {
             Ok(v) if !v.is_stateless() => Some(v),

@@ -29,7 +29,7 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::auth::Identity;
 use super::error::{HttpError, json_response};
-use super::service::{State, VERSION_HEADER, accepts, header_str};
+use super::service::{State, VERSION_HEADER, VERSION_NAME, accepts, header_str};
 use crate::protocol::modern::{
     self, Envelope, ModernMethod, PROTOCOL_VERSION_KEY, header_mismatch,
 };
@@ -44,7 +44,7 @@ const NAME_HEADER: &str = "mcp-name";
 
 /// Whether the `MCP-Protocol-Version` header names a stateless revision.
 pub(crate) fn header_names_modern(headers: &HeaderMap) -> bool {
-    header_str(headers, VERSION_HEADER)
+    header_str(headers, &VERSION_NAME)
         .and_then(|v| v.trim().parse::<ProtocolVersion>().ok())
         .is_some_and(ProtocolVersion::is_stateless)
 }

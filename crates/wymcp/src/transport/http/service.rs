@@ -9,7 +9,8 @@ use std::time::Duration;
 use axum::Router;
 use axum::body::HttpBody;
 use axum::extract::{Request, State as AxumState};
-use axum::http::{HeaderMap, Method, StatusCode, header};
+use axum::http::header::AsHeaderName;
+use axum::http::{HeaderMap, HeaderName, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, future::RouteFuture};
 use bytes::Bytes;
@@ -31,6 +32,11 @@ use tokio::sync::broadcast;
 pub const SESSION_HEADER: &str = "mcp-session-id";
 /// The `MCP-Protocol-Version` header.
 pub const VERSION_HEADER: &str = "mcp-protocol-version";
+/// [`SESSION_HEADER`] as a header name: a lookup by `HeaderName` skips parsing the name,
+/// which a lookup by `&str` does on every request.
+pub(crate) static SESSION_NAME: HeaderName = HeaderName::from_static(SESSION_HEADER);
+/// [`VERSION_HEADER`] as a header name.
+pub(crate) static VERSION_NAME: HeaderName = HeaderName::from_static(VERSION_HEADER);
 /// The stream key of a session's GET stream in event ids.
 pub(crate) const GET_STREAM: &str = "get";
 
@@ -446,10 +452,10 @@ pub(crate) async fn wire_checks(
         },
     };
     for (name, label) in [
-        (SESSION_HEADER, "Mcp-Session-Id"),
-        (VERSION_HEADER, "MCP-Protocol-Version"),
+        (&SESSION_NAME, "Mcp-Session-Id"),
+        (&VERSION_NAME, "MCP-Protocol-Version"),
     ] {
-        if headers.get_all(name).iter().count() > 1 {
+        if headers.get_all(name).iter().nth(1).is_some() {
             return Err(WireRefusal::from((
                 StatusCode::BAD_REQUEST,
                 format!("Duplicated {label} header. Send exactly one {label} header."),
@@ -474,25 +480,26 @@ fn protection_on(config: &HttpConfig) -> bool {
 
 const LOOPBACK_HOSTS: [&str; 4] = ["localhost", "127.0.0.1", "[::1]", "::1"];
 
-/// The host name of an authority (`host[:port]`), lowercased, port removed.
-fn host_name(authority: &str) -> String {
-    let authority = authority.trim().to_ascii_lowercase();
-    if let Some(rest) = authority.strip_prefix('[') {
-        return match rest.split_once(']') {
-            Some((inner, _)) => format!("[{inner}]"),
+/// The host name of an authority (`host[:port]`), port removed, as written: compare it with
+/// `eq_ignore_ascii_case` (this runs on every request, so it allocates nothing).
+fn host_name(authority: &str) -> &str {
+    let authority = authority.trim();
+    if authority.starts_with('[') {
+        return match authority.find(']') {
+            Some(end) => &authority[..=end],
             None => authority,
         };
     }
     match authority.rsplit_once(':') {
-        Some((host, port)) if port.chars().all(|c| c.is_ascii_digit()) => host.to_owned(),
+        Some((host, port)) if port.chars().all(|c| c.is_ascii_digit()) => host,
         _ => authority,
     }
 }
 
 fn host_allowed(config: &HttpConfig, host: &str) -> bool {
     match &config.allowed_hosts {
-        Some(list) => list.iter().any(|h| host_name(h) == host),
-        None => LOOPBACK_HOSTS.contains(&host),
+        Some(list) => list.iter().any(|h| host_name(h).eq_ignore_ascii_case(host)),
+        None => LOOPBACK_HOSTS.iter().any(|h| h.eq_ignore_ascii_case(host)),
     }
 }
 
@@ -522,7 +529,7 @@ fn check_origin(config: &HttpConfig, headers: &HeaderMap) -> Result<(), (StatusC
             .split_once("://")
             .map(|(_, rest)| rest.split('/').next().unwrap_or_default())
             .unwrap_or_default();
-        if authority.is_empty() || !host_allowed(config, &host_name(authority)) {
+        if authority.is_empty() || !host_allowed(config, host_name(authority)) {
             return Err(origin_refusal(&origin));
         }
     }
@@ -548,7 +555,10 @@ fn check_host(config: &HttpConfig, headers: &HeaderMap) -> Result<(), (StatusCod
         Some(host) if host_allowed(config, &host) => Ok(()),
         Some(host) => Err((
             StatusCode::FORBIDDEN,
-            format!("Host not allowed: {}", wymcp_core::bound::echo(&host)),
+            format!(
+                "Host not allowed: {}",
+                wymcp_core::bound::echo(&host.to_ascii_lowercase())
+            ),
         )),
         None => Err((StatusCode::FORBIDDEN, "Missing Host header".to_owned())),
     }
@@ -601,9 +611,7 @@ where
 }
 
 /// The single value of a header, as text.
-pub(crate) fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
-    // Looked up by `&str`: `HeaderName::from_bytes` would copy a custom name into a new
-    // buffer on every request.
+pub(crate) fn header_str(headers: &HeaderMap, name: impl AsHeaderName) -> Option<&str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 

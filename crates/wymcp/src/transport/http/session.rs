@@ -178,11 +178,11 @@ impl Live {
 
     /// A fresh stream key for a POST answered as SSE (`post<n>`), so its event ids differ from
     /// every other stream's.
-    pub(crate) fn next_stream_key(&self) -> String {
+    pub(crate) fn next_stream_key(&self) -> Arc<str> {
         let n = self
             .streams_opened
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        format!("post{n}")
+        Arc::from(format!("post{n}"))
     }
 
     /// Stops every open stream (server shutdown).
