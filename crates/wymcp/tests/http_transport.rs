@@ -949,8 +949,26 @@ async fn dns_rebinding_is_refused_by_default_on_loopback() {
         .post_raw(&[("origin", "http://localhost:5173")], ping.clone())
         .await;
     assert_eq!(answer.status, StatusCode::OK);
-    let answer = h.post_raw(&[("host", "localhost:1234")], ping).await;
+    let answer = h
+        .post_raw(&[("host", "localhost:1234")], ping.clone())
+        .await;
     assert_eq!(answer.status, StatusCode::OK);
+    // Host names compare without regard to case; a refusal names the host lowercased.
+    let answer = h
+        .post_raw(&[("host", "LocalHost:1234")], ping.clone())
+        .await;
+    assert_eq!(answer.status, StatusCode::OK);
+    let answer = h
+        .post_raw(&[("origin", "http://LOCALHOST:5173")], ping.clone())
+        .await;
+    assert_eq!(answer.status, StatusCode::OK);
+    let answer = h.post_raw(&[("host", "Evil.Example.COM:80")], ping).await;
+    assert_eq!(answer.status, StatusCode::FORBIDDEN);
+    assert!(
+        answer.json()["error"]["data"]["error"] == "Host not allowed: evil.example.com",
+        "{:?}",
+        answer.json()
+    );
     let resp = h
         .send(reqwest::Method::GET, &[("host", "evil.example.com")])
         .await;
