@@ -19,6 +19,7 @@ use crate::tool::registered::{Kind, RegisteredTool};
 use crate::tool::{CallError, Content, ErrorKind};
 
 pub use result::CallToolResult;
+pub(crate) use result::WireResult;
 
 /// What a tool's run produced, before the output schema and the revision shape it.
 pub(crate) enum Outcome {

@@ -1,5 +1,6 @@
 //! [`CallToolResult`]: the `result` of a `tools/call` that reached a tool.
 
+use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value};
 
 use crate::protocol::ProtocolVersion;
@@ -66,5 +67,140 @@ impl CallToolResult {
             }
         }
         Value::Object(result)
+    }
+}
+
+/// A [`CallToolResult`] as the wire `result` of one revision, serialized directly: the same
+/// bytes [`CallToolResult::to_value`] would serialize to (keys in sorted order, as a `Value` map
+/// writes them), without building and dropping that tree.
+pub(crate) struct WireResult<'a> {
+    pub(crate) result: &'a CallToolResult,
+    pub(crate) version: ProtocolVersion,
+}
+
+impl Serialize for WireResult<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let structured = self
+            .result
+            .structured
+            .as_ref()
+            .filter(|_| self.version.supports_output_schema());
+        let mut map = serializer.serialize_map(Some(2 + usize::from(structured.is_some())))?;
+        map.serialize_entry("content", &SortedItems(&self.result.content))?;
+        map.serialize_entry("isError", &self.result.is_error)?;
+        if let Some(structured) = structured {
+            map.serialize_entry("structuredContent", structured)?;
+        }
+        map.end()
+    }
+}
+
+struct SortedItems<'a>(&'a [Content]);
+
+impl Serialize for SortedItems<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(SortedContent))
+    }
+}
+
+/// One content item with its keys in sorted order (serde's derive writes `type` first).
+struct SortedContent<'a>(&'a Content);
+
+impl Serialize for SortedContent<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        match self.0 {
+            Content::Text { text } => {
+                map.serialize_entry("text", text)?;
+                map.serialize_entry("type", "text")?;
+            }
+            Content::Image { data, mime_type } | Content::Audio { data, mime_type } => {
+                let kind = if matches!(self.0, Content::Image { .. }) {
+                    "image"
+                } else {
+                    "audio"
+                };
+                map.serialize_entry("data", data)?;
+                map.serialize_entry("mimeType", mime_type)?;
+                map.serialize_entry("type", kind)?;
+            }
+            Content::Resource { resource } => {
+                map.serialize_entry("resource", resource)?;
+                map.serialize_entry("type", "resource")?;
+            }
+            Content::ResourceLink {
+                uri,
+                name,
+                description,
+                mime_type,
+            } => {
+                if let Some(description) = description {
+                    map.serialize_entry("description", description)?;
+                }
+                if let Some(mime_type) = mime_type {
+                    map.serialize_entry("mimeType", mime_type)?;
+                }
+                map.serialize_entry("name", name)?;
+                map.serialize_entry("type", "resource_link")?;
+                map.serialize_entry("uri", uri)?;
+            }
+        }
+        map.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Every content kind, with and without structured content, on every revision: the direct
+    /// serialization writes exactly the bytes of the `Value` it replaces.
+    #[test]
+    fn wire_result_bytes_equal_the_value_bytes() {
+        let content = vec![
+            Content::text("t"),
+            Content::image("aW1n", "image/png"),
+            Content::audio("YXVk", "audio/wav"),
+            Content::Resource {
+                resource: json!({"uri": "file:///a", "text": "x", "mimeType": "text/plain"}),
+            },
+            Content::ResourceLink {
+                uri: "file:///b".into(),
+                name: "b".into(),
+                description: Some("d".into()),
+                mime_type: Some("text/plain".into()),
+            },
+            Content::ResourceLink {
+                uri: "file:///c".into(),
+                name: "c".into(),
+                description: None,
+                mime_type: None,
+            },
+        ];
+        for structured in [None, Some(json!({"z": 1, "a": [true, null]}))] {
+            for is_error in [false, true] {
+                let result = CallToolResult {
+                    content: content.clone(),
+                    is_error,
+                    structured: structured.clone(),
+                    error_kind: None,
+                };
+                for version in [
+                    ProtocolVersion::V2025_03_26,
+                    ProtocolVersion::V2025_06_18,
+                    ProtocolVersion::V2025_11_25,
+                ] {
+                    let direct = serde_json::to_string(&WireResult {
+                        result: &result,
+                        version,
+                    })
+                    .expect("serializes");
+                    let via_value =
+                        serde_json::to_string(&result.to_value(version)).expect("serializes");
+                    assert_eq!(direct, via_value, "{version:?}");
+                }
+            }
+        }
     }
 }

@@ -182,13 +182,17 @@ pub fn failure(id: Value, error: &RpcError) -> Value {
 /// assert_eq!(bytes, serde_json::to_vec(&success(id, result)).unwrap());
 /// ```
 pub fn success_bytes(id: &Value, result: &Value) -> Vec<u8> {
+    success_bytes_of(id, result)
+}
+
+/// [`success_bytes`] for any `result` that serializes infallibly (a `Value`, a wire view).
+pub(crate) fn success_bytes_of<T: serde::Serialize + ?Sized>(id: &Value, result: &T) -> Vec<u8> {
     #[derive(serde::Serialize)]
-    struct Success<'a> {
+    struct Success<'a, T: ?Sized> {
         id: &'a Value,
         jsonrpc: &'static str,
-        result: &'a Value,
+        result: &'a T,
     }
-    // Serializing values and a `&str` cannot fail.
     serde_json::to_vec(&Success {
         id,
         jsonrpc: "2.0",

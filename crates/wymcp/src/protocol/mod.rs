@@ -8,6 +8,7 @@ pub mod modern;
 mod version;
 
 pub use error::RpcError;
+pub(crate) use jsonrpc::success_bytes_of;
 pub use jsonrpc::{Kind, failure, success, success_bytes, validate_envelope};
 pub use lifecycle::{LogLevel, initialize_result, negotiate};
 pub use methods::Method;

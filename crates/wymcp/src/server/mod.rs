@@ -206,6 +206,17 @@ impl Server {
         params: Option<Value>,
         ctx: Context,
     ) -> Result<Value, RpcError> {
+        let version = ctx.protocol_version();
+        Ok(self.tools_call(params, ctx).await?.into_value(version))
+    }
+
+    /// [`handle_tools_call`](Self::handle_tools_call) before the result becomes a `Value`: the
+    /// HTTP transport serializes it straight into the answer.
+    pub(crate) async fn tools_call(
+        &self,
+        params: Option<Value>,
+        ctx: Context,
+    ) -> Result<CallToolResult, RpcError> {
         let mut params = match params {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(map)) => map,
@@ -219,10 +230,6 @@ impl Server {
                 ));
             }
         };
-        let version = ctx.protocol_version();
-        let result = self
-            .call_tool(&name, params.remove("arguments"), ctx)
-            .await?;
-        Ok(result.into_value(version))
+        self.call_tool(&name, params.remove("arguments"), ctx).await
     }
 }

@@ -1,6 +1,5 @@
 //! Sessions as data: [`SessionRecord`] behind a [`SessionStore`] (in memory by default).
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -157,7 +156,8 @@ struct Entry {
 /// The default [`SessionStore`]: a map in this process.
 #[derive(Debug, Default)]
 pub struct InMemorySessionStore {
-    entries: Mutex<HashMap<String, Entry>>,
+    /// Keyed by session ids this server made: foldhash, not SipHash (looked up per request).
+    entries: Mutex<foldhash::HashMap<String, Entry>>,
 }
 
 impl InMemorySessionStore {
@@ -166,7 +166,7 @@ impl InMemorySessionStore {
         Self::default()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, foldhash::HashMap<String, Entry>> {
         self.entries.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }

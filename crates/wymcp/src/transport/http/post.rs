@@ -18,6 +18,8 @@ use super::service::{
 };
 use super::session::{CreateError, SessionRecord};
 use super::session::{SharedAssigns, StreamEvent};
+use crate::dispatch::{CallToolResult, WireResult};
+use crate::protocol::success_bytes_of;
 use crate::protocol::{
     Kind, Method, ProtocolVersion, RpcError, failure, initialize_result, success, validate_envelope,
 };
@@ -37,8 +39,12 @@ enum Outcome {
         status: StatusCode,
         new_session: Option<String>,
     },
-    /// A call's successful answer, written straight to bytes without an envelope `Value`.
-    Success { id: Value, result: Value },
+    /// A call's answer, serialized straight to bytes (no result or envelope `Value` is built).
+    Answer {
+        id: Value,
+        result: CallToolResult,
+        version: ProtocolVersion,
+    },
     /// Accepted: a notification or a client response (202, no body).
     Accepted,
     /// The request was cancelled: no JSON-RPC response is sent (202, no body).
@@ -114,9 +120,20 @@ fn respond(outcome: Outcome) -> Response {
             }
             response
         }
-        Outcome::Success { id, result } => {
-            json_bytes_response(StatusCode::OK, crate::protocol::success_bytes(&id, &result))
-        }
+        Outcome::Answer {
+            id,
+            result,
+            version,
+        } => json_bytes_response(
+            StatusCode::OK,
+            success_bytes_of(
+                &id,
+                &WireResult {
+                    result: &result,
+                    version,
+                },
+            ),
+        ),
         Outcome::Accepted | Outcome::Cancelled => StatusCode::ACCEPTED.into_response(),
         Outcome::Stream(response) => response,
     }
@@ -520,7 +537,7 @@ async fn call_tool(
     let server = state.server.clone();
     let ctx = ctx.build();
     let mut call: CallFuture = Box::pin(async move {
-        let result = server.handle_tools_call(params, ctx.clone()).await;
+        let result = server.tools_call(params, ctx.clone()).await;
         ctx.complete();
         result
     });
@@ -543,11 +560,15 @@ async fn call_tool(
             if pending.is_empty() {
                 drop(registration);
                 return Ok(match result {
-                    Ok(result) => Outcome::Success { id, result },
+                    Ok(result) => Outcome::Answer {
+                        id,
+                        result,
+                        version: record.version,
+                    },
                     Err(error) => Outcome::ok(failure(id, &error)),
                 });
             }
-            pending.push_back(answer(id.clone(), result));
+            pending.push_back(answer(id.clone(), result, record.version));
             done = true;
         }
     }
@@ -556,6 +577,7 @@ async fn call_tool(
         session: record.id.clone(),
         stream: stream_key,
         id,
+        version: record.version,
         call,
         notes,
         token,
@@ -580,11 +602,11 @@ async fn next_note(notes: &mut Option<NoteReceiver>) -> Option<Value> {
     }
 }
 
-type CallFuture = std::pin::Pin<Box<dyn Future<Output = Result<Value, RpcError>> + Send>>;
+type CallFuture = std::pin::Pin<Box<dyn Future<Output = Result<CallToolResult, RpcError>> + Send>>;
 
-fn answer(id: Value, result: Result<Value, RpcError>) -> Value {
+fn answer(id: Value, result: Result<CallToolResult, RpcError>, version: ProtocolVersion) -> Value {
     match result {
-        Ok(result) => success(id, result),
+        Ok(result) => success(id, result.into_value(version)),
         Err(error) => failure(id, &error),
     }
 }
@@ -622,6 +644,8 @@ struct PostStream {
     session: String,
     stream: Arc<str>,
     id: Value,
+    /// The session's revision, for the wire shape of the call's result.
+    version: ProtocolVersion,
     call: CallFuture,
     /// The call's notifications and server requests (`None` for a plain-JSON answer).
     notes: Option<NoteReceiver>,
@@ -670,7 +694,7 @@ async fn next_message(s: &mut PostStream, watch_close: bool) -> Next {
                     s.pending.push_back(note);
                 }
             }
-            s.pending.push_back(answer(s.id.clone(), result));
+            s.pending.push_back(answer(s.id.clone(), result, s.version));
             s.pending.pop_front().map_or(Next::End, Next::Message)
         }
     }
@@ -806,7 +830,11 @@ async fn batch(
         };
         match outcome {
             Ok(Outcome::Reply { body, .. }) => replies.push(body),
-            Ok(Outcome::Success { id, result }) => replies.push(success(id, result)),
+            Ok(Outcome::Answer {
+                id,
+                result,
+                version,
+            }) => replies.push(success(id, result.into_value(version))),
             Ok(Outcome::Accepted | Outcome::Cancelled | Outcome::Stream(_)) => {}
             Err(err) => {
                 if let ErrorBody::JsonRpc { id, error } = err.body() {

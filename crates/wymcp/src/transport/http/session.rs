@@ -39,12 +39,13 @@ pub(crate) type SharedAssigns = Arc<Mutex<Map<String, Value>>>;
 #[derive(Debug, Default)]
 pub(crate) struct Live {
     pub(crate) calls: Calls,
-    handles: Mutex<HashMap<String, SessionHandle>>,
-    streams: Mutex<HashMap<String, StreamSlot>>,
+    // Keyed by session ids this server made, looked up on every request: foldhash, not SipHash.
+    handles: Mutex<foldhash::HashMap<String, SessionHandle>>,
+    streams: Mutex<foldhash::HashMap<String, StreamSlot>>,
     /// GET streams resuming a POST stream the tool closed mid-call (SEP-1699), by session and
     /// POST stream key; they live beside the session's standalone GET stream.
     resumed: Mutex<HashMap<(String, String), StreamSlot>>,
-    assigns: Mutex<HashMap<String, SharedAssigns>>,
+    assigns: Mutex<foldhash::HashMap<String, SharedAssigns>>,
     generation: Mutex<u64>,
     streams_opened: std::sync::atomic::AtomicU64,
 }
