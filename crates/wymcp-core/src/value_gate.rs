@@ -81,8 +81,9 @@ pub struct ValueGate {
     /// `None` when no schema along the gate's keywords says `integer`: then no float can need
     /// casting. Boxed: most gates have none, and the gate sits inside every tool.
     integers: Option<Box<IntegerPlan>>,
-    /// The unknown-key gate's reading of the same schema.
-    keys: KeyPlan,
+    /// The unknown-key gate's reading of the same schema (boxed, like `integers`: the gate
+    /// sits inside every tool).
+    keys: Box<KeyPlan>,
 }
 
 impl ValueGate {
@@ -98,7 +99,7 @@ impl ValueGate {
     pub fn for_schema(schema: Value) -> Result<Self, String> {
         let validator = build(&schema)?;
         let integers = IntegerPlan::of(&schema).map(Box::new);
-        let keys = KeyPlan::of(&schema);
+        let keys = Box::new(KeyPlan::of(&schema));
         Ok(ValueGate {
             validator,
             schema,

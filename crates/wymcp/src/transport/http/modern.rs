@@ -207,7 +207,7 @@ fn check_param_headers(
     let arguments = params.and_then(|p| p.get("arguments"));
     for (argument, suffix) in modern::header_params(&definition["inputSchema"]) {
         let header = format!("Mcp-Param-{suffix}");
-        let sent = header_str(headers, &header.to_ascii_lowercase()).map(str::trim);
+        let sent = header_str(headers, header.to_ascii_lowercase()).map(str::trim);
         let body = arguments.and_then(|a| a.get(argument)).map(|v| match v {
             Value::String(s) => s.clone(),
             other => other.to_string(),

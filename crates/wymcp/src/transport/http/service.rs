@@ -552,7 +552,7 @@ fn check_host(config: &HttpConfig, headers: &HeaderMap) -> Result<(), (StatusCod
         .and_then(|h| h.to_str().ok())
         .map(host_name);
     match host {
-        Some(host) if host_allowed(config, &host) => Ok(()),
+        Some(host) if host_allowed(config, host) => Ok(()),
         Some(host) => Err((
             StatusCode::FORBIDDEN,
             format!(
