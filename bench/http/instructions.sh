@@ -6,13 +6,15 @@
 #
 # Needs valgrind (Debian package). CALLS (default 2000) calls after 64 sessions and 500 warm-up
 # calls; prints instructions (Ir) per call, the server's own work only (client in another process).
+# PROFILE=lto measures the builds with fat LTO (see run.sh).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 CALLS="${CALLS:-2000}"
 command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq valgrind >/dev/null; }
 export CARGO_TARGET_DIR="$here/target"
-if [ "${BUILD:-1}" = 1 ]; then (cd "$here" && cargo build --release --quiet --bins); fi
-bin="$CARGO_TARGET_DIR/release"
+PROFILE="${PROFILE:-release}"
+if [ "${BUILD:-1}" = 1 ]; then (cd "$here" && cargo build --profile "$PROFILE" --quiet --bins); fi
+bin="$CARGO_TARGET_DIR/$PROFILE"
 work="$(mktemp -d)"; pid=""
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
 for name in "${@:-bare wymcp}"; do

@@ -4,10 +4,12 @@
 #
 #   bash bench/http/run.sh            # from the repository root (or anywhere)
 #
-# Knobs (environment): DURATION (s of measured load per server, default 10), WARMUP (s, 2),
+# Knobs (environment): DURATION (s of measured load per server and round, default 10), WARMUP (s, 2),
+# ROUNDS (5: the servers take turns this many times; the table shows medians),
 # CONNECTIONS (64), IDLE_SESSIONS (10000), SHORT_CALLS (100000), LONG_CALLS (1000000),
 # SCALE=0 to skip the scale figures, BUILD=0 to reuse the built binaries, SERVERS (names, default "bare wymcp rmcp-stateless
-# rmcp-stateful").
+# rmcp-stateful"), PROFILE (the Cargo profile every server is built with: `release`, the default, or
+# `lto`, release with fat LTO and one codegen unit).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -18,6 +20,7 @@ IDLE_SESSIONS="${IDLE_SESSIONS:-10000}"
 SHORT_CALLS="${SHORT_CALLS:-100000}"
 LONG_CALLS="${LONG_CALLS:-1000000}"
 SCALE="${SCALE:-1}"
+ROUNDS="${ROUNDS:-5}"
 SERVERS="${SERVERS:-bare wymcp rmcp-stateless rmcp-stateful}"
 SERVER_CPU=0
 LOAD_CPU=1
@@ -32,8 +35,9 @@ command -v taskset >/dev/null || { echo "taskset (util-linux) is required" >&2; 
 if [ "$(nproc --all)" -lt 2 ]; then echo "needs at least 2 cores" >&2; exit 1; fi
 
 export CARGO_TARGET_DIR="$here/target"
-if [ "${BUILD:-1}" = 1 ]; then (cd "$here" && cargo build --release --quiet --bins); fi
-bin="$CARGO_TARGET_DIR/release"
+PROFILE="${PROFILE:-release}"
+if [ "${BUILD:-1}" = 1 ]; then (cd "$here" && cargo build --profile "$PROFILE" --quiet --bins); fi
+bin="$CARGO_TARGET_DIR/$PROFILE"
 results="$here/results"; mkdir -p "$results"
 exec > >(tee "$results/$(date -u +%Y%m%dT%H%M%SZ).txt")
 work="$(mktemp -d)"
@@ -73,40 +77,62 @@ status_kib() { awk -v k="$1:" '$1 == k {print $2}' "/proc/$server_pid/status"; }
 load() { timeout 120 taskset -c "$LOAD_CPU" "$bin/mcpload" "$@"; }
 
 echo "machine: $(nproc --all) cores, $(uname -r); load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "load: wrk -t1 -c$CONNECTIONS, ${DURATION}s after ${WARMUP}s warm-up; server on cpu $SERVER_CPU, wrk on cpu $LOAD_CPU"
+echo "load: wrk -t1 -c$CONNECTIONS, ${DURATION}s after ${WARMUP}s warm-up, $ROUNDS rounds (medians; ratios are medians of same-round ratios); server on cpu $SERVER_CPU, wrk on cpu $LOAD_CPU; every server built with profile $PROFILE"
 echo
 
+# One measured run of a server: sets rps/p50/p99/hwm/cpu[name,round].
 declare -A rps p50 p99 hwm cpu
-for name in $SERVERS; do
+measure() {
+  local name="$1" round="$2" sessions="-"
   start "$name"
-  sessions="-"
   if stateful "$name"; then
     sessions="$work/$name.sessions"
     load sessions "$url" "$CONNECTIONS" "$sessions" 2>/dev/null
   fi
   load check "$url" "$sessions" >"$work/$name.check" || { echo "$name: the check call failed" >&2; cat "$work/$name.check" >&2; exit 1; }
   timeout $((WARMUP + 30)) taskset -c "$LOAD_CPU" wrk -t1 -c"$CONNECTIONS" -d"${WARMUP}s" -s "$here/calls.lua" "$url" -- "$sessions" >/dev/null
+  local before after out line
   before="$(cpu_ticks)"
   out="$(timeout $((DURATION + 30)) taskset -c "$LOAD_CPU" wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --timeout 5s -s "$here/calls.lua" "$url" -- "$sessions")"
   after="$(cpu_ticks)"
   line="$(grep '^RESULT' <<<"$out")"
   eval "$(sed 's/^RESULT //' <<<"$line")"   # requests duration_us p50_us p99_us errors
   if [ "$errors" != 0 ]; then echo "$name: $errors failed requests during the load" >&2; echo "$out" >&2; exit 1; fi
-  rps[$name]="$(awk -v r="$requests" -v d="$duration_us" 'BEGIN {printf "%.0f", r / (d / 1e6)}')"
-  p50[$name]="$p50_us"; p99[$name]="$p99_us"
-  hwm[$name]="$(status_kib VmHWM)"
-  cpu[$name]="$(awk -v t="$((after - before))" -v hz="$tick" -v r="$requests" 'BEGIN {printf "%.1f", t * 1e6 / hz / r}')"
+  rps[$name,$round]="$(awk -v r="$requests" -v d="$duration_us" 'BEGIN {printf "%.0f", r / (d / 1e6)}')"
+  p50[$name,$round]="$p50_us"; p99[$name,$round]="$p99_us"
+  hwm[$name,$round]="$(status_kib VmHWM)"
+  cpu[$name,$round]="$(awk -v t="$((after - before))" -v hz="$tick" -v r="$requests" 'BEGIN {printf "%.1f", t * 1e6 / hz / r}')"
   stop
+}
+
+# The servers take turns, ROUNDS times over: a slow spell of the machine (other tenants of a
+# VM) then falls on every server alike instead of on whichever ran during it.
+for round in $(seq 1 "$ROUNDS"); do
+  for name in $SERVERS; do measure "$name" "$round"; done
 done
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "-" }'; }
+median() { tr ' ' '\n' | sort -g | awk '{v[NR] = $1} END {if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+# med KIND NAME: the median of that figure over the rounds.
+med() { local -n figure="$1"; local r values=""; for r in $(seq 1 "$ROUNDS"); do values+="${figure[$2,$r]} "; done; median <<<"${values% }"; }
+# ratio KIND NAME: the median over the rounds of NAME's figure over bare's in the same round.
+ratio() {
+  local -n figure="$1"; local r values=""
+  [ -n "${figure[bare,1]:-}" ] || { printf -- '-'; return; }
+  for r in $(seq 1 "$ROUNDS"); do values+="$(awk -v a="${figure[$2,$r]}" -v b="${figure[bare,$r]}" 'BEGIN {printf "%.4f", a / b}') "; done
+  printf '%.2f' "$(median <<<"${values% }")"
+}
 {
   printf '| server | requests/s | p50 µs | p99 µs | peak RSS MiB | server CPU µs/req | CPU ×bare | p99 ×bare | req/s ×bare |\n'
   printf '|---|---:|---:|---:|---:|---:|---:|---:|---:|\n'
   for name in $SERVERS; do
-    printf '| %s | %s | %s | %s | %.1f | %s | %s | %s | %s |\n' "$name" "${rps[$name]}" "${p50[$name]}" "${p99[$name]}" \
-      "$(awk -v k="${hwm[$name]}" 'BEGIN {print k / 1024}')" "${cpu[$name]}" \
-      "$(ratio "${cpu[$name]}" "${cpu[bare]:-0}")" "$(ratio "${p99[$name]}" "${p99[bare]:-0}")" "$(ratio "${rps[$name]}" "${rps[bare]:-0}")"
+    printf '| %s | %.0f | %.0f | %.0f | %.1f | %.1f | %s | %s | %s |\n' "$name" "$(med rps "$name")" "$(med p50 "$name")" "$(med p99 "$name")" \
+      "$(awk -v k="$(med hwm "$name")" 'BEGIN {print k / 1024}')" "$(med cpu "$name")" \
+      "$(ratio cpu "$name")" "$(ratio p99 "$name")" "$(ratio rps "$name")"
+  done
+  echo
+  printf 'server CPU µs/req, round by round:\n'
+  for name in $SERVERS; do
+    printf '  %-15s' "$name"; for r in $(seq 1 "$ROUNDS"); do printf ' %7s' "${cpu[$name,$r]}"; done; printf '\n'
   done
 } | tee "$work/table"
 
