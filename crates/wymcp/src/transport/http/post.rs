@@ -545,10 +545,9 @@ async fn call_tool(
     let mut done = false;
     tokio::select! {
         biased;
-        () = token.cancelled() => return Ok(Outcome::Cancelled),
-        Some(note) = next_note(&mut notes) => pending.push_back(note),
-        // Closed before anything was sent: the stream opens (priming) and ends at once.
-        () = closer.cancelled(), if polling => {}
+        // The call is polled first: most calls finish on their first poll, and then no waiter
+        // is registered on the cancellation token or the notification queue only to be removed
+        // again. A cancellation that raced a call finished at once answers it anyway.
         result = &mut call => {
             // Notifications sent before the call finished still go first, on a stream.
             if let Some(notes) = &mut notes {
@@ -571,6 +570,10 @@ async fn call_tool(
             pending.push_back(answer(id.clone(), result, record.version));
             done = true;
         }
+        () = token.cancelled() => return Ok(Outcome::Cancelled),
+        Some(note) = next_note(&mut notes) => pending.push_back(note),
+        // Closed before anything was sent: the stream opens (priming) and ends at once.
+        () = closer.cancelled(), if polling => {}
     }
     let stream = PostStream {
         state: state.clone(),
