@@ -97,10 +97,7 @@ impl Notifier {
         stream: impl Into<String>,
         send: impl Fn(Value) -> Delivery + Send + Sync + 'static,
     ) -> Self {
-        Notifier {
-            send: Arc::new(send),
-            stream: Arc::from(stream.into()),
-        }
+        Notifier::for_stream(Arc::from(stream.into()), send)
     }
 
     /// [`with_delivery`](Self::with_delivery) with the name already shared (no copy).

@@ -172,21 +172,8 @@ pub fn failure(id: Value, error: &RpcError) -> Value {
 
 /// The bytes of [`success`]`(id, result)`, written straight from the parts: no envelope map is
 /// built and dropped. The keys come in the order a `Value` map writes them (sorted), so the
-/// bytes are identical.
-///
-/// ```
-/// # use serde_json::json;
-/// # use wymcp::protocol::success;
-/// # let (id, result) = (json!(7), json!({"content": [], "isError": false}));
-/// # let bytes = wymcp::protocol::success_bytes(&id, &result);
-/// assert_eq!(bytes, serde_json::to_vec(&success(id, result)).unwrap());
-/// ```
-pub fn success_bytes(id: &Value, result: &Value) -> Vec<u8> {
-    success_bytes_of(id, result)
-}
-
-/// [`success_bytes`] for any `result` that serializes infallibly (a `Value`, a wire view).
-pub(crate) fn success_bytes_of<T: serde::Serialize + ?Sized>(id: &Value, result: &T) -> Vec<u8> {
+/// bytes are identical. For a `result` that serializes infallibly (a `Value`, a wire view).
+pub(crate) fn success_bytes<T: serde::Serialize + ?Sized>(id: &Value, result: &T) -> Vec<u8> {
     #[derive(serde::Serialize)]
     struct Success<'a, T: ?Sized> {
         id: &'a Value,
@@ -209,4 +196,21 @@ fn envelope(id: Value, key: &str, body: Value) -> Value {
     envelope.insert("id".to_owned(), id);
     envelope.insert(key.to_owned(), body);
     Value::Object(envelope)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn success_bytes_equal_the_envelope_value_bytes() {
+        for id in [json!(7), json!("req-1"), json!(null)] {
+            let result = json!({"content": [{"type": "text", "text": "x"}], "isError": false});
+            assert_eq!(
+                success_bytes(&id, &result),
+                serde_json::to_vec(&success(id, result)).expect("serializes")
+            );
+        }
+    }
 }

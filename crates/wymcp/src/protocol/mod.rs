@@ -8,8 +8,8 @@ pub mod modern;
 mod version;
 
 pub use error::RpcError;
-pub(crate) use jsonrpc::success_bytes_of;
-pub use jsonrpc::{Kind, failure, success, success_bytes, validate_envelope};
+pub(crate) use jsonrpc::success_bytes;
+pub use jsonrpc::{Kind, failure, success, validate_envelope};
 pub use lifecycle::{LogLevel, initialize_result, negotiate};
 pub use methods::Method;
 pub use version::{ProtocolVersion, UnsupportedVersion};

@@ -19,7 +19,7 @@ use super::service::{
 use super::session::{CreateError, SessionRecord};
 use super::session::{SharedAssigns, StreamEvent};
 use crate::dispatch::{CallToolResult, WireResult};
-use crate::protocol::success_bytes_of;
+use crate::protocol::success_bytes;
 use crate::protocol::{
     Kind, Method, ProtocolVersion, RpcError, failure, initialize_result, success, validate_envelope,
 };
@@ -126,7 +126,7 @@ fn respond(outcome: Outcome) -> Response {
             version,
         } => json_bytes_response(
             StatusCode::OK,
-            success_bytes_of(
+            success_bytes(
                 &id,
                 &WireResult {
                     result: &result,
