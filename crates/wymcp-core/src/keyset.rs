@@ -425,3 +425,26 @@ fn schema_shape_offence(schema: &Value, at: &str) -> Option<crate::Problem> {
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Keys out of byte order (a map that keeps insertion order) fall back to the binary search:
+    /// every declared key is still found, every unknown one still refused.
+    #[test]
+    fn the_forward_scan_finds_keys_that_come_out_of_order() {
+        let props = json!({"a": {}, "c": {}, "e": {}, "g": {}});
+        let rule = ObjectRule::of(props.as_object(), None);
+        let mut cursor = 0;
+        for key in ["g", "a", "e", "c", "a"] {
+            assert!(rule.declared(key, &mut cursor).is_some(), "{key}");
+        }
+        let mut cursor = 0;
+        for key in ["e", "b", "a", "z"] {
+            let expected = matches!(key, "e" | "a");
+            assert_eq!(rule.declared(key, &mut cursor).is_some(), expected, "{key}");
+        }
+    }
+}

@@ -20,12 +20,15 @@ fn whole_floats_are_cast_at_every_depth_the_gate_follows() {
     }));
     let mut data =
         json!({"n": 2.0, "maybe": 3.0, "x": 4.0, "rows": [{"q": 5.0}, {"q": 6}], "odd/key~": 7.0});
+    let sent = data.clone();
     assert!(g.check(&data).is_ok());
     g.cast(&mut data);
-    assert_eq!(
-        data.to_string(),
-        r#"{"maybe":3,"n":2,"odd/key~":7,"rows":[{"q":5},{"q":6}],"x":4.0}"#
-    );
+    let cast = r#"{"maybe":3,"n":2,"odd/key~":7,"rows":[{"q":5},{"q":6}],"x":4.0}"#;
+    assert_eq!(data.to_string(), cast);
+    // The served path: one walk that casts, then validates the cast value.
+    let mut served = sent;
+    assert!(g.check_and_cast(&mut served).is_ok());
+    assert_eq!(served.to_string(), cast);
 }
 
 #[test]
@@ -38,17 +41,19 @@ fn casting_follows_additional_properties_and_prefix_items_as_the_gate_does() {
               "items": {"type": "integer"}}
     }));
     let mut data = json!({"m": {"f": 1.0, "extra": 2.0}, "t": [3.0, 4.0, 5.0]});
+    let mut served = data.clone();
     assert!(g.check(&data).is_ok());
     g.cast(&mut data);
-    assert_eq!(
-        data.to_string(),
-        r#"{"m":{"extra":2,"f":1.0},"t":[3.0,4,5]}"#
-    );
-    let report = g
-        .check(&json!({"m": {"big": 1e20}, "t": [0.5, 1e20]}))
-        .expect_err("not exactly representable");
+    let cast = r#"{"m":{"extra":2,"f":1.0},"t":[3.0,4,5]}"#;
+    assert_eq!(data.to_string(), cast);
+    assert!(g.check_and_cast(&mut served).is_ok());
+    assert_eq!(served.to_string(), cast);
+    let unfit = json!({"m": {"big": 1e20}, "t": [0.5, 1e20]});
+    let report = g.check(&unfit).expect_err("not exactly representable");
     let paths: Vec<&str> = report.listed.iter().map(|i| i.path.as_str()).collect();
     assert_eq!(paths, ["/m/big", "/t/1"]);
+    // The served path reports the same problems (the floats that do not fit stay floats).
+    assert_eq!(g.check_and_cast(&mut unfit.clone()), Err(report));
 }
 
 #[test]
