@@ -6,7 +6,8 @@
 #
 # Needs valgrind (Debian package). CALLS (default 2000) calls after 64 sessions and 500 warm-up
 # calls; prints instructions (Ir) per call, the server's own work only (client in another process).
-# PROFILE=lto measures the builds with fat LTO (see run.sh).
+# PROFILE=lto measures the builds with fat LTO (see run.sh). KEEP=prefix keeps each server's
+# callgrind output as prefix.<server> (for callgrind_annotate).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 CALLS="${CALLS:-2000}"
@@ -41,6 +42,7 @@ for name in "${@:-bare wymcp}"; do
     total="$(for f in "$work/$one".*.out.*; do sed -n 's/^totals: //p' "$f"; done | awk '{s += $1} END {print s}')"
     kill "$pid"; wait "$pid" 2>/dev/null || true; pid=""
     printf '%-16s %10.0f instructions per call\n' "$one" "$(awk -v t="$total" -v n="$CALLS" 'BEGIN {print t / n}')"
+    [ -z "${KEEP:-}" ] || cat "$work/$one".*.out.* >"$KEEP.$one"
     rm -f "$work/$one".*.out*
   done
 done

@@ -9,7 +9,8 @@
 # CONNECTIONS (64), IDLE_SESSIONS (10000), SHORT_CALLS (100000), LONG_CALLS (1000000),
 # SCALE=0 to skip the scale figures, BUILD=0 to reuse the built binaries, SERVERS (names, default "bare wymcp rmcp-stateless
 # rmcp-stateful"), PROFILE (the Cargo profile every server is built with: `release`, the default, or
-# `lto`, release with fat LTO and one codegen unit).
+# `lto`, release with fat LTO and one codegen unit). A server named `wymcp=PATH` runs the wymcp_calc
+# binary at PATH (say, a copy built from another commit) in the same rounds: an A/B comparison.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -49,10 +50,11 @@ trap cleanup EXIT
 
 # start NAME: starts the server pinned to SERVER_CPU; sets server_pid and url.
 start() {
-  local name="$1" log="$work/$1.log"
+  local name="$1" log="$work/${1//\//_}.log"
   case "$name" in
     bare)           taskset -c "$SERVER_CPU" "$bin/bare" 127.0.0.1:0 >"$log" 2>&1 & ;;
     wymcp)          taskset -c "$SERVER_CPU" "$bin/wymcp_calc" 127.0.0.1:0 >"$log" 2>&1 & ;;
+    wymcp=*)        taskset -c "$SERVER_CPU" "${name#wymcp=}" 127.0.0.1:0 >"$log" 2>&1 & ;;
     rmcp-stateless) taskset -c "$SERVER_CPU" "$bin/rmcp_calc" 127.0.0.1:0 stateless >"$log" 2>&1 & ;;
     rmcp-stateful)  taskset -c "$SERVER_CPU" "$bin/rmcp_calc" 127.0.0.1:0 stateful >"$log" 2>&1 & ;;
     *) echo "unknown server $name" >&2; exit 1 ;;
@@ -70,7 +72,7 @@ start() {
 
 stop() { kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; server_pid=""; }
 
-stateful() { case "$1" in wymcp|rmcp-stateful) return 0 ;; *) return 1 ;; esac; }
+stateful() { case "$1" in wymcp|wymcp=*|rmcp-stateful) return 0 ;; *) return 1 ;; esac; }
 
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$server_pid/stat"; }
 status_kib() { awk -v k="$1:" '$1 == k {print $2}' "/proc/$server_pid/status"; }
@@ -86,10 +88,11 @@ measure() {
   local name="$1" round="$2" sessions="-"
   start "$name"
   if stateful "$name"; then
-    sessions="$work/$name.sessions"
+    sessions="$work/${name//\//_}.sessions"
     load sessions "$url" "$CONNECTIONS" "$sessions" 2>/dev/null
   fi
-  load check "$url" "$sessions" >"$work/$name.check" || { echo "$name: the check call failed" >&2; cat "$work/$name.check" >&2; exit 1; }
+  local check="$work/${name//\//_}.check"
+  load check "$url" "$sessions" >"$check" || { echo "$name: the check call failed" >&2; cat "$check" >&2; exit 1; }
   timeout $((WARMUP + 30)) taskset -c "$LOAD_CPU" wrk -t1 -c"$CONNECTIONS" -d"${WARMUP}s" -s "$here/calls.lua" "$url" -- "$sessions" >/dev/null
   local before after out line
   before="$(cpu_ticks)"
