@@ -159,9 +159,13 @@ impl Context {
         self.inner.request_id.as_ref()
     }
 
-    /// The session id, when the call belongs to a session.
+    /// The session id, when the call belongs to a session: the one the builder was given, else
+    /// the live session's.
     pub fn session_id(&self) -> Option<&str> {
-        self.inner.session_id.as_deref()
+        self.inner
+            .session_id
+            .as_deref()
+            .or_else(|| self.inner.session.as_ref().map(SessionHandle::id))
     }
 
     /// The protocol revision negotiated for the call.
@@ -674,7 +678,8 @@ impl ContextBuilder {
         self.request_id = Some(id);
         self
     }
-    /// The session the call belongs to.
+    /// The session the call belongs to (when not set, [`Context::session_id`] answers the
+    /// [`session`](Self::session) handle's id).
     pub fn session_id(mut self, id: impl Into<String>) -> Self {
         self.session_id = Some(id.into());
         self

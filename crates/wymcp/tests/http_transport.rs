@@ -853,6 +853,54 @@ async fn delete_ends_the_session() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn delete_cancels_the_sessions_running_calls() {
+    let h = start().await;
+    let session = h.ready("2025-11-25").await;
+    let started = h.probe.started.clone();
+    let (url, client, s) = (h.url.clone(), h.client.clone(), session.clone());
+    let call = tokio::spawn(async move {
+        let resp = client
+            .post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-session-id", s)
+            .body(
+                json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call",
+                       "params": {"name": "slow", "arguments": {}}})
+                .to_string(),
+            )
+            .send()
+            .await
+            .unwrap();
+        (resp.status(), resp.text().await.unwrap())
+    });
+    started.notified().await;
+    let resp = h
+        .send(reqwest::Method::DELETE, &[("mcp-session-id", &session)])
+        .await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    // The slow tool never ends by itself: only the cancellation ends the call.
+    let (status, text) = tokio::time::timeout(Duration::from_secs(10), call)
+        .await
+        .expect("ending the session ends its running call")
+        .unwrap();
+    assert_eq!(status, StatusCode::ACCEPTED);
+    assert_eq!(
+        text, "",
+        "a call cancelled by the session's end gets no response"
+    );
+    let token = h.probe.token.lock().unwrap().clone().unwrap();
+    assert!(
+        token.is_cancelled(),
+        "the tool's context saw the session end"
+    );
+    assert!(
+        h.probe.dropped.load(Ordering::SeqCst),
+        "the tool's future was aborted"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn idle_sessions_expire() {
     // A zero idle time: the session is expired by its next request, no clock needed.
     let h = start_with(None, |b| b.session_ttl(Duration::ZERO)).await;

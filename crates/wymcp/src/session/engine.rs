@@ -2,8 +2,7 @@
 //! lifecycle gate, envelope validation, the method table, client answers to server requests.
 //! Transports add their own framing (HTTP status codes and SSE, stdio lines).
 
-use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
+use std::sync::Mutex;
 
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
@@ -71,62 +70,10 @@ impl Rejected {
     }
 }
 
-/// A running call's key in [`Calls`]: its session and the request id's JSON text. Built once
-/// when the call starts and shared, so finishing the call looks it up without building it again.
-pub(crate) type CallKey = std::sync::Arc<(String, String)>;
-
-/// The running calls a node owns, by session and request id, with their cancellation tokens.
-#[derive(Debug, Default)]
-pub(crate) struct Calls {
-    calls: Mutex<HashMap<CallKey, CancellationToken>>,
-}
-
-impl Calls {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<CallKey, CancellationToken>> {
-        self.calls.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Registers a running call; the key is the request id's JSON text. Answers the key to
-    /// [`finish`](Self::finish) the call with.
-    pub(crate) fn start(&self, session: &str, id: &Value) -> (CallKey, CancellationToken) {
-        let key = CallKey::new((session.to_owned(), id.to_string()));
-        let token = CancellationToken::new();
-        self.lock().insert(key.clone(), token.clone());
-        (key, token)
-    }
-
-    pub(crate) fn finish(&self, key: &CallKey) {
-        self.lock().remove(&**key);
-    }
-
-    /// Cancels the named call; `false` when no such call runs here.
-    pub(crate) fn cancel(&self, session: &str, id: &Value) -> bool {
-        match self.lock().remove(&(session.to_owned(), id.to_string())) {
-            Some(token) => {
-                token.cancel();
-                true
-            }
-            None => false,
-        }
-    }
-
-    /// Cancels every call of a session.
-    pub(crate) fn end_session(&self, session: &str) {
-        self.lock().retain(|key, token| {
-            if key.0 == session {
-                token.cancel();
-                false
-            } else {
-                true
-            }
-        });
-    }
-}
-
-/// Serves messages of live sessions against a store and the node's running calls.
+/// Serves messages of live sessions against a store (each session's running calls are its
+/// handle's).
 pub(crate) struct Engine<'a> {
     pub(crate) store: &'a dyn SessionStore,
-    pub(crate) calls: &'a Calls,
 }
 
 impl Engine<'_> {
@@ -173,7 +120,7 @@ impl Engine<'_> {
             Kind::Notification { .. } => {
                 match method {
                     Some(Method::Initialized) => self.mark_initialized(record, &rid).await?,
-                    Some(Method::Cancelled) => self.cancel(record, params.as_ref()),
+                    Some(Method::Cancelled) => cancel(handle, params.as_ref()),
                     // Unknown notifications, and requests sent as notifications, are accepted
                     // and ignored.
                     _ => {}
@@ -192,7 +139,7 @@ impl Engine<'_> {
                         Ok(Step::Reply(success(id, json!({}))))
                     }
                     Method::Cancelled => {
-                        self.cancel(record, params.as_ref());
+                        cancel(handle, params.as_ref());
                         Ok(Step::Reply(success(id, json!({}))))
                     }
                     Method::ToolsList => Ok(Step::Reply(success(id, handle.list_tools()))),
@@ -233,14 +180,6 @@ impl Engine<'_> {
                 id: rid.clone(),
                 error,
             }),
-        }
-    }
-
-    fn cancel(&self, record: &SessionRecord, params: Option<&Value>) {
-        if let Some(request_id) = params.and_then(|p| p.get("requestId"))
-            && self.calls.cancel(&record.id, request_id)
-        {
-            tracing::info!(request_id = %request_id, "MCP call cancelled by the client");
         }
     }
 
@@ -295,9 +234,10 @@ async fn feature(
 /// The context of a request answered inline (resources, prompts, completion): the session,
 /// its revision, client info and capabilities, a snapshot of its assigns.
 fn request_context(record: &SessionRecord, handle: &SessionHandle, id: &Value) -> Context {
+    // The session id is the handle's (`Context::session_id` reads it there): no copy per call.
+    debug_assert_eq!(handle.id(), record.id);
     let mut ctx = Context::builder()
         .request_id(id.clone())
-        .session_id(record.id.clone())
         .protocol_version(record.version)
         .shared_client(
             record.client_info.clone(),
@@ -353,9 +293,10 @@ pub(crate) fn call_context(
     assigns: std::sync::Arc<Mutex<Map<String, Value>>>,
     token: CancellationToken,
 ) -> ContextBuilder {
+    // The session id is the handle's (`Context::session_id` reads it there): no copy per call.
+    debug_assert_eq!(handle.id(), record.id);
     let mut ctx = Context::builder()
         .request_id(id.clone())
-        .session_id(record.id.clone())
         .protocol_version(record.version)
         .shared_assigns(assigns)
         .shared_client(
@@ -371,4 +312,13 @@ pub(crate) fn call_context(
         ctx = ctx.progress_token(progress.clone());
     }
     ctx
+}
+
+/// `notifications/cancelled`: cancels the named call if it runs on this session.
+fn cancel(handle: &SessionHandle, params: Option<&Value>) {
+    if let Some(request_id) = params.and_then(|p| p.get("requestId"))
+        && handle.cancel_call(request_id)
+    {
+        tracing::info!(request_id = %request_id, "MCP call cancelled by the client");
+    }
 }

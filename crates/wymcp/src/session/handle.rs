@@ -1,6 +1,6 @@
 //! [`SessionHandle`]: a live session on the node that owns it — its runtime tools and the
-//! dirty tool list, its log level, the server→client requests awaiting an answer, and the
-//! session's standalone stream.
+//! dirty tool list, its log level, its running calls, the server→client requests awaiting an
+//! answer, and the session's standalone stream.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
@@ -10,8 +10,10 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use rand::RngCore as _;
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
 use wymcp_core::{ConfigurationError, Problem};
 
+use super::calls::{Registration, RunningCalls};
 use crate::context::{Delivery, Notifier};
 use crate::protocol::{LogLevel, ProtocolVersion};
 use crate::server::Server;
@@ -66,6 +68,21 @@ struct Inner {
     tools: Mutex<ToolState>,
     pending: Mutex<HashMap<String, oneshot::Sender<Answer>>>,
     standalone: Mutex<Option<Notifier>>,
+    calls: RunningCalls,
+}
+
+/// A call registered on its session (see [`SessionHandle::start_call`]): dropping it
+/// unregisters the call, however the call ends.
+#[derive(Debug)]
+pub(crate) struct RunningCall {
+    handle: SessionHandle,
+    registration: Registration,
+}
+
+impl Drop for RunningCall {
+    fn drop(&mut self) {
+        self.handle.inner.calls.finish(&self.registration);
+    }
 }
 
 #[derive(Default)]
@@ -106,6 +123,7 @@ impl SessionHandle {
                 tools: Mutex::new(ToolState::default()),
                 pending: Mutex::new(HashMap::new()),
                 standalone: Mutex::new(standalone),
+                calls: RunningCalls::default(),
             }),
         }
     }
@@ -304,7 +322,27 @@ impl SessionHandle {
     }
 
     /// Ends the session's live things: waiting server requests fail, the stream is detached.
+    /// Registers a call running on this session under its request id, so that
+    /// `notifications/cancelled` can reach it; answers the registration (dropping it
+    /// unregisters the call) and the call's cancellation token.
+    pub(crate) fn start_call(&self, id: &Value) -> (RunningCall, CancellationToken) {
+        let (registration, token) = self.inner.calls.start(id);
+        let call = RunningCall {
+            handle: self.clone(),
+            registration,
+        };
+        (call, token)
+    }
+
+    /// Cancels the running call with this request id; `false` when none runs here.
+    pub(crate) fn cancel_call(&self, id: &Value) -> bool {
+        self.inner.calls.cancel(id)
+    }
+
+    /// The session ended: its running calls are cancelled, its waiting server requests fail
+    /// and its standalone stream is let go.
     pub(crate) fn close(&self) {
+        self.inner.calls.cancel_all();
         lock(&self.inner.pending).clear();
         *lock(&self.inner.standalone) = None;
     }

@@ -4,11 +4,13 @@
 //! [`Elicitation`], [`ClientRequestError`]). Both transports serve messages through the same
 //! engine.
 
+mod calls;
 pub(crate) mod engine;
 mod handle;
 mod request;
 pub(crate) mod store;
 
+pub(crate) use handle::RunningCall;
 pub use handle::{SessionHandle, node_id};
 pub use request::{
     ClientRequestError, DEFAULT_ELICITATION_TIMEOUT, DEFAULT_ROOTS_TIMEOUT,

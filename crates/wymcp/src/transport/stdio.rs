@@ -41,7 +41,7 @@ use tokio_util::sync::CancellationToken;
 use crate::protocol::modern::CacheHints;
 use crate::protocol::{Kind, Method, RpcError, failure, initialize_result, success};
 use crate::resource::ServerNotification;
-use crate::session::engine::{Calls, Engine, Step, call_context, new_record};
+use crate::session::engine::{Engine, Step, call_context, new_record};
 use crate::session::{InMemorySessionStore, SessionHandle, SessionRecord, SessionStore};
 use crate::{Delivery, Notifier, Server};
 
@@ -255,7 +255,6 @@ where
         server,
         stateless,
         store: InMemorySessionStore::new(),
-        calls: Arc::new(Calls::default()),
         out: out_tx,
         session: None,
         announced,
@@ -431,7 +430,6 @@ struct Connection<F> {
     /// The stateless era's requests, decided per message.
     stateless: stateless::Stateless,
     store: InMemorySessionStore,
-    calls: Arc<Calls>,
     out: mpsc::UnboundedSender<String>,
     session: Option<Live>,
     /// The session id, once `initialize` created the session (the notification drain reads it).
@@ -491,10 +489,7 @@ impl<F: FnMut(&SessionHandle) + Send> Connection<F> {
         };
         let handle = live.handle.clone();
         let assigns = live.assigns.clone();
-        let engine = Engine {
-            store: &self.store,
-            calls: &self.calls,
-        };
+        let engine = Engine { store: &self.store };
         let is_notification = matches!(kind, Kind::Notification { .. });
         match engine.in_session(&record, &handle, kind, message).await {
             Ok(Step::Reply(body)) => self.write(&body),
@@ -584,7 +579,7 @@ impl<F: FnMut(&SessionHandle) + Send> Connection<F> {
         id: Value,
         params: Option<Value>,
     ) {
-        let (key, token) = self.calls.start(&record.id, &id);
+        let (registration, token) = handle.start_call(&id);
         let ctx = call_context(
             record,
             &handle,
@@ -596,7 +591,6 @@ impl<F: FnMut(&SessionHandle) + Send> Connection<F> {
         .notifier(self.notifier())
         .build();
         let server = self.server.clone();
-        let calls = self.calls.clone();
         let out = self.out.clone();
         tokio::spawn(async move {
             let answer = tokio::select! {
@@ -606,7 +600,7 @@ impl<F: FnMut(&SessionHandle) + Send> Connection<F> {
                 result = server.handle_tools_call(params, ctx.clone()) => Some(result),
             };
             ctx.complete();
-            calls.finish(&key);
+            drop(registration);
             if let Some(result) = answer {
                 let message = match result {
                     Ok(result) => success(id, result),
@@ -620,7 +614,7 @@ impl<F: FnMut(&SessionHandle) + Send> Connection<F> {
     /// The input ended: running calls are cancelled, waiting server requests fail.
     fn end(&mut self) {
         if let Some(live) = self.session.take() {
-            self.calls.end_session(&live.id);
+            // Closing the handle cancels the session's running calls.
             live.handle.close();
             self.server.forget_session(Some(&live.id));
             tracing::info!("MCP stdio session ended");

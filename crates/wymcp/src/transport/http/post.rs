@@ -6,6 +6,7 @@ use axum::body::Body;
 use axum::extract::Request;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use futures_util::FutureExt;
 use serde_json::{Value, json};
 
 use super::auth::Identity;
@@ -23,10 +24,10 @@ use crate::protocol::success_bytes;
 use crate::protocol::{
     Kind, Method, ProtocolVersion, RpcError, failure, initialize_result, success, validate_envelope,
 };
-use crate::session::SessionHandle;
 use crate::session::engine::{
-    CallKey, Engine, Rejected, Step, call_context, is_internal_assign, new_record,
+    Engine, Rejected, Step, call_context, is_internal_assign, new_record,
 };
+use crate::session::{RunningCall, SessionHandle};
 use crate::{Delivery, Notifier};
 use futures_util::StreamExt as _;
 use tokio_util::sync::CancellationToken;
@@ -63,11 +64,10 @@ impl Outcome {
     }
 }
 
-pub(crate) async fn handle(state: Arc<State>, req: Request) -> Response {
-    match process(state, req).await {
-        Ok(response) => response,
-        Err(err) => err.into_response(),
-    }
+/// A POST's response. Not an `async fn` (see `service::route`): mapping `process`'s future
+/// keeps one copy of the request in the router's box.
+pub(crate) fn handle(state: Arc<State>, req: Request) -> impl Future<Output = Response> {
+    process(state, req).map(|outcome| outcome.unwrap_or_else(IntoResponse::into_response))
 }
 
 async fn process(state: Arc<State>, req: Request) -> Result<Response, HttpError> {
@@ -95,11 +95,14 @@ async fn process(state: Arc<State>, req: Request) -> Result<Response, HttpError>
     let message: Value =
         serde_json::from_slice(&body).map_err(|_| HttpError::parse_error("Malformed JSON"))?;
     // The era is decided per request: the stateless one never touches the session store.
+    // The stateless era and batches run boxed: their futures are several times the size of a
+    // session call's, and every POST's future (boxed by the router) would otherwise be as
+    // large as the largest of them (see docs/performance.md, "Future sizes").
     if super::modern::applies(headers, &message) {
-        return super::modern::handle(&state, headers, identity, message).await;
+        return Box::pin(super::modern::handle(&state, headers, identity, message)).await;
     }
     let outcome = match message {
-        Value::Array(items) => return batch(&state, headers, identity, items).await,
+        Value::Array(items) => return Box::pin(batch(&state, headers, identity, items)).await,
         message => single(&state, headers, identity, accept.sse, message).await?,
     };
     Ok(respond(outcome))
@@ -310,17 +313,21 @@ impl Accept {
         let mut sse = false;
         for value in headers.get_all(header::ACCEPT) {
             seen = true;
+            // A value that is not visible ASCII is skipped, as `service::accepts` does.
             let Ok(value) = value.to_str() else { continue };
-            for range in value.split(',') {
-                // Compared in place: this runs on every POST, so it allocates nothing.
-                let range = range.split(';').next().unwrap_or_default().trim();
+            // Read as bytes in place: this runs on every POST, so it allocates nothing, and a
+            // byte loop beats `str::split` (a memchr call per piece) on a header this short.
+            for range in value.as_bytes().split(|&b| b == b',') {
+                let range = range
+                    .split(|&b| b == b';')
+                    .next()
+                    .unwrap_or_default()
+                    .trim_ascii();
                 json = json
-                    || range.eq_ignore_ascii_case("application/json")
-                    || range == "*/*"
-                    || range
-                        .strip_suffix("/*")
-                        .is_some_and(|kind| kind.eq_ignore_ascii_case("application"));
-                sse = sse || range.eq_ignore_ascii_case("text/event-stream");
+                    || range.eq_ignore_ascii_case(b"application/json")
+                    || range == b"*/*"
+                    || range.eq_ignore_ascii_case(b"application/*");
+                sse = sse || range.eq_ignore_ascii_case(b"text/event-stream");
             }
         }
         Accept {
@@ -355,7 +362,6 @@ async fn in_session(
     let handle = state.handle(&record);
     let engine = Engine {
         store: state.store.as_ref(),
-        calls: &state.live.calls,
     };
     match engine.in_session(&record, &handle, kind, message).await {
         Ok(Step::Reply(body)) => Ok(Outcome::ok(body)),
@@ -490,12 +496,8 @@ async fn call_tool(
     sse: bool,
 ) -> Result<Outcome, HttpError> {
     let assigns = state.live.assigns(&record);
-    let (key, token) = state.live.start_call(&record.id, &id);
-    // Unregisters the call however it ends (including the client going away mid-call).
-    let registration = CallRegistration {
-        state: state.clone(),
-        key,
-    };
+    // Unregistered however the call ends (including the client going away mid-call).
+    let (registration, token) = handle.start_call(&id);
     let mut ctx = call_context(
         &record,
         &handle,
@@ -663,7 +665,7 @@ struct PostStream {
     /// SSE polling is on: `closer` ends the stream while the call goes on.
     polling: bool,
     closer: CancellationToken,
-    _registration: CallRegistration,
+    _registration: RunningCall,
 }
 
 /// What the call produced next.
@@ -775,17 +777,6 @@ fn detach(mut s: PostStream) {
     });
 }
 
-struct CallRegistration {
-    state: Arc<State>,
-    key: CallKey,
-}
-
-impl Drop for CallRegistration {
-    fn drop(&mut self) {
-        self.state.live.finish_call(&self.key);
-    }
-}
-
 /// A JSON-RPC batch: 2025-03-26 sessions only.
 async fn batch(
     state: &Arc<State>,
@@ -850,5 +841,46 @@ async fn batch(
         Ok(StatusCode::ACCEPTED.into_response())
     } else {
         Ok(json_response(StatusCode::OK, &Value::Array(replies)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::http::{HeaderMap, HeaderValue, header};
+
+    use super::Accept;
+
+    fn accept(values: &[&'static str]) -> (bool, bool) {
+        let mut headers = HeaderMap::new();
+        for value in values {
+            headers.append(header::ACCEPT, HeaderValue::from_static(value));
+        }
+        let accept = Accept::of(&headers);
+        (accept.json, accept.sse)
+    }
+
+    #[test]
+    fn accept_reads_json_and_event_stream_by_name_wildcard_and_parameters() {
+        assert_eq!(
+            accept(&["application/json, text/event-stream"]),
+            (true, true)
+        );
+        assert_eq!(
+            accept(&["Text/Event-Stream;q=0.9 ,APPLICATION/JSON"]),
+            (true, true)
+        );
+        assert_eq!(
+            accept(&["text/event-stream", "application/json"]),
+            (true, true)
+        );
+        assert_eq!(
+            accept(&["*/*"]),
+            (true, false),
+            "a wildcard is not a stream"
+        );
+        assert_eq!(accept(&["application/*; q=0.5"]), (true, false));
+        assert_eq!(accept(&["text/event-stream"]), (false, true));
+        assert_eq!(accept(&["application/jsonl, text/*"]), (false, false));
+        assert_eq!(accept(&[]), (true, false), "no Accept header accepts JSON");
     }
 }

@@ -14,6 +14,7 @@ use axum::http::{HeaderMap, HeaderName, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, future::RouteFuture};
 use bytes::Bytes;
+use futures_util::future::{BoxFuture, Either};
 use serde_json::Value;
 
 use super::auth::{Authenticate, Identity, challenge};
@@ -289,16 +290,26 @@ async fn drain(state: Weak<State>, mut notifications: broadcast::Receiver<Server
     }
 }
 
-async fn route(AxumState(state): AxumState<Arc<State>>, req: Request) -> Response {
+/// The endpoint's handler. Not an `async fn`: the router boxes the future of every request, and
+/// an `async fn` around `post::handle` would add its own copy of the request to that box. A POST
+/// runs `post::handle`'s future as it is; GET and DELETE (rarer, and GET's stream outlives
+/// its request anyway) run boxed.
+fn route(
+    AxumState(state): AxumState<Arc<State>>,
+    req: Request,
+) -> Either<impl Future<Output = Response>, BoxFuture<'static, Response>> {
     match *req.method() {
-        Method::POST => post::handle(state, req).await,
-        Method::GET => get::handle(state, req).await,
-        Method::DELETE => delete::handle(state, req).await,
-        _ => (
-            StatusCode::METHOD_NOT_ALLOWED,
-            [(header::ALLOW, "GET, POST, DELETE")],
-        )
-            .into_response(),
+        Method::POST => Either::Left(post::handle(state, req)),
+        Method::GET => Either::Right(Box::pin(get::handle(state, req))),
+        Method::DELETE => Either::Right(Box::pin(delete::handle(state, req))),
+        _ => {
+            let refusal = (
+                StatusCode::METHOD_NOT_ALLOWED,
+                [(header::ALLOW, "GET, POST, DELETE")],
+            )
+                .into_response();
+            Either::Right(Box::pin(std::future::ready(refusal)))
+        }
     }
 }
 

@@ -1,5 +1,5 @@
-//! The node-local live state of the HTTP transport: running calls' cancellation tokens, the
-//! open GET streams, each session's shared assigns and live [`SessionHandle`].
+//! The node-local live state of the HTTP transport: the open GET streams, each session's
+//! shared assigns and live [`SessionHandle`] (which holds the session's running calls).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -9,7 +9,6 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::session::SessionHandle;
-use crate::session::engine::{CallKey, Calls};
 use crate::{Delivery, Notifier, Server};
 
 pub use crate::session::store::{
@@ -34,11 +33,10 @@ pub(crate) struct StreamSlot {
 /// A session's assigns, shared by the calls running on this node.
 pub(crate) type SharedAssigns = Arc<Mutex<Map<String, Value>>>;
 
-/// The live things a node owns: running calls and open streams, plus each session's shared
-/// assigns for calls running here.
+/// The live things a node owns: each session's live handle (with its running calls), open
+/// streams, and each session's shared assigns for calls running here.
 #[derive(Debug, Default)]
 pub(crate) struct Live {
-    pub(crate) calls: Calls,
     // Keyed by session ids this server made, looked up on every request: foldhash, not SipHash.
     handles: Mutex<foldhash::HashMap<String, SessionHandle>>,
     streams: Mutex<foldhash::HashMap<String, StreamSlot>>,
@@ -50,20 +48,34 @@ pub(crate) struct Live {
     streams_opened: std::sync::atomic::AtomicU64,
 }
 
+/// `post<n>`, written straight into the shared string (one allocation, no formatting
+/// machinery: every call answered over SSE makes one).
+fn stream_key(mut n: u64) -> Arc<str> {
+    // "post" and at most 20 digits.
+    let mut key = [0u8; 24];
+    key[..4].copy_from_slice(b"post");
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        // `n % 10` is a single digit: the cast cannot truncate.
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let len = 4 + digits.len() - at;
+    key[4..len].copy_from_slice(&digits[at..]);
+    // Only ASCII was written.
+    Arc::from(std::str::from_utf8(&key[..len]).unwrap_or("post"))
+}
+
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Live {
-    /// Registers a running call; the key is the request id's JSON text.
-    pub(crate) fn start_call(&self, session: &str, id: &Value) -> (CallKey, CancellationToken) {
-        self.calls.start(session, id)
-    }
-
-    pub(crate) fn finish_call(&self, key: &CallKey) {
-        self.calls.finish(key);
-    }
-
     /// The session's live handle, created from the record the first time.
     pub(crate) fn handle(
         &self,
@@ -183,7 +195,7 @@ impl Live {
         let n = self
             .streams_opened
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        Arc::from(format!("post{n}"))
+        stream_key(n)
     }
 
     /// Stops every open stream (server shutdown).
@@ -207,10 +219,22 @@ impl Live {
             }
             s != session
         });
-        self.calls.end_session(session);
+        // Closing the handle cancels the session's running calls.
         if let Some(handle) = lock(&self.handles).remove(session) {
             handle.close();
         }
         lock(&self.assigns).remove(session);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::stream_key;
+
+    #[test]
+    fn stream_keys_read_post_and_the_number() {
+        for n in [0, 7, 10, 4_096, u64::MAX] {
+            assert_eq!(&*stream_key(n), format!("post{n}"));
+        }
     }
 }
