@@ -724,6 +724,29 @@ async fn protocol_version_header_rules() {
         )
         .await;
     assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        answer.json()["error"]["data"]["error"],
+        "Unsupported MCP-Protocol-Version header: 1999-01-01. Supported: 2025-11-25, 2025-06-18, 2025-03-26."
+    );
+    // A header value that is not visible ASCII names no revision either.
+    let answer = lenient
+        .post_raw(
+            &[
+                ("mcp-session-id", &s),
+                ("mcp-protocol-version", "2025-11-25\u{e9}"),
+            ],
+            list.clone(),
+        )
+        .await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+    assert!(
+        answer.json()["error"]["data"]["error"]
+            .as_str()
+            .unwrap()
+            .contains("header: <not text>."),
+        "{}",
+        answer.text
+    );
 
     // Strict: the header must name the negotiated revision (2025-06-18 and later sessions).
     let h = start_with(None, |b| b.strict_version_header(true)).await;

@@ -14,7 +14,7 @@ use std::sync::{Mutex, PoisonError};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-/// The running calls of one session, by the request id's JSON text.
+/// The running calls of one session, by request id (a JSON value: `7` and `"7"` are two ids).
 #[derive(Debug, Default)]
 pub(crate) struct RunningCalls {
     calls: Mutex<Table>,
@@ -22,7 +22,7 @@ pub(crate) struct RunningCalls {
 
 #[derive(Debug, Default)]
 struct Table {
-    by_id: foldhash::HashMap<String, Running>,
+    by_id: foldhash::HashMap<Value, Running>,
     /// Registrations so far: tells a call's own registration from a later call that reused its
     /// request id (the later one replaces it; the earlier call's end must not remove it).
     serial: u64,
@@ -37,7 +37,7 @@ struct Running {
 /// One call's place in [`RunningCalls`], for [`RunningCalls::finish`].
 #[derive(Debug)]
 pub(crate) struct Registration {
-    key: String,
+    key: Value,
     serial: u64,
 }
 
@@ -49,7 +49,7 @@ impl RunningCalls {
     /// Registers a call by its request id; answers its registration and cancellation token.
     /// A running call with the same id stays running but can no longer be cancelled by id.
     pub(crate) fn start(&self, id: &Value) -> (Registration, CancellationToken) {
-        let key = id.to_string();
+        let key = id.clone();
         let token = CancellationToken::new();
         let mut table = self.table();
         table.serial += 1;
@@ -78,7 +78,7 @@ impl RunningCalls {
 
     /// Cancels the call with this request id; `false` when none runs.
     pub(crate) fn cancel(&self, id: &Value) -> bool {
-        let removed = self.table().by_id.remove(&id.to_string());
+        let removed = self.table().by_id.remove(id);
         match removed {
             Some(running) => {
                 running.token.cancel();

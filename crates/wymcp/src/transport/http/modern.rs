@@ -49,10 +49,11 @@ pub(crate) fn header_names_modern(headers: &HeaderMap) -> bool {
         .is_some_and(ProtocolVersion::is_stateless)
 }
 
-/// Whether a POST belongs to the stateless era: the header names it, or the body carries the
-/// envelope's `protocolVersion` (whatever its value, so an unsupported one gets `-32022`).
-pub(crate) fn applies(headers: &HeaderMap, message: &Value) -> bool {
-    header_names_modern(headers)
+/// Whether a POST belongs to the stateless era: the header names it (`header_names_modern`,
+/// read once by the POST), or the body carries the envelope's `protocolVersion` (whatever its
+/// value, so an unsupported one gets `-32022`).
+pub(crate) fn applies(header_names_modern: bool, message: &Value) -> bool {
+    header_names_modern
         || message
             .get("params")
             .and_then(|p| p.get("_meta"))

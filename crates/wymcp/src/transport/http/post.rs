@@ -98,12 +98,15 @@ async fn process(state: Arc<State>, req: Request) -> Result<Response, HttpError>
     // The stateless era and batches run boxed: their futures are several times the size of a
     // session call's, and every POST's future (boxed by the router) would otherwise be as
     // large as the largest of them (see docs/performance.md, "Future sizes").
-    if super::modern::applies(headers, &message) {
+    let version = VersionHeader::of(headers);
+    if super::modern::applies(version.names_stateless(), &message) {
         return Box::pin(super::modern::handle(&state, headers, identity, message)).await;
     }
     let outcome = match message {
-        Value::Array(items) => return Box::pin(batch(&state, headers, identity, items)).await,
-        message => single(&state, headers, identity, accept.sse, message).await?,
+        Value::Array(items) => {
+            return Box::pin(batch(&state, headers, version, identity, items)).await;
+        }
+        message => single(&state, headers, version, identity, accept.sse, message).await?,
     };
     Ok(respond(outcome))
 }
@@ -196,16 +199,41 @@ async fn read_body(
 }
 
 /// The `MCP-Protocol-Version` header, checked to be a session-era revision wymcp speaks.
-fn header_version(headers: &HeaderMap, rid: &Value) -> Result<Option<ProtocolVersion>, HttpError> {
-    let Some(raw) = header_str(headers, &VERSION_NAME) else {
-        if headers.contains_key(&VERSION_NAME) {
-            return Err(unsupported_version(rid, "<not text>"));
+/// A POST's `MCP-Protocol-Version` header, read once: the era test and the session era's
+/// check both need it.
+#[derive(Debug, Clone, Copy)]
+enum VersionHeader<'h> {
+    Absent,
+    NotText,
+    /// The raw text, and the revision it names (`None`: none this server knows).
+    Text(&'h str, Option<ProtocolVersion>),
+}
+
+impl<'h> VersionHeader<'h> {
+    fn of(headers: &'h HeaderMap) -> Self {
+        match headers.get(&VERSION_NAME) {
+            None => VersionHeader::Absent,
+            Some(value) => match value.to_str() {
+                Ok(raw) => VersionHeader::Text(raw, raw.trim().parse().ok()),
+                Err(_) => VersionHeader::NotText,
+            },
         }
-        return Ok(None);
-    };
-    match raw.trim().parse::<ProtocolVersion>() {
-        Ok(v) if !v.is_stateless() => Ok(Some(v)),
-        _ => Err(unsupported_version(rid, raw)),
+    }
+
+    /// The header names a stateless (2026-07-28) revision.
+    fn names_stateless(self) -> bool {
+        matches!(self, VersionHeader::Text(_, Some(v)) if v.is_stateless())
+    }
+
+    /// The session era's reading: the revision named, none, or a 400 for a header that names
+    /// no session-era revision.
+    fn session_era(self, rid: &Value) -> Result<Option<ProtocolVersion>, HttpError> {
+        match self {
+            VersionHeader::Absent => Ok(None),
+            VersionHeader::NotText => Err(unsupported_version(rid, "<not text>")),
+            VersionHeader::Text(_, Some(v)) if !v.is_stateless() => Ok(Some(v)),
+            VersionHeader::Text(raw, _) => Err(unsupported_version(rid, raw)),
+        }
     }
 }
 
@@ -271,13 +299,14 @@ fn store_failure(rid: &Value, err: &dyn std::fmt::Display) -> HttpError {
 async fn single(
     state: &Arc<State>,
     headers: &HeaderMap,
+    version: VersionHeader<'_>,
     identity: Option<&Identity>,
     sse: bool,
     message: Value,
 ) -> Result<Outcome, HttpError> {
     let kind = Kind::of(&message);
     let rid = kind.rejection_id();
-    let requested = header_version(headers, &rid)?;
+    let requested = version.session_era(&rid)?;
     if let Kind::Request { id, method } = &kind {
         match Method::parse(method) {
             Some(Method::Initialize) => {
@@ -313,6 +342,12 @@ impl Accept {
         let mut sse = false;
         for value in headers.get_all(header::ACCEPT) {
             seen = true;
+            // What the official SDKs send, compared whole before anything is split.
+            if value.as_bytes() == b"application/json, text/event-stream" {
+                json = true;
+                sse = true;
+                continue;
+            }
             // A value that is not visible ASCII is skipped, as `service::accepts` does.
             let Ok(value) = value.to_str() else { continue };
             // Read as bytes in place: this runs on every POST, so it allocates nothing, and a
@@ -781,10 +816,11 @@ fn detach(mut s: PostStream) {
 async fn batch(
     state: &Arc<State>,
     headers: &HeaderMap,
+    version: VersionHeader<'_>,
     identity: Option<&Identity>,
     items: Vec<Value>,
 ) -> Result<Response, HttpError> {
-    let requested = header_version(headers, &Value::Null)?;
+    let requested = version.session_era(&Value::Null)?;
     let record = resolve(state, headers, identity, &Value::Null, None).await?;
     if !record.version.supports_batches() {
         return Err(HttpError::invalid_request(
