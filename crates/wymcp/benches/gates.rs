@@ -10,7 +10,7 @@
 
 use std::hint::black_box;
 
-use criterion::{BatchSize, Criterion, criterion_group};
+use criterion::{BatchSize, Bencher, Criterion, criterion_group};
 use serde_json::{Value, json};
 use wymcp::{ActionResult, ActionSchema, ActionTool, Actions, Context, Data, Reply, Server};
 
@@ -192,13 +192,10 @@ fn gates(c: &mut Criterion) {
             }
         }
         group.bench_function(name, |b| {
-            b.iter_batched(
-                || arguments.clone(),
-                |arguments| {
-                    let result =
-                        runtime.block_on(server.call_tool("orders", Some(arguments), ctx.clone()));
-                    black_box(result)
-                },
+            time_calls(
+                b,
+                (&server, &runtime, &ctx),
+                &arguments,
                 BatchSize::SmallInput,
             );
         });
@@ -209,17 +206,31 @@ fn gates(c: &mut Criterion) {
     // starts on cold memory.
     let arguments = with_data(|_| {});
     group.bench_function("valid_call_warm_arguments", |b| {
-        b.iter_batched(
-            || arguments.clone(),
-            |arguments| {
-                let result =
-                    runtime.block_on(server.call_tool("orders", Some(arguments), ctx.clone()));
-                black_box(result)
-            },
+        time_calls(
+            b,
+            (&server, &runtime, &ctx),
+            &arguments,
             BatchSize::PerIteration,
         );
     });
     group.finish();
+}
+
+/// Times `orders` calls on copies of `arguments`, made in batches of `size` (untimed).
+fn time_calls(
+    b: &mut Bencher<'_>,
+    (server, runtime, ctx): (&Server, &tokio::runtime::Runtime, &Context),
+    arguments: &Value,
+    size: BatchSize,
+) {
+    b.iter_batched(
+        || arguments.clone(),
+        |arguments| {
+            let result = runtime.block_on(server.call_tool("orders", Some(arguments), ctx.clone()));
+            black_box(result)
+        },
+        size,
+    );
 }
 
 /// `n` valid calls and nothing else, for callgrind.

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
-use http_harness::{Http, read_to_end, read_until};
+use http_harness::{Answer, Http, read_to_end, read_until};
 use reqwest::StatusCode;
 use serde_json::{Map, Value, json};
 use tokio::sync::{Notify, oneshot};
@@ -696,6 +696,19 @@ async fn lifecycle_gate_before_initialized() {
     );
 }
 
+/// `tools/list` in `session`, sent with an `MCP-Protocol-Version` header.
+async fn list_with_version(h: &Harness, session: &str, version: &str) -> Answer {
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).to_string();
+    h.post_raw(
+        &[
+            ("mcp-session-id", session),
+            ("mcp-protocol-version", version),
+        ],
+        list,
+    )
+    .await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn protocol_version_header_rules() {
     // By default a supported revision other than the session's is served (the specification
@@ -704,40 +717,16 @@ async fn protocol_version_header_rules() {
     let lenient = start().await;
     let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).to_string();
     let s = lenient.ready("2025-11-25").await;
-    let answer = lenient
-        .post_raw(
-            &[
-                ("mcp-session-id", &s),
-                ("mcp-protocol-version", "2025-03-26"),
-            ],
-            list.clone(),
-        )
-        .await;
+    let answer = list_with_version(&lenient, &s, "2025-03-26").await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.text);
-    let answer = lenient
-        .post_raw(
-            &[
-                ("mcp-session-id", &s),
-                ("mcp-protocol-version", "1999-01-01"),
-            ],
-            list.clone(),
-        )
-        .await;
+    let answer = list_with_version(&lenient, &s, "1999-01-01").await;
     assert_eq!(answer.status, StatusCode::BAD_REQUEST);
     assert_eq!(
         answer.json()["error"]["data"]["error"],
         "Unsupported MCP-Protocol-Version header: 1999-01-01. Supported: 2025-11-25, 2025-06-18, 2025-03-26."
     );
     // A header value that is not visible ASCII names no revision either.
-    let answer = lenient
-        .post_raw(
-            &[
-                ("mcp-session-id", &s),
-                ("mcp-protocol-version", "2025-11-25\u{e9}"),
-            ],
-            list.clone(),
-        )
-        .await;
+    let answer = list_with_version(&lenient, &s, "2025-11-25\u{e9}").await;
     assert_eq!(answer.status, StatusCode::BAD_REQUEST);
     assert!(
         answer.json()["error"]["data"]["error"]
@@ -751,15 +740,7 @@ async fn protocol_version_header_rules() {
     // Strict: the header must name the negotiated revision (2025-06-18 and later sessions).
     let h = start_with(None, |b| b.strict_version_header(true)).await;
     let s = h.ready("2025-06-18").await;
-    let answer = h
-        .post_raw(
-            &[
-                ("mcp-session-id", &s),
-                ("mcp-protocol-version", "2025-03-26"),
-            ],
-            list.clone(),
-        )
-        .await;
+    let answer = list_with_version(&h, &s, "2025-03-26").await;
     assert_eq!(answer.status, StatusCode::BAD_REQUEST);
     assert!(
         answer.json()["error"]["data"]["error"]
@@ -767,38 +748,14 @@ async fn protocol_version_header_rules() {
             .unwrap()
             .contains("MCP-Protocol-Version")
     );
-    let answer = h
-        .post_raw(
-            &[
-                ("mcp-session-id", &s),
-                ("mcp-protocol-version", "2025-06-18"),
-            ],
-            list.clone(),
-        )
-        .await;
+    let answer = list_with_version(&h, &s, "2025-06-18").await;
     assert_eq!(answer.status, StatusCode::OK);
-    let answer = h.post_raw(&[("mcp-session-id", &s)], list.clone()).await;
+    let answer = h.post_raw(&[("mcp-session-id", &s)], list).await;
     assert_eq!(answer.status, StatusCode::OK);
-    let answer = h
-        .post_raw(
-            &[
-                ("mcp-session-id", &s),
-                ("mcp-protocol-version", "1999-01-01"),
-            ],
-            list.clone(),
-        )
-        .await;
+    let answer = list_with_version(&h, &s, "1999-01-01").await;
     assert_eq!(answer.status, StatusCode::BAD_REQUEST);
     let old = h.ready("2025-03-26").await;
-    let answer = h
-        .post_raw(
-            &[
-                ("mcp-session-id", &old),
-                ("mcp-protocol-version", "2025-11-25"),
-            ],
-            list,
-        )
-        .await;
+    let answer = list_with_version(&h, &old, "2025-11-25").await;
     assert_eq!(answer.status, StatusCode::OK);
 }
 
