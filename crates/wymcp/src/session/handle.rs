@@ -321,7 +321,6 @@ impl SessionHandle {
         }
     }
 
-    /// Ends the session's live things: waiting server requests fail, the stream is detached.
     /// Registers a call running on this session under its request id, so that
     /// `notifications/cancelled` can reach it; answers the registration (dropping it
     /// unregisters the call) and the call's cancellation token.

@@ -198,7 +198,6 @@ async fn read_body(
     })
 }
 
-/// The `MCP-Protocol-Version` header, checked to be a session-era revision wymcp speaks.
 /// A POST's `MCP-Protocol-Version` header, read once: the era test and the session era's
 /// check both need it.
 #[derive(Debug, Clone, Copy)]
