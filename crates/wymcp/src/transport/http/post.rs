@@ -15,7 +15,8 @@ use super::get::frame;
 use super::hooks::SessionStart;
 use super::notes::{self, NoteReceiver};
 use super::service::{
-    SESSION_HEADER, SESSION_NAME, State, VERSION_NAME, header_str, owns, wire_checks,
+    SESSION_HEADER, SESSION_NAME, State, VERSION_NAME, header_str, media_ranges, owns,
+    range_admits, wire_checks,
 };
 use super::session::{CreateError, SessionRecord};
 use super::session::{SharedAssigns, StreamEvent};
@@ -327,7 +328,7 @@ async fn single(
 /// request).
 struct Accept {
     /// `application/json`, by name or by a wildcard (`*/*`, `application/*`); also when there
-    /// is no `Accept` header at all. The same test as `service::accepts`.
+    /// is no `Accept` header at all: `service::accepts`, on the same ranges.
     json: bool,
     /// `text/event-stream` named itself (not only through a wildcard): the answer may be a
     /// stream.
@@ -339,28 +340,16 @@ impl Accept {
         let mut seen = false;
         let mut json = false;
         let mut sse = false;
-        for value in headers.get_all(header::ACCEPT) {
+        for line in headers.get_all(header::ACCEPT) {
             seen = true;
             // What the official SDKs send, compared whole before anything is split.
-            if value.as_bytes() == b"application/json, text/event-stream" {
+            if line.as_bytes() == b"application/json, text/event-stream" {
                 json = true;
                 sse = true;
                 continue;
             }
-            // A value that is not visible ASCII is skipped, as `service::accepts` does.
-            let Ok(value) = value.to_str() else { continue };
-            // Read as bytes in place: this runs on every POST, so it allocates nothing, and a
-            // byte loop beats `str::split` (a memchr call per piece) on a header this short.
-            for range in value.as_bytes().split(|&b| b == b',') {
-                let range = range
-                    .split(|&b| b == b';')
-                    .next()
-                    .unwrap_or_default()
-                    .trim_ascii();
-                json = json
-                    || range.eq_ignore_ascii_case(b"application/json")
-                    || range == b"*/*"
-                    || range.eq_ignore_ascii_case(b"application/*");
+            for range in media_ranges(line) {
+                json = json || range_admits(range, b"application/json");
                 sse = sse || range.eq_ignore_ascii_case(b"text/event-stream");
             }
         }
