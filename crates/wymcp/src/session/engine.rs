@@ -234,7 +234,7 @@ async fn feature(
 /// The context of a request answered inline (resources, prompts, completion): the session,
 /// its revision, client info and capabilities, a snapshot of its assigns.
 fn request_context(record: &SessionRecord, handle: &SessionHandle, id: &Value) -> Context {
-    // The session id is the handle's (`Context::session_id` reads it there): no copy per call.
+    // The session id is the handle's (`Context::session_id` reads it there): no copy per request.
     debug_assert_eq!(handle.id(), record.id);
     let mut ctx = Context::builder()
         .request_id(id.clone())

@@ -51,24 +51,22 @@ pub(crate) struct Live {
 /// `post<n>`, written straight into the shared string (one allocation, no formatting
 /// machinery: every call answered over SSE makes one).
 fn stream_key(mut n: u64) -> Arc<str> {
-    // "post" and at most 20 digits.
+    // The digits are written from the end, then "post" before them: at most 4 + 20 bytes.
     let mut key = [0u8; 24];
-    key[..4].copy_from_slice(b"post");
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
+    let mut at = key.len();
     loop {
         at -= 1;
         // `n % 10` is a single digit: the cast cannot truncate.
-        digits[at] = b'0' + (n % 10) as u8;
+        key[at] = b'0' + (n % 10) as u8;
         n /= 10;
         if n == 0 {
             break;
         }
     }
-    let len = 4 + digits.len() - at;
-    key[4..len].copy_from_slice(&digits[at..]);
+    at -= 4;
+    key[at..at + 4].copy_from_slice(b"post");
     // Only ASCII was written.
-    Arc::from(std::str::from_utf8(&key[..len]).unwrap_or("post"))
+    Arc::from(std::str::from_utf8(&key[at..]).unwrap_or("post"))
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
