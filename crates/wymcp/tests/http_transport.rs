@@ -390,23 +390,24 @@ async fn sessions_do_not_share_assigns() {
     assert_eq!(seen["count"], 1);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn cancelled_call_is_aborted_and_gets_no_response() {
-    let h = start().await;
-    let session = h.ready("2025-11-25").await;
+/// Calls the `slow` tool (which runs until cancelled) as request `id` of `session`, in a task
+/// answering the response's status and body, and waits until the tool runs.
+async fn start_slow_call(
+    h: &Harness,
+    session: &str,
+    id: Value,
+) -> tokio::task::JoinHandle<(StatusCode, String)> {
     let started = h.probe.started.clone();
-    let url = h.url.clone();
-    let client = h.client.clone();
-    let s = session.clone();
+    let (url, client, session) = (h.url.clone(), h.client.clone(), session.to_owned());
     let call = tokio::spawn(async move {
         let resp = client
             .post(&url)
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream")
-            .header("mcp-session-id", s)
+            .header("mcp-session-id", session)
             .body(
-                json!({"jsonrpc": "2.0", "id": "call-7", "method": "tools/call",
-                         "params": {"name": "slow", "arguments": {}}})
+                json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                       "params": {"name": "slow", "arguments": {}}})
                 .to_string(),
             )
             .send()
@@ -415,6 +416,14 @@ async fn cancelled_call_is_aborted_and_gets_no_response() {
         (resp.status(), resp.text().await.unwrap())
     });
     started.notified().await;
+    call
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancelled_call_is_aborted_and_gets_no_response() {
+    let h = start().await;
+    let session = h.ready("2025-11-25").await;
+    let call = start_slow_call(&h, &session, json!("call-7")).await;
     let cancel = h
         .post(
             Some(&session),
@@ -836,25 +845,7 @@ async fn delete_ends_the_session() {
 async fn delete_cancels_the_sessions_running_calls() {
     let h = start().await;
     let session = h.ready("2025-11-25").await;
-    let started = h.probe.started.clone();
-    let (url, client, s) = (h.url.clone(), h.client.clone(), session.clone());
-    let call = tokio::spawn(async move {
-        let resp = client
-            .post(&url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-session-id", s)
-            .body(
-                json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call",
-                       "params": {"name": "slow", "arguments": {}}})
-                .to_string(),
-            )
-            .send()
-            .await
-            .unwrap();
-        (resp.status(), resp.text().await.unwrap())
-    });
-    started.notified().await;
+    let call = start_slow_call(&h, &session, json!(8)).await;
     let resp = h
         .send(reqwest::Method::DELETE, &[("mcp-session-id", &session)])
         .await;
@@ -1632,25 +1623,7 @@ async fn cancellation_is_scoped_to_its_session() {
     let h = start().await;
     let owner = h.ready("2025-11-25").await;
     let other = h.ready("2025-11-25").await;
-    let started = h.probe.started.clone();
-    let (url, client, s) = (h.url.clone(), h.client.clone(), owner.clone());
-    let call = tokio::spawn(async move {
-        client
-            .post(&url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-session-id", s)
-            .body(
-                json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                       "params": {"name": "slow", "arguments": {}}})
-                .to_string(),
-            )
-            .send()
-            .await
-            .unwrap()
-            .status()
-    });
-    started.notified().await;
+    let call = start_slow_call(&h, &owner, json!(1)).await;
     // Another session naming the same request id cancels nothing.
     let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
                         "params": {"requestId": 1}});
@@ -1663,7 +1636,7 @@ async fn cancellation_is_scoped_to_its_session() {
         h.post(Some(&owner), &cancel).await.status,
         StatusCode::ACCEPTED
     );
-    assert_eq!(call.await.unwrap(), StatusCode::ACCEPTED);
+    assert_eq!(call.await.unwrap().0, StatusCode::ACCEPTED);
     assert!(h.probe.dropped.load(Ordering::SeqCst));
 }
 

@@ -26,11 +26,16 @@ impl ReadResource for Item {
         &self,
         uri: &str,
         vars: Variables,
-        _ctx: Context,
+        ctx: Context,
     ) -> Result<Vec<ResourceContents>, ResourceError> {
         let id = vars.get("id").ok_or(ResourceError::NotFound)?;
+        // The reading session, as the handler's context reports it.
+        let mut meta = serde_json::Map::new();
+        meta.insert("session".into(), json!(ctx.session_id()));
         Ok(vec![
-            ResourceContents::text(uri, format!("item {id}")).with_mime_type("text/plain"),
+            ResourceContents::text(uri, format!("item {id}"))
+                .with_mime_type("text/plain")
+                .with_meta(meta),
         ])
     }
 }
@@ -197,6 +202,13 @@ async fn resources_are_listed_and_read() {
         assert_valid(rev, &item, "ReadResourceResult");
         assert_eq!(item["result"]["contents"][0]["text"], "item 42");
         assert_eq!(item["result"]["contents"][0]["uri"], "test://items/42");
+        // `_meta` is served from 2025-06-18 on.
+        if rev != "2025-03-26" {
+            assert_eq!(
+                item["result"]["contents"][0]["_meta"]["session"], s,
+                "a resource handler's context names the session: {item}"
+            );
+        }
     }
 }
 
