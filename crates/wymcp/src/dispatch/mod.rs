@@ -35,6 +35,8 @@ pub(crate) enum Outcome {
 }
 
 impl Outcome {
+    #[cold]
+    #[inline(never)]
     pub(crate) fn refused(refusal: &refusal::Refusal<'_>) -> Self {
         Outcome::Err {
             content: vec![Content::json(&refusal.payload())],
@@ -57,59 +59,95 @@ pub(crate) async fn call(
     arguments: Map<String, Value>,
     ctx: Context,
 ) -> CallToolResult {
-    let started = Instant::now();
-    // Only the tool's events use the bounded action name: without a subscriber (or with every
-    // level off) nothing is allocated for it.
-    let action = if tracing::level_enabled!(tracing::Level::ERROR) {
-        arguments
-            .get("action")
-            .and_then(Value::as_str)
-            .map(wymcp_core::bound::echo)
-    } else {
-        None
-    };
-    tracing::debug!(
-        name: "wymcp.tool.start",
-        tool_name = %tool.name,
-        action = action.as_deref(),
-        session_id = ctx.session_id(),
-    );
+    // Without a subscriber (or with every level off) no clock is read and nothing is allocated.
+    let trace = tracing::level_enabled!(tracing::Level::ERROR)
+        .then(|| CallTrace::start(tool, &arguments, &ctx));
     let run = std::panic::AssertUnwindSafe(run(tools, tool, arguments, ctx.clone()));
     let outcome = match run.catch_unwind().await {
         Ok(outcome) => outcome,
-        Err(payload) => {
-            let fault = fault::Fault::from_panic(payload.as_ref());
-            tracing::error!(
-                name: "wymcp.tool.error",
-                tool_name = %tool.name,
-                action = action.as_deref(),
-                session_id = ctx.session_id(),
-                request_id = ctx.request_id().map(|id| wymcp_core::bound::echo(&id.to_string())),
-                duration_ns = started.elapsed().as_nanos() as u64,
-                exception = "panic",
-                error = %fault.bounded_message(),
-                crash_reason = %fault.whole_message(),
-                "tool {} faulted", tool.name
-            );
-            return CallToolResult {
-                content: vec![Content::json(&fault.body(&tool.name))],
-                is_error: true,
-                structured: None,
-                error_kind: None,
-            };
-        }
+        Err(payload) => return faulted(tool, &ctx, trace.as_ref(), payload.as_ref()),
     };
     let result = finish(tool, outcome);
-    tracing::debug!(
-        name: "wymcp.tool.stop",
-        tool_name = %tool.name,
-        action = action.as_deref(),
-        session_id = ctx.session_id(),
-        duration_ns = started.elapsed().as_nanos() as u64,
-        is_error = result.is_error,
-        error_kind = result.error_kind.map(ErrorKind::as_str),
-    );
+    if let Some(trace) = &trace {
+        trace.stop(tool, &ctx, &result);
+    }
     result
+}
+
+/// A call's telemetry: when it started and its action name (bounded). Its events are emitted
+/// out of line: the call's own code stays compact.
+struct CallTrace {
+    started: Instant,
+    action: Option<String>,
+}
+
+impl CallTrace {
+    #[inline(never)]
+    fn start(tool: &RegisteredTool, arguments: &Map<String, Value>, ctx: &Context) -> Self {
+        let action = arguments
+            .get("action")
+            .and_then(Value::as_str)
+            .map(wymcp_core::bound::echo);
+        tracing::debug!(
+            name: "wymcp.tool.start",
+            tool_name = %tool.name,
+            action = action.as_deref(),
+            session_id = ctx.session_id(),
+        );
+        CallTrace {
+            started: Instant::now(),
+            action,
+        }
+    }
+
+    fn elapsed_ns(&self) -> u64 {
+        self.started.elapsed().as_nanos() as u64
+    }
+
+    #[inline(never)]
+    fn stop(&self, tool: &RegisteredTool, ctx: &Context, result: &CallToolResult) {
+        tracing::debug!(
+            name: "wymcp.tool.stop",
+            tool_name = %tool.name,
+            action = self.action.as_deref(),
+            session_id = ctx.session_id(),
+            duration_ns = self.elapsed_ns(),
+            is_error = result.is_error,
+            error_kind = result.error_kind.map(ErrorKind::as_str),
+        );
+    }
+}
+
+/// A panic inside the tool, contained: the `tool_fault` result and its error event.
+#[cold]
+#[inline(never)]
+fn faulted(
+    tool: &RegisteredTool,
+    ctx: &Context,
+    trace: Option<&CallTrace>,
+    payload: &(dyn std::any::Any + Send),
+) -> CallToolResult {
+    let fault = fault::Fault::from_panic(payload);
+    if let Some(trace) = trace {
+        tracing::error!(
+            name: "wymcp.tool.error",
+            tool_name = %tool.name,
+            action = trace.action.as_deref(),
+            session_id = ctx.session_id(),
+            request_id = ctx.request_id().map(|id| wymcp_core::bound::echo(&id.to_string())),
+            duration_ns = trace.elapsed_ns(),
+            exception = "panic",
+            error = %fault.bounded_message(),
+            crash_reason = %fault.whole_message(),
+            "tool {} faulted", tool.name
+        );
+    }
+    CallToolResult {
+        content: vec![Content::json(&fault.body(&tool.name))],
+        is_error: true,
+        structured: None,
+        error_kind: None,
+    }
 }
 
 /// The tool's `run`: gates, then the tool's own code, mapped to an [`Outcome`].
@@ -190,29 +228,39 @@ async fn run_action(
                 structured: Some(response),
             }
         }
-        Err(failure) => {
-            let (reason, hint_context) = failure.into_parts();
-            let message = tool.handle_error(&reason);
-            let Some(hc) = hint_context else {
-                return Outcome::Err {
-                    content: vec![Content::text(message)],
-                    kind: ErrorKind::Tool,
-                };
-            };
-            let mut body = Map::new();
-            body.insert("error".into(), Value::String(message));
-            let hints = tool.hints(action, &hc);
-            if !hints.is_empty() {
-                body.insert("hints".into(), hints_value(&hints));
-            }
-            if let Some(context) = tool.action_context(action, &ctx) {
-                body.insert("context".into(), Value::Object(context));
-            }
-            Outcome::Err {
-                content: vec![Content::json(&Value::Object(body))],
-                kind: ErrorKind::Tool,
-            }
-        }
+        Err(failure) => failed(tool, action, failure, &ctx),
+    }
+}
+
+/// The tool's own failure, as the tool's error handler and hints word it.
+#[cold]
+#[inline(never)]
+fn failed(
+    tool: &dyn DynActionTool,
+    action: &str,
+    failure: crate::tool::Failure,
+    ctx: &Context,
+) -> Outcome {
+    let (reason, hint_context) = failure.into_parts();
+    let message = tool.handle_error(&reason);
+    let Some(hc) = hint_context else {
+        return Outcome::Err {
+            content: vec![Content::text(message)],
+            kind: ErrorKind::Tool,
+        };
+    };
+    let mut body = Map::new();
+    body.insert("error".into(), Value::String(message));
+    let hints = tool.hints(action, &hc);
+    if !hints.is_empty() {
+        body.insert("hints".into(), hints_value(&hints));
+    }
+    if let Some(context) = tool.action_context(action, ctx) {
+        body.insert("context".into(), Value::Object(context));
+    }
+    Outcome::Err {
+        content: vec![Content::json(&Value::Object(body))],
+        kind: ErrorKind::Tool,
     }
 }
 
