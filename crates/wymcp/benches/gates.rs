@@ -4,15 +4,27 @@
 //!
 //! Run: `cargo bench -p wymcp --bench gates`.
 //!
+//! `floor` is what any server that validates this call's `data` with `jsonschema` pays before its
+//! own code: the action's schema (as the gate compiled it) checked by a plain `jsonschema`
+//! validator, then the data freed, as a call consumes it. It is the gate benchmark's baseline,
+//! as the bare handler is the load benchmark's: `valid_call_warm_arguments` less `floor` is
+//! wymcp's own share.
+//!
 //! For instruction counts (callgrind), `GATES_CALLS=<n>` skips criterion and makes `n` valid
-//! calls: the difference between two such runs, divided by the difference in `n`, is the
-//! instructions of one valid call (`bench/gates-instructions.sh` does exactly that).
+//! calls (with `GATES_FLOOR=1`, `n` floor runs): the difference between two such runs, divided
+//! by the difference in `n`, is the instructions of one (`bench/gates-instructions.sh` does
+//! exactly that).
 
+use std::future::Future;
 use std::hint::black_box;
+use std::pin::pin;
+use std::task::{self, Poll, Waker};
 
 use criterion::{BatchSize, Bencher, Criterion, criterion_group};
 use serde_json::{Value, json};
 use wymcp::{ActionResult, ActionSchema, ActionTool, Actions, Context, Data, Reply, Server};
+use wymcp_core::validate_actions;
+use wymcp_core::value_gate;
 
 struct Orders;
 
@@ -213,7 +225,34 @@ fn gates(c: &mut Criterion) {
             BatchSize::PerIteration,
         );
     });
+    let (validator, data) = floor_setup();
+    group.bench_function("floor", |b| {
+        b.iter_batched(
+            || data.clone(),
+            |data| floor(&validator, data),
+            BatchSize::PerIteration,
+        );
+    });
     group.finish();
+}
+
+/// The floor's validator, built from the schema the gate of `orders/create` compiled (with
+/// wymcp's validator options), and the valid call's `data`.
+fn floor_setup() -> (jsonschema::Validator, Value) {
+    let actions = validate_actions(&Orders.actions()).expect("the bench actions validate");
+    let create = actions.get("create").expect("orders has create");
+    let validator =
+        value_gate::build(create.value_gate().schema()).expect("the gate's schema builds");
+    (validator, valid_data())
+}
+
+/// What a call cannot avoid: the data checked by `jsonschema`, then freed (never inlined, like
+/// [`one_call`]).
+#[inline(never)]
+fn floor(validator: &jsonschema::Validator, data: Value) -> bool {
+    let valid = validator.is_valid(&data);
+    drop(data);
+    black_box(valid)
 }
 
 /// Times `orders` calls on copies of `arguments`, made in batches of `size` (untimed).
@@ -225,12 +264,40 @@ fn time_calls(
 ) {
     b.iter_batched(
         || arguments.clone(),
-        |arguments| {
-            let result = runtime.block_on(server.call_tool("orders", Some(arguments), ctx.clone()));
-            black_box(result)
-        },
+        |arguments| one_call((server, runtime, ctx), arguments),
         size,
     );
+}
+
+/// One `orders` call: what the benchmark times, and what `bench/gates-instructions.sh` counts
+/// (never inlined, so callgrind sees it whole).
+///
+/// The call's future is polled once, inside the runtime's context, as a server's request task
+/// polls it; `block_on` only if it is not ready then. A `block_on` per call would add tokio's
+/// entry into the runtime (about 1.4k instructions), which no server pays per call.
+#[inline(never)]
+fn one_call(
+    (server, runtime, ctx): (&Server, &tokio::runtime::Runtime, &Context),
+    arguments: Value,
+) -> Result<wymcp::CallToolResult, wymcp::RpcError> {
+    let _entered = runtime.enter();
+    let mut call = pin!(server.call_tool("orders", Some(arguments), ctx.clone()));
+    let result = match call
+        .as_mut()
+        .poll(&mut task::Context::from_waker(Waker::noop()))
+    {
+        Poll::Ready(result) => result,
+        Poll::Pending => runtime.block_on(call),
+    };
+    black_box(result)
+}
+
+/// `n` floor runs and nothing else, for callgrind.
+fn floor_runs(n: usize) {
+    let (validator, data) = floor_setup();
+    for _ in 0..n {
+        assert!(floor(&validator, data.clone()));
+    }
 }
 
 /// `n` valid calls and nothing else, for callgrind.
@@ -238,11 +305,9 @@ fn valid_calls(n: usize) {
     let (server, runtime, ctx) = setup();
     let arguments = with_data(|_| {});
     for _ in 0..n {
-        let result = runtime
-            .block_on(server.call_tool("orders", Some(arguments.clone()), ctx.clone()))
-            .expect("reaches the tool");
+        let result =
+            one_call((&server, &runtime, &ctx), arguments.clone()).expect("reaches the tool");
         assert!(!result.is_error());
-        black_box(result);
     }
 }
 
@@ -250,7 +315,14 @@ criterion_group!(benches, gates);
 
 fn main() {
     match std::env::var("GATES_CALLS") {
-        Ok(n) => valid_calls(n.parse().expect("GATES_CALLS is a number of calls")),
+        Ok(n) => {
+            let n = n.parse().expect("GATES_CALLS is a number of calls");
+            if std::env::var_os("GATES_FLOOR").is_some() {
+                floor_runs(n);
+            } else {
+                valid_calls(n);
+            }
+        }
         Err(_) => {
             benches();
             Criterion::default().configure_from_args().final_summary();
