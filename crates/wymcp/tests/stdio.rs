@@ -799,3 +799,76 @@ async fn a_request_read_before_eof_is_answered() {
     assert_eq!(answer["id"], 1);
     assert_eq!(answer["result"]["resultType"], "complete");
 }
+
+/// An action tool with an output schema: its reply is structured content where the revision
+/// has it.
+struct Counted;
+
+impl wymcp::ActionTool for Counted {
+    fn name(&self) -> &str {
+        "counted"
+    }
+    fn description(&self) -> &str {
+        "Counts"
+    }
+    fn actions(&self) -> wymcp::Actions {
+        wymcp::Actions::new().action("count", wymcp::ActionSchema::new("A count"))
+    }
+    async fn run_action(
+        &self,
+        _action: &str,
+        _data: wymcp::Data,
+        _ctx: wymcp::Context,
+    ) -> wymcp::ActionResult {
+        Ok(wymcp::Reply::new(
+            json!({"count": 42, "label": "a \"quoted\" label"}),
+        ))
+    }
+    fn output_schema(&self) -> Option<serde_json::Map<String, Value>> {
+        match json!({
+            "type": "object",
+            "properties": {"count": {"type": "integer"}, "label": {"type": "string"}},
+            "required": ["count", "label"]
+        }) {
+            Value::Object(schema) => Some(schema),
+            _ => None,
+        }
+    }
+}
+
+/// A session's tools/call answer on stdio is shaped by the session's revision: no
+/// `structuredContent` on 2025-03-26, the reply as `structuredContent` from 2025-06-18; the
+/// text item carries the same object either way, and the answer matches the revision's schema.
+#[tokio::test]
+async fn a_session_call_answers_in_its_revisions_shape() {
+    let expected = json!({"count": 42, "label": "a \"quoted\" label"});
+    for (version, structured) in [
+        (ProtocolVersion::V2025_03_26, false),
+        (ProtocolVersion::V2025_06_18, true),
+        (ProtocolVersion::V2025_11_25, true),
+    ] {
+        let server = Server::builder().tool(Counted).build().unwrap();
+        let mut c = start_serving(server, StdioConfig::default());
+        c.initialize(version.as_str(), json!({})).await;
+        let answer = c
+            .request(
+                json!({"jsonrpc": "2.0", "id": "call-1", "method": "tools/call",
+                            "params": {"name": "counted", "arguments": {"action": "count"}}}),
+            )
+            .await;
+        assert_eq!(answer["id"], "call-1", "{answer}");
+        assert_eq!(answer["jsonrpc"], "2.0");
+        let result = &answer["result"];
+        assert_eq!(result["isError"], false, "{answer}");
+        assert_eq!(tool_body(&answer), expected, "{version:?}");
+        assert_eq!(
+            result.get("structuredContent"),
+            structured.then_some(&expected),
+            "{version:?}: {answer}"
+        );
+        let validator = mcp_schema::validator(version, "CallToolResult");
+        let problems = mcp_schema::problems(&validator, result);
+        assert!(problems.is_empty(), "{version:?}: {problems:?}");
+        c.close().await.unwrap();
+    }
+}

@@ -174,18 +174,30 @@ pub fn failure(id: Value, error: &RpcError) -> Value {
 /// built and dropped. The keys come in the order a `Value` map writes them (sorted), so the
 /// bytes are identical. For a `result` that serializes infallibly (a `Value`, a wire view).
 pub(crate) fn success_bytes<T: serde::Serialize + ?Sized>(id: &Value, result: &T) -> Vec<u8> {
-    #[derive(serde::Serialize)]
-    struct Success<'a, T: ?Sized> {
-        id: &'a Value,
-        jsonrpc: &'static str,
-        result: &'a T,
+    serde_json::to_vec(&Success::new(id, result)).unwrap_or_default()
+}
+
+/// [`success_bytes`] as a line of text (the stdio transport writes strings).
+pub(crate) fn success_text<T: serde::Serialize + ?Sized>(id: &Value, result: &T) -> String {
+    serde_json::to_string(&Success::new(id, result)).unwrap_or_default()
+}
+
+/// A success envelope over borrowed parts, its fields in a `Value` map's (sorted) order.
+#[derive(serde::Serialize)]
+struct Success<'a, T: ?Sized> {
+    id: &'a Value,
+    jsonrpc: &'static str,
+    result: &'a T,
+}
+
+impl<'a, T: ?Sized> Success<'a, T> {
+    fn new(id: &'a Value, result: &'a T) -> Self {
+        Success {
+            id,
+            jsonrpc: "2.0",
+            result,
+        }
     }
-    serde_json::to_vec(&Success {
-        id,
-        jsonrpc: "2.0",
-        result,
-    })
-    .unwrap_or_default()
 }
 
 /// `{"jsonrpc":"2.0","id":…,<key>:…}`, built by moving `id` and `body` in (`json!` would
@@ -207,6 +219,10 @@ mod tests {
     fn success_bytes_equal_the_envelope_value_bytes() {
         for id in [json!(7), json!("req-1"), json!(null)] {
             let result = json!({"content": [{"type": "text", "text": "x"}], "isError": false});
+            assert_eq!(
+                success_text(&id, &result).into_bytes(),
+                success_bytes(&id, &result)
+            );
             assert_eq!(
                 success_bytes(&id, &result),
                 serde_json::to_vec(&success(id, result)).expect("serializes")

@@ -8,8 +8,8 @@ pub mod modern;
 mod version;
 
 pub use error::RpcError;
-pub(crate) use jsonrpc::success_bytes;
 pub use jsonrpc::{Kind, failure, success, validate_envelope};
+pub(crate) use jsonrpc::{success_bytes, success_text};
 pub use lifecycle::{LogLevel, initialize_result, negotiate};
 pub use methods::Method;
 pub use version::{ProtocolVersion, UnsupportedVersion};

@@ -38,8 +38,9 @@ use tokio::io::{AsyncBufReadExt as _, AsyncRead, AsyncWrite, AsyncWriteExt as _,
 use tokio::sync::{broadcast, mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
+use crate::dispatch::WireResult;
 use crate::protocol::modern::CacheHints;
-use crate::protocol::{Kind, Method, RpcError, failure, initialize_result, success};
+use crate::protocol::{Kind, Method, RpcError, failure, initialize_result, success, success_text};
 use crate::resource::ServerNotification;
 use crate::session::engine::{Engine, Step, call_context, new_record};
 use crate::session::{InMemorySessionStore, SessionHandle, SessionRecord, SessionStore};
@@ -592,21 +593,30 @@ impl<F: FnMut(&SessionHandle) + Send> Connection<F> {
         .build();
         let server = self.server.clone();
         let out = self.out.clone();
+        let version = record.version;
         tokio::spawn(async move {
             let answer = tokio::select! {
                 biased;
                 // A cancelled call gets no response.
                 () = token.cancelled() => None,
-                result = server.handle_tools_call(params, ctx.clone()) => Some(result),
+                result = server.tools_call(params, ctx.clone()) => Some(result),
             };
             ctx.complete();
             drop(registration);
             if let Some(result) = answer {
-                let message = match result {
-                    Ok(result) => success(id, result),
-                    Err(error) => failure(id, &error),
+                // The result is written straight from its parts, as on HTTP: no `Value` tree
+                // of it (nor a copy of its text) is built.
+                let line = match result {
+                    Ok(result) => success_text(
+                        &id,
+                        &WireResult {
+                            result: &result,
+                            version,
+                        },
+                    ),
+                    Err(error) => failure(id, &error).to_string(),
                 };
-                let _ = out.send(message.to_string());
+                let _ = out.send(line);
             }
         });
     }
