@@ -11,9 +11,9 @@
 //! wymcp's own share.
 //!
 //! For instruction counts (callgrind), `GATES_CALLS=<n>` skips criterion and makes `n` valid
-//! calls (with `GATES_FLOOR=1`, `n` floor runs): the difference between two such runs, divided
-//! by the difference in `n`, is the instructions of one (`bench/gates-instructions.sh` does
-//! exactly that).
+//! calls (with `GATES_FLOOR=1`, `n` floor runs): the inclusive cost of `one_call` (or `floor`)
+//! divided by `n` is the instructions of one, copying the input left out, as criterion leaves
+//! it out of its timing (`bench/gates-instructions.sh` does exactly that).
 
 use std::future::Future;
 use std::hint::black_box;
@@ -274,7 +274,7 @@ fn time_calls(
 ///
 /// The call's future is polled once, inside the runtime's context, as a server's request task
 /// polls it; `block_on` only if it is not ready then. A `block_on` per call would add tokio's
-/// entry into the runtime (about 1.4k instructions), which no server pays per call.
+/// entry into the runtime (about 1.1k instructions), which no server pays per call.
 #[inline(never)]
 fn one_call(
     (server, runtime, ctx): (&Server, &tokio::runtime::Runtime, &Context),
