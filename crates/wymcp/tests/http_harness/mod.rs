@@ -68,6 +68,15 @@ impl Answer {
         serde_json::from_str(&self.text).unwrap_or(Value::Null)
     }
 
+    /// The reason a refusal gives (its `error.data.error` text); panics with the body when
+    /// there is none.
+    pub(crate) fn refusal_reason(&self) -> String {
+        match &self.json()["error"]["data"]["error"] {
+            Value::String(reason) => reason.clone(),
+            _ => panic!("no refusal reason in {:?}", self.text),
+        }
+    }
+
     pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers.get(name).and_then(|v| v.to_str().ok())
     }
