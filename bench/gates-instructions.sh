@@ -22,7 +22,9 @@ per() {
     --callgrind-out-file="$work/$name" "$bin" >/dev/null 2>&1
   [ -z "${KEEP:-}" ] || cp "$work/$name" "$KEEP.$name"
   callgrind_annotate --inclusive=yes --threshold=100 "$work/$name" \
-    | awk -v f="???:$function" -v n="$N" '$3 == f { gsub(",", "", $1); printf "%.0f", $1 / n; found = 1 }
+    | awk -v f="???:$function" -v n="$N" '
+        # The percentage column may hold a space ("( 5.1%)"): find the name in any field.
+        !found { for (i = 2; i <= NF; i++) if ($i == f) { gsub(",", "", $1); printf "%.0f", $1 / n; found = 1 } }
         END { if (!found) { print "no " f " in the profile" > "/dev/stderr"; exit 1 } }'
 }
 call="$(per call gates::one_call)"
