@@ -53,9 +53,10 @@ mod paging;
 pub mod prompt;
 pub mod protocol;
 pub mod resource;
+mod serve;
 mod server;
 pub mod session;
-mod stateless;
+
 pub mod testing;
 mod tool;
 pub mod transport;

@@ -1,9 +1,8 @@
-//! The lifecycle: `initialize` version negotiation and result, and log levels.
+//! The lifecycle: `initialize` version negotiation, and log levels.
 
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 use super::ProtocolVersion;
-use crate::Server;
 
 /// Negotiates the revision of a session from `initialize`'s `params.protocolVersion`: a
 /// supported session-era revision is echoed; anything else (unknown, `2024-11-05`, the
@@ -24,20 +23,6 @@ pub fn negotiate(requested: Option<&Value>) -> ProtocolVersion {
         .and_then(|s| s.parse::<ProtocolVersion>().ok())
         .filter(|v| !v.is_stateless())
         .unwrap_or(ProtocolVersion::LATEST_SESSION_ERA)
-}
-
-/// The `InitializeResult` for `version`: the negotiated revision, the capabilities the server
-/// has ([`Server::capabilities`]: tools with `listChanged` and logging always; resources,
-/// prompts and completions only when configured), `serverInfo` gated by revision, and `instructions` when configured.
-pub fn initialize_result(server: &Server, version: ProtocolVersion) -> Value {
-    let mut result = Map::new();
-    result.insert("protocolVersion".to_owned(), json!(version.as_str()));
-    result.insert("capabilities".to_owned(), server.capabilities(version));
-    result.insert("serverInfo".to_owned(), server.info().to_value(version));
-    if let Some(instructions) = server.instructions() {
-        result.insert("instructions".to_owned(), json!(instructions));
-    }
-    Value::Object(result)
 }
 
 /// A `logging/setLevel` level (RFC 5424 severities), least severe first.

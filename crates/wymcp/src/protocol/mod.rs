@@ -10,6 +10,6 @@ mod version;
 pub use error::RpcError;
 pub use jsonrpc::{Kind, failure, success, validate_envelope};
 pub(crate) use jsonrpc::{success_bytes, success_text};
-pub use lifecycle::{LogLevel, initialize_result, negotiate};
+pub use lifecycle::{LogLevel, negotiate};
 pub use methods::Method;
 pub use version::{ProtocolVersion, UnsupportedVersion};

@@ -19,10 +19,9 @@
 //! assert!(Envelope::parse(Some(&json!({}))).is_err());
 //! ```
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::{LogLevel, ProtocolVersion, RpcError};
-use crate::Server;
 
 /// `_meta` key of the protocol revision a request speaks (required).
 pub const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
@@ -237,101 +236,6 @@ pub fn header_params(input_schema: &Value) -> Vec<(&str, &str)> {
         .unwrap_or_default()
 }
 
-/// A method of the stateless era, parsed from the `method` string.
-///
-/// ```
-/// use wymcp::protocol::modern::ModernMethod;
-///
-/// assert_eq!(ModernMethod::parse("server/discover"), Some(ModernMethod::Discover));
-/// assert_eq!(ModernMethod::parse("initialize"), None); // removed in 2026-07-28
-/// assert_eq!(ModernMethod::parse("ping"), None);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ModernMethod {
-    /// `server/discover`.
-    Discover,
-    /// `tools/list`.
-    ToolsList,
-    /// `tools/call`.
-    ToolsCall,
-    /// `resources/list`.
-    ResourcesList,
-    /// `resources/templates/list`.
-    ResourceTemplatesList,
-    /// `resources/read`.
-    ResourcesRead,
-    /// `prompts/list`.
-    PromptsList,
-    /// `prompts/get`.
-    PromptsGet,
-    /// `completion/complete`.
-    Complete,
-    /// `subscriptions/listen`: a long-lived stream of the change notifications the client
-    /// opts in to.
-    SubscriptionsListen,
-}
-
-impl ModernMethod {
-    /// The method named `name`; `None` for unknown methods and for those removed in
-    /// 2026-07-28 (`initialize`, `ping`, `logging/setLevel`, `resources/(un)subscribe`).
-    pub fn parse(name: &str) -> Option<ModernMethod> {
-        Some(match name {
-            "server/discover" => ModernMethod::Discover,
-            "tools/list" => ModernMethod::ToolsList,
-            "tools/call" => ModernMethod::ToolsCall,
-            "resources/list" => ModernMethod::ResourcesList,
-            "resources/templates/list" => ModernMethod::ResourceTemplatesList,
-            "resources/read" => ModernMethod::ResourcesRead,
-            "prompts/list" => ModernMethod::PromptsList,
-            "prompts/get" => ModernMethod::PromptsGet,
-            "completion/complete" => ModernMethod::Complete,
-            "subscriptions/listen" => ModernMethod::SubscriptionsListen,
-            _ => return None,
-        })
-    }
-
-    /// The `params` key the `Mcp-Name` header mirrors, for the methods that need one.
-    pub fn name_param(self) -> Option<&'static str> {
-        match self {
-            ModernMethod::ToolsCall | ModernMethod::PromptsGet => Some("name"),
-            ModernMethod::ResourcesRead => Some("uri"),
-            _ => None,
-        }
-    }
-
-    /// Whether the server declares the capability this method needs. `subscriptions/listen`
-    /// needs something to deliver: a `listChanged` or `resources.subscribe` declared `true`.
-    ///
-    /// ```
-    /// use serde_json::json;
-    /// use wymcp::protocol::modern::ModernMethod;
-    ///
-    /// let listen = ModernMethod::SubscriptionsListen;
-    /// assert!(!listen.is_served_by(&json!({"tools": {}})));
-    /// assert!(listen.is_served_by(&json!({"tools": {"listChanged": true}})));
-    /// assert!(listen.is_served_by(&json!({"resources": {"subscribe": true}})));
-    /// ```
-    pub fn is_served_by(self, capabilities: &Value) -> bool {
-        let needs = match self {
-            ModernMethod::Discover => return true,
-            ModernMethod::SubscriptionsListen => {
-                return ["tools", "prompts", "resources"].iter().any(|kind| {
-                    let declared = |flag: &str| capabilities[kind][flag] == Value::Bool(true);
-                    declared("listChanged") || declared("subscribe")
-                });
-            }
-            ModernMethod::ToolsList | ModernMethod::ToolsCall => "tools",
-            ModernMethod::ResourcesList
-            | ModernMethod::ResourceTemplatesList
-            | ModernMethod::ResourcesRead => "resources",
-            ModernMethod::PromptsList | ModernMethod::PromptsGet => "prompts",
-            ModernMethod::Complete => "completions",
-        };
-        capabilities.get(needs).is_some()
-    }
-}
-
 /// Whether a cached result may be shared between users (`cacheScope`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
@@ -413,77 +317,4 @@ impl CacheHints {
                 .map_or_else(CacheHint::default, |(_, hint)| *hint),
         )
     }
-}
-
-/// The capabilities of the stateless era, true to what `subscriptions/listen` delivers:
-/// `resources.subscribe` when the server has resources, and `listChanged` for tools, prompts
-/// and resources only when the server declares it
-/// ([`ServerBuilder::list_changed`](crate::ServerBuilder::list_changed)); there are no
-/// per-session tools here, so `tools.listChanged` is not declared by default.
-///
-/// ```
-/// use wymcp::Server;
-/// use wymcp::protocol::modern::capabilities;
-///
-/// let plain = Server::builder().build().unwrap();
-/// assert!(capabilities(&plain)["tools"].get("listChanged").is_none());
-/// let declared = Server::builder().list_changed(true).build().unwrap();
-/// assert_eq!(capabilities(&declared)["tools"]["listChanged"], true);
-/// ```
-pub fn capabilities(server: &Server) -> Value {
-    let mut caps = server.capabilities(ProtocolVersion::V2026_07_28);
-    let declared = server.features().list_changed;
-    if let Some(map) = caps.as_object_mut() {
-        for (_, capability) in map.iter_mut() {
-            if let Some(capability) = capability.as_object_mut()
-                && !declared
-            {
-                capability.remove("listChanged");
-            }
-        }
-    }
-    caps
-}
-
-/// The `server/discover` result (without the shaping [`complete`] adds).
-pub fn discover_result(server: &Server) -> Value {
-    let mut result = Map::new();
-    result.insert("supportedVersions".into(), json!(supported_versions()));
-    result.insert("capabilities".into(), capabilities(server));
-    if let Some(instructions) = server.instructions() {
-        result.insert("instructions".into(), json!(instructions));
-    }
-    Value::Object(result)
-}
-
-/// Shapes a result of the stateless era: `resultType: "complete"` unless set, the server's
-/// `{name, version}` in `_meta`, and `method`'s cache hint when it has one.
-pub fn complete(server: &Server, method: &str, hints: &CacheHints, result: Value) -> Value {
-    let mut map = match result {
-        Value::Object(map) => map,
-        other => {
-            let mut map = Map::new();
-            map.insert("value".into(), other);
-            map
-        }
-    };
-    map.entry("resultType")
-        .or_insert_with(|| Value::from("complete"));
-    let info = server.info();
-    let meta = map
-        .entry("_meta")
-        .or_insert_with(|| Value::Object(Map::new()));
-    if let Some(meta) = meta.as_object_mut() {
-        meta.insert(
-            SERVER_INFO_KEY.into(),
-            json!({ "name": info.name, "version": info.version }),
-        );
-    }
-    // An `InputRequiredResult` is no answer to cache.
-    let input_required = map.get("resultType").and_then(Value::as_str) == Some("input_required");
-    if let Some(hint) = hints.get(method).filter(|_| !input_required) {
-        map.insert("ttlMs".into(), json!(hint.ttl_ms));
-        map.insert("cacheScope".into(), json!(hint.scope.as_str()));
-    }
-    Value::Object(map)
 }

@@ -40,6 +40,13 @@ impl ProtocolVersion {
         ProtocolVersion::V2026_07_28,
     ];
 
+    /// The revisions of the session era (`initialize` and sessions), oldest first.
+    pub const SESSION_ERA: [ProtocolVersion; 3] = [
+        ProtocolVersion::V2025_03_26,
+        ProtocolVersion::V2025_06_18,
+        ProtocolVersion::V2025_11_25,
+    ];
+
     /// The newest revision that uses `initialize` and sessions.
     pub const LATEST_SESSION_ERA: ProtocolVersion = ProtocolVersion::V2025_11_25;
 

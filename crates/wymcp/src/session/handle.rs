@@ -13,7 +13,7 @@ use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 use wymcp_core::{ConfigurationError, Problem};
 
-use super::calls::{Registration, RunningCalls};
+use super::calls::{RunningCall, RunningCalls, Work};
 use crate::context::{Delivery, Notifier};
 use crate::protocol::{LogLevel, ProtocolVersion};
 use crate::server::Server;
@@ -68,21 +68,7 @@ struct Inner {
     tools: Mutex<ToolState>,
     pending: Mutex<HashMap<String, oneshot::Sender<Answer>>>,
     standalone: Mutex<Option<Notifier>>,
-    calls: RunningCalls,
-}
-
-/// A call registered on its session (see [`SessionHandle::start_call`]): dropping it
-/// unregisters the call, however the call ends.
-#[derive(Debug)]
-pub(crate) struct RunningCall {
-    handle: SessionHandle,
-    registration: Registration,
-}
-
-impl Drop for RunningCall {
-    fn drop(&mut self) {
-        self.handle.inner.calls.finish(&self.registration);
-    }
+    calls: Arc<RunningCalls>,
 }
 
 #[derive(Default)]
@@ -123,7 +109,7 @@ impl SessionHandle {
                 tools: Mutex::new(ToolState::default()),
                 pending: Mutex::new(HashMap::new()),
                 standalone: Mutex::new(standalone),
-                calls: RunningCalls::default(),
+                calls: Arc::default(),
             }),
         }
     }
@@ -325,12 +311,7 @@ impl SessionHandle {
     /// `notifications/cancelled` can reach it; answers the registration (dropping it
     /// unregisters the call) and the call's cancellation token.
     pub(crate) fn start_call(&self, id: &Value) -> (RunningCall, CancellationToken) {
-        let (registration, token) = self.inner.calls.start(id);
-        let call = RunningCall {
-            handle: self.clone(),
-            registration,
-        };
-        (call, token)
+        self.inner.calls.start(id, Work::Call)
     }
 
     /// Cancels the running call with this request id; `false` when none runs here.

@@ -14,12 +14,12 @@ use futures_util::stream::{self, Stream, StreamExt as _};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::service::{
-    GET_STREAM, SESSION_NAME, State, VERSION_NAME, WireRefusal, accepts, header_str, owns,
-    plain_refusal, wire_checks,
-};
-use super::session::StreamEvent;
+use super::checks::{WireRefusal, accepts, header_str, plain_refusal, wire_checks};
+use super::service::{GET_STREAM, SESSION_NAME, State, VERSION_NAME};
+use super::sse;
+use super::streams::StreamEvent;
 use crate::protocol::ProtocolVersion;
+use crate::serve::Class;
 
 /// Detaches the stream from its session when the response body is dropped.
 struct Attached {
@@ -31,7 +31,7 @@ struct Attached {
 impl Drop for Attached {
     fn drop(&mut self) {
         self.state
-            .live
+            .streams
             .detach_stream(&self.session, self.generation);
     }
 }
@@ -49,8 +49,8 @@ async fn open(state: Arc<State>, req: Request) -> Result<Response, WireRefusal> 
         .await
         .inspect_err(|refusal| refusal.report_auth("GET", None, None))?;
     // The stateless era has no session stream: 405, once the caller passed the wire checks.
-    if super::modern::header_names_modern(headers) {
-        return Ok(super::modern::method_not_allowed());
+    if super::header_names_stateless(headers) {
+        return Ok(super::stateless_method_not_allowed());
     }
     if !accepts(headers, "text/event-stream") {
         return Err((
@@ -79,28 +79,13 @@ async fn open(state: Arc<State>, req: Request) -> Result<Response, WireRefusal> 
             }
         },
     };
-    let record = match state.store.load(session, state.config.session_ttl).await {
-        Ok(Some(record)) if owns(&record, identity.as_ref()) => record,
-        Ok(_) => return Err((StatusCode::NOT_FOUND, "Session not found".to_owned()).into()),
-        Err(err) => {
-            tracing::error!(%err, "MCP session store failed");
-            return Err((
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "Session store unavailable".to_owned(),
-            )
-                .into());
-        }
-    };
-    if state.config.strict_version_header
-        && record.version >= ProtocolVersion::V2025_06_18
-        && requested.is_some_and(|v| v != record.version)
-    {
-        return Err((
-            StatusCode::BAD_REQUEST,
-            "Incorrect MCP-Protocol-Version header. Expected the version negotiated during initialize."
-                .to_owned(),
-        ).into());
-    }
+    let core = &state.core;
+    let record = core
+        .resolve(session, identity.as_ref(), &serde_json::Value::Null, None)
+        .await
+        .map_err(session_refusal)?;
+    core.check_version(&record, requested, &serde_json::Value::Null)
+        .map_err(session_refusal)?;
     let last_event_id = if headers.get_all("last-event-id").iter().count() > 1 {
         tracing::warn!("SSE resumption point discarded: duplicated Last-Event-ID header");
         None
@@ -121,7 +106,7 @@ async fn open(state: Arc<State>, req: Request) -> Result<Response, WireRefusal> 
     let stop = CancellationToken::new();
     // A stream attaching while the tool list is dirty hears about it right after priming.
     if resumed.is_none()
-        && let Some(note) = state.handle(&record).on_stream_attached()
+        && let Some(note) = core.handle(&record).on_stream_attached()
     {
         let _ = tx.send(StreamEvent {
             id: None,
@@ -129,7 +114,7 @@ async fn open(state: Arc<State>, req: Request) -> Result<Response, WireRefusal> 
         });
     }
     let generation = state
-        .live
+        .streams
         .attach_stream(&record.id, tx, stop.clone(), resumed.clone());
 
     let mut first = Vec::new();
@@ -169,8 +154,11 @@ async fn open(state: Arc<State>, req: Request) -> Result<Response, WireRefusal> 
                 .into());
         }
     };
-    let mut head: Vec<Bytes> = first.iter().map(|e| frame(&e.id, &e.data, None)).collect();
-    head.push(frame(&priming, "", state.config.sse_retry));
+    let mut head: Vec<Bytes> = first
+        .iter()
+        .map(|e| sse::event(Some(&e.id), None, &e.data))
+        .collect();
+    head.push(sse::event(Some(&priming), state.config.sse_retry, ""));
     let body = stream::iter(head)
         .chain(live_events(
             rx,
@@ -180,29 +168,21 @@ async fn open(state: Arc<State>, req: Request) -> Result<Response, WireRefusal> 
             replayed,
         ))
         .map(Ok::<Bytes, Infallible>);
-    Ok(super::service::sse_response(body))
+    Ok(sse::response(body))
 }
 
-/// One SSE event as one buffer (so it is written in one write): `id`, optional `retry`, and
-/// a single `data` line (JSON text carries no raw newline; any newline is split defensively).
-pub(crate) fn frame(id: &str, data: &str, retry: Option<Duration>) -> Bytes {
-    let mut out = String::with_capacity(data.len() + id.len() + 24);
-    out.push_str("id: ");
-    out.push_str(id);
-    out.push('\n');
-    if let Some(retry) = retry {
-        out.push_str(&format!("retry: {}\n", retry.as_millis()));
-    }
-    for line in data.split('\n') {
-        out.push_str("data: ");
-        out.push_str(line.trim_end_matches('\r'));
-        out.push('\n');
-    }
-    out.push('\n');
-    Bytes::from(out)
+/// A refusal of the session's resolution in GET's plain dialect.
+fn session_refusal(refusal: crate::serve::Refusal) -> WireRefusal {
+    let (status, message) = match refusal.class {
+        Class::SessionGone => (StatusCode::NOT_FOUND, "Session not found".to_owned()),
+        Class::Store => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "Session store unavailable".to_owned(),
+        ),
+        _ => (StatusCode::BAD_REQUEST, refusal.reason()),
+    };
+    (status, message).into()
 }
-
-const KEEPALIVE: &[u8] = b":keepalive\n\n";
 
 /// Events pushed to the session, with keepalive comments in between, until the stream is
 /// replaced, the session ends or the client goes away. Events whose id is in `replayed` were
@@ -231,7 +211,9 @@ fn live_events(
                         Some(StreamEvent { id: Some(id), .. }) if replayed.contains(&id) => {
                             Some(Bytes::new())
                         }
-                        Some(StreamEvent { id: Some(id), data }) => Some(frame(&id, &data, None)),
+                        Some(StreamEvent { id: Some(id), data }) => {
+                            Some(sse::event(Some(&id), None, &data))
+                        }
                         Some(StreamEvent { id: None, data }) => {
                             let id = match attached
                                 .state
@@ -245,11 +227,11 @@ fn live_events(
                                     String::new()
                                 }
                             };
-                            Some(frame(&id, &data, None))
+                            Some(sse::event(Some(&id), None, &data))
                         }
                         None => None,
                     },
-                    _ = ticker.tick() => Some(Bytes::from_static(KEEPALIVE)),
+                    _ = ticker.tick() => Some(Bytes::from_static(sse::KEEPALIVE)),
                 };
                 next.map(|bytes| (bytes, (rx, stop, attached, ticker)))
             }

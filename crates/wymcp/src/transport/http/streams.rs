@@ -1,19 +1,13 @@
-//! The node-local live state of the HTTP transport: the open GET streams, each session's
-//! shared assigns and live [`SessionHandle`] (which holds the session's running calls).
+//! The open SSE streams of the HTTP transport on this node: each session's GET stream, the GET
+//! streams resuming a POST stream (SEP-1699), and the keys of POST streams.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::session::SessionHandle;
-use crate::{Delivery, Notifier, Server};
-
-pub use crate::session::store::{
-    CreateError, InMemorySessionStore, SessionRecord, SessionStore, StoreError, new_session_id,
-};
+use crate::Delivery;
 
 /// One frame for a GET stream: an event id and its JSON data. An event without an id is
 /// appended to the event log by the stream as it writes it (keeping the order it was sent in).
@@ -30,20 +24,14 @@ pub(crate) struct StreamSlot {
     pub(crate) stop: CancellationToken,
 }
 
-/// A session's assigns, shared by the calls running on this node.
-pub(crate) type SharedAssigns = Arc<Mutex<Map<String, Value>>>;
-
-/// The live things a node owns: each session's live handle (with its running calls), open
-/// streams, and each session's shared assigns for calls running here.
+/// The open streams of one endpoint.
 #[derive(Debug, Default)]
-pub(crate) struct Live {
-    // Keyed by session ids this server made, looked up on every request: foldhash, not SipHash.
-    handles: Mutex<foldhash::HashMap<String, SessionHandle>>,
+pub(crate) struct Streams {
+    // Keyed by session ids this server made: foldhash, not SipHash.
     streams: Mutex<foldhash::HashMap<String, StreamSlot>>,
     /// GET streams resuming a POST stream the tool closed mid-call (SEP-1699), by session and
     /// POST stream key; they live beside the session's standalone GET stream.
     resumed: Mutex<HashMap<(String, String), StreamSlot>>,
-    assigns: Mutex<foldhash::HashMap<String, SharedAssigns>>,
     generation: Mutex<u64>,
     streams_opened: std::sync::atomic::AtomicU64,
 }
@@ -73,50 +61,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-impl Live {
-    /// The session's live handle, created from the record the first time.
-    pub(crate) fn handle(
-        &self,
-        record: &SessionRecord,
-        server: &Server,
-        standalone: impl FnOnce() -> Notifier,
-    ) -> SessionHandle {
-        let mut handles = lock(&self.handles);
-        // The hot path (every request of a live session) finds it without allocating a key.
-        if let Some(handle) = handles.get(record.id.as_str()) {
-            return handle.clone();
-        }
-        handles
-            .entry(record.id.clone())
-            .or_insert_with(|| {
-                SessionHandle::new(
-                    record.id.clone(),
-                    server.clone(),
-                    record.version,
-                    record.log_level,
-                    Some(standalone()),
-                )
-            })
-            .clone()
-    }
-
-    /// The session's live handle, if this node has one.
-    pub(crate) fn existing_handle(&self, session: &str) -> Option<SessionHandle> {
-        lock(&self.handles).get(session).cloned()
-    }
-
-    /// The session's shared assigns, seeded from the record the first time.
-    pub(crate) fn assigns(&self, record: &SessionRecord) -> SharedAssigns {
-        let mut assigns = lock(&self.assigns);
-        if let Some(shared) = assigns.get(record.id.as_str()) {
-            return shared.clone();
-        }
-        assigns
-            .entry(record.id.clone())
-            .or_insert_with(|| Arc::new(Mutex::new(record.assigns.clone())))
-            .clone()
-    }
-
+impl Streams {
     /// Attaches a GET stream, stopping the one it replaces: the session's standalone stream,
     /// or (`resumed`) the stream resuming that POST stream. Answers the slot's generation.
     pub(crate) fn attach_stream(
@@ -182,11 +127,6 @@ impl Live {
             .is_some_and(|slot| slot.tx.send(event).is_ok())
     }
 
-    /// The sessions with a live handle on this node.
-    pub(crate) fn session_ids(&self) -> Vec<String> {
-        lock(&self.handles).keys().cloned().collect()
-    }
-
     /// A fresh stream key for a POST answered as SSE (`post<n>`), so its event ids differ from
     /// every other stream's.
     pub(crate) fn next_stream_key(&self) -> Arc<str> {
@@ -206,7 +146,7 @@ impl Live {
         }
     }
 
-    /// Ends everything this node runs for a session.
+    /// Ends the session's streams.
     pub(crate) fn end_session(&self, session: &str) {
         if let Some(slot) = lock(&self.streams).remove(session) {
             slot.stop.cancel();
@@ -217,11 +157,6 @@ impl Live {
             }
             s != session
         });
-        // Closing the handle cancels the session's running calls.
-        if let Some(handle) = lock(&self.handles).remove(session) {
-            handle.close();
-        }
-        lock(&self.assigns).remove(session);
     }
 }
 

@@ -6,8 +6,9 @@
 
 use serde_json::{Map, Value, json};
 
+use super::results;
 use crate::Server;
-use crate::protocol::modern::{self, CacheHints, SUBSCRIPTION_ID_KEY};
+use crate::protocol::modern::{CacheHints, SUBSCRIPTION_ID_KEY};
 use crate::protocol::{RpcError, success};
 use crate::resource::Change;
 
@@ -75,7 +76,7 @@ impl Filter {
     /// The part of the request the server delivers: kinds its stateless-era capabilities
     /// declare, URIs it resolves (each once).
     pub(crate) fn honoured(self, server: &Server) -> Filter {
-        let caps = modern::capabilities(server);
+        let caps = results::capabilities(server);
         let declared = |kind: &str, flag: &str| caps[kind][flag] == Value::Bool(true);
         let mut uris: Vec<String> = Vec::new();
         if declared("resources", "subscribe") {
@@ -176,7 +177,7 @@ fn tagged(method: &str, mut params: Map<String, Value>, id: &Value) -> Value {
 /// The successful `subscriptions/listen` response that ends stream `id` gracefully (the
 /// server closed it), tagged like every message of the stream.
 pub(crate) fn closing(server: &Server, hints: &CacheHints, id: &Value) -> Value {
-    let result = modern::complete(
+    let result = results::complete(
         server,
         "subscriptions/listen",
         hints,

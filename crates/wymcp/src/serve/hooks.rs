@@ -1,9 +1,10 @@
-//! [`SessionHooks`]: the server's say when a session starts and ends.
+//! [`SessionHooks`]: the server's say when a session starts and ends (every transport with sessions
+//! runs them through the serving core).
 
 use futures_util::future::BoxFuture;
 use serde_json::{Map, Value};
 
-use super::auth::Identity;
+use super::Identity;
 use crate::protocol::ProtocolVersion;
 
 /// What a hook sees of a session being started by `initialize`.
