@@ -47,7 +47,6 @@
 pub mod completion;
 mod context;
 mod dispatch;
-mod help;
 pub mod mrtr;
 mod paging;
 pub mod prompt;

@@ -43,7 +43,7 @@ impl LiveSessions {
             .or_insert_with(|| {
                 SessionHandle::new(
                     record.id.clone(),
-                    server.clone(),
+                    server.registered().clone(),
                     record.version,
                     record.log_level,
                     Some(standalone()),

@@ -14,9 +14,8 @@ use tokio_util::sync::CancellationToken;
 use wymcp_core::{ConfigurationError, Problem};
 
 use super::calls::{RunningCall, RunningCalls, Work};
-use crate::context::{Delivery, Notifier};
+use super::{Delivery, Notifier};
 use crate::protocol::{LogLevel, ProtocolVersion};
-use crate::server::Server;
 use crate::tool::erased::{ActionAdapter, PlainAdapter};
 use crate::tool::registered::{HELP, RegisteredTool};
 use crate::tool::typed::Typed;
@@ -62,7 +61,8 @@ pub struct SessionHandle {
 
 struct Inner {
     id: String,
-    server: Server,
+    /// The server's configured tools, help last.
+    configured: Arc<[Arc<RegisteredTool>]>,
     version: ProtocolVersion,
     log_level: Mutex<Option<LogLevel>>,
     tools: Mutex<ToolState>,
@@ -95,7 +95,7 @@ impl SessionHandle {
     /// stream, stdout for stdio).
     pub(crate) fn new(
         id: impl Into<String>,
-        server: Server,
+        configured: Arc<[Arc<RegisteredTool>]>,
         version: ProtocolVersion,
         log_level: Option<LogLevel>,
         standalone: Option<Notifier>,
@@ -103,7 +103,7 @@ impl SessionHandle {
         SessionHandle {
             inner: Arc::new(Inner {
                 id: id.into(),
-                server,
+                configured,
                 version,
                 log_level: Mutex::new(log_level),
                 tools: Mutex::new(ToolState::default()),
@@ -117,11 +117,6 @@ impl SessionHandle {
     /// The session id.
     pub fn id(&self) -> &str {
         &self.inner.id
-    }
-
-    /// The server the session belongs to.
-    pub(crate) fn server(&self) -> &Server {
-        &self.inner.server
     }
 
     /// The revision negotiated at `initialize`.
@@ -203,7 +198,7 @@ impl SessionHandle {
 
     /// What `tools/list` would serve, as a set: name → definition.
     fn served(&self, runtime: &[Arc<RegisteredTool>]) -> BTreeMap<String, Value> {
-        merge(&self.inner.server, runtime)
+        merge(&self.inner.configured, runtime)
             .iter()
             .map(|t| {
                 (
@@ -229,7 +224,7 @@ impl SessionHandle {
 
     /// The merged tool list (runtime, configured minus shadowed, help), not clearing the flag.
     pub(crate) fn effective_tools(&self) -> Vec<Arc<RegisteredTool>> {
-        merge(&self.inner.server, &lock(&self.inner.tools).runtime)
+        merge(&self.inner.configured, &lock(&self.inner.tools).runtime)
     }
 
     /// [`effective_tools`](Self::effective_tools) when the session registered runtime tools;
@@ -237,7 +232,7 @@ impl SessionHandle {
     /// per-call copy of the list).
     pub(crate) fn runtime_tools_merged(&self) -> Option<Vec<Arc<RegisteredTool>>> {
         let state = lock(&self.inner.tools);
-        (!state.runtime.is_empty()).then(|| merge(&self.inner.server, &state.runtime))
+        (!state.runtime.is_empty()).then(|| merge(&self.inner.configured, &state.runtime))
     }
 
     /// Serves `tools/list`: the merged list for the session's revision; clears the dirty flag
@@ -245,7 +240,7 @@ impl SessionHandle {
     pub fn list_tools(&self) -> Value {
         let mut state = lock(&self.inner.tools);
         state.dirty = false;
-        let tools: Vec<Value> = merge(&self.inner.server, &state.runtime)
+        let tools: Vec<Value> = merge(&self.inner.configured, &state.runtime)
             .iter()
             .map(|t| t.definition.for_version(self.inner.version).clone())
             .collect();
@@ -338,9 +333,12 @@ fn reserved(name: &str) -> Result<(), ConfigurationError> {
 }
 
 /// Runtime tools (newest first), then configured tools not shadowed, then help.
-fn merge(server: &Server, runtime: &[Arc<RegisteredTool>]) -> Vec<Arc<RegisteredTool>> {
+fn merge(
+    configured: &[Arc<RegisteredTool>],
+    runtime: &[Arc<RegisteredTool>],
+) -> Vec<Arc<RegisteredTool>> {
     let mut tools: Vec<Arc<RegisteredTool>> = runtime.to_vec();
-    for tool in server.registered() {
+    for tool in configured {
         if !runtime.iter().any(|r| r.name == tool.name) {
             tools.push(tool.clone());
         }

@@ -6,11 +6,13 @@
 
 mod calls;
 mod handle;
+mod notifier;
 mod request;
 pub(crate) mod store;
 
 pub(crate) use calls::{RunningCall, RunningCalls, Work};
 pub use handle::{SessionHandle, node_id};
+pub use notifier::{Delivery, Notifier};
 pub use request::{
     ClientRequestError, DEFAULT_ELICITATION_TIMEOUT, DEFAULT_ROOTS_TIMEOUT,
     DEFAULT_SAMPLING_TIMEOUT, Elicitation, ListRoots, Sampling,

@@ -184,7 +184,12 @@ impl Incoming {
         if let Some(level) = self.envelope.log_level() {
             ctx = ctx.log_level(level);
         }
-        let round = match mrtr::round_for(server, &self.name, self.params.as_ref(), principal) {
+        let round = match mrtr::round_for(
+            &server.features().request_state,
+            &self.name,
+            self.params.as_ref(),
+            principal,
+        ) {
             Ok(round) => round.map(Arc::new),
             Err(error) => return Err(Refusal::new(Class::Handler, self.id, error)),
         };

@@ -5,10 +5,10 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
+use super::Outcome;
+use super::gates::{ArgType, Vocabulary, check_arguments};
+use super::refusal::{Refusal, help_pointer};
 use crate::context::Context;
-use crate::dispatch::Outcome;
-use crate::dispatch::gates::{ArgType, Vocabulary, check_arguments};
-use crate::dispatch::refusal::{Refusal, help_pointer};
 use crate::tool::registered::{Kind, RegisteredTool};
 use crate::tool::{Content, ErrorKind};
 
