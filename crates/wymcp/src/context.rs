@@ -374,9 +374,9 @@ impl Context {
         }
         let version = self.inner.protocol_version;
         let supported = if request.is_url_mode() {
-            version >= ProtocolVersion::V2025_11_25 && self.declares("elicitation", Some("url"))
+            version.supports_url_elicitation() && self.declares("elicitation", Some("url"))
         } else {
-            version >= ProtocolVersion::V2025_06_18 && self.declares("elicitation", None)
+            version.supports_elicitation() && self.declares("elicitation", None)
         };
         if !supported {
             return Err(ClientRequestError::NotSupported);

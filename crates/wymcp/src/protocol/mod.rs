@@ -4,7 +4,7 @@ mod error;
 mod jsonrpc;
 mod lifecycle;
 mod methods;
-pub mod modern;
+pub mod stateless;
 mod version;
 
 pub use error::RpcError;
@@ -13,3 +13,7 @@ pub(crate) use jsonrpc::{success_bytes, success_text};
 pub use lifecycle::{LogLevel, negotiate};
 pub use methods::Method;
 pub use version::{ProtocolVersion, UnsupportedVersion};
+
+/// The former name of [`stateless`], kept so existing imports compile.
+#[doc(hidden)]
+pub use stateless as modern;

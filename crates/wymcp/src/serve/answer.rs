@@ -3,6 +3,8 @@
 
 use serde_json::Value;
 
+use super::stateless::StatelessCall;
+use crate::Server;
 use crate::dispatch::{CallToolResult, WireResult};
 use crate::protocol::{ProtocolVersion, success, success_bytes, success_text};
 
@@ -14,6 +16,13 @@ pub(crate) enum Answer {
         id: Value,
         result: CallToolResult,
         version: ProtocolVersion,
+    },
+    /// A stateless `tools/call` success (2026-07-28), written from the typed result with the
+    /// era's shaping (`resultType`, `_meta` with `server`'s name and version).
+    Stateless {
+        id: Value,
+        result: CallToolResult,
+        server: Server,
     },
     /// Any other message, as a JSON value.
     Message(Value),
@@ -28,6 +37,9 @@ impl Answer {
                 result,
                 version,
             } => success_bytes(id, &wire(result, *version)),
+            Answer::Stateless { id, result, server } => {
+                success_bytes(id, &stateless(result, server))
+            }
             // Serializing a `Value` cannot fail.
             Answer::Message(message) => serde_json::to_vec(message).unwrap_or_default(),
         }
@@ -41,6 +53,9 @@ impl Answer {
                 result,
                 version,
             } => success_text(&id, &wire(&result, version)),
+            Answer::Stateless { id, result, server } => {
+                success_text(&id, &stateless(&result, &server))
+            }
             Answer::Message(message) => message.to_string(),
         }
     }
@@ -53,6 +68,9 @@ impl Answer {
                 result,
                 version,
             } => success(id, result.into_value(version)),
+            Answer::Stateless { .. } => {
+                serde_json::from_slice(&self.to_bytes()).unwrap_or(Value::Null)
+            }
             Answer::Message(message) => message,
         }
     }
@@ -60,6 +78,13 @@ impl Answer {
 
 fn wire(result: &CallToolResult, version: ProtocolVersion) -> WireResult<'_> {
     WireResult { result, version }
+}
+
+fn stateless<'a>(result: &'a CallToolResult, server: &'a Server) -> StatelessCall<'a> {
+    StatelessCall {
+        result,
+        server: server.info(),
+    }
 }
 
 #[cfg(test)]

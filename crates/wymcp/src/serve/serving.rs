@@ -13,7 +13,7 @@ use super::{
 use crate::Notifier;
 use crate::Server;
 use crate::protocol::ProtocolVersion;
-use crate::protocol::modern::CacheHints;
+use crate::protocol::stateless::CacheHints;
 use crate::session::{RunningCalls, SessionHandle, SessionRecord, SessionStore, StoreError};
 
 /// What the core honours, as its transport configured it.
@@ -174,7 +174,7 @@ impl Core {
         rid: &Value,
     ) -> Result<(), Refusal> {
         if self.settings().strict_version_header
-            && record.version >= ProtocolVersion::V2025_06_18
+            && record.version.has_version_header()
             && requested.is_some_and(|v| v != record.version)
         {
             return Err(Refusal::invalid(

@@ -10,8 +10,8 @@ use super::RoutingHeaders;
 use super::results;
 use crate::context::ContextBuilder;
 use crate::mrtr::{self, Round};
-use crate::protocol::modern::{
-    self, CLIENT_CAPABILITIES_KEY, Envelope, PROTOCOL_VERSION_KEY, header_mismatch,
+use crate::protocol::stateless::{
+    self as stateless, CLIENT_CAPABILITIES_KEY, Envelope, PROTOCOL_VERSION_KEY, header_mismatch,
 };
 use crate::protocol::{Method, ProtocolVersion, validate_envelope};
 use crate::serve::{Class, Refusal};
@@ -139,7 +139,7 @@ impl Incoming {
         };
         let definition = tool.definition.for_version(version);
         let arguments = params.and_then(|p| p.get("arguments"));
-        for (argument, suffix) in modern::header_params(&definition["inputSchema"]) {
+        for (argument, suffix) in stateless::header_params(&definition["inputSchema"]) {
             let header = format!("Mcp-Param-{suffix}");
             let sent = headers.get(&header.to_ascii_lowercase()).map(str::trim);
             let body = arguments.and_then(|a| a.get(argument)).map(|v| match v {
@@ -149,7 +149,7 @@ impl Incoming {
             let matches = match (sent, &body) {
                 (None, None) => true,
                 (Some(sent), Some(body)) => {
-                    modern::decode_param_header(sent).is_some_and(|decoded| decoded == *body)
+                    stateless::decode_param_header(sent).is_some_and(|decoded| decoded == *body)
                 }
                 _ => false,
             };

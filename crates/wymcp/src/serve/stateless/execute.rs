@@ -3,11 +3,20 @@
 use serde_json::Value;
 
 use super::results;
+use crate::dispatch::CallToolResult;
 use crate::mrtr::{self, Round};
-use crate::protocol::modern::{self, CacheHints};
+use crate::protocol::stateless::{self, CacheHints};
 use crate::protocol::{Method, RpcError, failure, success};
 use crate::serve::{Answer, Class, Refusal};
 use crate::{Context, Server};
+
+/// What a stateless handler produced.
+pub(crate) enum Done {
+    /// A `tools/call` that completed: its typed result (written without a `Value` tree).
+    Call(CallToolResult),
+    /// Any other result, `input_required` included.
+    Value(Value),
+}
 
 /// Runs the handler of `method` (every method but `subscriptions/listen`, a stream each
 /// transport opens itself) under `round` when it has one: `tools/call`, `prompts/get` and
@@ -18,16 +27,23 @@ pub(crate) async fn execute(
     params: Option<Value>,
     ctx: &Context,
     round: Option<&Round>,
-) -> Result<Value, RpcError> {
+) -> Result<Done, RpcError> {
     let ctx = ctx.clone();
-    match method {
+    let value = match method {
         Method::Discover => Ok(results::discover_result(server)),
         Method::ToolsList => Ok(server.list_tools(ctx.protocol_version())),
-        Method::ToolsCall => mrtr::run(round, server.handle_tools_call(params, ctx)).await,
+        Method::ToolsCall => {
+            let call = server.tools_call(params, ctx);
+            return Ok(match mrtr::run_typed(round, call).await? {
+                Ok(result) => Done::Call(result),
+                Err(input_required) => Done::Value(input_required),
+            });
+        }
         Method::ResourcesRead => mrtr::run(round, server.handle_resources_read(params, ctx)).await,
         Method::PromptsGet => mrtr::run(round, server.handle_prompts_get(params, ctx)).await,
         method => crate::serve::session::feature(server, method, params, ctx).await,
-    }
+    };
+    value.map(Done::Value)
 }
 
 /// The answer to request `id` of method `name`, whose handler ran with `ctx` and gave
@@ -40,14 +56,21 @@ pub(crate) fn answer(
     ctx: &Context,
     name: &str,
     id: Value,
-    result: Result<Value, RpcError>,
+    result: Result<Done, RpcError>,
 ) -> Result<Answer, Refusal> {
     if let Some(required) = ctx.required_capabilities() {
-        let error = modern::missing_capability(required);
+        let error = stateless::missing_capability(required);
         return Err(Refusal::new(Class::Invalid, id, error));
     }
-    Ok(Answer::Message(match result {
-        Ok(result) => success(id, results::complete(server, name, hints, result)),
-        Err(error) => failure(id, &error),
-    }))
+    Ok(match result {
+        Ok(Done::Call(result)) => Answer::Stateless {
+            id,
+            result,
+            server: server.clone(),
+        },
+        Ok(Done::Value(result)) => {
+            Answer::Message(success(id, results::complete(server, name, hints, result)))
+        }
+        Err(error) => Answer::Message(failure(id, &error)),
+    })
 }

@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 
 use super::results;
 use crate::Server;
-use crate::protocol::modern::{CacheHints, SUBSCRIPTION_ID_KEY};
+use crate::protocol::stateless::{CacheHints, SUBSCRIPTION_ID_KEY};
 use crate::protocol::{RpcError, success};
 use crate::resource::Change;
 

@@ -24,18 +24,20 @@ mod admit;
 mod execute;
 pub(crate) mod listen;
 mod results;
+mod wire;
 
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::{Call, Core, Inbound, Outcome, Refusal, Related};
-use crate::protocol::modern::PROTOCOL_VERSION_KEY;
+use crate::protocol::stateless::PROTOCOL_VERSION_KEY;
 use crate::protocol::{Kind, Method, RpcError};
 use crate::session::Work;
 
 pub(crate) use admit::claimed_in_body;
 use admit::{Prepared, admit};
 use execute::{answer, execute};
+pub(crate) use wire::StatelessCall;
 
 /// The request headers a transport has (Streamable HTTP's), by lower-case name: the era
 /// checks `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` against the body.

@@ -5,7 +5,7 @@ use serde_json::{Map, Value, json};
 
 use crate::Server;
 use crate::protocol::ProtocolVersion;
-use crate::protocol::modern::{CacheHints, SERVER_INFO_KEY, supported_versions};
+use crate::protocol::stateless::{CacheHints, SERVER_INFO_KEY, supported_versions};
 
 /// The capabilities of the stateless era, true to what `subscriptions/listen` delivers:
 /// `resources.subscribe` when the server has resources, and `listChanged` for tools, prompts

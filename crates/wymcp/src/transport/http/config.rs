@@ -7,7 +7,7 @@ use super::auth::Authenticate;
 use super::events::{EventLog, InMemoryEventLog};
 use super::service::StreamableHttpService;
 use crate::Server;
-use crate::protocol::modern::CacheHints;
+use crate::protocol::stateless::CacheHints;
 use crate::serve::SessionHooks;
 use crate::session::{InMemorySessionStore, SessionStore};
 

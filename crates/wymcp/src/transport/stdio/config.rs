@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::protocol::modern::CacheHints;
+use crate::protocol::stateless::CacheHints;
 
 /// Default longest line read from stdin: 4 MiB.
 pub const DEFAULT_MAX_LINE: usize = 4 * 1024 * 1024;
@@ -17,7 +17,7 @@ pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 ///
 /// ```
 /// use std::time::Duration;
-/// use wymcp::protocol::modern::{CacheHint, CacheHints, CacheScope};
+/// use wymcp::protocol::stateless::{CacheHint, CacheHints, CacheScope};
 /// use wymcp::transport::stdio::StdioConfig;
 ///
 /// let config = StdioConfig::default()

@@ -6,7 +6,7 @@
 //! ```
 //! use serde_json::json;
 //! use wymcp::ProtocolVersion;
-//! use wymcp::protocol::modern::Envelope;
+//! use wymcp::protocol::stateless::Envelope;
 //!
 //! let params = json!({"_meta": {
 //!     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -196,7 +196,7 @@ pub fn missing_capability(required: Value) -> RpcError {
 /// value does not decode.
 ///
 /// ```
-/// use wymcp::protocol::modern::decode_param_header;
+/// use wymcp::protocol::stateless::decode_param_header;
 ///
 /// assert_eq!(decode_param_header("Hello").as_deref(), Some("Hello"));
 /// assert_eq!(decode_param_header("=?base64?SGVsbG8=?=").as_deref(), Some("Hello"));
@@ -271,7 +271,7 @@ pub struct CacheHint {
 /// `{ttlMs: 0, cacheScope: "private"}` unless set.
 ///
 /// ```
-/// use wymcp::protocol::modern::{CacheHint, CacheHints, CacheScope};
+/// use wymcp::protocol::stateless::{CacheHint, CacheHints, CacheScope};
 ///
 /// let hints = CacheHints::default()
 ///     .set("tools/list", CacheHint { ttl_ms: 60_000, scope: CacheScope::Public });
