@@ -1,0 +1,129 @@
+//! The matrix's HTTP wire: a real Streamable HTTP server on 127.0.0.1 port 0 (through
+//! `http_harness`), a session-era session or 2026-07-28's per-request headers, and the
+//! messages of one POST read back one by one, whether it was answered as JSON or SSE.
+
+use std::time::Duration;
+
+use serde_json::Value;
+use wymcp::Server;
+use wymcp::transport::http::StreamableHttp;
+
+use super::era::SESSION_VERSION;
+use crate::http_harness::{Http, Sse, borrowed, modern_headers};
+
+/// How long one SSE chunk may take before the test fails.
+const CHUNK_WAIT: Duration = Duration::from_secs(10);
+
+/// What one POST is answering.
+enum Source {
+    /// Nothing (yet), or a JSON body already handed out.
+    Idle,
+    /// A JSON body not yet read by [`HttpWire::next`].
+    Json(Value),
+    /// An SSE stream.
+    Sse(Sse),
+}
+
+/// A served endpoint, the session in use (session era) and the POST being read.
+pub(crate) struct HttpWire {
+    http: Http,
+    stateless: bool,
+    session: Option<String>,
+    source: Source,
+}
+
+impl HttpWire {
+    /// Serves `server`; every POST is of the stateless era when `stateless`.
+    pub(crate) async fn serve(server: Server, stateless: bool) -> HttpWire {
+        HttpWire {
+            http: Http::serve(StreamableHttp::builder(server)).await,
+            stateless,
+            session: None,
+            source: Source::Idle,
+        }
+    }
+
+    /// The session later POSTs name (after `initialize` answered it in `Mcp-Session-Id`).
+    pub(crate) fn join(&mut self, session: String) {
+        self.session = Some(session);
+    }
+
+    /// The 2026-07-28 headers of `body`, or the session's (`Mcp-Session-Id`,
+    /// `MCP-Protocol-Version`).
+    fn headers(&self, body: &Value) -> Vec<(String, String)> {
+        if self.stateless {
+            return modern_headers(body);
+        }
+        match &self.session {
+            Some(session) => vec![
+                ("mcp-session-id".to_owned(), session.clone()),
+                (
+                    "mcp-protocol-version".to_owned(),
+                    SESSION_VERSION.to_owned(),
+                ),
+            ],
+            // `initialize`, before `join`.
+            None => Vec::new(),
+        }
+    }
+
+    /// POSTs `body`; its answer is read by [`HttpWire::next`]. Answers the HTTP status and
+    /// the `Mcp-Session-Id` header, if any.
+    pub(crate) async fn send(&mut self, body: &Value) -> (u16, Option<String>) {
+        let headers = self.headers(body);
+        let resp = self
+            .http
+            .post_with(&borrowed(&headers), body.to_string())
+            .await;
+        let status = resp.status().as_u16();
+        let session = resp
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let sse = resp
+            .headers()
+            .get("content-type")
+            .is_some_and(|v| v.as_bytes().starts_with(b"text/event-stream"));
+        self.source = if sse {
+            Source::Sse(Sse::bounded(resp, CHUNK_WAIT))
+        } else {
+            let text = resp.text().await.unwrap_or_default();
+            match serde_json::from_str(&text) {
+                Ok(json) => Source::Json(json),
+                Err(_) if text.is_empty() => Source::Idle,
+                Err(e) => panic!("POST answered neither JSON nor SSE ({e}): {text:?}"),
+            }
+        };
+        (status, session)
+    }
+
+    /// The next message the current POST carries; `None` when it carries no more.
+    pub(crate) async fn next(&mut self) -> Option<Value> {
+        match std::mem::replace(&mut self.source, Source::Idle) {
+            Source::Idle => None,
+            Source::Json(json) => Some(json),
+            Source::Sse(mut sse) => {
+                let message = sse.message().await;
+                self.source = Source::Sse(sse);
+                message
+            }
+        }
+    }
+
+    /// Hangs up on the current POST (the client going away).
+    pub(crate) fn hang_up(&mut self) {
+        self.source = Source::Idle;
+    }
+
+    /// POSTs a notification or a response to a server request: the HTTP status.
+    pub(crate) async fn post(&self, message: &Value) -> u16 {
+        let headers = self.headers(message);
+        let answer = self
+            .http
+            .post_raw(&borrowed(&headers), message.to_string())
+            .await;
+        assert!(answer.text.is_empty(), "{}", answer.text);
+        answer.status.as_u16()
+    }
+}
