@@ -11,6 +11,7 @@
 
 mod http_harness;
 mod matrix_kit;
+mod mcp_schema;
 
 use serde_json::{Value, json};
 

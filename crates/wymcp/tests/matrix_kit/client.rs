@@ -10,6 +10,7 @@ use super::Path;
 use super::era::{self, Extras, SESSION_VERSION};
 use super::fixture::{self, NAME, SlowToken, VERSION};
 use super::http::HttpWire;
+use super::schema;
 use super::stdio::StdioWire;
 
 /// How many `input_required` rounds a request may take before the test fails.
@@ -303,6 +304,9 @@ impl Client {
                     self.path
                 );
             };
+            if message.get("method").is_some() {
+                schema::check_message(self.path, &message);
+            }
             match (message.get("method"), message.get("id")) {
                 (Some(asked_for), Some(id)) => {
                     let asked_for = asked_for.as_str().unwrap_or_default();
@@ -315,6 +319,7 @@ impl Client {
                 (None, _) => panic!("{:?} {method}: a stray message {message}", self.path),
             }
         };
+        schema::check_response(self.path, method, &response);
         let exchange = Exchange {
             path: self.path,
             method: method.to_owned(),
@@ -350,6 +355,7 @@ fn input_round(path: Path, result: &Value) -> (Map<String, Value>, Vec<Value>) {
         "{path:?}: {result}"
     );
     assert!(result["requestState"].is_string(), "{path:?}: {result}");
+    schema::check_input_required(path, result);
     assert_eq!(
         result["_meta"],
         json!({"io.modelcontextprotocol/serverInfo": {"name": NAME, "version": VERSION}}),
@@ -385,6 +391,7 @@ impl Client {
             .next()
             .await
             .unwrap_or_else(|| panic!("{:?}: slow said nothing", self.path));
+        schema::check_message(self.path, &first);
         Started { id, first }
     }
 

@@ -6,13 +6,12 @@
 //! session era, an `input_required` result answered by a retry at 2026-07-28). Shared by
 //! `matrix.rs` (a directory module, so not a test target).
 
-#![allow(dead_code)]
-
 mod client;
 mod era;
 mod fixture;
 mod http;
 pub(crate) mod refusals;
+mod schema;
 mod stdio;
 mod transcript;
 
@@ -35,14 +34,6 @@ pub(crate) enum Path {
 }
 
 impl Path {
-    /// Every path, in the order the tests name them.
-    pub(crate) const ALL: [Path; 4] = [
-        Path::HttpSession,
-        Path::HttpStateless,
-        Path::StdioSession,
-        Path::StdioStateless,
-    ];
-
     /// Whether requests on this path are of the 2026-07-28 era.
     pub(crate) fn stateless(self) -> bool {
         matches!(self, Path::HttpStateless | Path::StdioStateless)
