@@ -15,7 +15,7 @@ mod mcp_schema;
 
 use serde_json::{Value, json};
 
-use matrix_kit::{Client, Exchange, Path, Transcript, refusals};
+use matrix_kit::{Client, Exchange, Framing, Path, Transcript, refusals};
 use matrix_kit::{INSTRUCTIONS, NAME, README, SESSION_VERSION, STATELESS_VERSION, VERSION};
 
 /// `session`'s value on a session-era path, `stateless`'s at 2026-07-28.
@@ -23,11 +23,28 @@ fn by_era<T>(path: Path, session: T, stateless: T) -> T {
     if path.stateless() { stateless } else { session }
 }
 
-/// Asserts `exchange` was answered with HTTP `status` on an HTTP path (and none on stdio).
-fn assert_status(path: Path, exchange: &Exchange, status: u16) {
+/// Asserts `exchange` was answered with HTTP `status` on an HTTP path (none on stdio), as an
+/// SSE stream when `sse`, else as one JSON body (stdio: as lines).
+fn assert_answer(path: Path, exchange: &Exchange, status: u16, sse: bool) {
     let expected = path.http().then_some(status);
     assert_eq!(
         exchange.status, expected,
+        "{path:?}: {:?}",
+        exchange.response
+    );
+    assert_framing(path, exchange, sse);
+}
+
+/// Asserts how `exchange`'s answer was framed: on HTTP as SSE when `sse`, else as one JSON
+/// body; on stdio as lines.
+fn assert_framing(path: Path, exchange: &Exchange, sse: bool) {
+    let expected = match (path.http(), sse) {
+        (false, _) => Framing::Lines,
+        (true, true) => Framing::Sse,
+        (true, false) => Framing::Json,
+    };
+    assert_eq!(
+        exchange.framing, expected,
         "{path:?}: {:?}",
         exchange.response
     );
@@ -74,7 +91,7 @@ async fn conversation(path: Path) -> Transcript {
 fn opening(client: &Client, transcript: &mut Transcript) {
     let path = client.path();
     let opened = &client.opened;
-    assert_status(path, opened, 200);
+    assert_answer(path, opened, 200, false);
     let mut result = opened.result();
     let expected = match path.stateless() {
         false => json!({
@@ -105,7 +122,7 @@ fn opening(client: &Client, transcript: &mut Transcript) {
 async fn tools_list(client: &mut Client, transcript: &mut Transcript) {
     let path = client.path();
     let list = client.request("tools/list", json!({})).await;
-    assert_status(path, &list, 200);
+    assert_answer(path, &list, 200, false);
     let result = list.result();
     let names: Vec<&str> = result["tools"]
         .as_array()
@@ -136,7 +153,7 @@ async fn successful_call(client: &mut Client, transcript: &mut Transcript) {
     let path = client.path();
     let arguments = json!({"action": "create", "data": {"title": "Buy milk", "priority": 2}});
     let call = client.call("tasks", arguments).await;
-    assert_status(path, &call, 200);
+    assert_answer(path, &call, 200, false);
     assert_eq!((call.rounds, call.notes.len(), call.asked.len()), (1, 0, 0));
     let payload = tool_payload(path, &call, false);
     assert_eq!(
@@ -152,7 +169,7 @@ async fn gate_refusals(client: &mut Client, transcript: &mut Transcript) {
     let path = client.path();
     for case in refusals::gates() {
         let call = client.call("tasks", case.arguments).await;
-        assert_status(path, &call, 200);
+        assert_answer(path, &call, 200, false);
         let payload = tool_payload(path, &call, true);
         assert_eq!(payload, case.payload, "{path:?} {}", case.label);
         transcript.record(case.label, call.result());
@@ -164,13 +181,13 @@ async fn rpc_refusals(client: &mut Client, transcript: &mut Transcript) {
     let path = client.path();
     for case in refusals::rpc_cases() {
         let refused = client.request(case.method, case.params).await;
-        assert_status(path, &refused, case.status);
+        assert_answer(path, &refused, case.status, false);
         assert_eq!(*refused.error(), case.error, "{path:?} {}", case.label);
         transcript.record(case.label, refused.error().clone());
     }
     // `ping` is the session era's; 2026-07-28 removed it.
     let ping = client.request("ping", json!({})).await;
-    assert_status(path, &ping, by_era(path, 200, 404));
+    assert_answer(path, &ping, by_era(path, 200, 404), false);
     match path.stateless() {
         false => assert_eq!(ping.result(), json!({}), "{path:?}"),
         true => assert_eq!(
@@ -181,39 +198,34 @@ async fn rpc_refusals(client: &mut Client, transcript: &mut Transcript) {
     }
 }
 
+/// A `notifications/progress` for `token`, out of 2.
+fn progress(token: Value, n: f64, message: Option<&str>) -> Value {
+    let mut params = json!({"progressToken": token, "progress": n, "total": 2.0});
+    if let Some(message) = message {
+        params["message"] = json!(message);
+    }
+    json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
+}
+
+/// The log message `steps` sends at `level`.
+fn logged(level: &str) -> Value {
+    let params = match level {
+        "debug" => json!({"level": "debug", "data": "details"}),
+        _ => json!({"level": "warning", "logger": "steps", "data": {"careful": true}}),
+    };
+    json!({"jsonrpc": "2.0", "method": "notifications/message", "params": params})
+}
+
 /// `steps` reports progress twice and logs at debug and warning: the session era logs at the
-/// session's level (`logging/setLevel`), 2026-07-28 at the request's own `logLevel`.
+/// session's level (`logging/setLevel`), 2026-07-28 at the request's own `logLevel`; both
+/// answer as SSE over HTTP when something goes out besides the result.
 async fn progress_and_logging(client: &mut Client, transcript: &mut Transcript) {
     let path = client.path();
-    let progress = |token: &str, n: f64, message: Option<&str>| {
-        let mut params = json!({"progressToken": token, "progress": n, "total": 2.0});
-        if let Some(message) = message {
-            params["message"] = json!(message);
-        }
-        json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
-    };
-    let warning = json!({"jsonrpc": "2.0", "method": "notifications/message",
-        "params": {"level": "warning", "logger": "steps", "data": {"careful": true}}});
-    let debug = json!({"jsonrpc": "2.0", "method": "notifications/message",
-        "params": {"level": "debug", "data": "details"}});
     let steps = json!({"name": "steps", "arguments": {}});
-
-    // No level set: the session era logs everything, 2026-07-28 nothing.
-    let call = client
-        .request_with("tools/call", steps.clone(), Some(json!("p1")))
-        .await;
-    let logged = by_era(path, vec![debug, warning.clone()], vec![]);
-    let mut expected = vec![progress("p1", 1.0, Some("half way"))];
-    expected.extend(logged.iter().cloned());
-    expected.push(progress("p1", 2.0, None));
-    assert_eq!(call.notes, expected, "{path:?}: before a level is set");
-    let sent = tool_payload(path, &call, false);
-    let logs = !path.stateless();
-    let expected = json!({"first": true, "debug": logs, "warning": logs, "second": true});
-    assert_eq!(sent, expected, "{path:?}");
+    before_a_level(client, &steps).await;
 
     let set = client.set_log_level("warning").await;
-    assert_status(path, &set, by_era(path, 200, 404));
+    assert_answer(path, &set, by_era(path, 200, 404), false);
     match path.stateless() {
         false => assert_eq!(set.result(), json!({}), "{path:?}"),
         true => assert_eq!(
@@ -222,18 +234,15 @@ async fn progress_and_logging(client: &mut Client, transcript: &mut Transcript) 
         ),
     }
 
+    let token = json!(7);
     let call = client
-        .request_with("tools/call", steps.clone(), Some(json!(7)))
+        .request_with("tools/call", steps.clone(), Some(token.clone()))
         .await;
-    let numeric = |n: f64, message: Option<&str>| {
-        let mut note = progress("", n, message);
-        note["params"]["progressToken"] = json!(7);
-        note
-    };
+    assert_answer(path, &call, 200, true);
     let expected = [
-        numeric(1.0, Some("half way")),
-        warning.clone(),
-        numeric(2.0, None),
+        progress(token.clone(), 1.0, Some("half way")),
+        logged("warning"),
+        progress(token, 2.0, None),
     ];
     assert_eq!(call.notes, expected, "{path:?}: at warning");
     let sent = tool_payload(path, &call, false);
@@ -244,11 +253,32 @@ async fn progress_and_logging(client: &mut Client, transcript: &mut Transcript) 
 
     // Without a progress token: the log message alone.
     let call = client.request("tools/call", steps).await;
-    assert_eq!(call.notes, [warning], "{path:?}: no token");
+    assert_answer(path, &call, 200, true);
+    assert_eq!(call.notes, [logged("warning")], "{path:?}: no token");
     let sent = tool_payload(path, &call, false);
     let expected = json!({"first": false, "debug": false, "warning": true, "second": false});
     assert_eq!(sent, expected, "{path:?}");
     transcript.record("steps without a token", call.result());
+}
+
+/// No level set: the session era logs every level, 2026-07-28 nothing.
+async fn before_a_level(client: &mut Client, steps: &Value) {
+    let path = client.path();
+    let token = json!("p1");
+    let call = client
+        .request_with("tools/call", steps.clone(), Some(token.clone()))
+        .await;
+    assert_answer(path, &call, 200, true);
+    let mut expected = vec![progress(token.clone(), 1.0, Some("half way"))];
+    if !path.stateless() {
+        expected.extend([logged("debug"), logged("warning")]);
+    }
+    expected.push(progress(token, 2.0, None));
+    assert_eq!(call.notes, expected, "{path:?}: before a level is set");
+    let sent = tool_payload(path, &call, false);
+    let logs = !path.stateless();
+    let expected = json!({"first": true, "debug": logs, "warning": logs, "second": true});
+    assert_eq!(sent, expected, "{path:?}");
 }
 
 /// `ask` elicits a name and samples a summary in one round: server→client requests answered
@@ -256,7 +286,8 @@ async fn progress_and_logging(client: &mut Client, transcript: &mut Transcript) 
 async fn elicitation_and_sampling(client: &mut Client, transcript: &mut Transcript) {
     let path = client.path();
     let call = client.call("ask", json!({})).await;
-    assert_status(path, &call, 200);
+    // The session era asks on the call's own stream; 2026-07-28 answers each round as JSON.
+    assert_answer(path, &call, 200, !path.stateless());
     assert_eq!(call.rounds, by_era(path, 1, 2), "{path:?}");
     assert!(call.notes.is_empty(), "{path:?}: {:?}", call.notes);
     let expected = json!([
@@ -285,7 +316,7 @@ async fn resources(client: &mut Client, transcript: &mut Transcript) {
     let read = client
         .request("resources/read", json!({"uri": README}))
         .await;
-    assert_status(path, &read, 200);
+    assert_answer(path, &read, 200, false);
     let expected = json!({"contents": [{"uri": README, "text": "Read me first."}]});
     assert_eq!(read.result(), expected, "{path:?}");
     let templates = client.request("resources/templates/list", json!({})).await;
@@ -301,7 +332,7 @@ async fn resources(client: &mut Client, transcript: &mut Transcript) {
     let missing = client
         .request("resources/read", json!({"uri": "test://nowhere"}))
         .await;
-    assert_status(path, &missing, 200);
+    assert_answer(path, &missing, 200, false);
     let code = by_era(path, -32002, -32602);
     assert_eq!(
         *missing.error(),
@@ -320,7 +351,7 @@ async fn prompts(client: &mut Client, transcript: &mut Transcript) {
     assert_eq!(list.result(), expected, "{path:?}");
     let params = json!({"name": "greeting", "arguments": {"name": "Ada"}});
     let got = client.request("prompts/get", params).await;
-    assert_status(path, &got, 200);
+    assert_answer(path, &got, 200, false);
     let expected = json!({"description": "a greeting", "messages": [
         {"role": "user", "content": {"type": "text", "text": "Hello, Ada!"}}]});
     assert_eq!(got.result(), expected, "{path:?}");
@@ -333,7 +364,7 @@ async fn completion(client: &mut Client, transcript: &mut Transcript) {
     let params = json!({"ref": {"type": "ref/prompt", "name": "greeting"},
                         "argument": {"name": "name", "value": "A"}});
     let completed = client.request("completion/complete", params).await;
-    assert_status(path, &completed, 200);
+    assert_answer(path, &completed, 200, false);
     let expected = json!({"completion": {"values": ["Ada", "Alan"], "total": 2, "hasMore": false}});
     assert_eq!(completed.result(), expected, "{path:?}");
     transcript.record("completion/complete", completed.result());
@@ -382,7 +413,7 @@ async fn undeclared_capability(path: Path, transcript: &mut Transcript) {
     let call = client.call("ask", json!({})).await;
     match path.stateless() {
         false => {
-            assert_status(path, &call, 200);
+            assert_answer(path, &call, 200, true);
             let asked: Vec<&Value> = call.asked.iter().map(|a| &a["method"]).collect();
             assert_eq!(asked, ["elicitation/create"], "{path:?}");
             let result = call.result();
@@ -392,7 +423,7 @@ async fn undeclared_capability(path: Path, transcript: &mut Transcript) {
             transcript.record("undeclared: tool error", result);
         }
         true => {
-            assert_status(path, &call, 400);
+            assert_answer(path, &call, 400, false);
             assert!(call.asked.is_empty(), "{path:?}: {:?}", call.asked);
             assert_eq!(
                 *call.error(),

@@ -18,6 +18,17 @@ const MAX_ROUNDS: usize = 4;
 /// How long the `slow` tool may take to see its cancellation.
 const CANCEL_WAIT: Duration = Duration::from_secs(10);
 
+/// How an answer reached the client.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Framing {
+    /// HTTP, one `application/json` body.
+    Json,
+    /// HTTP, a `text/event-stream` body.
+    Sse,
+    /// stdio, lines among the others.
+    Lines,
+}
+
 /// One request, read to its response.
 #[derive(Debug)]
 pub(crate) struct Exchange {
@@ -25,6 +36,8 @@ pub(crate) struct Exchange {
     method: String,
     /// The HTTP status of the last POST (`None` on stdio).
     pub(crate) status: Option<u16>,
+    /// How the last answer was framed.
+    pub(crate) framing: Framing,
     /// The JSON-RPC response of the last round, its id checked.
     pub(crate) response: Value,
     /// The notifications the request's answer carried, every round's, in order.
@@ -144,6 +157,7 @@ impl Client {
             path,
             method: String::new(),
             status: None,
+            framing: Framing::Lines,
             response: Value::Null,
             notes: Vec::new(),
             asked: Vec::new(),
@@ -272,15 +286,22 @@ impl Client {
         self.next_id
     }
 
-    async fn send(&mut self, body: &Value) -> (Option<u16>, Option<String>) {
+    /// Sends `body`: the HTTP status, the `Mcp-Session-Id` its answer carries, and how it
+    /// is framed.
+    async fn send(&mut self, body: &Value) -> (Option<u16>, Option<String>, Framing) {
         match &mut self.wire {
             Wire::Http(http) => {
-                let (status, session) = http.send(body).await;
-                (Some(status), session)
+                let posted = http.send(body).await;
+                let framing = if posted.sse {
+                    Framing::Sse
+                } else {
+                    Framing::Json
+                };
+                (Some(posted.status), posted.session, framing)
             }
             Wire::Stdio(stdio) => {
                 stdio.send(body).await;
-                (None, None)
+                (None, None, Framing::Lines)
             }
         }
     }
@@ -295,7 +316,13 @@ impl Client {
     /// Sends `body` and reads until its response, answering the server's requests on the
     /// wire; the exchange and the `Mcp-Session-Id` its answer carried.
     async fn round(&mut self, body: Value, method: &str) -> (Exchange, Option<String>) {
-        let (status, session) = self.send(&body).await;
+        let (status, session, framing) = self.send(&body).await;
+        // 2026-07-28 mints no session.
+        assert!(
+            !self.path.stateless() || session.is_none(),
+            "{:?} {method}: Mcp-Session-Id {session:?}",
+            self.path
+        );
         let (mut notes, mut asked) = (Vec::new(), Vec::new());
         let response = loop {
             let Some(message) = self.next().await else {
@@ -324,6 +351,7 @@ impl Client {
             path: self.path,
             method: method.to_owned(),
             status,
+            framing,
             response,
             notes,
             asked,
@@ -381,7 +409,7 @@ impl Client {
         let extras = self.extras(Some(json!("slow-1")));
         let params = json!({"name": "slow", "arguments": {}});
         let body = era::request(self.path, id, "tools/call", params, &extras);
-        let (status, _) = self.send(&body).await;
+        let (status, _, _) = self.send(&body).await;
         assert!(
             status.is_none_or(|s| s == 200),
             "{:?}: {status:?}",

@@ -24,6 +24,15 @@ enum Source {
     Sse(Sse),
 }
 
+/// How a POST was answered.
+pub(crate) struct Posted {
+    pub(crate) status: u16,
+    /// The `Mcp-Session-Id` header, if any.
+    pub(crate) session: Option<String>,
+    /// Whether the body is an SSE stream (else JSON, or empty).
+    pub(crate) sse: bool,
+}
+
 /// A served endpoint, the session in use (session era) and the POST being read.
 pub(crate) struct HttpWire {
     http: Http,
@@ -67,9 +76,8 @@ impl HttpWire {
         }
     }
 
-    /// POSTs `body`; its answer is read by [`HttpWire::next`]. Answers the HTTP status and
-    /// the `Mcp-Session-Id` header, if any.
-    pub(crate) async fn send(&mut self, body: &Value) -> (u16, Option<String>) {
+    /// POSTs `body`; its answer is read by [`HttpWire::next`].
+    pub(crate) async fn send(&mut self, body: &Value) -> Posted {
         let headers = self.headers(body);
         let resp = self
             .http
@@ -95,7 +103,11 @@ impl HttpWire {
                 Err(e) => panic!("POST answered neither JSON nor SSE ({e}): {text:?}"),
             }
         };
-        (status, session)
+        Posted {
+            status,
+            session,
+            sse,
+        }
     }
 
     /// The next message the current POST carries; `None` when it carries no more.
