@@ -15,56 +15,8 @@ mod mcp_schema;
 
 use serde_json::{Value, json};
 
-use matrix_kit::{Client, Exchange, Framing, Path, Transcript, refusals};
+use matrix_kit::{Client, Path, Transcript, refusals};
 use matrix_kit::{INSTRUCTIONS, NAME, README, SESSION_VERSION, STATELESS_VERSION, VERSION};
-
-/// `session`'s value on a session-era path, `stateless`'s at 2026-07-28.
-fn by_era<T>(path: Path, session: T, stateless: T) -> T {
-    if path.stateless() { stateless } else { session }
-}
-
-/// Asserts `exchange` was answered with HTTP `status` on an HTTP path (none on stdio), as an
-/// SSE stream when `sse`, else as one JSON body (stdio: as lines).
-fn assert_answer(path: Path, exchange: &Exchange, status: u16, sse: bool) {
-    let expected = path.http().then_some(status);
-    assert_eq!(
-        exchange.status, expected,
-        "{path:?}: {:?}",
-        exchange.response
-    );
-    assert_framing(path, exchange, sse);
-}
-
-/// Asserts how `exchange`'s answer was framed: on HTTP as SSE when `sse`, else as one JSON
-/// body; on stdio as lines.
-fn assert_framing(path: Path, exchange: &Exchange, sse: bool) {
-    let expected = match (path.http(), sse) {
-        (false, _) => Framing::Lines,
-        (true, true) => Framing::Sse,
-        (true, false) => Framing::Json,
-    };
-    assert_eq!(
-        exchange.framing, expected,
-        "{path:?}: {:?}",
-        exchange.response
-    );
-}
-
-/// The JSON of a tool result's one text item, which must say `is_error`.
-fn tool_payload(path: Path, exchange: &Exchange, is_error: bool) -> Value {
-    let result = exchange.result();
-    assert_eq!(result["isError"], is_error, "{path:?}: {result}");
-    let mut keys: Vec<&String> = result.as_object().unwrap().keys().collect();
-    keys.sort();
-    assert_eq!(keys, ["content", "isError"], "{path:?}: {result}");
-    assert_eq!(
-        result["content"].as_array().map(Vec::len),
-        Some(1),
-        "{result}"
-    );
-    assert_eq!(result["content"][0]["type"], "text", "{path:?}: {result}");
-    exchange.tool_json()
-}
 
 /// The whole conversation on `path`: what it answered where the eras agree.
 async fn conversation(path: Path) -> Transcript {
@@ -75,6 +27,8 @@ async fn conversation(path: Path) -> Transcript {
     successful_call(&mut client, &mut transcript).await;
     gate_refusals(&mut client, &mut transcript).await;
     rpc_refusals(&mut client, &mut transcript).await;
+    framing_refusals(&mut client, &mut transcript).await;
+    help(&mut client, &mut transcript).await;
     progress_and_logging(&mut client, &mut transcript).await;
     elicitation_and_sampling(&mut client, &mut transcript).await;
     resources(&mut client, &mut transcript).await;
@@ -91,7 +45,7 @@ async fn conversation(path: Path) -> Transcript {
 fn opening(client: &Client, transcript: &mut Transcript) {
     let path = client.path();
     let opened = &client.opened;
-    assert_answer(path, opened, 200, false);
+    opened.assert_answer(200, false);
     let mut result = opened.result();
     let expected = match path.stateless() {
         false => json!({
@@ -122,7 +76,7 @@ fn opening(client: &Client, transcript: &mut Transcript) {
 async fn tools_list(client: &mut Client, transcript: &mut Transcript) {
     let path = client.path();
     let list = client.request("tools/list", json!({})).await;
-    assert_answer(path, &list, 200, false);
+    list.assert_answer(200, false);
     let result = list.result();
     let names: Vec<&str> = result["tools"]
         .as_array()
@@ -153,9 +107,9 @@ async fn successful_call(client: &mut Client, transcript: &mut Transcript) {
     let path = client.path();
     let arguments = json!({"action": "create", "data": {"title": "Buy milk", "priority": 2}});
     let call = client.call("tasks", arguments).await;
-    assert_answer(path, &call, 200, false);
+    call.assert_answer(200, false);
     assert_eq!((call.rounds, call.notes.len(), call.asked.len()), (1, 0, 0));
-    let payload = tool_payload(path, &call, false);
+    let payload = call.tool_payload(false);
     assert_eq!(
         payload,
         json!({"created": "Buy milk", "priority": 2}),
@@ -169,8 +123,8 @@ async fn gate_refusals(client: &mut Client, transcript: &mut Transcript) {
     let path = client.path();
     for case in refusals::gates() {
         let call = client.call("tasks", case.arguments).await;
-        assert_answer(path, &call, 200, false);
-        let payload = tool_payload(path, &call, true);
+        call.assert_answer(200, false);
+        let payload = call.tool_payload(true);
         assert_eq!(payload, case.payload, "{path:?} {}", case.label);
         transcript.record(case.label, call.result());
     }
@@ -181,13 +135,13 @@ async fn rpc_refusals(client: &mut Client, transcript: &mut Transcript) {
     let path = client.path();
     for case in refusals::rpc_cases() {
         let refused = client.request(case.method, case.params).await;
-        assert_answer(path, &refused, case.status, false);
+        refused.assert_answer(case.status, false);
         assert_eq!(*refused.error(), case.error, "{path:?} {}", case.label);
         transcript.record(case.label, refused.error().clone());
     }
     // `ping` is the session era's; 2026-07-28 removed it.
     let ping = client.request("ping", json!({})).await;
-    assert_answer(path, &ping, by_era(path, 200, 404), false);
+    ping.assert_answer(path.by_era(200, 404), false);
     match path.stateless() {
         false => assert_eq!(ping.result(), json!({}), "{path:?}"),
         true => assert_eq!(
@@ -196,6 +150,39 @@ async fn rpc_refusals(client: &mut Client, transcript: &mut Transcript) {
             "{path:?}"
         ),
     }
+}
+
+/// What is not one JSON-RPC request: a parse error, a batch, JSON-RPC 1.0 (each refused with
+/// HTTP 400 and its code, worded per transport); and a notification nobody knows, ignored.
+async fn framing_refusals(client: &mut Client, transcript: &mut Transcript) {
+    let path = client.path();
+    let request = client.body("tools/list", json!({}));
+    for case in refusals::framing_cases(path, &request) {
+        let (status, answer) = client.send_text(&case.text).await;
+        let label = case.label;
+        assert_eq!(
+            status,
+            path.http().then_some(400),
+            "{path:?} {label}: {answer}"
+        );
+        let expected = json!({"jsonrpc": "2.0", "id": case.id, "error": case.error});
+        assert_eq!(answer, expected, "{path:?} {label}");
+        transcript.record(label, answer["error"]["code"].clone());
+    }
+    let status = client.notify("notifications/frobnicated", json!({})).await;
+    assert_eq!(status, path.http().then_some(202), "{path:?}");
+}
+
+/// `help` answers the same index of the tools on every path.
+async fn help(client: &mut Client, transcript: &mut Transcript) {
+    let path = client.path();
+    let call = client.call("help", json!({"tool": "tasks"})).await;
+    call.assert_answer(200, false);
+    let result = call.result();
+    assert_eq!(result["isError"], false, "{path:?}: {result}");
+    let text = result["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(text.contains("Create a task"), "{path:?}: {text}");
+    transcript.record("help tasks", result);
 }
 
 /// A `notifications/progress` for `token`, out of 2.
@@ -225,7 +212,7 @@ async fn progress_and_logging(client: &mut Client, transcript: &mut Transcript) 
     before_a_level(client, &steps).await;
 
     let set = client.set_log_level("warning").await;
-    assert_answer(path, &set, by_era(path, 200, 404), false);
+    set.assert_answer(path.by_era(200, 404), false);
     match path.stateless() {
         false => assert_eq!(set.result(), json!({}), "{path:?}"),
         true => assert_eq!(
@@ -238,14 +225,14 @@ async fn progress_and_logging(client: &mut Client, transcript: &mut Transcript) 
     let call = client
         .request_with("tools/call", steps.clone(), Some(token.clone()))
         .await;
-    assert_answer(path, &call, 200, true);
+    call.assert_answer(200, true);
     let expected = [
         progress(token.clone(), 1.0, Some("half way")),
         logged("warning"),
         progress(token, 2.0, None),
     ];
     assert_eq!(call.notes, expected, "{path:?}: at warning");
-    let sent = tool_payload(path, &call, false);
+    let sent = call.tool_payload(false);
     let expected = json!({"first": true, "debug": false, "warning": true, "second": true});
     assert_eq!(sent, expected, "{path:?}");
     transcript.record("steps at warning: notes", json!(call.notes));
@@ -253,9 +240,9 @@ async fn progress_and_logging(client: &mut Client, transcript: &mut Transcript) 
 
     // Without a progress token: the log message alone.
     let call = client.request("tools/call", steps).await;
-    assert_answer(path, &call, 200, true);
+    call.assert_answer(200, true);
     assert_eq!(call.notes, [logged("warning")], "{path:?}: no token");
-    let sent = tool_payload(path, &call, false);
+    let sent = call.tool_payload(false);
     let expected = json!({"first": false, "debug": false, "warning": true, "second": false});
     assert_eq!(sent, expected, "{path:?}");
     transcript.record("steps without a token", call.result());
@@ -268,14 +255,14 @@ async fn before_a_level(client: &mut Client, steps: &Value) {
     let call = client
         .request_with("tools/call", steps.clone(), Some(token.clone()))
         .await;
-    assert_answer(path, &call, 200, true);
+    call.assert_answer(200, true);
     let mut expected = vec![progress(token.clone(), 1.0, Some("half way"))];
     if !path.stateless() {
         expected.extend([logged("debug"), logged("warning")]);
     }
     expected.push(progress(token, 2.0, None));
     assert_eq!(call.notes, expected, "{path:?}: before a level is set");
-    let sent = tool_payload(path, &call, false);
+    let sent = call.tool_payload(false);
     let logs = !path.stateless();
     let expected = json!({"first": true, "debug": logs, "warning": logs, "second": true});
     assert_eq!(sent, expected, "{path:?}");
@@ -287,8 +274,8 @@ async fn elicitation_and_sampling(client: &mut Client, transcript: &mut Transcri
     let path = client.path();
     let call = client.call("ask", json!({})).await;
     // The session era asks on the call's own stream; 2026-07-28 answers each round as JSON.
-    assert_answer(path, &call, 200, !path.stateless());
-    assert_eq!(call.rounds, by_era(path, 1, 2), "{path:?}");
+    call.assert_answer(200, !path.stateless());
+    assert_eq!(call.rounds, path.by_era(1, 2), "{path:?}");
     assert!(call.notes.is_empty(), "{path:?}: {:?}", call.notes);
     let expected = json!([
         {"method": "elicitation/create", "params": {"message": "What is your name?",
@@ -298,7 +285,7 @@ async fn elicitation_and_sampling(client: &mut Client, transcript: &mut Transcri
             {"role": "user", "content": {"type": "text", "text": "Summarize the task"}}]}},
     ]);
     assert_eq!(json!(call.asked), expected, "{path:?}");
-    let answered = tool_payload(path, &call, false);
+    let answered = call.tool_payload(false);
     assert_eq!(
         answered,
         json!({"name": "Ada", "summary": "A short summary.", "model": "matrix-model"}),
@@ -316,7 +303,7 @@ async fn resources(client: &mut Client, transcript: &mut Transcript) {
     let read = client
         .request("resources/read", json!({"uri": README}))
         .await;
-    assert_answer(path, &read, 200, false);
+    read.assert_answer(200, false);
     let expected = json!({"contents": [{"uri": README, "text": "Read me first."}]});
     assert_eq!(read.result(), expected, "{path:?}");
     let templates = client.request("resources/templates/list", json!({})).await;
@@ -328,12 +315,26 @@ async fn resources(client: &mut Client, transcript: &mut Transcript) {
     transcript.record("resources/list", list.result());
     transcript.record("resources/read", read.result());
 
+    // Subscribing is the session era's; 2026-07-28 listens instead (subscriptions/listen).
+    let subscribe = client
+        .request("resources/subscribe", json!({"uri": README}))
+        .await;
+    subscribe.assert_answer(path.by_era(200, 404), false);
+    match path.stateless() {
+        false => assert_eq!(subscribe.result(), json!({}), "{path:?}"),
+        true => assert_eq!(
+            *subscribe.error(),
+            json!({"code": -32601, "message": "Method not found"}),
+            "{path:?}"
+        ),
+    }
+
     // Not found: -32002 up to 2025-11-25, -32602 from 2026-07-28.
     let missing = client
         .request("resources/read", json!({"uri": "test://nowhere"}))
         .await;
-    assert_answer(path, &missing, 200, false);
-    let code = by_era(path, -32002, -32602);
+    missing.assert_answer(200, false);
+    let code = path.by_era(-32002, -32602);
     assert_eq!(
         *missing.error(),
         json!({"code": code, "message": "Resource not found: test://nowhere",
@@ -351,7 +352,7 @@ async fn prompts(client: &mut Client, transcript: &mut Transcript) {
     assert_eq!(list.result(), expected, "{path:?}");
     let params = json!({"name": "greeting", "arguments": {"name": "Ada"}});
     let got = client.request("prompts/get", params).await;
-    assert_answer(path, &got, 200, false);
+    got.assert_answer(200, false);
     let expected = json!({"description": "a greeting", "messages": [
         {"role": "user", "content": {"type": "text", "text": "Hello, Ada!"}}]});
     assert_eq!(got.result(), expected, "{path:?}");
@@ -364,7 +365,7 @@ async fn completion(client: &mut Client, transcript: &mut Transcript) {
     let params = json!({"ref": {"type": "ref/prompt", "name": "greeting"},
                         "argument": {"name": "name", "value": "A"}});
     let completed = client.request("completion/complete", params).await;
-    assert_answer(path, &completed, 200, false);
+    completed.assert_answer(200, false);
     let expected = json!({"completion": {"values": ["Ada", "Alan"], "total": 2, "hasMore": false}});
     assert_eq!(completed.result(), expected, "{path:?}");
     transcript.record("completion/complete", completed.result());
@@ -379,7 +380,7 @@ async fn cancellation(client: &mut Client, transcript: &mut Transcript) {
     let expected = json!({"jsonrpc": "2.0", "method": "notifications/progress",
         "params": {"progressToken": "slow-1", "progress": 1.0, "message": "started"}});
     assert_eq!(started.first, expected, "{path:?}");
-    let probe = by_era(path, "ping", "server/discover");
+    let probe = path.by_era("ping", "server/discover");
     let cancelled = client.cancel(&started, probe).await;
     assert_eq!(cancelled.status, path.http().then_some(202), "{path:?}");
     assert_eq!(
@@ -396,7 +397,7 @@ async fn cancellation(client: &mut Client, transcript: &mut Transcript) {
             json!({"action": "create", "data": {"title": "Next"}}),
         )
         .await;
-    let payload = tool_payload(path, &call, false);
+    let payload = call.tool_payload(false);
     assert_eq!(
         payload,
         json!({"created": "Next", "priority": null}),
@@ -413,7 +414,7 @@ async fn undeclared_capability(path: Path, transcript: &mut Transcript) {
     let call = client.call("ask", json!({})).await;
     match path.stateless() {
         false => {
-            assert_answer(path, &call, 200, true);
+            call.assert_answer(200, true);
             let asked: Vec<&Value> = call.asked.iter().map(|a| &a["method"]).collect();
             assert_eq!(asked, ["elicitation/create"], "{path:?}");
             let result = call.result();
@@ -423,7 +424,7 @@ async fn undeclared_capability(path: Path, transcript: &mut Transcript) {
             transcript.record("undeclared: tool error", result);
         }
         true => {
-            assert_answer(path, &call, 400, false);
+            call.assert_answer(400, false);
             assert!(call.asked.is_empty(), "{path:?}: {:?}", call.asked);
             assert_eq!(
                 *call.error(),

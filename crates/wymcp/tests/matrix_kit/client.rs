@@ -13,6 +13,7 @@ use super::schema;
 use super::stdio::StdioWire;
 
 mod cancel;
+mod expect;
 
 /// How many `input_required` rounds a request may take before the test fails.
 const MAX_ROUNDS: usize = 4;
@@ -235,6 +236,29 @@ impl Client {
         exchange
     }
 
+    /// A request of `method` with `params` as this path frames it (with the next id), not
+    /// sent.
+    pub(crate) fn body(&mut self, method: &str, params: Value) -> Value {
+        let id = self.take_id();
+        era::request(self.path, id, method, params, &self.extras(None))
+    }
+
+    /// Sends `text` as it is (a line on stdio, a POST body on HTTP): the HTTP status and the
+    /// one message answering it.
+    pub(crate) async fn send_text(&mut self, text: &str) -> (Option<u16>, Value) {
+        let status = match &mut self.wire {
+            Wire::Http(http) => Some(http.send_text(text).await.status),
+            Wire::Stdio(stdio) => {
+                stdio.send_line(text).await;
+                None
+            }
+        };
+        let Some(answer) = self.next().await else {
+            panic!("{:?}: {text:?} was answered nothing", self.path);
+        };
+        (status, answer)
+    }
+
     /// Sends a notification: the HTTP status, if any.
     pub(crate) async fn notify(&mut self, method: &str, params: Value) -> Option<u16> {
         let mut message = json!({"jsonrpc": "2.0", "method": method});
@@ -258,9 +282,13 @@ impl Client {
         }
     }
 
-    fn take_id(&mut self) -> i64 {
+    /// The next request id: numbers and strings in turn, so every path echoes both kinds.
+    fn take_id(&mut self) -> Value {
         self.next_id += 1;
-        self.next_id
+        match self.next_id % 2 {
+            0 => json!(self.next_id),
+            _ => json!(format!("m-{}", self.next_id)),
+        }
     }
 
     /// Sends `body`: the HTTP status, the `Mcp-Session-Id` its answer carries, and how it

@@ -34,7 +34,13 @@ pub(crate) struct Extras {
 
 /// A JSON-RPC request of `method` on `path`: the stateless era puts the envelope and the log
 /// level in `params._meta`; both eras the progress token.
-pub(crate) fn request(path: Path, id: i64, method: &str, params: Value, extras: &Extras) -> Value {
+pub(crate) fn request(
+    path: Path,
+    id: Value,
+    method: &str,
+    params: Value,
+    extras: &Extras,
+) -> Value {
     let mut params = match params {
         Value::Null => json!({}),
         params => params,

@@ -8,7 +8,7 @@ use serde_json::Value;
 use wymcp::Server;
 use wymcp::transport::http::StreamableHttp;
 
-use super::era::SESSION_VERSION;
+use super::era::{SESSION_VERSION, STATELESS_VERSION};
 use crate::http_harness::{Http, Sse, borrowed, modern_headers};
 
 /// How long one SSE chunk may take before the test fails.
@@ -79,10 +79,24 @@ impl HttpWire {
     /// POSTs `body`; its answer is read by [`HttpWire::next`].
     pub(crate) async fn send(&mut self, body: &Value) -> Posted {
         let headers = self.headers(body);
-        let resp = self
-            .http
-            .post_with(&borrowed(&headers), body.to_string())
-            .await;
+        self.send_with(&headers, body.to_string()).await
+    }
+
+    /// POSTs `text` as it is (not necessarily JSON-RPC), with the session's headers or
+    /// 2026-07-28's version header alone; its answer is read by [`HttpWire::next`].
+    pub(crate) async fn send_text(&mut self, text: &str) -> Posted {
+        let headers = match self.stateless {
+            true => vec![(
+                "MCP-Protocol-Version".to_owned(),
+                STATELESS_VERSION.to_owned(),
+            )],
+            false => self.headers(&Value::Null),
+        };
+        self.send_with(&headers, text.to_owned()).await
+    }
+
+    async fn send_with(&mut self, headers: &[(String, String)], body: String) -> Posted {
+        let resp = self.http.post_with(&borrowed(headers), body).await;
         let status = resp.status().as_u16();
         let session = resp
             .headers()

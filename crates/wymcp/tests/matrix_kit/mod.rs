@@ -15,7 +15,7 @@ mod schema;
 mod stdio;
 mod transcript;
 
-pub(crate) use client::{Client, Exchange, Framing};
+pub(crate) use client::Client;
 pub(crate) use era::{SESSION_VERSION, STATELESS_VERSION};
 pub(crate) use fixture::{INSTRUCTIONS, NAME, README, VERSION};
 pub(crate) use transcript::Transcript;
@@ -34,6 +34,11 @@ pub(crate) enum Path {
 }
 
 impl Path {
+    /// `session`'s value on a session-era path, `stateless`'s at 2026-07-28.
+    pub(crate) fn by_era<T>(self, session: T, stateless: T) -> T {
+        if self.stateless() { stateless } else { session }
+    }
+
     /// Whether requests on this path are of the 2026-07-28 era.
     pub(crate) fn stateless(self) -> bool {
         matches!(self, Path::HttpStateless | Path::StdioStateless)

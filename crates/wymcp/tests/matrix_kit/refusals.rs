@@ -1,7 +1,10 @@
-//! The refusals the matrix server must give on every path alike: each gate of the `tasks`
-//! tool (an `isError` result), and the JSON-RPC errors of tools and prompts.
+//! The refusals the matrix server must give: each gate of the `tasks` tool (an `isError`
+//! result) and the JSON-RPC errors of tools and prompts, alike on every path; and the
+//! refusals of what is not one request, worded per transport.
 
 use serde_json::{Value, json};
+
+use super::Path;
 
 /// A `tasks` call one gate refuses.
 pub(crate) struct GateCase {
@@ -187,5 +190,80 @@ pub(crate) fn rpc_cases() -> Vec<RpcCase> {
                 json!({"prompt": "greeting"}),
             ),
         ),
+    ]
+}
+
+/// A text that is not one JSON-RPC request, and the error answering it on one path.
+pub(crate) struct FramingCase {
+    pub(crate) label: &'static str,
+    pub(crate) text: String,
+    /// The id of the answer (`null` when none could be read).
+    pub(crate) id: Value,
+    pub(crate) error: Value,
+}
+
+/// A refusal worded with `message` the code's name and the reason in `data` (`structured`:
+/// HTTP, and the stateless era's own checks on stdio too) or with the reason in `message`
+/// (stdio's framing, and its session era).
+fn worded(structured: bool, code: i64, name: &str, data: Value, reason: &str) -> Value {
+    match structured {
+        true => json!({"code": code, "message": name, "data": data}),
+        false => json!({"code": code, "message": reason}),
+    }
+}
+
+/// What is not one JSON-RPC request, derived from `request` (a valid request on `path`): a
+/// parse error and a batch (2025-11-25 and 2026-07-28 take none), refused by the transport's
+/// framing; JSON-RPC 1.0, refused by each era's serving.
+pub(crate) fn framing_cases(path: Path, request: &Value) -> Vec<FramingCase> {
+    let batch = match (path.http(), path.stateless()) {
+        (true, false) => {
+            "JSON-RPC batches are not supported by protocol version 2025-11-25. \
+                          Send one message per POST."
+        }
+        (true, true) => "MCP 2026-07-28 takes one JSON-RPC request per POST",
+        (false, _) => "JSON-RPC batches are not supported on stdio. Send one message per line.",
+    };
+    let version = "\"jsonrpc\" must be the string \"2.0\"";
+    let mut old = request.clone();
+    old["jsonrpc"] = json!("1.0");
+    vec![
+        FramingCase {
+            label: "not JSON",
+            text: "{not json".to_owned(),
+            id: Value::Null,
+            error: worded(
+                path.http(),
+                -32700,
+                "Parse error",
+                json!({"reason": "Malformed JSON"}),
+                "Parse error: malformed JSON",
+            ),
+        },
+        FramingCase {
+            label: "a batch",
+            text: json!([request]).to_string(),
+            id: Value::Null,
+            error: worded(
+                path.http(),
+                -32600,
+                "Invalid Request",
+                json!({"error": batch}),
+                batch,
+            ),
+        },
+        FramingCase {
+            label: "JSON-RPC 1.0",
+            text: old.to_string(),
+            id: request["id"].clone(),
+            // The stateless era words it as HTTP does, on stdio too.
+            error: worded(
+                path != Path::StdioSession,
+                -32600,
+                "Invalid Request",
+                json!({"error": version}),
+                version,
+            ),
+        },
     ]
 }

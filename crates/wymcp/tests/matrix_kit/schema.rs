@@ -41,7 +41,7 @@ fn assert_valid(path: Path, definition: &'static str, value: &Value) {
 fn session_result(method: &str) -> &'static str {
     match method {
         "initialize" => "InitializeResult",
-        "ping" | "logging/setLevel" => "EmptyResult",
+        "ping" | "logging/setLevel" | "resources/subscribe" => "EmptyResult",
         "tools/list" => "ListToolsResult",
         "tools/call" => "CallToolResult",
         "resources/list" => "ListResourcesResult",

@@ -44,7 +44,12 @@ impl StdioWire {
 
     /// Writes `message` as one line.
     pub(crate) async fn send(&mut self, message: &Value) {
-        let line = format!("{message}\n");
+        self.send_line(&message.to_string()).await;
+    }
+
+    /// Writes `text` as one line, as it is.
+    pub(crate) async fn send_line(&mut self, text: &str) {
+        let line = format!("{text}\n");
         self.write
             .write_all(line.as_bytes())
             .await

@@ -11,7 +11,7 @@ use crate::matrix_kit::schema;
 /// A `slow` call running, its first progress notification read.
 pub(crate) struct Started {
     /// The call's request id.
-    pub(crate) id: i64,
+    pub(crate) id: Value,
     /// The first message its answer carried.
     pub(crate) first: Value,
 }
@@ -38,7 +38,7 @@ impl Client {
         let id = self.take_id();
         let extras = self.extras(Some(json!("slow-1")));
         let params = json!({"name": "slow", "arguments": {}});
-        let body = era::request(self.path, id, "tools/call", params, &extras);
+        let body = era::request(self.path, id.clone(), "tools/call", params, &extras);
         let (status, _, _) = self.send(&body).await;
         assert!(
             status.is_none_or(|s| s == 200),
@@ -77,7 +77,8 @@ impl Client {
             }
             Path::StdioSession | Path::StdioStateless => {
                 let id = self.take_id();
-                let body = era::request(self.path, id, probe, json!({}), &self.extras(None));
+                let body =
+                    era::request(self.path, id.clone(), probe, json!({}), &self.extras(None));
                 self.send(&body).await;
                 loop {
                     let message = self.next().await.expect("stdout ended");
