@@ -259,6 +259,15 @@ impl Client {
         (status, answer)
     }
 
+    /// Ends the conversation: stdio closes its input and must then end cleanly with nothing
+    /// more written; HTTP ends its session with DELETE, or (2026-07-28) is told there is none.
+    pub(crate) async fn close(self) {
+        match self.wire {
+            Wire::Stdio(stdio) => stdio.close().await,
+            Wire::Http(http) => http.close().await,
+        }
+    }
+
     /// Sends a notification: the HTTP status, if any.
     pub(crate) async fn notify(&mut self, method: &str, params: Value) -> Option<u16> {
         let mut message = json!({"jsonrpc": "2.0", "method": method});

@@ -4,12 +4,12 @@
 
 use std::time::Duration;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 use wymcp::Server;
 use wymcp::transport::http::StreamableHttp;
 
 use super::era::{SESSION_VERSION, STATELESS_VERSION};
-use crate::http_harness::{Http, Sse, borrowed, modern_headers};
+use crate::http_harness::{Answer, Http, Sse, borrowed, modern_headers};
 
 /// How long one SSE chunk may take before the test fails.
 const CHUNK_WAIT: Duration = Duration::from_secs(10);
@@ -151,5 +151,34 @@ impl HttpWire {
             .await;
         assert!(answer.text.is_empty(), "{}", answer.text);
         answer.status.as_u16()
+    }
+
+    /// Ends the conversation. In a session: DELETE answers 200, and the session is gone (a
+    /// request naming it is answered 404 `-32001`). At 2026-07-28: DELETE answers 405, `Allow:
+    /// POST`, there being no session to end.
+    pub(crate) async fn close(self) {
+        let Some(session) = self.session.clone() else {
+            let headers = [("MCP-Protocol-Version", STATELESS_VERSION)];
+            let resp = self.http.send(reqwest::Method::DELETE, &headers).await;
+            let answer = Answer::read(resp).await;
+            assert_eq!(answer.status, 405, "{}", answer.text);
+            assert_eq!(answer.header("allow"), Some("POST"));
+            let error = "Method Not Allowed: MCP 2026-07-28 is served by POST only";
+            assert_eq!(answer.json(), json!({"error": error}));
+            return;
+        };
+        self.http.delete(&session).await;
+        let list = json!({"jsonrpc": "2.0", "id": "gone", "method": "tools/list"});
+        let headers = self.headers(&list);
+        let answer = self
+            .http
+            .post_raw(&borrowed(&headers), list.to_string())
+            .await;
+        assert_eq!(answer.status, 404, "{}", answer.text);
+        let terminated = json!({"code": -32001, "message": "Session terminated"});
+        assert_eq!(
+            answer.json(),
+            json!({"jsonrpc": "2.0", "id": "gone", "error": terminated})
+        );
     }
 }

@@ -109,11 +109,4 @@ impl Client {
             .expect("the server is alive");
         seen.clone().expect("a token")
     }
-
-    /// Ends the conversation; stdio must then end cleanly, with nothing more written.
-    pub(crate) async fn close(self) {
-        if let Wire::Stdio(stdio) = self.wire {
-            stdio.close().await;
-        }
-    }
 }
