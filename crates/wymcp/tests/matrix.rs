@@ -1,11 +1,13 @@
 //! One scripted conversation over every path a request can take (HTTP and stdio, each in the
 //! session era after `initialize` and at 2026-07-28 with the envelope on every request):
-//! opening, `tools/list`, a call that succeeds, every gate refusal, JSON-RPC refusals,
-//! progress and logging, elicitation and sampling, resources, prompts, completion and
-//! cancellation. Each step asserts the exact payload where the eras agree and each era's own
-//! answer where they differ; the last test runs every path and compares their transcripts
-//! whole. Only the wire is used: a real HTTP server on 127.0.0.1 and `serve_io` over an
-//! in-memory pipe (`matrix_kit`).
+//! opening, `tools/list`, a call that succeeds, every gate refusal, JSON-RPC and framing
+//! refusals, `help`, progress and logging, elicitation and sampling, resources, prompts,
+//! completion, cancellation, the end of the conversation, and a capability the client did not
+//! declare. Each step asserts the exact payload where the eras agree and each era's own answer
+//! where they differ (HTTP statuses and SSE or JSON framing included); every message read is
+//! checked against its era's official schema; the last test runs every path and compares their
+//! transcripts whole. Only the wire is used: a real HTTP server on 127.0.0.1 and `serve_io`
+//! over an in-memory pipe (`matrix_kit`).
 
 #![allow(clippy::unwrap_used, missing_docs)]
 
