@@ -256,14 +256,8 @@ pub(crate) fn framing_cases(path: Path, request: &Value) -> Vec<FramingCase> {
             label: "JSON-RPC 1.0",
             text: old.to_string(),
             id: request["id"].clone(),
-            // The stateless era words it as HTTP does, on stdio too.
-            error: worded(
-                path != Path::StdioSession,
-                -32600,
-                "Invalid Request",
-                json!({"error": version}),
-                version,
-            ),
+            // Refused by the serving core: worded alike on every path.
+            error: json!({"code": -32600, "message": "Invalid Request", "data": {"error": version}}),
         },
     ]
 }
