@@ -512,15 +512,21 @@ impl Context {
         if !self.inner.protocol_version.is_stateless() || self.declares(capability, sub) {
             return false;
         }
-        let required = match sub {
-            Some(sub) => serde_json::json!({ capability: { sub: {} } }),
-            None => serde_json::json!({ capability: {} }),
-        };
-        *self
+        // Every capability the call asked for is named, not only the last one.
+        let mut required = self
             .inner
             .required_capabilities
             .lock()
-            .unwrap_or_else(PoisonError::into_inner) = Some(required);
+            .unwrap_or_else(PoisonError::into_inner);
+        let all = required.get_or_insert_with(|| Value::Object(Map::new()));
+        if let Some(all) = all.as_object_mut() {
+            let entry = all
+                .entry(capability)
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let (Some(sub), Some(entry)) = (sub, entry.as_object_mut()) {
+                entry.insert(sub.to_owned(), Value::Object(Map::new()));
+            }
+        }
         true
     }
 
@@ -742,5 +748,29 @@ struct Pending<'a> {
 impl Drop for Pending<'_> {
     fn drop(&mut self) {
         self.session.forget_request(self.id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::Context;
+    use crate::ProtocolVersion;
+    use crate::session::{Elicitation, Sampling};
+
+    #[tokio::test]
+    async fn a_stateless_call_names_every_capability_it_lacked() {
+        let ctx = Context::builder()
+            .protocol_version(ProtocolVersion::V2026_07_28)
+            .client_capabilities(json!({}))
+            .build();
+        assert!(ctx.sample(Sampling::prompt("hi")).await.is_err());
+        let form = Elicitation::form("name?", json!({"type": "object"}));
+        assert!(ctx.elicit(form).await.is_err());
+        assert_eq!(
+            ctx.required_capabilities(),
+            Some(json!({"sampling": {}, "elicitation": {}}))
+        );
     }
 }
