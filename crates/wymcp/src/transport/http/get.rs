@@ -7,14 +7,16 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::Request;
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use bytes::Bytes;
 use futures_util::stream::{self, Stream, StreamExt as _};
+use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::checks::{WireRefusal, accepts, header_str, plain_refusal, wire_checks};
+use super::events::LoggedEvent;
 use super::service::{GET_STREAM, SESSION_NAME, State, VERSION_NAME};
 use super::sse;
 use super::streams::StreamEvent;
@@ -52,47 +54,15 @@ async fn open(state: Arc<State>, req: Request) -> Result<Response, WireRefusal> 
     if super::header_names_stateless(headers) {
         return Ok(super::stateless_method_not_allowed());
     }
-    if !accepts(headers, "text/event-stream") {
-        return Err((
-            StatusCode::NOT_ACCEPTABLE,
-            "Not Acceptable: the client must accept text/event-stream".to_owned(),
-        )
-            .into());
-    }
-    let Some(session) = header_str(headers, &SESSION_NAME) else {
-        return Err((
-            StatusCode::BAD_REQUEST,
-            "Missing mcp-session-id header".to_owned(),
-        )
-            .into());
-    };
-    let requested = match header_str(headers, &VERSION_NAME) {
-        None => None,
-        Some(raw) => match raw.trim().parse::<ProtocolVersion>() {
-            Ok(v) if !v.is_stateless() => Some(v),
-            _ => {
-                return Err((
-                    StatusCode::BAD_REQUEST,
-                    "Unsupported MCP-Protocol-Version header".to_owned(),
-                )
-                    .into());
-            }
-        },
-    };
+    let (session, requested) = read_headers(headers)?;
     let core = &state.core;
     let record = core
-        .resolve(session, identity.as_ref(), &serde_json::Value::Null, None)
+        .resolve(session, identity.as_ref(), &Value::Null, None)
         .await
         .map_err(session_refusal)?;
-    core.check_version(&record, requested, &serde_json::Value::Null)
+    core.check_version(&record, requested, &Value::Null)
         .map_err(session_refusal)?;
-    let last_event_id = if headers.get_all("last-event-id").iter().count() > 1 {
-        tracing::warn!("SSE resumption point discarded: duplicated Last-Event-ID header");
-        None
-    } else {
-        header_str(headers, "last-event-id").map(str::to_owned)
-    };
-
+    let last_event_id = last_event_id(headers);
     // A GET resuming a POST stream (SEP-1699 polling) carries what that stream's call sends
     // from now on; it attaches before the replay is read, so no event falls in between (an
     // event both replayed and delivered live is written once).
@@ -108,50 +78,25 @@ async fn open(state: Arc<State>, req: Request) -> Result<Response, WireRefusal> 
     if resumed.is_none()
         && let Some(note) = core.handle(&record).on_stream_attached()
     {
-        let _ = tx.send(StreamEvent {
-            id: None,
-            data: note.to_string(),
-        });
+        let data = note.to_string();
+        let _ = tx.send(StreamEvent { id: None, data });
     }
-    let generation = state
-        .streams
-        .attach_stream(&record.id, tx, stop.clone(), resumed.clone());
-
-    let mut first = Vec::new();
-    if let Some(last) = &last_event_id {
-        match state.events.replay_after(&record.id, last).await {
-            Ok(Some(missed)) => first.extend(missed.into_iter().filter(|e| !e.data.is_empty())),
-            Ok(None) => tracing::warn!(
-                last_event_id = %wymcp_core::bound::echo(last),
-                "SSE resumption point discarded: unknown or expired event id"
-            ),
-            Err(err) => tracing::warn!(%err, "SSE replay failed"),
-        }
-    }
-    let replayed: HashSet<String> = first.iter().map(|e| e.id.clone()).collect();
+    let generation = (state.streams).attach_stream(&record.id, tx, stop.clone(), resumed.clone());
     let attached = Attached {
         state: state.clone(),
         session: record.id.clone(),
         generation,
     };
+    let first = replay(&state, &record.id, last_event_id.as_deref()).await;
+    let replayed: HashSet<String> = first.iter().map(|e| e.id.clone()).collect();
     // The priming event belongs to the stream resumed, so a later resumption continues it.
-    let priming = match state
-        .events
-        .append(
-            &record.id,
-            resumed.as_deref().unwrap_or(GET_STREAM),
-            String::new(),
-        )
-        .await
-    {
+    let stream = resumed.as_deref().unwrap_or(GET_STREAM);
+    let priming = match state.events.append(&record.id, stream, String::new()).await {
         Ok(id) => id,
         Err(err) => {
             tracing::error!(%err, "SSE event log failed");
-            return Err((
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "Event log unavailable".to_owned(),
-            )
-                .into());
+            let refusal = (StatusCode::INTERNAL_SERVER_ERROR, "Event log unavailable");
+            return Err((refusal.0, refusal.1.to_owned()).into());
         }
     };
     let mut head: Vec<Bytes> = first
@@ -159,16 +104,69 @@ async fn open(state: Arc<State>, req: Request) -> Result<Response, WireRefusal> 
         .map(|e| sse::event(Some(&e.id), None, &e.data))
         .collect();
     head.push(sse::event(Some(&priming), state.config.sse_retry, ""));
-    let body = stream::iter(head)
-        .chain(live_events(
-            rx,
-            stop,
-            attached,
-            state.config.keepalive,
-            replayed,
-        ))
-        .map(Ok::<Bytes, Infallible>);
+    let keepalive = state.config.keepalive;
+    let live = live_events(rx, stop, attached, keepalive, replayed);
+    let body = stream::iter(head).chain(live).map(Ok::<Bytes, Infallible>);
     Ok(sse::response(body))
+}
+
+/// `Accept`, `Mcp-Session-Id` and `MCP-Protocol-Version`: the session the GET names and the
+/// revision its header names, if any.
+fn read_headers(
+    headers: &HeaderMap,
+) -> Result<(&str, Option<ProtocolVersion>), (StatusCode, String)> {
+    let refused = |status, message: &str| Err((status, message.to_owned()));
+    if !accepts(headers, "text/event-stream") {
+        let message = "Not Acceptable: the client must accept text/event-stream";
+        return refused(StatusCode::NOT_ACCEPTABLE, message);
+    }
+    let Some(session) = header_str(headers, &SESSION_NAME) else {
+        return refused(StatusCode::BAD_REQUEST, "Missing mcp-session-id header");
+    };
+    let requested = match header_str(headers, &VERSION_NAME) {
+        None => None,
+        Some(raw) => match raw.trim().parse::<ProtocolVersion>() {
+            Ok(v) if !v.is_stateless() => Some(v),
+            _ => {
+                return refused(
+                    StatusCode::BAD_REQUEST,
+                    "Unsupported MCP-Protocol-Version header",
+                );
+            }
+        },
+    };
+    Ok((session, requested))
+}
+
+/// The `Last-Event-ID` to resume after; a duplicated header is discarded.
+fn last_event_id(headers: &HeaderMap) -> Option<String> {
+    if headers.get_all("last-event-id").iter().count() > 1 {
+        tracing::warn!("SSE resumption point discarded: duplicated Last-Event-ID header");
+        return None;
+    }
+    header_str(headers, "last-event-id").map(str::to_owned)
+}
+
+/// The events of the session logged after `last` (priming events left out): what a resuming
+/// client missed.
+async fn replay(state: &State, session: &str, last: Option<&str>) -> Vec<LoggedEvent> {
+    let Some(last) = last else {
+        return Vec::new();
+    };
+    match state.events.replay_after(session, last).await {
+        Ok(Some(missed)) => missed.into_iter().filter(|e| !e.data.is_empty()).collect(),
+        Ok(None) => {
+            tracing::warn!(
+                last_event_id = %wymcp_core::bound::echo(last),
+                "SSE resumption point discarded: unknown or expired event id"
+            );
+            Vec::new()
+        }
+        Err(err) => {
+            tracing::warn!(%err, "SSE replay failed");
+            Vec::new()
+        }
+    }
 }
 
 /// A refusal of the session's resolution in GET's plain dialect.
