@@ -74,9 +74,7 @@ pub use tool::{
     ActionEnum, ActionError, ActionResult, ActionTool, CallError, CallOutput, CallResult, Content,
     Data, DataError, ErrorKind, Failure, PlainTool, Reply, TypedActionTool,
 };
-pub use wymcp_core::{
-    ActionSchema, Actions, Callback, ConfigurationError, Hint, Problem, bound, keyset,
-};
+pub use wymcp_core::{ActionSchema, Actions, Callback, ConfigurationError, Hint, Problem, bound};
 
 /// Declares a tool's actions as a JSON literal, validated while your crate compiles.
 ///

@@ -38,7 +38,7 @@ impl ContextBuilder {
         self
     }
     /// The session the call belongs to (when not set, [`Context::session_id`] answers the
-    /// [`session`](Self::session) handle's id).
+    /// live session's id).
     pub fn session_id(mut self, id: impl Into<String>) -> Self {
         self.session_id = Some(id.into());
         self
@@ -94,7 +94,7 @@ impl ContextBuilder {
         self
     }
     /// The live session the call belongs to.
-    pub fn session(mut self, session: SessionHandle) -> Self {
+    pub(crate) fn session(mut self, session: SessionHandle) -> Self {
         self.session = Some(session);
         self
     }

@@ -7,17 +7,7 @@ use super::ProtocolVersion;
 /// Negotiates the revision of a session from `initialize`'s `params.protocolVersion`: a
 /// supported session-era revision is echoed; anything else (unknown, `2024-11-05`, the
 /// stateless era, missing, not a string) is answered with the latest session-era revision.
-///
-/// ```
-/// use serde_json::json;
-/// use wymcp::ProtocolVersion;
-/// use wymcp::protocol::negotiate;
-///
-/// assert_eq!(negotiate(Some(&json!("2025-03-26"))), ProtocolVersion::V2025_03_26);
-/// assert_eq!(negotiate(Some(&json!("2024-11-05"))), ProtocolVersion::LATEST_SESSION_ERA);
-/// assert_eq!(negotiate(None), ProtocolVersion::LATEST_SESSION_ERA);
-/// ```
-pub fn negotiate(requested: Option<&Value>) -> ProtocolVersion {
+pub(crate) fn negotiate(requested: Option<&Value>) -> ProtocolVersion {
     requested
         .and_then(Value::as_str)
         .and_then(|s| s.parse::<ProtocolVersion>().ok())
@@ -76,5 +66,25 @@ impl LogLevel {
     /// The level named `name`.
     pub fn parse(name: &str) -> Option<LogLevel> {
         LogLevel::ALL.into_iter().find(|l| l.as_str() == name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::negotiate;
+    use crate::ProtocolVersion;
+
+    #[test]
+    fn a_session_era_revision_is_echoed_anything_else_is_the_latest() {
+        let latest = ProtocolVersion::LATEST_SESSION_ERA;
+        assert_eq!(
+            negotiate(Some(&json!("2025-03-26"))),
+            ProtocolVersion::V2025_03_26
+        );
+        assert_eq!(negotiate(Some(&json!("2024-11-05"))), latest);
+        assert_eq!(negotiate(Some(&json!("2026-07-28"))), latest);
+        assert_eq!(negotiate(None), latest);
     }
 }

@@ -1,4 +1,5 @@
-//! MCP protocol pieces: revisions, JSON-RPC messages and errors, the lifecycle, the method table.
+//! MCP's wire types: revisions, errors, log levels, the method table, and the stateless era's
+//! `_meta` keys, error codes and cache hints. (The JSON-RPC plumbing is the crate's own.)
 
 mod error;
 mod jsonrpc;
@@ -8,9 +9,9 @@ pub mod stateless;
 mod version;
 
 pub use error::RpcError;
-pub use jsonrpc::{Kind, failure, success, validate_envelope};
-pub(crate) use jsonrpc::{success_bytes, success_text};
-pub use lifecycle::{LogLevel, negotiate};
+pub(crate) use jsonrpc::{Kind, failure, success, success_bytes, success_text, validate_envelope};
+pub use lifecycle::LogLevel;
+pub(crate) use lifecycle::negotiate;
 pub use methods::Method;
 pub use version::{ProtocolVersion, UnsupportedVersion};
 

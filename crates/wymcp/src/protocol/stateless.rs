@@ -1,23 +1,8 @@
 //! The stateless era (MCP 2026-07-28), transport-neutral: the per-request `_meta` envelope,
 //! its error codes, the methods it serves, cache hints and the shape of its results.
 //!
-//! A request of this era carries everything a session used to hold in `params._meta`:
-//!
-//! ```
-//! use serde_json::json;
-//! use wymcp::ProtocolVersion;
-//! use wymcp::protocol::stateless::Envelope;
-//!
-//! let params = json!({"_meta": {
-//!     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-//!     "io.modelcontextprotocol/clientCapabilities": {},
-//!     "io.modelcontextprotocol/logLevel": "info"
-//! }});
-//! let envelope = Envelope::parse(Some(&params)).unwrap();
-//! assert_eq!(envelope.requested(), "2026-07-28");
-//! assert_eq!(envelope.version().unwrap(), ProtocolVersion::V2026_07_28);
-//! assert!(Envelope::parse(Some(&json!({}))).is_err());
-//! ```
+//! A request of this era carries everything a session used to hold in `params._meta`, under the
+//! keys below; the serving core reads them and answers with the codes below.
 
 use serde_json::{Value, json};
 
@@ -47,7 +32,7 @@ pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 /// The per-request envelope of the stateless era, read from `params._meta`.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
-pub struct Envelope {
+pub(crate) struct Envelope {
     requested: String,
     client_capabilities: Value,
     client_info: Option<Value>,
@@ -59,7 +44,7 @@ impl Envelope {
     /// Reads the envelope from a request's `params`. A missing `_meta`, or one without a
     /// string `protocolVersion` or an object `clientCapabilities`, is `-32602` with
     /// `data.envelope.missing` naming the missing keys.
-    pub fn parse(params: Option<&Value>) -> Result<Envelope, RpcError> {
+    pub(crate) fn parse(params: Option<&Value>) -> Result<Envelope, RpcError> {
         let meta = params
             .and_then(|p| p.get("_meta"))
             .and_then(Value::as_object);
@@ -102,13 +87,13 @@ impl Envelope {
     }
 
     /// The revision as the request wrote it.
-    pub fn requested(&self) -> &str {
+    pub(crate) fn requested(&self) -> &str {
         &self.requested
     }
 
     /// The requested revision, when it is a stateless one wymcp serves; else `-32022` with
     /// `data.supported` and `data.requested`.
-    pub fn version(&self) -> Result<ProtocolVersion, RpcError> {
+    pub(crate) fn version(&self) -> Result<ProtocolVersion, RpcError> {
         match self.requested.parse::<ProtocolVersion>() {
             Ok(version) if version.is_stateless() => Ok(version),
             _ => Err(unsupported_version(&self.requested)),
@@ -116,29 +101,29 @@ impl Envelope {
     }
 
     /// The client's capabilities for this request.
-    pub fn client_capabilities(&self) -> &Value {
+    pub(crate) fn client_capabilities(&self) -> &Value {
         &self.client_capabilities
     }
 
     /// The client's `{name, version}`, when sent.
-    pub fn client_info(&self) -> Option<&Value> {
+    pub(crate) fn client_info(&self) -> Option<&Value> {
         self.client_info.as_ref()
     }
 
     /// The request's log level, when sent (and valid).
-    pub fn log_level(&self) -> Option<LogLevel> {
+    pub(crate) fn log_level(&self) -> Option<LogLevel> {
         self.log_level
     }
 
     /// The request's progress token, when sent.
-    pub fn progress_token(&self) -> Option<&Value> {
+    pub(crate) fn progress_token(&self) -> Option<&Value> {
         self.progress_token.as_ref()
     }
 }
 
 /// Every revision served on the endpoint, newest first (`server/discover`'s
 /// `supportedVersions`, and `data.supported` of `-32022`).
-pub fn supported_versions() -> Vec<&'static str> {
+pub(crate) fn supported_versions() -> Vec<&'static str> {
     ProtocolVersion::ALL
         .iter()
         .rev()
@@ -148,7 +133,7 @@ pub fn supported_versions() -> Vec<&'static str> {
 
 /// `-32022` "Unsupported protocol version" with `data.supported` and `data.requested`
 /// (bounded).
-pub fn unsupported_version(requested: &str) -> RpcError {
+pub(crate) fn unsupported_version(requested: &str) -> RpcError {
     RpcError::new(
         UNSUPPORTED_PROTOCOL_VERSION,
         "Unsupported protocol version",
@@ -160,7 +145,7 @@ pub fn unsupported_version(requested: &str) -> RpcError {
 }
 
 /// `-32020` "Header mismatch", naming the header and both values (bounded).
-pub fn header_mismatch(header: &str, sent: Option<&str>, body: &str) -> RpcError {
+pub(crate) fn header_mismatch(header: &str, sent: Option<&str>, body: &str) -> RpcError {
     let message = match sent {
         Some(sent) => format!(
             "Header mismatch: {header} header value '{}' does not match body value '{}'",
@@ -176,7 +161,7 @@ pub fn header_mismatch(header: &str, sent: Option<&str>, body: &str) -> RpcError
 }
 
 /// `-32021` naming the capabilities a request needs, as a `ClientCapabilities` object.
-pub fn missing_capability(required: Value) -> RpcError {
+pub(crate) fn missing_capability(required: Value) -> RpcError {
     let names: Vec<String> = required
         .as_object()
         .map(|m| m.keys().cloned().collect())
@@ -194,17 +179,7 @@ pub fn missing_capability(required: Value) -> RpcError {
 /// The value an `Mcp-Param-*` header carries: literal, unless wrapped as `=?base64?…?=`,
 /// which is decoded (standard alphabet, canonical padding, UTF-8). `None` when a wrapped
 /// value does not decode.
-///
-/// ```
-/// use wymcp::protocol::stateless::decode_param_header;
-///
-/// assert_eq!(decode_param_header("Hello").as_deref(), Some("Hello"));
-/// assert_eq!(decode_param_header("=?base64?SGVsbG8=?=").as_deref(), Some("Hello"));
-/// assert_eq!(decode_param_header("=?base64?SGVsbG8?="), None); // bad padding
-/// assert_eq!(decode_param_header("=?base64?SGV$bG8=?="), None); // outside the alphabet
-/// assert_eq!(decode_param_header("=?base64?abc").as_deref(), Some("=?base64?abc"));
-/// ```
-pub fn decode_param_header(value: &str) -> Option<String> {
+pub(crate) fn decode_param_header(value: &str) -> Option<String> {
     use base64::Engine as _;
     let Some(encoded) = value
         .strip_prefix("=?base64?")
@@ -220,7 +195,7 @@ pub fn decode_param_header(value: &str) -> Option<String> {
 
 /// The `x-mcp-header` annotations of a tool's `inputSchema`: (argument, header suffix) for
 /// each top-level property that carries one.
-pub fn header_params(input_schema: &Value) -> Vec<(&str, &str)> {
+pub(crate) fn header_params(input_schema: &Value) -> Vec<(&str, &str)> {
     input_schema
         .get("properties")
         .and_then(Value::as_object)
@@ -316,5 +291,44 @@ impl CacheHints {
                 .find(|(m, _)| *m == method)
                 .map_or_else(CacheHint::default, |(_, hint)| *hint),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{Envelope, decode_param_header};
+    use crate::ProtocolVersion;
+
+    #[test]
+    fn the_envelope_is_read_from_meta() {
+        let params = json!({"_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/logLevel": "info"
+        }});
+        let envelope = Envelope::parse(Some(&params)).expect("an envelope");
+        assert_eq!(envelope.requested(), "2026-07-28");
+        assert_eq!(
+            envelope.version().expect("served"),
+            ProtocolVersion::V2026_07_28
+        );
+        assert!(Envelope::parse(Some(&json!({}))).is_err());
+    }
+
+    #[test]
+    fn a_param_header_is_literal_unless_wrapped_in_base64() {
+        assert_eq!(decode_param_header("Hello").as_deref(), Some("Hello"));
+        assert_eq!(
+            decode_param_header("=?base64?SGVsbG8=?=").as_deref(),
+            Some("Hello")
+        );
+        assert_eq!(decode_param_header("=?base64?SGVsbG8?="), None); // bad padding
+        assert_eq!(decode_param_header("=?base64?SGV$bG8=?="), None); // outside the alphabet
+        assert_eq!(
+            decode_param_header("=?base64?abc").as_deref(),
+            Some("=?base64?abc")
+        );
     }
 }

@@ -57,7 +57,7 @@ impl TestClient {
         }
     }
 
-    /// Speaks `version` (what [`Context::protocol_version`] tells the tools).
+    /// Speaks `version` (what [`Context::protocol_version`](crate::Context::protocol_version) tells the tools).
     #[must_use]
     pub fn with_version(mut self, version: ProtocolVersion) -> Self {
         self.version = version;
