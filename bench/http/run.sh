@@ -65,6 +65,9 @@ trap cleanup EXIT
 # start NAME: starts the server pinned to SERVER_CPU; sets server_pid and url.
 start() {
   local name="$1" log="$work/${1//\//_}.log"
+  # Emptied here, not only by the server's redirection: a server started before (another round
+  # or era) left its address in this file, and the loop below must not read that one.
+  : >"$log"
   case "$name" in
     bare)           taskset -c "$SERVER_CPU" "$bin/bare" 127.0.0.1:0 >"$log" 2>&1 & ;;
     wymcp)          taskset -c "$SERVER_CPU" "$bin/wymcp_calc" 127.0.0.1:0 >"$log" 2>&1 & ;;
@@ -147,9 +150,12 @@ done
 width=0; for run in "${runs[@]}"; do [ "${#run}" -le "$width" ] || width="${#run}"; done
 
 # The servers take turns, ROUNDS times over: a slow spell of the machine (other tenants of a
-# VM) then falls on every server alike instead of on whichever ran during it.
+# VM) then falls on every server alike instead of on whichever ran during it. Even rounds go
+# in the reverse order, so that of two servers (an A/B pair) neither always runs after the other.
 for round in $(seq 1 "$ROUNDS"); do
-  for run in "${runs[@]}"; do measure "${run%@*}" "${run##*@}" "$round"; done
+  order=("${runs[@]}")
+  if [ $((round % 2)) = 0 ]; then order=(); for run in "${runs[@]}"; do order=("$run" "${order[@]}"); done; fi
+  for run in "${order[@]}"; do measure "${run%@*}" "${run##*@}" "$round"; done
 done
 
 median() { tr ' ' '\n' | sort -g | awk '{v[NR] = $1} END {if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
