@@ -2,8 +2,11 @@
 
 #![warn(missing_docs)]
 
+mod attrs;
 mod json;
 mod locate;
+mod methods;
+mod params;
 mod typed;
 
 use proc_macro::TokenStream;
@@ -52,4 +55,38 @@ pub fn derive_action_enum(input: TokenStream) -> TokenStream {
         Ok(tokens) => tokens.into(),
         Err(error) => error.to_compile_error().into(),
     }
+}
+
+/// Makes an inherent `impl` block a tool: each `async fn` is an action and the type implements
+/// `wymcp::ActionTool`. See `wymcp::tool` for the rules.
+#[proc_macro_attribute]
+pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
+    match methods::expand(attr.into(), item.into()) {
+        Ok(tokens) => tokens.into(),
+        Err(error) => error.to_compile_error().into(),
+    }
+}
+
+/// Derives `Deserialize`, `Serialize` and `JsonSchema` through wymcp's own serde and schemars. See
+/// `wymcp::data`.
+#[proc_macro_attribute]
+pub fn data(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let attr = proc_macro2::TokenStream::from(attr);
+    if let Some(token) = attr.into_iter().next() {
+        return syn::Error::new(token.span(), "`#[wymcp::data]` takes no arguments")
+            .to_compile_error()
+            .into();
+    }
+    let item = proc_macro2::TokenStream::from(item);
+    quote! {
+        #[derive(
+            ::wymcp::__private::serde::Deserialize,
+            ::wymcp::__private::serde::Serialize,
+            ::wymcp::__private::schemars::JsonSchema,
+        )]
+        #[serde(crate = "::wymcp::__private::serde")]
+        #[schemars(crate = "::wymcp::__private::schemars")]
+        #item
+    }
+    .into()
 }

@@ -74,6 +74,7 @@ pub use tool::{
     ActionEnum, ActionError, ActionResult, ActionTool, CallError, CallOutput, CallResult, Content,
     Data, DataError, ErrorKind, Failure, PlainTool, Reply, TypedActionTool,
 };
+pub use tool::{IntoActionResult, Params};
 pub use wymcp_core::{
     ActionSchema, Actions, Callback, ConfigurationError, Hint, Problem, bound, keyset,
 };
@@ -105,6 +106,106 @@ pub use wymcp_macros::actions;
 /// Derives [`ActionEnum`]: see the trait for what a variant, its doc and its struct become.
 pub use wymcp_macros::ActionEnum;
 
+/// Makes an inherent `impl` block an action-dispatched tool: the type implements
+/// [`ActionTool`], each `async fn` of the block is an action.
+///
+/// * **The tool**: named after the type in snake_case (`Notes` → `notes`), described by the
+///   block's doc comment; `#[wymcp::tool(name = "...", description = "...")]` overrides either.
+/// * **An action**: each `async fn(&self, ...)`, named after the method, described by the first
+///   paragraph of its doc comment (one line); later paragraphs are its `notes`.
+///   `#[wymcp(required_one_of = [[...]], related = [...], notes = "...", example = {...},
+///   rename = "...")]` on the method adds the rest of the vocabulary; `#[wymcp(skip)]` keeps an
+///   `async fn` a plain method.
+/// * **Its data**: the parameters, each a property named after it, described by its `///` doc
+///   comment. Required unless it is an `Option` or has `#[wymcp(default = <JSON>)]`; JSON
+///   Schema keywords (`minimum`, `maxLength`, `pattern`, `format`, `enum`, ...) and
+///   `schema = {...}` go in the same attribute. A parameter of type [`Context`] (or
+///   `&Context`) receives the call's context instead. Or one struct: `Params(x): Params<T>`.
+/// * **Its answer**: anything [`IntoActionResult`]: a `Result<T: Serialize, E>` whose error
+///   converts into a [`Failure`], a [`Reply`], an [`ActionResult`], a `serde_json::Value`.
+/// * **The rest of [`ActionTool`]**: a non-async method of the block named `hints`,
+///   `handle_error`, `output_schema`, `title`, `annotations` or `action_context`, with
+///   `ActionTool`'s signature, provides it.
+///
+/// A parameter written with the standard types (`String`, `bool`, integers, floats, `Option`,
+/// `Vec`, sets, `String`-keyed maps, `serde_json::Value`) has its schema derived while your
+/// crate compiles, and the whole action goes through the chain `build()` runs: a refusal fails
+/// the build at the offending token. Any other type brings its schema through `JsonSchema`
+/// ([`data`]), validated by `build()`. The gates, refusals and `help` are the ones a literal
+/// [`actions!`] tool gets.
+///
+/// ```
+/// use wymcp::{Failure, Server};
+///
+/// struct Notes;
+///
+/// /// Keep short notes
+/// #[wymcp::tool]
+/// impl Notes {
+///     /// Add a note
+///     async fn add(
+///         &self,
+///         /// What to remember
+///         #[wymcp(minLength = 1)]
+///         text: String,
+///         /// Labels to find it by
+///         #[wymcp(default = [])]
+///         tags: Vec<String>,
+///     ) -> Result<serde_json::Value, Failure> {
+///         Ok(serde_json::json!({"added": text, "tags": tags}))
+///     }
+/// }
+///
+/// let server = Server::builder().tool(Notes).build().unwrap();
+/// assert_eq!(server.tool_names(), ["notes", "help"]);
+/// ```
+///
+/// ```compile_fail
+/// struct Notes;
+///
+/// /// Keep short notes
+/// #[wymcp::tool]
+/// impl Notes {
+///     /// List the notes
+///     async fn list(&self, #[wymcp(default = "twenty")] limit: u32) -> serde_json::Value {
+///         serde_json::json!(limit)
+///     }
+/// }
+/// ```
+pub use wymcp_macros::tool;
+
+/// Derives `Deserialize`, `Serialize` and [`JsonSchema`] for a type an action takes or
+/// returns, through wymcp's own serde and schemars: your crate needs no `schemars` dependency.
+/// `#[serde(...)]` and `#[schemars(...)]` attributes work as under the derives.
+///
+/// ```
+/// use wymcp::{Failure, Params, Server};
+///
+/// #[wymcp::data]
+/// struct AddNote {
+///     /// What to remember
+///     text: String,
+///     /// Labels to find it by
+///     #[serde(default)]
+///     tags: Vec<String>,
+/// }
+///
+/// struct Notes;
+///
+/// /// Keep short notes
+/// #[wymcp::tool]
+/// impl Notes {
+///     /// Add a note
+///     async fn add(&self, Params(note): Params<AddNote>) -> Result<AddNote, Failure> {
+///         Ok(note)
+///     }
+/// }
+///
+/// let server = Server::builder().tool(Notes).build().unwrap();
+/// assert_eq!(server.tool_names(), ["notes", "help"]);
+/// ```
+pub use wymcp_macros::data;
+
 /// The `schemars` this crate generates property schemas with, for
 /// `#[schemars(crate = "wymcp::schemars")]` when your crate does not depend on it.
 pub use schemars;
@@ -117,7 +218,13 @@ pub use schemars::JsonSchema;
 pub mod __private {
     //! Support for the macros; not public API.
 
+    pub use crate::tool::methods::support::{
+        answer, arg, data_map, method_action, params, params_action, property_schema,
+    };
     pub use crate::tool::typed::support::{parse_data, typed_action, unit_action, unknown_action};
+    pub use schemars;
+    pub use serde;
+    pub use serde_json;
 
     /// The `Actions` of a literal the `actions!` macro validated at compile time.
     pub fn actions_from_validated_json(text: &str) -> crate::Actions {

@@ -1,0 +1,215 @@
+//! The `notes` example (`#[wymcp::tool]` on an `impl` block) against the same tool written
+//! with `actions!`: identical `tools/list` definitions, identical help at every level,
+//! identical refusals for every gate, and the methods receiving typed, defaulted arguments.
+
+#![allow(clippy::unwrap_used, missing_docs)]
+
+#[allow(dead_code)]
+#[path = "../examples/notes.rs"]
+mod notes;
+
+use serde_json::{Value, json};
+use wymcp::{
+    ActionResult, ActionTool, Actions, CallToolResult, Context, Data, ProtocolVersion, Reply,
+    Server,
+};
+
+/// The notes tool as literals, written from what the example's methods say.
+struct LiteralNotes;
+
+impl ActionTool for LiteralNotes {
+    fn name(&self) -> &str {
+        "notes"
+    }
+    fn description(&self) -> &str {
+        "Keep short notes: add them, list them, delete them."
+    }
+    fn actions(&self) -> Actions {
+        wymcp::actions!({
+            "add": {
+                "description": "Add a note",
+                "properties": {
+                    "text": {"type": "string", "description": "What to remember",
+                             "minLength": 1, "maxLength": 500},
+                    "tags": {"type": "array", "items": {"type": "string"},
+                             "description": "Labels to find it by"}
+                },
+                "required": ["text"],
+                "defaults": {"tags": []},
+                "examples": [{"text": "Buy milk", "tags": ["errands"]}],
+                "related": ["list"]
+            },
+            "list": {
+                "description": "List the notes, oldest first",
+                "properties": {
+                    "tag": {"type": "string", "description": "Only the notes carrying this tag"},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": 100,
+                              "description": "How many at most"}
+                },
+                "defaults": {"limit": 20}
+            },
+            "delete": {
+                "description": "Delete a note by id",
+                "properties": {
+                    "id": {"type": "integer", "minimum": 0, "maximum": 4294967295,
+                           "description": "The note's id"}
+                },
+                "required": ["id"]
+            }
+        })
+    }
+    async fn run_action(&self, action: &str, _data: Data, _ctx: Context) -> ActionResult {
+        Ok(Reply::new(json!({ "ran": action })))
+    }
+}
+
+fn methods() -> Server {
+    notes::server().expect("the notes example builds")
+}
+
+fn literal() -> Server {
+    Server::builder()
+        .name("notes")
+        .tool(LiteralNotes)
+        .build()
+        .expect("the literal tool builds")
+}
+
+fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("a runtime")
+        .block_on(f)
+}
+
+fn call(server: &Server, tool: &str, arguments: Value) -> CallToolResult {
+    block_on(server.call_tool(tool, Some(arguments), Context::default()))
+        .expect("the tool exists and the arguments are an object")
+}
+
+/// A result as one comparable value: error flag, error kind, and the JSON (or text) content.
+fn outcome(result: &CallToolResult) -> Value {
+    json!({
+        "is_error": result.is_error(),
+        "kind": result.error_kind().map(|k| k.as_str()),
+        "body": result.json().unwrap_or_else(|| json!(result.text())),
+    })
+}
+
+fn ok(server: &Server, action: &str, data: Value) -> Value {
+    let result = call(server, "notes", json!({"action": action, "data": data}));
+    assert!(!result.is_error(), "{:?}", result.text());
+    result.json().expect("a JSON reply")
+}
+
+#[test]
+fn the_methods_and_the_literal_list_identically() {
+    for version in [
+        ProtocolVersion::V2025_03_26,
+        ProtocolVersion::V2025_06_18,
+        ProtocolVersion::V2025_11_25,
+    ] {
+        assert_eq!(
+            methods().list_tools(version),
+            literal().list_tools(version),
+            "{version:?}"
+        );
+    }
+}
+
+#[test]
+fn the_methods_and_the_literal_help_identically_at_every_level() {
+    let (methods, literal) = (methods(), literal());
+    let mut asks = vec![json!({}), json!({"tool": "notes"})];
+    for action in ["add", "list", "delete", "nope"] {
+        asks.push(json!({"tool": "notes", "action": action}));
+    }
+    for ask in asks {
+        let m = outcome(&call(&methods, "help", ask.clone()));
+        let l = outcome(&call(&literal, "help", ask.clone()));
+        assert_eq!(m, l, "help {ask}");
+    }
+    let add = call(&methods, "help", json!({"tool": "notes", "action": "add"}));
+    let add = add.json().expect("help answers JSON").to_string();
+    for published in ["Buy milk", "Labels to find it by", "\"related\":[\"list\"]"] {
+        assert!(add.contains(published), "{published} missing from {add}");
+    }
+}
+
+#[test]
+fn the_methods_and_the_literal_refuse_every_bad_call_identically() {
+    let (methods, literal) = (methods(), literal());
+    let bad_calls = [
+        json!({"action": "destroy", "data": {}}),
+        json!({"data": {}}),
+        json!({"action": 7, "data": {}}),
+        json!({"action": "add", "data": {"text": "x"}, "force": true}),
+        json!({"action": "add", "data": {}}),
+        json!({"action": "add", "data": {"text": "x", "colour": "red"}}),
+        json!({"action": "add", "data": {"text": ""}}),
+        json!({"action": "add", "data": {"text": "x".repeat(501)}}),
+        json!({"action": "add", "data": {"text": "x", "tags": "errands"}}),
+        json!({"action": "add", "data": {"text": "x", "tags": [1]}}),
+        json!({"action": "list", "data": {"limit": 0}}),
+        json!({"action": "list", "data": {"limit": 101}}),
+        json!({"action": "list", "data": {"limit": 2.5}}),
+        json!({"action": "list", "data": {"tag": null}}),
+        json!({"action": "delete", "data": {}}),
+        json!({"action": "delete", "data": {"id": -1}}),
+        json!({"action": "delete", "data": {"id": "1"}}),
+        json!({"action": "delete", "data": {"id": 4294967296u64}}),
+    ];
+    for bad in bad_calls {
+        let m = outcome(&call(&methods, "notes", bad.clone()));
+        let l = outcome(&call(&literal, "notes", bad.clone()));
+        assert_eq!(m["is_error"], true, "{bad} was admitted");
+        assert_eq!(m, l, "{bad}");
+    }
+}
+
+#[test]
+fn the_methods_receive_typed_defaulted_arguments() {
+    let server = methods();
+    let first = ok(
+        &server,
+        "add",
+        json!({"text": "Buy milk", "tags": ["errands"]}),
+    );
+    assert_eq!(
+        first,
+        json!({"id": 1, "text": "Buy milk", "tags": ["errands"]})
+    );
+    // `tags` omitted: the default `[]` reaches the method.
+    let second = ok(&server, "add", json!({"text": "Call Ada"}));
+    assert_eq!(second, json!({"id": 2, "text": "Call Ada", "tags": []}));
+    assert_eq!(ok(&server, "list", json!({})).as_array().unwrap().len(), 2);
+    let errands = ok(&server, "list", json!({"tag": "errands"}));
+    assert_eq!(errands, json!([first]));
+    assert_eq!(ok(&server, "list", json!({"limit": 1})), json!([first]));
+    // A whole-number float is admitted as the integer it is.
+    assert_eq!(ok(&server, "delete", json!({"id": 1.0})), first);
+    assert_eq!(ok(&server, "list", json!({})), json!([second]));
+}
+
+#[test]
+fn an_error_the_method_returns_is_a_tool_error() {
+    let server = methods();
+    let result = call(
+        &server,
+        "notes",
+        json!({"action": "delete", "data": {"id": 9}}),
+    );
+    assert!(result.is_error());
+    assert_eq!(result.error_kind().map(|k| k.as_str()), Some("tool"));
+    assert!(
+        result.text().unwrap_or_default().contains("no note 9"),
+        "{:?}",
+        result.text()
+    );
+}
+
+#[test]
+fn the_example_serves_its_resource() {
+    let server = methods();
+    assert_eq!(server.tool_names(), ["notes", "help"]);
+}
