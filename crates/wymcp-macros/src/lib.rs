@@ -7,6 +7,8 @@ mod json;
 mod locate;
 mod methods;
 mod params;
+mod plain;
+mod prompt;
 mod typed;
 
 use proc_macro::TokenStream;
@@ -62,6 +64,26 @@ pub fn derive_action_enum(input: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     match methods::expand(attr.into(), item.into()) {
+        Ok(tokens) => tokens.into(),
+        Err(error) => error.to_compile_error().into(),
+    }
+}
+
+/// Makes an inherent `impl` block holding one `async fn` a plain tool: the type implements
+/// `wymcp::PlainTool`. See `wymcp::plain_tool` for the rules.
+#[proc_macro_attribute]
+pub fn plain_tool(attr: TokenStream, item: TokenStream) -> TokenStream {
+    match plain::expand(attr.into(), item.into()) {
+        Ok(tokens) => tokens.into(),
+        Err(error) => error.to_compile_error().into(),
+    }
+}
+
+/// Makes an `async fn` a prompt: a unit struct of the same name implementing
+/// `wymcp::prompt::Prompt`. See `wymcp::prompt` for the rules.
+#[proc_macro_attribute]
+pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
+    match prompt::expand(attr.into(), item.into()) {
         Ok(tokens) => tokens.into(),
         Err(error) => error.to_compile_error().into(),
     }

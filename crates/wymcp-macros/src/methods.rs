@@ -194,7 +194,7 @@ fn tool_texts(attr: TokenStream, block: &ItemImpl) -> syn::Result<(String, Strin
 }
 
 /// `ActionTool::<ident>` calling the block's method of that name.
-fn forward(ident: &syn::Ident) -> TokenStream {
+pub(crate) fn forward(ident: &syn::Ident) -> TokenStream {
     let value = quote!(::wymcp::__private::serde_json::Value);
     let map = quote!(::wymcp::__private::serde_json::Map<::std::string::String, #value>);
     let (inputs, args, output) = match ident.to_string().as_str() {

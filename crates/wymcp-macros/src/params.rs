@@ -267,6 +267,14 @@ pub(crate) fn single_argument<'t>(ty: &'t Type, name: &str) -> Option<&'t Type> 
     }
 }
 
+/// `T` when `ty` is `<name><T, ...>`.
+pub(crate) fn single_or_first_argument<'t>(ty: &'t Type, name: &str) -> Option<&'t Type> {
+    let segment = last_segment(ty)?;
+    (segment.ident == name)
+        .then(|| type_arguments(ty).into_iter().next())
+        .flatten()
+}
+
 /// The JSON Schema of a type written with the standard types, as schemars writes it for
 /// typed actions (integer widths as `minimum`/`maximum`); `None` for any other type.
 pub(crate) fn derive_schema(ty: &Type) -> Option<Value> {

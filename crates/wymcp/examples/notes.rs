@@ -1,21 +1,16 @@
-//! A notes server in the shortest form: `cargo run -p wymcp --example notes` serves it on stdio.
-use std::sync::Mutex;
-
-use serde::Serialize;
+//! A notes server in wymcp's shortest form; `cargo run -p wymcp --example notes` serves stdio.
 use wymcp::{Failure, Resource, Server};
 
-#[derive(Clone, Serialize)]
+#[wymcp::data]
+#[derive(Clone)]
 struct Note {
     id: u32,
     text: String,
     tags: Vec<String>,
 }
 
-#[derive(Default)]
-struct Notes {
-    notes: Mutex<Vec<Note>>,
-    next: Mutex<u32>,
-}
+#[derive(Clone, Default)]
+pub(crate) struct Notes(std::sync::Arc<tokio::sync::Mutex<Vec<Note>>>);
 
 /// Keep short notes: add them, list them, delete them.
 #[wymcp::tool]
@@ -24,80 +19,62 @@ impl Notes {
     #[wymcp(example = {"text": "Buy milk", "tags": ["errands"]}, related = ["list"])]
     async fn add(
         &self,
-        /// What to remember
-        #[wymcp(minLength = 1, maxLength = 500)]
-        text: String,
-        /// Labels to find it by
-        #[wymcp(default = [])]
-        tags: Vec<String>,
+        #[wymcp(minLength = 1, maxLength = 500)] text: String,
+        #[wymcp(default = [])] tags: Vec<String>,
     ) -> Result<Note, Failure> {
-        let mut next = self
-            .next
-            .lock()
-            .map_err(|_| Failure::msg("store poisoned"))?;
-        *next += 1;
-        let note = Note {
-            id: *next,
-            text,
-            tags,
-        };
-        self.notes
-            .lock()
-            .map_err(|_| Failure::msg("store poisoned"))?
-            .push(note.clone());
-        Ok(note)
+        let mut notes = self.0.lock().await;
+        let id = notes.last().map_or(1, |n| n.id + 1);
+        notes.push(Note { id, text, tags });
+        Ok(notes[notes.len() - 1].clone())
     }
-
     /// List the notes, oldest first
     async fn list(
         &self,
-        /// Only the notes carrying this tag
-        tag: Option<String>,
-        /// How many at most
-        #[wymcp(default = 20, minimum = 1, maximum = 100)]
-        limit: u32,
+        #[wymcp(description = "Only the notes carrying this tag")] tag: Option<String>,
+        #[wymcp(default = 20, minimum = 1, maximum = 100)] limit: u32,
     ) -> Result<Vec<Note>, Failure> {
-        let notes = self
-            .notes
-            .lock()
-            .map_err(|_| Failure::msg("store poisoned"))?;
-        let wanted = |n: &&Note| tag.as_ref().is_none_or(|t| n.tags.contains(t));
-        Ok(notes
+        let notes = self.0.lock().await;
+        let tagged = notes
             .iter()
-            .filter(wanted)
-            .take(limit as usize)
-            .cloned()
-            .collect())
+            .filter(|n| tag.iter().all(|t| n.tags.contains(t)));
+        Ok(tagged.take(limit as usize).cloned().collect())
     }
-
     /// Delete a note by id
-    async fn delete(
-        &self,
-        /** The note's id */
-        id: u32,
-    ) -> Result<Note, Failure> {
-        let mut notes = self
-            .notes
-            .lock()
-            .map_err(|_| Failure::msg("store poisoned"))?;
+    async fn delete(&self, id: u32) -> Result<Note, Failure> {
+        let mut notes = self.0.lock().await;
         let at = notes.iter().position(|n| n.id == id);
-        at.map(|i| notes.remove(i))
-            .ok_or_else(|| Failure::msg(format!("no note {id}")))
+        Ok(notes.remove(at.ok_or(Failure::msg(format!("no note {id}")))?))
     }
 }
 
-/// The server: the notes tool and a resource saying how to use it.
+#[wymcp::plain_tool]
+impl Notes {
+    /// Count the notes carrying each tag
+    async fn tag_counts(&self) -> Result<std::collections::BTreeMap<String, u32>, Failure> {
+        let mut counts = std::collections::BTreeMap::new();
+        for tag in self.0.lock().await.iter().flat_map(|n| &n.tags) {
+            *counts.entry(tag.clone()).or_default() += 1;
+        }
+        Ok(counts)
+    }
+}
+
+/// Ask for a summary of the notes carrying a tag
+#[wymcp::prompt]
+async fn summarize(tag: String) -> String {
+    format!("List my notes tagged {tag:?} with the notes tool, then summarize them in one line.")
+}
+
 pub(crate) fn server() -> Result<Server, wymcp::ConfigurationError> {
+    let notes = Notes::default();
     let guide = Resource::text(
         "notes://guide",
         "guide",
-        "Add notes with tags, list by tag.",
+        "Tag notes, then list them by tag.",
     );
-    Server::builder()
-        .name("notes")
-        .tool(Notes::default())
-        .resource(guide)
-        .build()
+    let tools = Server::builder().tool(notes.clone());
+    let server = tools.plain_tool(notes).resource(guide);
+    server.prompt(summarize).build()
 }
 
 #[tokio::main]

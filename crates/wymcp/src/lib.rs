@@ -74,7 +74,7 @@ pub use tool::{
     ActionEnum, ActionError, ActionResult, ActionTool, CallError, CallOutput, CallResult, Content,
     Data, DataError, ErrorKind, Failure, PlainTool, Reply, TypedActionTool,
 };
-pub use tool::{IntoActionResult, Params};
+pub use tool::{IntoActionResult, IntoCallResult, Params};
 pub use wymcp_core::{
     ActionSchema, Actions, Callback, ConfigurationError, Hint, Problem, bound, keyset,
 };
@@ -174,6 +174,69 @@ pub use wymcp_macros::ActionEnum;
 /// ```
 pub use wymcp_macros::tool;
 
+/// Makes an inherent `impl` block holding one `async fn` a plain tool: the type implements
+/// [`PlainTool`], the method is the tool.
+///
+/// The tool is named after the method, described by its doc comment (newlines allowed);
+/// `#[wymcp::plain_tool(name = "...", description = "...")]` overrides either. Its input
+/// schema is the method's parameters, as for a [`tool`] action (doc comments, keywords,
+/// `Option` for optional; no defaults: a plain tool's arguments have none), validated while
+/// your crate compiles when their types are standard ones. A method returning
+/// `Result<T, E>` with a struct `T` (deriving `Serialize` and `JsonSchema`, or [`data`]) gets
+/// `T`'s schema as its `outputSchema`, and its answers are served as `structuredContent`
+/// validated against it, with the JSON as text content. A non-async `title`, `annotations`
+/// or `output_schema` method of the block provides that part of [`PlainTool`].
+///
+/// ```
+/// use wymcp::{Failure, ProtocolVersion, Server};
+///
+/// #[wymcp::data]
+/// struct Count {
+///     /// How many notes
+///     count: u32,
+/// }
+///
+/// struct Stats;
+///
+/// #[wymcp::plain_tool]
+/// impl Stats {
+///     /// Count the notes carrying a tag
+///     async fn count_notes(&self, /** The tag */ tag: String) -> Result<Count, Failure> {
+///         Ok(Count { count: tag.len() as u32 })
+///     }
+/// }
+///
+/// let server = Server::builder().plain_tool(Stats).build().unwrap();
+/// let list = server.list_tools(ProtocolVersion::V2025_11_25);
+/// assert_eq!(list["tools"][0]["outputSchema"]["properties"]["count"]["type"], "integer");
+/// ```
+pub use wymcp_macros::plain_tool;
+
+/// Makes an `async fn` a prompt: the function becomes a unit struct of the same name
+/// implementing [`Prompt`], registered as `.prompt(name)`.
+///
+/// The prompt is named after the function and described by its doc comment. Each parameter is
+/// an argument of the same name, described by its doc comment, required unless it is an
+/// `Option`; the client sends strings, parsed into the parameter's type with `FromStr`
+/// (`String` as sent; a value that does not parse is refused with `-32602`). A [`Context`]
+/// parameter receives the call's context. The function returns a `String` (one user message),
+/// a `Vec<PromptMessage>`, a [`GetPromptResult`], or a `Result` of one of those and a
+/// [`PromptError`](prompt::PromptError) ([`prompt::IntoPromptResult`]).
+///
+/// ```
+/// use wymcp::Server;
+///
+/// /// Summarize the notes carrying a tag
+/// #[wymcp::prompt]
+/// async fn summarize(/** The tag */ tag: String, /** At most this many words */ words: Option<u32>) -> String {
+///     format!("Summarize my notes tagged {tag} in {} words.", words.unwrap_or(50))
+/// }
+///
+/// let server = Server::builder().prompt(summarize).build().unwrap();
+/// assert_eq!(server.prompt_names(), ["summarize"]);
+/// ```
+pub use wymcp_macros::prompt;
+
 /// Derives `Deserialize`, `Serialize` and [`JsonSchema`] for a type an action takes or
 /// returns, through wymcp's own serde and schemars: your crate needs no `schemars` dependency.
 /// `#[serde(...)]` and `#[schemars(...)]` attributes work as under the derives.
@@ -218,8 +281,10 @@ pub use schemars::JsonSchema;
 pub mod __private {
     //! Support for the macros; not public API.
 
+    pub use crate::prompt::function::support::{prompt_answer, prompt_arg, prompt_required};
     pub use crate::tool::methods::support::{
-        answer, arg, data_map, method_action, params, params_action, property_schema,
+        answer, arg, data_map, method_action, params, params_action, plain_answer, plain_arg,
+        plain_input_schema, plain_output_schema, property_schema,
     };
     pub use crate::tool::typed::support::{parse_data, typed_action, unit_action, unknown_action};
     pub use schemars;

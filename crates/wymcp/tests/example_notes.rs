@@ -1,6 +1,9 @@
-//! The `notes` example (`#[wymcp::tool]` on an `impl` block) against the same tool written
-//! with `actions!`: identical `tools/list` definitions, identical help at every level,
-//! identical refusals for every gate, and the methods receiving typed, defaulted arguments.
+//! The `notes` example: its action tool (`#[wymcp::tool]` on an `impl` block) against the
+//! same tool written with `actions!` (identical `tools/list` definitions, identical help at
+//! every level, identical refusals for every gate, the methods receiving typed, defaulted
+//! arguments); its plain tool (`#[wymcp::plain_tool]`: the output schema its return type
+//! derives, `structuredContent` validated against it, the input gate); its prompt
+//! (`#[wymcp::prompt]`) and its resource.
 
 #![allow(clippy::unwrap_used, missing_docs)]
 
@@ -8,10 +11,10 @@
 #[path = "../examples/notes.rs"]
 mod notes;
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use wymcp::{
-    ActionResult, ActionTool, Actions, CallToolResult, Context, Data, ProtocolVersion, Reply,
-    Server,
+    ActionResult, ActionTool, Actions, CallOutput, CallResult, CallToolResult, Context, Data,
+    PlainTool, ProtocolVersion, Reply, Server,
 };
 
 /// The notes tool as literals, written from what the example's methods say.
@@ -29,10 +32,8 @@ impl ActionTool for LiteralNotes {
             "add": {
                 "description": "Add a note",
                 "properties": {
-                    "text": {"type": "string", "description": "What to remember",
-                             "minLength": 1, "maxLength": 500},
-                    "tags": {"type": "array", "items": {"type": "string"},
-                             "description": "Labels to find it by"}
+                    "text": {"type": "string", "minLength": 1, "maxLength": 500},
+                    "tags": {"type": "array", "items": {"type": "string"}}
                 },
                 "required": ["text"],
                 "defaults": {"tags": []},
@@ -43,16 +44,14 @@ impl ActionTool for LiteralNotes {
                 "description": "List the notes, oldest first",
                 "properties": {
                     "tag": {"type": "string", "description": "Only the notes carrying this tag"},
-                    "limit": {"type": "integer", "minimum": 1, "maximum": 100,
-                              "description": "How many at most"}
+                    "limit": {"type": "integer", "minimum": 1, "maximum": 100}
                 },
                 "defaults": {"limit": 20}
             },
             "delete": {
                 "description": "Delete a note by id",
                 "properties": {
-                    "id": {"type": "integer", "minimum": 0, "maximum": 4294967295,
-                           "description": "The note's id"}
+                    "id": {"type": "integer", "minimum": 0, "maximum": 4294967295}
                 },
                 "required": ["id"]
             }
@@ -67,10 +66,11 @@ fn methods() -> Server {
     notes::server().expect("the notes example builds")
 }
 
+/// The literal tool beside the example's other tools, so that help's index is comparable.
 fn literal() -> Server {
     Server::builder()
-        .name("notes")
         .tool(LiteralNotes)
+        .plain_tool(notes::Notes::default())
         .build()
         .expect("the literal tool builds")
 }
@@ -131,7 +131,7 @@ fn the_methods_and_the_literal_help_identically_at_every_level() {
     }
     let add = call(&methods, "help", json!({"tool": "notes", "action": "add"}));
     let add = add.json().expect("help answers JSON").to_string();
-    for published in ["Buy milk", "Labels to find it by", "\"related\":[\"list\"]"] {
+    for published in ["Buy milk", "\"maxLength\":500", "\"related\":[\"list\"]"] {
         assert!(add.contains(published), "{published} missing from {add}");
     }
 }
@@ -208,8 +208,116 @@ fn an_error_the_method_returns_is_a_tool_error() {
     );
 }
 
+fn definition(server: &Server, name: &str) -> Value {
+    let list = server.list_tools(ProtocolVersion::V2025_11_25);
+    let tools = list["tools"].as_array().unwrap();
+    tools.iter().find(|t| t["name"] == name).cloned().unwrap()
+}
+
+#[test]
+fn the_plain_tool_serves_the_output_schema_its_return_type_derives() {
+    let server = methods();
+    assert_eq!(server.tool_names(), ["notes", "tag_counts", "help"]);
+    let tool = definition(&server, "tag_counts");
+    assert_eq!(tool["description"], "Count the notes carrying each tag");
+    assert_eq!(
+        tool["inputSchema"],
+        json!({"type": "object", "properties": {}, "additionalProperties": false})
+    );
+    assert_eq!(
+        tool["outputSchema"],
+        json!({"type": "object", "additionalProperties":
+               {"type": "integer", "minimum": 0, "maximum": 4294967295u64}})
+    );
+    ok(
+        &server,
+        "add",
+        json!({"text": "Buy milk", "tags": ["errands", "home"]}),
+    );
+    ok(
+        &server,
+        "add",
+        json!({"text": "Fix the door", "tags": ["home"]}),
+    );
+    let counted = call(&server, "tag_counts", json!({}));
+    assert!(!counted.is_error(), "{counted:?}");
+    let counts = json!({"errands": 1, "home": 2});
+    assert_eq!(counted.structured_content(), Some(&counts));
+    assert_eq!(counted.json(), Some(counts));
+    // The same tool written by hand lists and refuses identically.
+    let by_hand = Server::builder().plain_tool(HandCounts).build().unwrap();
+    assert_eq!(definition(&by_hand, "tag_counts"), tool);
+    for bad in [json!({"tag": "home"}), json!({"a": {"b": 1}})] {
+        let refused = outcome(&call(&server, "tag_counts", bad.clone()));
+        assert_eq!(refused["kind"], "dispatch", "{bad}");
+        assert_eq!(refused, outcome(&call(&by_hand, "tag_counts", bad)));
+    }
+}
+
+/// The example's plain tool written by hand.
+struct HandCounts;
+
+impl PlainTool for HandCounts {
+    fn name(&self) -> &str {
+        "tag_counts"
+    }
+    fn description(&self) -> &str {
+        "Count the notes carrying each tag"
+    }
+    fn input_schema(&self) -> Map<String, Value> {
+        json!({"type": "object", "properties": {}})
+            .as_object()
+            .cloned()
+            .unwrap()
+    }
+    fn output_schema(&self) -> Option<Map<String, Value>> {
+        let integer = json!({"type": "integer", "minimum": 0, "maximum": 4294967295u64});
+        json!({"type": "object", "additionalProperties": integer})
+            .as_object()
+            .cloned()
+    }
+    async fn run(&self, _arguments: Map<String, Value>, _ctx: Context) -> CallResult {
+        Ok(CallOutput::json(json!({})))
+    }
+}
+
+#[test]
+fn the_prompt_takes_its_argument_and_refuses_its_absence() {
+    let server = methods();
+    assert_eq!(server.prompt_names(), ["summarize"]);
+    let got = block_on(server.handle_prompts_get(
+        Some(json!({"name": "summarize", "arguments": {"tag": "home"}})),
+        Context::default(),
+    ))
+    .unwrap();
+    let text = got["messages"][0]["content"]["text"].as_str().unwrap();
+    assert!(text.starts_with("List my notes tagged \"home\""), "{text}");
+    let listed = block_on(server.handle_prompts_list(None, Context::default())).unwrap();
+    let description = "Ask for a summary of the notes carrying a tag";
+    assert_eq!(listed["prompts"][0]["description"], description);
+    assert_eq!(
+        listed["prompts"][0]["arguments"],
+        json!([{"name": "tag", "required": true}])
+    );
+    let missing = block_on(server.handle_prompts_get(
+        Some(json!({"name": "summarize", "arguments": {}})),
+        Context::default(),
+    ))
+    .unwrap_err();
+    assert_eq!(missing.code(), -32602);
+    assert!(missing.message().contains("'tag'"), "{}", missing.message());
+}
+
 #[test]
 fn the_example_serves_its_resource() {
     let server = methods();
-    assert_eq!(server.tool_names(), ["notes", "help"]);
+    assert_eq!(server.resource_uris(), ["notes://guide"]);
+    let read = block_on(
+        server.handle_resources_read(Some(json!({"uri": "notes://guide"})), Context::default()),
+    )
+    .unwrap();
+    assert_eq!(
+        read["contents"][0]["text"],
+        "Tag notes, then list them by tag."
+    );
 }

@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::tool::{ActionResult, Data, Failure, Reply};
+use crate::tool::{ActionResult, CallError, CallOutput, CallResult, Data, Failure, Reply};
 
 /// What an action method may return: anything that becomes a [`Reply`] or a [`Failure`].
 ///
@@ -68,6 +68,46 @@ impl<T: Serialize, E: Into<Failure>> IntoActionResult for Result<T, E> {
         match self {
             Ok(value) => Reply::json(&value),
             Err(error) => Err(error.into()),
+        }
+    }
+}
+
+/// What a `#[wymcp::plain_tool]` method may return: a [`CallResult`] as a
+/// [`PlainTool`](crate::PlainTool)'s `run` returns it, or `Result<T, E>` for any
+/// `T: Serialize` (served as JSON text and `structuredContent`) and any error `E` that converts
+/// into a [`Failure`] (answered as a tool error with the error's text).
+///
+/// ```
+/// use wymcp::{Failure, IntoCallResult};
+///
+/// let counted: Result<serde_json::Value, Failure> = Ok(serde_json::json!({"count": 2}));
+/// let output = counted.into_call_result().unwrap();
+/// assert_eq!(output.content().len(), 1);
+/// let refused: Result<serde_json::Value, Failure> = Err(Failure::msg("no notes"));
+/// assert_eq!(refused.into_call_result().unwrap_err().to_string(), "no notes");
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "a plain tool's method cannot return `{Self}`",
+    label = "return a `Result<T, E>` whose `T` is `Serialize` and whose `E` converts into `wymcp::Failure`, or a `wymcp::CallResult`"
+)]
+pub trait IntoCallResult {
+    /// The tool's answer.
+    fn into_call_result(self) -> CallResult;
+}
+
+impl IntoCallResult for CallResult {
+    fn into_call_result(self) -> CallResult {
+        self
+    }
+}
+
+impl<T: Serialize, E: Into<Failure>> IntoCallResult for Result<T, E> {
+    fn into_call_result(self) -> CallResult {
+        match self {
+            Ok(value) => serde_json::to_value(value)
+                .map(CallOutput::json)
+                .map_err(|error| CallError::tool(error.to_string())),
+            Err(error) => Err(CallError::tool(error.into().reason().to_string())),
         }
     }
 }
@@ -177,6 +217,40 @@ pub(crate) mod support {
             error = %error,
             "admitted data did not deserialize into the action method's parameter"
         );
+    }
+
+    /// A plain tool's input schema: the one validated at compile time, with the schemas of the
+    /// runtime-typed properties in place of their `{}` stand-ins.
+    pub fn plain_input_schema(
+        schema_json: &str,
+        runtime: Vec<(&str, Value)>,
+    ) -> Map<String, Value> {
+        match method_action(schema_json, runtime) {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        }
+    }
+
+    /// A plain tool's output schema: `T`'s, inlined (`build()` refuses one that is not an
+    /// object schema).
+    pub fn plain_output_schema<T: JsonSchema>() -> Option<Map<String, Value>> {
+        match property_schema::<T>("{}") {
+            Value::Object(map) => Some(map),
+            _ => None,
+        }
+    }
+
+    /// Takes a plain tool's argument `name` (absent is `null`: an `Option` is `None`).
+    pub fn plain_arg<T: DeserializeOwned>(
+        arguments: &mut Map<String, Value>,
+        name: &str,
+    ) -> Result<T, CallError> {
+        arg(arguments, name).map_err(|failure| CallError::tool(failure.reason().to_string()))
+    }
+
+    /// The answer of a plain tool's method.
+    pub fn plain_answer<R: IntoCallResult>(result: R) -> CallResult {
+        result.into_call_result()
     }
 
     /// The answer of an action method, whatever [`IntoActionResult`] it returned.

@@ -18,7 +18,7 @@ use wymcp_core::{Actions, Hint};
 use crate::context::Context;
 
 pub use content::Content;
-pub use methods::{IntoActionResult, Params};
+pub use methods::{IntoActionResult, IntoCallResult, Params};
 pub use plain::{CallError, CallOutput, CallResult, ErrorKind, PlainTool};
 pub use reply::{ActionError, ActionResult, Data, DataError, Failure, Reply};
 pub use typed::{ActionEnum, TypedActionTool};
