@@ -3,6 +3,7 @@
 #![warn(missing_docs)]
 
 mod attrs;
+mod fallback;
 mod json;
 mod locate;
 mod methods;
@@ -53,9 +54,13 @@ fn expand(input: proc_macro2::TokenStream) -> syn::Result<proc_macro2::TokenStre
 #[proc_macro_derive(ActionEnum, attributes(wymcp))]
 pub fn derive_action_enum(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    let stub = fallback::action_enum(&input);
     match typed::derive(input) {
         Ok(tokens) => tokens.into(),
-        Err(error) => error.to_compile_error().into(),
+        Err(error) => {
+            let error = error.to_compile_error();
+            quote!(#error #stub).into()
+        }
     }
 }
 
@@ -63,9 +68,14 @@ pub fn derive_action_enum(input: TokenStream) -> TokenStream {
 /// `wymcp::ActionTool`. See `wymcp::tool` for the rules.
 #[proc_macro_attribute]
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
-    match methods::expand(attr.into(), item.into()) {
+    let item = proc_macro2::TokenStream::from(item);
+    match methods::expand(attr.into(), item.clone()) {
         Ok(tokens) => tokens.into(),
-        Err(error) => error.to_compile_error().into(),
+        Err(error) => {
+            let error = error.to_compile_error();
+            let stub = fallback::impl_block(item, false);
+            quote!(#error #stub).into()
+        }
     }
 }
 
@@ -73,9 +83,14 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// `wymcp::PlainTool`. See `wymcp::plain_tool` for the rules.
 #[proc_macro_attribute]
 pub fn plain_tool(attr: TokenStream, item: TokenStream) -> TokenStream {
-    match plain::expand(attr.into(), item.into()) {
+    let item = proc_macro2::TokenStream::from(item);
+    match plain::expand(attr.into(), item.clone()) {
         Ok(tokens) => tokens.into(),
-        Err(error) => error.to_compile_error().into(),
+        Err(error) => {
+            let error = error.to_compile_error();
+            let stub = fallback::impl_block(item, true);
+            quote!(#error #stub).into()
+        }
     }
 }
 

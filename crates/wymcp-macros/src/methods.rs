@@ -102,6 +102,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
         }
         actions.push(action);
     }
+    typed::check_related(actions.iter().map(|a| &a.action))?;
     let declared = actions.iter().map(MethodAction::declaration);
     let arms = actions.iter().map(MethodAction::arm);
     let self_ty = &block.self_ty;

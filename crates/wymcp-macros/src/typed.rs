@@ -56,6 +56,7 @@ pub(crate) fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
         action.check()?;
         actions.push(action);
     }
+    check_related(&actions)?;
     Ok(expand(&input.ident, &actions))
 }
 
@@ -295,12 +296,19 @@ impl<'a> Action<'a> {
     /// stands in for a declared property (its real properties are checked by `build()`).
     pub(crate) fn check(&self) -> syn::Result<()> {
         let mut mentioned = Map::new();
-        if let (Payload::Struct(_), Some(Value::Array(groups))) =
-            (&self.payload, self.extras.get("required_one_of"))
-        {
-            for name in groups.iter().filter_map(Value::as_array).flatten() {
+        if let Payload::Struct(_) = &self.payload {
+            // The struct's fields are schemars' to know: the names the extras use stand in.
+            let groups = self.extras.get("required_one_of").and_then(Value::as_array);
+            let grouped = groups.into_iter().flatten().filter_map(Value::as_array);
+            let examples = self.extras.get("examples").and_then(Value::as_array);
+            let keys = examples
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_object)
+                .flat_map(|e| e.keys().cloned().map(Value::String));
+            for name in grouped.flatten().cloned().chain(keys) {
                 if let Value::String(name) = name {
-                    mentioned.insert(name.clone(), Value::Object(Map::new()));
+                    mentioned.insert(name, Value::Object(Map::new()));
                 }
             }
         }
@@ -328,6 +336,50 @@ impl<'a> Action<'a> {
             return Err(syn::Error::new(span, error.to_string()));
         }
         Ok(())
+    }
+}
+
+/// Every action's `related` names actions of the tool, by the runtime's rule.
+pub(crate) fn check_related<'a, 'b: 'a>(
+    actions: impl IntoIterator<Item = &'a Action<'b>> + Clone,
+) -> syn::Result<()> {
+    let mut names: Vec<&str> = actions
+        .clone()
+        .into_iter()
+        .map(|a| a.name.as_str())
+        .collect();
+    names.sort_unstable();
+    for action in actions {
+        let Some(related) = action.extras.get("related").and_then(Value::as_array) else {
+            continue;
+        };
+        let related: Vec<String> = related
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect();
+        if let Some(problem) = wymcp_core::related_offence(&related, &names) {
+            let error = ConfigurationError::new(problem).in_action(action.name.clone());
+            let span = action.nodes.iter().find(|(k, _, _)| k == "related").map_or(
+                action.name_span,
+                |(_, span, node)| {
+                    let Problem::RelatedUnknown { unknown, .. } = error.problem() else {
+                        return *span;
+                    };
+                    first_string(node, unknown).unwrap_or(*span)
+                },
+            );
+            return Err(syn::Error::new(span, error.to_string()));
+        }
+    }
+    Ok(())
+}
+
+fn first_string(node: &Node, wanted: &[String]) -> Option<Span> {
+    match node {
+        Node::Scalar(Value::String(s), span) if wanted.contains(s) => Some(*span),
+        Node::Array(items, _) => items.iter().find_map(|i| first_string(i, wanted)),
+        _ => None,
     }
 }
 

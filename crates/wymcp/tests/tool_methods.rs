@@ -39,7 +39,7 @@ struct Tasks;
 #[wymcp::tool(name = "tasks")]
 impl Tasks {
     /// Create a task
-    #[wymcp(related = ["flag"])]
+    #[wymcp(example = {"title": "Ship"})]
     async fn create(&self, Params(task): Params<CreateTask>) -> ActionResult {
         let reply = json!({"title": task.title, "priority": task.priority});
         Ok(Reply::new(reply).with_hint_context(json!({"title": task.title})))
@@ -95,7 +95,7 @@ impl Tasks {
 #[derive(ActionEnum)]
 enum TaskAction {
     /// Create a task
-    #[wymcp(related = ["flag"])]
+    #[wymcp(example = {"title": "Ship"})]
     Create(#[allow(dead_code)] CreateTask),
 }
 
