@@ -316,6 +316,8 @@ pub mod guide_doctests {
     pub struct HelpAndHints;
     #[doc = include_str!("../../../docs/plain-and-typed-tools.md")]
     pub struct PlainAndTypedTools;
+    #[doc = include_str!("../../../docs/resources-and-prompts.md")]
+    pub struct ResourcesAndPrompts;
     #[doc = include_str!("../../../docs/transports.md")]
     pub struct Transports;
     #[doc = include_str!("../../../docs/subscriptions.md")]
