@@ -2,6 +2,7 @@
 
 #![warn(missing_docs)]
 
+mod action_names;
 mod attrs;
 mod fallback;
 mod json;

@@ -13,6 +13,7 @@ use syn::spanned::Spanned;
 use syn::{ImplItem, ImplItemFn, ItemImpl, ReturnType, Type};
 use wymcp_core::{ConfigurationError, Problem};
 
+use crate::action_names;
 use crate::attrs;
 use crate::json::Node;
 use crate::locate;
@@ -57,6 +58,8 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
         })
         .collect();
     let mut forwarded = Vec::new();
+    let enum_name = action_names::enum_ident(&block.self_ty);
+    let mut typed_enum = false;
     for item in &mut block.items {
         if let ImplItem::Fn(f) = item {
             if skipped(f) {
@@ -64,7 +67,16 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
             } else if f.sig.asyncness.is_some() {
                 f.attrs.retain(|a| !a.path().is_ident("wymcp"));
             } else if FORWARDED.contains(&f.sig.ident.to_string().as_str()) {
-                forwarded.push(forward(&f.sig.ident));
+                let typed = enum_name.as_ref().filter(|name| {
+                    f.sig.ident != "handle_error" && action_names::takes_enum(f, name)
+                });
+                match typed {
+                    Some(name) => {
+                        typed_enum = true;
+                        forwarded.push(action_names::typed_forward(&f.sig.ident, name));
+                    }
+                    None => forwarded.push(forward(&f.sig.ident)),
+                }
             } else if let Some(attr) = f.attrs.iter().find(|a| a.path().is_ident("wymcp")) {
                 return Err(syn::Error::new(
                     attr.meta.span(),
@@ -106,8 +118,20 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
     let declared = actions.iter().map(MethodAction::declaration);
     let arms = actions.iter().map(MethodAction::arm);
     let self_ty = &block.self_ty;
+    let action_enum = match enum_name.filter(|_| typed_enum) {
+        Some(name) => {
+            let names: Vec<(String, syn::Ident)> = actions
+                .iter()
+                .map(|a| (a.action.name.clone(), a.method.clone()))
+                .collect();
+            action_names::definition(&name, &names)
+        }
+        None => quote!(),
+    };
     Ok(quote! {
         #block
+
+        #action_enum
 
         #[automatically_derived]
         impl ::wymcp::ActionTool for #self_ty {

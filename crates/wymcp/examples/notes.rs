@@ -65,13 +65,11 @@ async fn summarize(tag: String) -> String {
     format!("List my notes tagged {tag:?} with the notes tool, then summarize them in one line.")
 }
 
+const GUIDE: &str = "Tag notes when you add them, then list them by tag.";
+
 pub(crate) fn server() -> Result<Server, wymcp::ConfigurationError> {
     let notes = Notes::default();
-    let guide = Resource::text(
-        "notes://guide",
-        "guide",
-        "Tag notes, then list them by tag.",
-    );
+    let guide = Resource::text("notes://guide", "guide", GUIDE);
     let tools = Server::builder().tool(notes.clone());
     let server = tools.plain_tool(notes).resource(guide);
     server.prompt(summarize).build()

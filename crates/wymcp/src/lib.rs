@@ -125,7 +125,10 @@ pub use wymcp_macros::ActionEnum;
 ///   converts into a [`Failure`], a [`Reply`], an [`ActionResult`], a `serde_json::Value`.
 /// * **The rest of [`ActionTool`]**: a non-async method of the block named `hints`,
 ///   `handle_error`, `output_schema`, `title`, `annotations` or `action_context`, with
-///   `ActionTool`'s signature, provides it.
+///   `ActionTool`'s signature, provides it. `hints` and `action_context` may take the action
+///   as an enum instead of its name: write `action: NotesAction` (the type's name and
+///   `Action`), and the attribute generates `enum NotesAction { Add, List, ... }` (with
+///   `name()` and `from_name()`), so the match is exhaustive.
 ///
 /// A parameter written with the standard types (`String`, `bool`, integers, floats, `Option`,
 /// `Vec`, sets, `String`-keyed maps, `serde_json::Value`) has its schema derived while your

@@ -318,6 +318,6 @@ fn the_example_serves_its_resource() {
     .unwrap();
     assert_eq!(
         read["contents"][0]["text"],
-        "Tag notes, then list them by tag."
+        "Tag notes when you add them, then list them by tag."
     );
 }

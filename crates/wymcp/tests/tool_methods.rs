@@ -1,7 +1,8 @@
 //! `#[wymcp::tool]` beyond the notes example: one `Params<T>` struct as the data (served as
 //! the `ActionEnum` variant carrying it is), a parameter whose type only its `JsonSchema`
-//! knows, the `Context` as a parameter, every return form, and `hints`, `action_context`,
-//! `title` and `annotations` as methods of the same block.
+//! knows, the `Context` as a parameter, every return form, and `hints` (typed by the
+//! generated action enum), `action_context`, `title` and `annotations` as methods of the same
+//! block.
 
 #![allow(clippy::unwrap_used, missing_docs)]
 
@@ -67,13 +68,14 @@ impl Tasks {
         1
     }
 
-    fn hints(&self, action: &str, hint_context: &Value) -> Vec<Hint> {
+    /// Hints, typed by the action: the match is exhaustive.
+    fn hints(&self, action: TasksAction, hint_context: &Value) -> Vec<Hint> {
         let title = hint_context["title"].as_str().unwrap_or_default();
-        vec![Hint::new(
-            "tasks",
-            "flag",
-            format!("flag {title} after {action}"),
-        )]
+        let why = format!("flag {title} after {}", action.name());
+        match action {
+            TasksAction::Create | TasksAction::Fail => vec![Hint::new("tasks", "flag", why)],
+            TasksAction::Flag => Vec::new(),
+        }
     }
 
     fn action_context(&self, action: &str, _ctx: &Context) -> Option<Map<String, Value>> {
@@ -239,4 +241,11 @@ fn title_and_annotations_come_from_the_block() {
     assert_eq!(tool["title"], "Tasks");
     assert_eq!(tool["annotations"], json!({"readOnlyHint": false}));
     assert_eq!(tool["description"], "Task management");
+}
+
+#[test]
+fn the_action_enum_names_every_action() {
+    assert_eq!(TasksAction::from_name("flag"), Some(TasksAction::Flag));
+    assert_eq!(TasksAction::from_name("helper"), None);
+    assert_eq!(TasksAction::Create.name(), "create");
 }
