@@ -36,98 +36,25 @@ const FORWARDED: [&str; 6] = [
 
 pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let mut block: ItemImpl = syn::parse2(item)?;
-    if let Some((_, path, _)) = &block.trait_ {
-        return Err(syn::Error::new(
-            path.span(),
-            "`#[wymcp::tool]` goes on an inherent `impl` block (`impl Notes { ... }`), not on a trait impl",
-        ));
-    }
-    if !block.generics.params.is_empty() {
-        return Err(syn::Error::new(
-            block.generics.span(),
-            "`#[wymcp::tool]` cannot be used on a generic `impl` block",
-        ));
-    }
+    check_block(&block)?;
     let (name, description) = tool_texts(attr, &block)?;
-    let methods: Vec<ImplItemFn> = block
-        .items
-        .iter()
-        .filter_map(|item| match item {
-            ImplItem::Fn(f) if f.sig.asyncness.is_some() && !skipped(f) => Some(f.clone()),
-            _ => None,
-        })
-        .collect();
-    let mut forwarded = Vec::new();
     let enum_name = action_names::enum_ident(&block.self_ty);
-    let mut typed_enum = false;
-    for item in &mut block.items {
-        if let ImplItem::Fn(f) = item {
-            if skipped(f) {
-                f.attrs.retain(|a| !a.path().is_ident("wymcp"));
-            } else if f.sig.asyncness.is_some() {
-                f.attrs.retain(|a| !a.path().is_ident("wymcp"));
-            } else if FORWARDED.contains(&f.sig.ident.to_string().as_str()) {
-                let typed = enum_name.as_ref().filter(|name| {
-                    f.sig.ident != "handle_error" && action_names::takes_enum(f, name)
-                });
-                match typed {
-                    Some(name) => {
-                        typed_enum = true;
-                        forwarded.push(action_names::typed_forward(&f.sig.ident, name));
-                    }
-                    None => forwarded.push(forward(&f.sig.ident)),
-                }
-            } else if let Some(attr) = f.attrs.iter().find(|a| a.path().is_ident("wymcp")) {
-                return Err(syn::Error::new(
-                    attr.meta.span(),
-                    "`#[wymcp(...)]` goes on an action, and an action is an `async fn`",
-                ));
-            }
-        }
-    }
-    let mut params_of = Vec::new();
-    for item in &mut block.items {
-        if let ImplItem::Fn(f) = item {
-            if f.sig.asyncness.is_some() && methods.iter().any(|m| m.sig.ident == f.sig.ident) {
-                let mut read = Vec::new();
-                for arg in f.sig.inputs.iter_mut().skip(1) {
-                    read.push(params::parse(arg)?);
-                }
-                params_of.push(read);
-            }
-        }
-    }
-    if methods.is_empty() {
-        return Err(syn::Error::new(
-            block.self_ty.span(),
-            "a tool needs at least one action: write an `async fn` in this block",
-        ));
-    }
-    let mut actions: Vec<MethodAction<'_>> = Vec::with_capacity(methods.len());
-    for (method, params) in methods.iter().zip(params_of) {
-        let action = MethodAction::parse(method, params)?;
-        if actions.iter().any(|a| a.action.name == action.action.name) {
-            let error =
-                ConfigurationError::new(Problem::DuplicateAction(action.action.name.clone()))
-                    .in_action(action.action.name.clone());
-            return Err(syn::Error::new(action.action.name_span, error.to_string()));
-        }
-        actions.push(action);
-    }
-    typed::check_related(actions.iter().map(|a| &a.action))?;
-    let declared = actions.iter().map(MethodAction::declaration);
-    let arms = actions.iter().map(MethodAction::arm);
-    let self_ty = &block.self_ty;
-    let action_enum = match enum_name.filter(|_| typed_enum) {
-        Some(name) => {
+    let read = read_items(&mut block, enum_name.as_ref())?;
+    let actions = parse_actions(&block, &read.methods, read.params)?;
+    let action_enum = match enum_name.filter(|_| read.typed_enum) {
+        Some(enum_name) => {
             let names: Vec<(String, syn::Ident)> = actions
                 .iter()
                 .map(|a| (a.action.name.clone(), a.method.clone()))
                 .collect();
-            action_names::definition(&name, &names)
+            action_names::definition(&enum_name, &names)
         }
         None => quote!(),
     };
+    let declared = actions.iter().map(MethodAction::declaration);
+    let arms = actions.iter().map(MethodAction::arm);
+    let forwarded = &read.forwarded;
+    let self_ty = &block.self_ty;
     Ok(quote! {
         #block
 
@@ -159,6 +86,102 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
             #(#forwarded)*
         }
     })
+}
+
+fn check_block(block: &ItemImpl) -> syn::Result<()> {
+    if let Some((_, path, _)) = &block.trait_ {
+        return Err(syn::Error::new(
+            path.span(),
+            "`#[wymcp::tool]` goes on an inherent `impl` block (`impl Notes { ... }`), not on a trait impl",
+        ));
+    }
+    if !block.generics.params.is_empty() {
+        return Err(syn::Error::new(
+            block.generics.span(),
+            "`#[wymcp::tool]` cannot be used on a generic `impl` block",
+        ));
+    }
+    Ok(())
+}
+
+/// What the block's items say: the action methods (as written, attributes included) with
+/// their parameters, and the `ActionTool` methods the block provides.
+struct Items {
+    methods: Vec<ImplItemFn>,
+    params: Vec<Vec<Param>>,
+    forwarded: Vec<TokenStream>,
+    /// Whether `hints` or `action_context` takes the action enum.
+    typed_enum: bool,
+}
+
+/// Reads the block's items, removing the attributes and parameter docs that are the
+/// attribute's (Rust would refuse them).
+fn read_items(block: &mut ItemImpl, enum_name: Option<&syn::Ident>) -> syn::Result<Items> {
+    let mut items = Items {
+        methods: Vec::new(),
+        params: Vec::new(),
+        forwarded: Vec::new(),
+        typed_enum: false,
+    };
+    for item in &mut block.items {
+        let ImplItem::Fn(f) = item else { continue };
+        if skipped(f) {
+            f.attrs.retain(|a| !a.path().is_ident("wymcp"));
+        } else if f.sig.asyncness.is_some() {
+            items.methods.push(f.clone());
+            f.attrs.retain(|a| !a.path().is_ident("wymcp"));
+            let mut read = Vec::new();
+            for arg in f.sig.inputs.iter_mut().skip(1) {
+                read.push(params::parse(arg)?);
+            }
+            items.params.push(read);
+        } else if FORWARDED.contains(&f.sig.ident.to_string().as_str()) {
+            let typed = enum_name
+                .filter(|name| f.sig.ident != "handle_error" && action_names::takes_enum(f, name));
+            match typed {
+                Some(name) => {
+                    items.typed_enum = true;
+                    items
+                        .forwarded
+                        .push(action_names::typed_forward(&f.sig.ident, name));
+                }
+                None => items.forwarded.push(forward(&f.sig.ident)),
+            }
+        } else if let Some(attr) = f.attrs.iter().find(|a| a.path().is_ident("wymcp")) {
+            return Err(syn::Error::new(
+                attr.meta.span(),
+                "`#[wymcp(...)]` goes on an action, and an action is an `async fn`",
+            ));
+        }
+    }
+    Ok(items)
+}
+
+/// Each method read as an action and checked, names unique, `related` naming actions.
+fn parse_actions<'a>(
+    block: &ItemImpl,
+    methods: &'a [ImplItemFn],
+    params: Vec<Vec<Param>>,
+) -> syn::Result<Vec<MethodAction<'a>>> {
+    if methods.is_empty() {
+        return Err(syn::Error::new(
+            block.self_ty.span(),
+            "a tool needs at least one action: write an `async fn` in this block",
+        ));
+    }
+    let mut actions: Vec<MethodAction<'a>> = Vec::with_capacity(methods.len());
+    for (method, params) in methods.iter().zip(params) {
+        let action = MethodAction::parse(method, params)?;
+        if actions.iter().any(|a| a.action.name == action.action.name) {
+            let error =
+                ConfigurationError::new(Problem::DuplicateAction(action.action.name.clone()))
+                    .in_action(action.action.name.clone());
+            return Err(syn::Error::new(action.action.name_span, error.to_string()));
+        }
+        actions.push(action);
+    }
+    typed::check_related(actions.iter().map(|a| &a.action))?;
+    Ok(actions)
 }
 
 fn skipped(f: &ImplItemFn) -> bool {
@@ -264,31 +287,7 @@ struct MethodAction<'a> {
 impl<'a> MethodAction<'a> {
     fn parse(method: &'a ImplItemFn, params: Vec<Param>) -> syn::Result<Self> {
         let sig = &method.sig;
-        match sig.inputs.first() {
-            Some(syn::FnArg::Receiver(r)) if r.reference.is_some() && r.mutability.is_none() => {}
-            other => {
-                let span = other.map_or(sig.ident.span(), Spanned::span);
-                return Err(syn::Error::new(
-                    span,
-                    "an action takes `&self` first: `async fn add(&self, ...)`",
-                ));
-            }
-        }
-        if !sig.generics.params.is_empty() {
-            return Err(syn::Error::new(
-                sig.generics.span(),
-                "an action method cannot be generic",
-            ));
-        }
-        let output = match &sig.output {
-            ReturnType::Type(_, ty) => ty.span(),
-            ReturnType::Default => {
-                return Err(syn::Error::new(
-                    sig.ident.span(),
-                    "an action returns its answer: `-> Result<T, Failure>` (`T: Serialize`), `-> Reply` or `-> ActionResult`",
-                ));
-            }
-        };
+        let output = check_signature(sig)?;
         let mut contexts = params.iter().filter(|p| matches!(p, Param::Context { .. }));
         if let (Some(_), Some(second)) = (contexts.next(), contexts.next()) {
             return Err(syn::Error::new(
@@ -329,6 +328,33 @@ impl<'a> MethodAction<'a> {
             this.action.check()?;
         }
         Ok(this)
+    }
+}
+
+/// An action's signature: `&self` first, not generic, a return type (whose span it gives).
+fn check_signature(sig: &syn::Signature) -> syn::Result<Span> {
+    match sig.inputs.first() {
+        Some(syn::FnArg::Receiver(r)) if r.reference.is_some() && r.mutability.is_none() => {}
+        other => {
+            let span = other.map_or(sig.ident.span(), Spanned::span);
+            return Err(syn::Error::new(
+                span,
+                "an action takes `&self` first: `async fn add(&self, ...)`",
+            ));
+        }
+    }
+    if !sig.generics.params.is_empty() {
+        return Err(syn::Error::new(
+            sig.generics.span(),
+            "an action method cannot be generic",
+        ));
+    }
+    match &sig.output {
+        ReturnType::Type(_, ty) => Ok(ty.span()),
+        ReturnType::Default => Err(syn::Error::new(
+            sig.ident.span(),
+            "an action returns its answer: `-> Result<T, Failure>` (`T: Serialize`), `-> Reply` or `-> ActionResult`",
+        )),
     }
 }
 

@@ -31,50 +31,13 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
             "`#[wymcp::plain_tool]` goes on an inherent, non-generic `impl` block",
         ));
     }
-    let mut name = None;
-    let mut description = None;
-    for entry in attrs::entries(attr, &TOOL_KEYS)? {
-        let Some(crate::json::Node::Scalar(Value::String(text), _)) = &entry.value else {
-            return Err(syn::Error::new(
-                entry.span(),
-                format!("expected `{} = \"...\"`", entry.name()),
-            ));
-        };
-        match entry.name().as_str() {
-            "name" => name = Some(text.clone()),
-            _ => description = Some(text.clone()),
-        }
-    }
-    let mut runs = Vec::new();
-    let mut forwarded = Vec::new();
-    let mut own_output_schema = false;
-    for item in &mut block.items {
-        let ImplItem::Fn(f) = item else { continue };
-        let ident = f.sig.ident.to_string();
-        if f.sig.asyncness.is_some() {
-            let mut read = Vec::new();
-            for arg in f.sig.inputs.iter_mut().skip(1) {
-                read.push(params::parse(arg)?);
-            }
-            runs.push((f.clone(), read));
-        } else if FORWARDED.contains(&ident.as_str()) {
-            own_output_schema |= ident == "output_schema";
-            forwarded.push(forward(&f.sig.ident));
-        }
-    }
-    if runs.is_empty() {
-        return Err(syn::Error::new(
-            block.self_ty.span(),
-            "a plain tool is one `async fn` in this block",
-        ));
-    }
-    let (method, params) = runs.remove(0);
-    if let Some((other, _)) = runs.first() {
-        return Err(syn::Error::new(
-            other.sig.ident.span(),
-            "a plain tool is one `async fn`: write another tool (another type) for this one, or make them actions of one `#[wymcp::tool]`",
-        ));
-    }
+    let (name, description) = tool_texts(attr)?;
+    let Read {
+        method,
+        params,
+        forwarded,
+        own_output_schema,
+    } = read_items(&mut block)?;
     let sig = &method.sig;
     if !matches!(sig.inputs.first(), Some(syn::FnArg::Receiver(r)) if r.reference.is_some() && r.mutability.is_none())
     {
@@ -126,6 +89,70 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
             #output
             #(#forwarded)*
         }
+    })
+}
+
+/// `#[wymcp::plain_tool(name = "...", description = "...")]`, each when given.
+fn tool_texts(attr: TokenStream) -> syn::Result<(Option<String>, Option<String>)> {
+    let (mut name, mut description) = (None, None);
+    for entry in attrs::entries(attr, &TOOL_KEYS)? {
+        let Some(crate::json::Node::Scalar(Value::String(text), _)) = &entry.value else {
+            return Err(syn::Error::new(
+                entry.span(),
+                format!("expected `{} = \"...\"`", entry.name()),
+            ));
+        };
+        match entry.name().as_str() {
+            "name" => name = Some(text.clone()),
+            _ => description = Some(text.clone()),
+        }
+    }
+    Ok((name, description))
+}
+
+/// The block's one `async fn` with its parameters, and the `PlainTool` methods it provides.
+struct Read {
+    method: syn::ImplItemFn,
+    params: Vec<Param>,
+    forwarded: Vec<TokenStream>,
+    own_output_schema: bool,
+}
+
+fn read_items(block: &mut ItemImpl) -> syn::Result<Read> {
+    let mut runs = Vec::new();
+    let mut forwarded = Vec::new();
+    let mut own_output_schema = false;
+    for item in &mut block.items {
+        let ImplItem::Fn(f) = item else { continue };
+        let ident = f.sig.ident.to_string();
+        if f.sig.asyncness.is_some() {
+            let mut read = Vec::new();
+            for arg in f.sig.inputs.iter_mut().skip(1) {
+                read.push(params::parse(arg)?);
+            }
+            runs.push((f.clone(), read));
+        } else if FORWARDED.contains(&ident.as_str()) {
+            own_output_schema |= ident == "output_schema";
+            forwarded.push(forward(&f.sig.ident));
+        }
+    }
+    if let Some((other, _)) = runs.get(1) {
+        return Err(syn::Error::new(
+            other.sig.ident.span(),
+            "a plain tool is one `async fn`: write another tool (another type) for this one, or make them actions of one `#[wymcp::tool]`",
+        ));
+    }
+    let Some((method, params)) = runs.pop() else {
+        return Err(syn::Error::new(
+            block.self_ty.span(),
+            "a plain tool is one `async fn` in this block",
+        ));
+    };
+    Ok(Read {
+        method,
+        params,
+        forwarded,
+        own_output_schema,
     })
 }
 

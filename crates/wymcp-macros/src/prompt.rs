@@ -35,25 +35,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
         ));
     }
     let mut function: ItemFn = syn::parse2(item)?;
-    let sig = &function.sig;
-    if sig.asyncness.is_none() {
-        return Err(syn::Error::new(
-            sig.fn_token.span(),
-            "a prompt is an `async fn`",
-        ));
-    }
-    if !sig.generics.params.is_empty() {
-        return Err(syn::Error::new(
-            sig.generics.span(),
-            "a prompt function cannot be generic",
-        ));
-    }
-    if let ReturnType::Default = sig.output {
-        return Err(syn::Error::new(
-            sig.ident.span(),
-            "a prompt returns its messages: `-> String` (one user message), `-> Vec<PromptMessage>` or `-> Result<GetPromptResult, PromptError>`",
-        ));
-    }
+    check_signature(&function.sig)?;
     let mut arguments = Vec::new();
     for arg in function.sig.inputs.iter_mut() {
         arguments.push(argument(arg)?);
@@ -71,51 +53,8 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
         .iter()
         .filter(|a| a.path().is_ident("doc"))
         .collect();
-    let declared = arguments.iter().filter_map(|a| match a {
-        Argument::Text {
-            name,
-            optional,
-            description,
-            ..
-        } => {
-            let make = if *optional {
-                quote!(optional)
-            } else {
-                quote!(required)
-            };
-            let described = description.as_ref().map(|d| quote!(.description(#d)));
-            Some(quote!(::wymcp::prompt::PromptArgument::#make(#name) #described))
-        }
-        Argument::Context { .. } => None,
-    });
-    let mut takes = Vec::new();
-    let mut args = Vec::new();
-    for (i, argument) in arguments.iter().enumerate() {
-        let arg = format_ident!("__wymcp_arg{i}");
-        match argument {
-            Argument::Context { by_ref: true } => args.push(quote!(&ctx)),
-            Argument::Context { by_ref: false } => args.push(quote!(ctx.clone())),
-            Argument::Text {
-                name, ty, optional, ..
-            } => {
-                let take = if *optional {
-                    let inner = single_argument(ty, "Option").unwrap_or(ty);
-                    quote_spanned! {ty.span()=>
-                        ::wymcp::__private::prompt_arg::<#inner>(&arguments, #name)?
-                    }
-                } else {
-                    quote_spanned! {ty.span()=>
-                        ::wymcp::__private::prompt_required(
-                            ::wymcp::__private::prompt_arg::<#ty>(&arguments, #name)?,
-                            #name,
-                        )?
-                    }
-                };
-                takes.push(quote!(let #arg = #take;));
-                args.push(quote!(#arg));
-            }
-        }
-    }
+    let declared = arguments.iter().filter_map(declaration);
+    let (takes, args) = takes(&arguments);
     let output = match &sig.output {
         ReturnType::Type(_, ty) => ty.span(),
         ReturnType::Default => Span::call_site(),
@@ -155,6 +94,82 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
             }
         }
     })
+}
+
+/// A prompt's signature: `async`, not generic, returning its messages.
+fn check_signature(sig: &syn::Signature) -> syn::Result<()> {
+    if sig.asyncness.is_none() {
+        return Err(syn::Error::new(
+            sig.fn_token.span(),
+            "a prompt is an `async fn`",
+        ));
+    }
+    if !sig.generics.params.is_empty() {
+        return Err(syn::Error::new(
+            sig.generics.span(),
+            "a prompt function cannot be generic",
+        ));
+    }
+    if let ReturnType::Default = sig.output {
+        return Err(syn::Error::new(
+            sig.ident.span(),
+            "a prompt returns its messages: `-> String` (one user message), `-> Vec<PromptMessage>` or `-> Result<GetPromptResult, PromptError>`",
+        ));
+    }
+    Ok(())
+}
+
+/// `PromptArgument::required("tag").description("...")` for an argument.
+fn declaration(argument: &Argument) -> Option<TokenStream> {
+    let Argument::Text {
+        name,
+        optional,
+        description,
+        ..
+    } = argument
+    else {
+        return None;
+    };
+    let make = if *optional {
+        quote!(optional)
+    } else {
+        quote!(required)
+    };
+    let described = description.as_ref().map(|d| quote!(.description(#d)));
+    Some(quote!(::wymcp::prompt::PromptArgument::#make(#name) #described))
+}
+
+/// The statements taking each argument out of the request, and the call's arguments.
+fn takes(arguments: &[Argument]) -> (Vec<TokenStream>, Vec<TokenStream>) {
+    let mut takes = Vec::new();
+    let mut args = Vec::new();
+    for (i, argument) in arguments.iter().enumerate() {
+        let arg = format_ident!("__wymcp_arg{i}");
+        match argument {
+            Argument::Context { by_ref: true } => args.push(quote!(&ctx)),
+            Argument::Context { by_ref: false } => args.push(quote!(ctx.clone())),
+            Argument::Text {
+                name, ty, optional, ..
+            } => {
+                let take = if *optional {
+                    let inner = single_argument(ty, "Option").unwrap_or(ty);
+                    quote_spanned! {ty.span()=>
+                        ::wymcp::__private::prompt_arg::<#inner>(&arguments, #name)?
+                    }
+                } else {
+                    quote_spanned! {ty.span()=>
+                        ::wymcp::__private::prompt_required(
+                            ::wymcp::__private::prompt_arg::<#ty>(&arguments, #name)?,
+                            #name,
+                        )?
+                    }
+                };
+                takes.push(quote!(let #arg = #take;));
+                args.push(quote!(#arg));
+            }
+        }
+    }
+    (takes, args)
 }
 
 fn argument(arg: &mut FnArg) -> syn::Result<Argument> {

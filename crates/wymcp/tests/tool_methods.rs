@@ -249,3 +249,69 @@ fn the_action_enum_names_every_action() {
     assert_eq!(TasksAction::from_name("helper"), None);
     assert_eq!(TasksAction::Create.name(), "create");
 }
+
+#[wymcp::data]
+struct Found {
+    /// The titles found
+    titles: Vec<String>,
+}
+
+struct Search;
+
+#[wymcp::plain_tool(name = "search")]
+impl Search {
+    /// Find tasks by a word of their title
+    async fn find(&self, word: String, limit: Option<u8>) -> Result<Found, Failure> {
+        let titles = vec![format!("{word} ({})", limit.unwrap_or(10))];
+        Ok(Found { titles })
+    }
+}
+
+struct Titles;
+
+#[wymcp::plain_tool]
+impl Titles {
+    /// List every title
+    async fn titles(&self) -> Result<Vec<String>, Failure> {
+        Ok(vec!["Ship".into()])
+    }
+}
+
+#[test]
+fn a_plain_tool_serves_its_struct_output_as_validated_structured_content() {
+    let server = Server::builder()
+        .plain_tool(Search)
+        .plain_tool(Titles)
+        .build()
+        .unwrap();
+    let list = server.list_tools(ProtocolVersion::V2025_11_25);
+    let search = &list["tools"][0];
+    assert_eq!(search["name"], "search");
+    assert_eq!(search["inputSchema"]["required"], json!(["word"]));
+    assert_eq!(
+        search["outputSchema"]["properties"]["titles"],
+        json!({"type": "array", "items": {"type": "string"}, "description": "The titles found"})
+    );
+    // A list is no object: no output schema, served as text only.
+    assert_eq!(list["tools"][1]["name"], "titles");
+    assert!(list["tools"][1].get("outputSchema").is_none(), "{list}");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let found = runtime
+        .block_on(server.call_tool(
+            "search",
+            Some(json!({"word": "Ship", "limit": 2})),
+            Context::default(),
+        ))
+        .unwrap();
+    assert_eq!(
+        found.structured_content(),
+        Some(&json!({"titles": ["Ship (2)"]}))
+    );
+    let refused = runtime
+        .block_on(server.call_tool("search", Some(json!({"limit": 300})), Context::default()))
+        .unwrap();
+    assert!(refused.is_error());
+    assert_eq!(refused.error_kind().map(|k| k.as_str()), Some("dispatch"));
+}

@@ -231,11 +231,12 @@ pub(crate) mod support {
         }
     }
 
-    /// A plain tool's output schema: `T`'s, inlined (`build()` refuses one that is not an
-    /// object schema).
+    /// A plain tool's output schema: `T`'s, inlined, when it describes an object (MCP's
+    /// `structuredContent` is one); none for any other `T` (a list, a string), whose answers
+    /// are served as text only.
     pub fn plain_output_schema<T: JsonSchema>() -> Option<Map<String, Value>> {
         match property_schema::<T>("{}") {
-            Value::Object(map) => Some(map),
+            Value::Object(map) if map.get("type") == Some(&Value::from("object")) => Some(map),
             _ => None,
         }
     }
