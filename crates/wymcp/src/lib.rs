@@ -15,6 +15,9 @@
 //! | [`resource`], [`prompt`], [`completion`] | static and templated resources (RFC 6570) with subscriptions, prompts with checked arguments, completion providers; all validated at `build()` |
 //! | [`testing`] | an in-process client over a built server, typed results and gate errors, assertion helpers |
 //! | [`TypedActionTool`] | the actions as a Rust enum of serde structs (`#[derive(ActionEnum)]`): schemas generated, `run` receives the variant; see [`tool_kinds`] for when to use which |
+//! | [`tool`], [`plain_tool`], [`prompt`](macro@prompt) | the shortest forms: an `impl` block's `async fn`s as actions, one `async fn` as a plain tool, an `async fn` as a prompt; schemas from the parameters, validated while your crate compiles |
+//!
+//! [`prompt`]: mod@prompt
 //!
 //! ```
 //! use serde_json::json;
