@@ -70,7 +70,7 @@ const GUIDE: &str = "Tag notes when you add them, then list them by tag.";
 pub(crate) fn server() -> Result<Server, wymcp::ConfigurationError> {
     let notes = Notes::default();
     let guide = Resource::text("notes://guide", "guide", GUIDE);
-    let tools = Server::builder().tool(notes.clone());
+    let tools = Server::builder().name("notes").tool(notes.clone());
     let server = tools.plain_tool(notes).resource(guide);
     server.prompt(summarize).build()
 }

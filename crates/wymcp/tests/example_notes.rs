@@ -321,3 +321,90 @@ fn the_example_serves_its_resource() {
         "Tag notes when you add them, then list them by tag."
     );
 }
+
+/// The example's server over real HTTP on 127.0.0.1: initialize, the four parts listed, a note
+/// added, counted (structured content), a prompt rendered, a refusal.
+#[tokio::test]
+async fn over_http_on_an_ephemeral_port() {
+    use wymcp::transport::http::{HttpServer, StreamableHttp};
+
+    let http = HttpServer::bind("127.0.0.1:0", StreamableHttp::builder(methods()))
+        .await
+        .unwrap();
+    let url = format!("http://{}/mcp", http.local_addr().unwrap());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(http.run_until(async {
+        let _ = stopped.await;
+    }));
+    let client = reqwest::Client::new();
+    let post = |body: Value, session: Option<&str>| {
+        let mut request = client
+            .post(&url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .json(&body);
+        if let Some(session) = session {
+            request = request
+                .header("Mcp-Session-Id", session)
+                .header("MCP-Protocol-Version", "2025-11-25");
+        }
+        request.send()
+    };
+    let init = post(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "notes-test", "version": "1.0"}}}),
+        None,
+    )
+    .await
+    .unwrap();
+    assert_eq!(init.status(), 200);
+    let session = init.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let init: Value = init.json().await.unwrap();
+    assert_eq!(init["result"]["serverInfo"]["name"], "notes");
+    let session = Some(session.as_str());
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(post(initialized, session).await.unwrap().status(), 202);
+    let rpc = |id: u32, method: &str, params: Value| json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    let answer = |response: reqwest::Response| async move {
+        let body: Value = response.json().await.unwrap();
+        body["result"].clone()
+    };
+
+    let tools = answer(
+        post(rpc(2, "tools/list", json!({})), session)
+            .await
+            .unwrap(),
+    )
+    .await;
+    let names: Vec<&str> = tools["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert_eq!(names, ["notes", "tag_counts", "help"]);
+    let add = json!({"name": "notes", "arguments": {"action": "add",
+                     "data": {"text": "Buy milk", "tags": ["errands"]}}});
+    let added = answer(post(rpc(3, "tools/call", add), session).await.unwrap()).await;
+    assert_eq!(added["isError"], false, "{added}");
+    let count = json!({"name": "tag_counts", "arguments": {}});
+    let counted = answer(post(rpc(4, "tools/call", count), session).await.unwrap()).await;
+    assert_eq!(counted["structuredContent"], json!({"errands": 1}));
+    let get = json!({"name": "summarize", "arguments": {"tag": "errands"}});
+    let prompt = answer(post(rpc(5, "prompts/get", get), session).await.unwrap()).await;
+    let text = prompt["messages"][0]["content"]["text"].as_str().unwrap();
+    assert!(text.contains("\"errands\""), "{prompt}");
+    let bad = json!({"name": "notes", "arguments": {"action": "list", "data": {"limit": 0}}});
+    let refused = answer(post(rpc(6, "tools/call", bad), session).await.unwrap()).await;
+    assert_eq!(refused["isError"], true);
+    let body: Value =
+        serde_json::from_str(refused["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(body["error"], "invalid_values");
+
+    let _ = stop.send(());
+    serving.await.unwrap().unwrap();
+}
