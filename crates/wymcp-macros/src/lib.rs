@@ -111,7 +111,7 @@ pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
 pub fn data(attr: TokenStream, item: TokenStream) -> TokenStream {
     let attr = proc_macro2::TokenStream::from(attr);
     if let Some(token) = attr.into_iter().next() {
-        return syn::Error::new(token.span(), "`#[wymcp::data]` takes no arguments")
+        return syn::Error::new(token.span(), "`#[wymcp::data]` takes no arguments: derive other traits beside it, `#[derive(Clone)]`")
             .to_compile_error()
             .into();
     }

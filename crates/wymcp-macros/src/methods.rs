@@ -197,7 +197,13 @@ fn skipped(f: &ImplItemFn) -> bool {
 fn tool_texts(attr: TokenStream, block: &ItemImpl) -> syn::Result<(String, String)> {
     let mut name = None;
     let mut description = None;
-    for entry in attrs::entries(attr, &TOOL_KEYS)? {
+    let entries = attrs::entries(attr, &TOOL_KEYS).map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            format!("{e} (title, annotations, hints, ... are methods of the block: `fn title(&self) -> Option<String>`)"),
+        )
+    })?;
+    for entry in entries {
         let text = match &entry.value {
             Some(Node::Scalar(Value::String(s), _)) => s.clone(),
             _ => {
