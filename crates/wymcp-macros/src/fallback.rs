@@ -25,9 +25,18 @@ pub(crate) fn action_enum(input: &syn::DeriveInput) -> TokenStream {
     }
 }
 
+/// Which trait a refused attribute would have implemented.
+#[derive(Clone, Copy)]
+pub(crate) enum Stub {
+    ActionTool,
+    PlainTool,
+    /// None (`#[wymcp::resources]` adds inherent methods only).
+    Nothing,
+}
+
 /// The user's `impl` block, its wymcp attributes and parameter docs removed, and a stub of
-/// `ActionTool` (`plain: false`) or `PlainTool` (`plain: true`) for its type.
-pub(crate) fn impl_block(item: TokenStream, plain: bool) -> TokenStream {
+/// the trait the attribute would have implemented for its type.
+pub(crate) fn impl_block(item: TokenStream, stub: Stub) -> TokenStream {
     let Ok(mut block) = syn::parse2::<ItemImpl>(item) else {
         return quote!();
     };
@@ -45,6 +54,11 @@ pub(crate) fn impl_block(item: TokenStream, plain: bool) -> TokenStream {
     if block.trait_.is_some() || !block.generics.params.is_empty() {
         return quote!(#block);
     }
+    let plain = match stub {
+        Stub::ActionTool => false,
+        Stub::PlainTool => true,
+        Stub::Nothing => return quote!(#block),
+    };
     let self_ty = &block.self_ty;
     let map = quote!(::wymcp::__private::serde_json::Map<::std::string::String, ::wymcp::__private::serde_json::Value>);
     let stub = if plain {

@@ -11,6 +11,7 @@ mod methods;
 mod params;
 mod plain;
 mod prompt;
+mod resources;
 mod typed;
 
 use proc_macro::TokenStream;
@@ -74,7 +75,7 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
         Ok(tokens) => tokens.into(),
         Err(error) => {
             let error = error.to_compile_error();
-            let stub = fallback::impl_block(item, false);
+            let stub = fallback::impl_block(item, fallback::Stub::ActionTool);
             quote!(#error #stub).into()
         }
     }
@@ -89,7 +90,7 @@ pub fn plain_tool(attr: TokenStream, item: TokenStream) -> TokenStream {
         Ok(tokens) => tokens.into(),
         Err(error) => {
             let error = error.to_compile_error();
-            let stub = fallback::impl_block(item, true);
+            let stub = fallback::impl_block(item, fallback::Stub::PlainTool);
             quote!(#error #stub).into()
         }
     }
@@ -102,6 +103,21 @@ pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
     match prompt::expand(attr.into(), item.into()) {
         Ok(tokens) => tokens.into(),
         Err(error) => error.to_compile_error().into(),
+    }
+}
+
+/// Makes the marked `async fn`s of an `impl` block resources and resource templates. See
+/// `wymcp::resources` for the rules.
+#[proc_macro_attribute]
+pub fn resources(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let item = proc_macro2::TokenStream::from(item);
+    match resources::expand(attr.into(), item.clone()) {
+        Ok(tokens) => tokens.into(),
+        Err(error) => {
+            let error = error.to_compile_error();
+            let block = fallback::impl_block(item, fallback::Stub::Nothing);
+            quote!(#error #block).into()
+        }
     }
 }
 

@@ -243,6 +243,64 @@ pub use wymcp_macros::plain_tool;
 /// ```
 pub use wymcp_macros::prompt;
 
+/// Makes the marked `async fn`s of an `impl` block resources: `#[wymcp(template =
+/// "notes://notes/{id}")]` a resource template whose variables are the method's parameters
+/// (parsed with `FromStr`; one that does not parse is an invalid request naming it),
+/// `#[wymcp(uri = "notes://all")]` a single resource read on demand; `mime_type = "..."` beside
+/// either. The method's doc comment is the description, its name the resource's name. For each
+/// method the block gains `<method>_resource(&self)`, the [`ResourceTemplate`] (or
+/// [`Resource`]) to register, which reads through a clone of `self` (so the type is `Clone`,
+/// an `Arc` inside). A method returns a `String` (the text at the URI read), the contents, or
+/// a `Result` of one of those and a [`ResourceError`] ([`resource::IntoContents`]).
+///
+/// The template's variables and the parameters must match: a variable no parameter takes, or
+/// a parameter the template lacks, fails the build at the token.
+///
+/// ```
+/// use serde_json::json;
+/// use wymcp::{Context, ResourceError, Server};
+///
+/// #[derive(Clone)]
+/// struct Notes(std::sync::Arc<Vec<String>>);
+///
+/// #[wymcp::resources]
+/// impl Notes {
+///     /// A note, by its number
+///     #[wymcp(template = "notes://notes/{n}", mime_type = "text/plain")]
+///     async fn note(&self, n: usize) -> Result<String, ResourceError> {
+///         self.0.get(n).cloned().ok_or(ResourceError::NotFound)
+///     }
+/// }
+///
+/// let notes = Notes(std::sync::Arc::new(vec!["Buy milk".into()]));
+/// let server = Server::builder().resource_template(notes.note_resource()).build().unwrap();
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let read = server
+///     .handle_resources_read(Some(json!({"uri": "notes://notes/0"})), Context::default())
+///     .await
+///     .unwrap();
+/// assert_eq!(read["contents"][0]["text"], "Buy milk");
+/// let refused = server
+///     .handle_resources_read(Some(json!({"uri": "notes://notes/x"})), Context::default())
+///     .await
+///     .unwrap_err();
+/// assert!(refused.message().contains("\"n\""), "{}", refused.message());
+/// # });
+/// ```
+///
+/// ```compile_fail
+/// #[derive(Clone)]
+/// struct Notes;
+///
+/// #[wymcp::resources]
+/// impl Notes {
+///     /// A note
+///     #[wymcp(template = "notes://notes/{id}")]
+///     async fn note(&self, number: u32) -> String { number.to_string() }
+/// }
+/// ```
+pub use wymcp_macros::resources;
+
 /// Derives `Deserialize`, `Serialize` and [`JsonSchema`] for a type an action takes or
 /// returns, through wymcp's own serde and schemars: your crate needs no `schemars` dependency.
 /// `#[serde(...)]` and `#[schemars(...)]` attributes work as under the derives.
@@ -288,6 +346,7 @@ pub mod __private {
     //! Support for the macros; not public API.
 
     pub use crate::prompt::function::support::{prompt_answer, prompt_arg, prompt_required};
+    pub use crate::resource::from_fn::support::{resource_answer, resource_var};
     pub use crate::tool::methods::support::{
         answer, arg, data_map, method_action, params, params_action, plain_answer, plain_arg,
         plain_input_schema, plain_output_schema, property_schema,

@@ -60,3 +60,76 @@ where
         (self.0)(uri.to_owned(), vars, ctx)
     }
 }
+
+/// What a `#[wymcp::resources]` method may return: a text (one text item at the URI read),
+/// the contents, or a `Result` of one of those and a [`ResourceError`].
+///
+/// ```
+/// use wymcp::resource::IntoContents;
+///
+/// let contents = "Buy milk".to_owned().into_contents("notes://notes/1").unwrap();
+/// assert_eq!(contents[0].uri(), "notes://notes/1");
+/// assert_eq!(contents[0].as_text(), Some("Buy milk"));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "a resource method cannot return `{Self}`",
+    label = "return a `String` (the text at the URI read), `ResourceContents`, a `Vec<ResourceContents>`, or a `Result` of one of those and a `ResourceError`"
+)]
+pub trait IntoContents {
+    /// The contents of `uri`.
+    fn into_contents(self, uri: &str) -> Result<Vec<ResourceContents>, ResourceError>;
+}
+
+impl IntoContents for String {
+    fn into_contents(self, uri: &str) -> Result<Vec<ResourceContents>, ResourceError> {
+        Ok(vec![ResourceContents::text(uri, self)])
+    }
+}
+
+impl IntoContents for ResourceContents {
+    fn into_contents(self, _uri: &str) -> Result<Vec<ResourceContents>, ResourceError> {
+        Ok(vec![self])
+    }
+}
+
+impl IntoContents for Vec<ResourceContents> {
+    fn into_contents(self, _uri: &str) -> Result<Vec<ResourceContents>, ResourceError> {
+        Ok(self)
+    }
+}
+
+impl<T: IntoContents> IntoContents for Result<T, ResourceError> {
+    fn into_contents(self, uri: &str) -> Result<Vec<ResourceContents>, ResourceError> {
+        self.and_then(|contents| contents.into_contents(uri))
+    }
+}
+
+/// What the attribute's generated code calls; not public API.
+pub(crate) mod support {
+    use std::str::FromStr;
+
+    use super::*;
+
+    /// The template variable `name` parsed into `T` (a `String` as matched); one that does
+    /// not parse is an invalid request naming it.
+    pub fn resource_var<T: FromStr>(vars: &Variables, name: &str) -> Result<T, ResourceError>
+    where
+        T::Err: std::fmt::Display,
+    {
+        let text = vars.get(name).unwrap_or_default();
+        text.parse::<T>().map_err(|error| {
+            ResourceError::Invalid(format!(
+                "variable {:?}: {error}",
+                wymcp_core::bound::echo(name)
+            ))
+        })
+    }
+
+    /// The contents of a read, whatever [`IntoContents`] the method returned.
+    pub fn resource_answer<R: IntoContents>(
+        result: R,
+        uri: &str,
+    ) -> Result<Vec<ResourceContents>, ResourceError> {
+        result.into_contents(uri)
+    }
+}
