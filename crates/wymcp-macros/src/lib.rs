@@ -5,6 +5,7 @@
 mod action_names;
 mod attrs;
 mod fallback;
+mod fields;
 mod json;
 mod locate;
 mod methods;
@@ -132,6 +133,9 @@ pub fn data(attr: TokenStream, item: TokenStream) -> TokenStream {
             .into();
     }
     let item = proc_macro2::TokenStream::from(item);
+    let fields = syn::parse2::<syn::DeriveInput>(item.clone())
+        .map(|input| fields::record(&input))
+        .unwrap_or_default();
     quote! {
         #[derive(
             ::wymcp::__private::serde::Deserialize,
@@ -141,6 +145,8 @@ pub fn data(attr: TokenStream, item: TokenStream) -> TokenStream {
         #[serde(crate = "::wymcp::__private::serde")]
         #[schemars(crate = "::wymcp::__private::schemars")]
         #item
+
+        #fields
     }
     .into()
 }

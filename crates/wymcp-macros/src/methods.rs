@@ -53,12 +53,15 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
     };
     let declared = actions.iter().map(MethodAction::declaration);
     let arms = actions.iter().map(MethodAction::arm);
+    let checks = actions.iter().map(|a| a.action.field_checks());
     let forwarded = &read.forwarded;
     let self_ty = &block.self_ty;
     Ok(quote! {
         #block
 
         #action_enum
+
+        #(#checks)*
 
         #[automatically_derived]
         impl ::wymcp::ActionTool for #self_ty {

@@ -383,6 +383,51 @@ fn first_string(node: &Node, wanted: &[String]) -> Option<Span> {
     }
 }
 
+impl Action<'_> {
+    /// For a struct payload: compile-time checks that every property the `required_one_of`
+    /// groups and the examples name is one of the struct's (when `#[wymcp::data]` recorded
+    /// them), each pointing at the name's token.
+    pub(crate) fn field_checks(&self) -> TokenStream {
+        let Payload::Struct(ty) = self.payload else {
+            return TokenStream::new();
+        };
+        let mut checks = TokenStream::new();
+        for (key, _, node) in &self.nodes {
+            match (key.as_str(), node) {
+                ("required_one_of", Node::Array(groups, _)) => {
+                    for group in groups {
+                        let Node::Array(names, _) = group else {
+                            continue;
+                        };
+                        for name in names {
+                            if let Node::Scalar(Value::String(name), span) = name {
+                                checks.extend(crate::fields::check(
+                                    ty,
+                                    name,
+                                    "required_one_of",
+                                    *span,
+                                ));
+                            }
+                        }
+                    }
+                }
+                ("examples", Node::Array(examples, _)) => {
+                    for example in examples {
+                        let Node::Object(entries, _) = example else {
+                            continue;
+                        };
+                        for (name, span, _) in entries {
+                            checks.extend(crate::fields::check(ty, name, "an example", *span));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        checks
+    }
+}
+
 pub(crate) fn clone_entry((k, s, n): &(String, Span, Node)) -> (String, Span, Node) {
     (k.clone(), *s, n.clone())
 }
@@ -450,7 +495,10 @@ fn expand(ident: &syn::Ident, actions: &[Action<'_>]) -> TokenStream {
             Payload::Struct(_) => quote! { Self::#v(..) => #name, },
         }
     });
+    let checks = actions.iter().map(Action::field_checks);
     quote! {
+        #(#checks)*
+
         #[automatically_derived]
         impl ::wymcp::ActionEnum for #ident {
             fn actions() -> ::wymcp::Actions {

@@ -356,6 +356,46 @@ pub mod __private {
     pub use serde;
     pub use serde_json;
 
+    /// The property names of a type `#[wymcp::data]` could not read (or did not derive):
+    /// none, so the compile-time check defers to `build()`. A `#[wymcp::data]` struct's
+    /// inherent `__WYMCP_FIELDS` shadows this one.
+    pub trait NoFields {
+        /// No names known.
+        const __WYMCP_FIELDS: Option<&'static [&'static str]> = None;
+    }
+
+    impl<T: ?Sized> NoFields for T {}
+
+    /// Whether `fields` (when known) holds `name`.
+    pub const fn has_field(fields: Option<&[&str]>, name: &str) -> bool {
+        let Some(fields) = fields else {
+            return true;
+        };
+        let mut i = 0;
+        while i < fields.len() {
+            if str_eq(fields[i], name) {
+                return true;
+            }
+            i += 1;
+        }
+        false
+    }
+
+    const fn str_eq(a: &str, b: &str) -> bool {
+        let (a, b) = (a.as_bytes(), b.as_bytes());
+        if a.len() != b.len() {
+            return false;
+        }
+        let mut i = 0;
+        while i < a.len() {
+            if a[i] != b[i] {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
+
     /// The `Actions` of a literal the `actions!` macro validated at compile time.
     pub fn actions_from_validated_json(text: &str) -> crate::Actions {
         crate::Actions::from_value(

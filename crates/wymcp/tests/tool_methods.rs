@@ -315,3 +315,31 @@ fn a_plain_tool_serves_its_struct_output_as_validated_structured_content() {
     assert!(refused.is_error());
     assert_eq!(refused.error_kind().map(|k| k.as_str()), Some("dispatch"));
 }
+
+/// Property names as serde gives them: the compile-time check follows `rename_all`.
+#[wymcp::data]
+#[serde(rename_all = "camelCase")]
+struct Lookup {
+    project_key: Option<String>,
+    pr_id: Option<u32>,
+}
+
+struct Reviews;
+
+/// Pull requests
+#[wymcp::tool]
+impl Reviews {
+    /// Get a pull request
+    #[wymcp(required_one_of = [["projectKey", "prId"]], example = {"projectKey": "W", "prId": 1})]
+    async fn get(&self, Params(lookup): Params<Lookup>) -> Result<Value, Failure> {
+        Ok(json!({"key": lookup.project_key, "id": lookup.pr_id}))
+    }
+}
+
+#[test]
+fn a_renamed_struct_s_properties_are_the_ones_checked() {
+    let get = wymcp::ActionTool::actions(&Reviews).entries()[0].1.clone();
+    assert_eq!(get["required_one_of"], json!([["projectKey", "prId"]]));
+    assert!(get["properties"].get("projectKey").is_some(), "{get}");
+    Server::builder().tool(Reviews).build().unwrap();
+}
