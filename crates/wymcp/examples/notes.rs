@@ -24,8 +24,9 @@ impl Notes {
     ) -> Result<Note, Failure> {
         let mut notes = self.0.lock().await;
         let id = notes.last().map_or(1, |n| n.id + 1);
-        notes.push(Note { id, text, tags });
-        Ok(notes[notes.len() - 1].clone())
+        let note = Note { id, text, tags };
+        notes.push(note.clone());
+        Ok(note)
     }
     /// List the notes, oldest first
     async fn list(
@@ -43,7 +44,7 @@ impl Notes {
     async fn delete(&self, id: u32) -> Result<Note, Failure> {
         let mut notes = self.0.lock().await;
         let at = notes.iter().position(|n| n.id == id);
-        Ok(notes.remove(at.ok_or(Failure::msg(format!("no note {id}")))?))
+        Ok(notes.remove(at.ok_or_else(|| Failure::msg(format!("no note {id}")))?))
     }
 }
 
