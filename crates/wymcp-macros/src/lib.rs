@@ -4,8 +4,10 @@
 
 mod action_names;
 mod attrs;
+mod cross_checks;
 mod fallback;
 mod fields;
+mod forwarded;
 mod json;
 mod locate;
 mod methods;

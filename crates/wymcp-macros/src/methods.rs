@@ -15,6 +15,7 @@ use wymcp_core::{ConfigurationError, Problem};
 
 use crate::action_names;
 use crate::attrs;
+use crate::forwarded::forward;
 use crate::json::Node;
 use crate::locate;
 use crate::params::{self, Param, Property};
@@ -183,7 +184,7 @@ fn parse_actions<'a>(
         }
         actions.push(action);
     }
-    typed::check_related(actions.iter().map(|a| &a.action))?;
+    crate::cross_checks::check_related(actions.iter().map(|a| &a.action))?;
     Ok(actions)
 }
 
@@ -248,39 +249,6 @@ fn tool_texts(attr: TokenStream, block: &ItemImpl) -> syn::Result<(String, Strin
         }
     };
     Ok((name, description))
-}
-
-/// `ActionTool::<ident>` calling the block's method of that name.
-pub(crate) fn forward(ident: &syn::Ident) -> TokenStream {
-    let value = quote!(::wymcp::__private::serde_json::Value);
-    let map = quote!(::wymcp::__private::serde_json::Map<::std::string::String, #value>);
-    let (inputs, args, output) = match ident.to_string().as_str() {
-        "hints" => (
-            quote!(action: &str, hint_context: &#value),
-            quote!(action, hint_context),
-            quote!(::std::vec::Vec<::wymcp::Hint>),
-        ),
-        "handle_error" => (
-            quote!(reason: &::wymcp::ActionError),
-            quote!(reason),
-            quote!(::std::string::String),
-        ),
-        "title" => (
-            quote!(),
-            quote!(),
-            quote!(::core::option::Option<::std::string::String>),
-        ),
-        "action_context" => (
-            quote!(action: &str, ctx: &::wymcp::Context),
-            quote!(action, ctx),
-            quote!(::core::option::Option<#map>),
-        ),
-        _ => (quote!(), quote!(), quote!(::core::option::Option<#map>)),
-    };
-    let call = quote_spanned!(ident.span()=> Self::#ident(self, #args));
-    quote! {
-        fn #ident(&self, #inputs) -> #output { #call }
-    }
 }
 
 /// One action method, read and checked.

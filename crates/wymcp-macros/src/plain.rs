@@ -14,7 +14,7 @@ use syn::{ImplItem, ItemImpl, ReturnType, Type};
 use wymcp_core::ConfigurationError;
 
 use crate::attrs;
-use crate::methods::forward;
+use crate::forwarded::forward;
 use crate::params::{self, Param, Property};
 
 /// The keys `#[wymcp::plain_tool(...)]` accepts.
