@@ -2,8 +2,8 @@
 # Interop: the official Python MCP SDK client against the streamable_http example, against
 # the context example over stdio (progress, logging, elicitation) and HTTP (sampling), and in
 # its default mode (2026-07-28 first, mcp >= 2.0) against the tasks example, compared with the
-# session era. Creates its own venv (pip install mcp), starts the examples on free ports, runs
-# the clients.
+# session era; and against the notes example (the shortest forms) over stdio. Creates its own
+# venv (pip install mcp), starts the examples on free ports, runs the clients.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../../../.." && pwd)"
@@ -16,7 +16,7 @@ fi
 if ! "$venv/bin/python" -c 'import sys, mcp.types.version as v; sys.exit("2026-07-28" not in v.MODERN_PROTOCOL_VERSIONS)' 2>/dev/null; then
   timeout 600 "$venv/bin/pip" install --quiet "$sdk"
 fi
-cargo build --quiet -p wymcp --example streamable_http --example context --example tasks
+cargo build --quiet -p wymcp --example streamable_http --example context --example tasks --example notes
 pids=()
 logs=()
 data="$(mktemp -d)"
@@ -38,6 +38,7 @@ start_http() {
 start_http "$root/target/debug/examples/streamable_http" 127.0.0.1:0
 "$venv/bin/python" "$here/python_client.py" "http://$addr/mcp"
 "$venv/bin/python" "$here/python_context_client.py" stdio "$root/target/debug/examples/context"
+"$venv/bin/python" "$here/python_notes_client.py" "$root/target/debug/examples/notes"
 start_http "$root/target/debug/examples/context" http 127.0.0.1:0
 "$venv/bin/python" "$here/python_context_client.py" http "http://$addr/mcp"
 # The tasks example prints its URL on stderr, in a banner.
