@@ -83,6 +83,33 @@ struct CallStream {
     answered: bool,
 }
 
+/// The call's next event, as the text an SSE event carries.
+enum Message {
+    /// A related message.
+    Data(String),
+    /// The call's answer: the last message.
+    Answer(String),
+    Cancelled,
+    Closed,
+}
+
+impl CallStream {
+    async fn next_message(&mut self) -> Message {
+        // The event that opened the stream goes first.
+        let event = match self.first.take() {
+            Some(event) => event,
+            None => self.call.next().await,
+        };
+        match event {
+            Event::Note(note) => Message::Data(note.to_string()),
+            Event::Finished(Ok(answer)) => Message::Answer(answer.into_text()),
+            Event::Finished(Err(refusal)) => Message::Answer(refusal.to_message().to_string()),
+            Event::Cancelled => Message::Cancelled,
+            Event::Closed => Message::Closed,
+        }
+    }
+}
+
 async fn next_frame(mut s: CallStream) -> Option<(Bytes, CallStream)> {
     if s.answered {
         return None;
@@ -98,21 +125,14 @@ async fn next_frame(mut s: CallStream) -> Option<(Bytes, CallStream)> {
         detach(s);
         return None;
     }
-    let event = match s.first.take() {
-        Some(event) => event,
-        None => s.call.next().await,
-    };
-    let data = match event {
-        Event::Note(note) => note.to_string(),
-        Event::Finished(answer) => {
+    let data = match s.next_message().await {
+        Message::Data(data) => data,
+        Message::Answer(data) => {
             s.answered = true;
-            match answer {
-                Ok(answer) => answer.into_text(),
-                Err(refusal) => refusal.to_message().to_string(),
-            }
+            data
         }
-        Event::Cancelled => return None,
-        Event::Closed => {
+        Message::Cancelled => return None,
+        Message::Closed => {
             detach(s);
             return None;
         }
@@ -136,21 +156,13 @@ fn detach(mut s: CallStream) {
     tokio::spawn(async move {
         let mut finished = false;
         while !finished {
-            // An event that opened the stream but was not written yet goes first.
-            let event = match s.first.take() {
-                Some(event) => event,
-                None => s.call.next().await,
-            };
-            let data = match event {
-                Event::Note(note) => note.to_string(),
-                Event::Finished(answer) => {
+            let data = match s.next_message().await {
+                Message::Data(data) => data,
+                Message::Answer(data) => {
                     finished = true;
-                    match answer {
-                        Ok(answer) => answer.into_text(),
-                        Err(refusal) => refusal.to_message().to_string(),
-                    }
+                    data
                 }
-                Event::Cancelled | Event::Closed => break,
+                Message::Cancelled | Message::Closed => break,
             };
             let id = log.append(&s.state, data.clone()).await;
             if !id.is_empty() {
