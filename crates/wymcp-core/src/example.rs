@@ -46,15 +46,7 @@ fn refusal(example: &Map<String, Value>, declared: &Declared<'_>) -> Option<Stri
         }
     }
     let invalid = declared.gate.check(&Value::Object(example.clone())).err()?;
-    let problems: Vec<String> = invalid
-        .listed
-        .into_iter()
-        .flat_map(|i| {
-            let path = i.path;
-            i.problems.into_iter().map(move |p| format!("{path}: {p}"))
-        })
-        .collect();
-    Some(problems.join("; "))
+    Some(invalid.problem_lines().join("; "))
 }
 
 #[cfg(test)]

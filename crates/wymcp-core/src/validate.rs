@@ -446,14 +446,7 @@ fn check_default_values(
             });
         }
         if let Err(invalid) = gate.check(&Value::Object(one)) {
-            let problems = invalid
-                .listed
-                .into_iter()
-                .flat_map(|i| {
-                    let path = i.path;
-                    i.problems.into_iter().map(move |p| format!("{path}: {p}"))
-                })
-                .collect();
+            let problems = invalid.problem_lines();
             return Err(Problem::DefaultInvalid {
                 property: property.clone(),
                 problems,
