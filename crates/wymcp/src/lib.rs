@@ -50,6 +50,7 @@
 pub mod completion;
 mod context;
 mod dispatch;
+pub mod limits;
 pub mod mrtr;
 mod paging;
 pub mod prompt;
@@ -69,6 +70,7 @@ pub mod tool_kinds {}
 pub use completion::{Complete, Completion, CompletionValues};
 pub use context::{Context, ContextBuilder, Delivery, Notifier};
 pub use dispatch::CallToolResult;
+pub use limits::Limits;
 pub use prompt::{GetPromptResult, Prompt, PromptArgument, PromptArguments, PromptMessage};
 pub use protocol::{ProtocolVersion, RpcError};
 pub use resource::{ReadResource, Resource, ResourceContents, ResourceError, ResourceTemplate};
@@ -427,6 +429,8 @@ pub mod guide_doctests {
     pub struct Transports;
     #[doc = include_str!("../../../docs/subscriptions.md")]
     pub struct Subscriptions;
+    #[doc = include_str!("../../../docs/limits.md")]
+    pub struct Limits;
     #[doc = include_str!("../../../docs/multi-round-trip.md")]
     pub struct MultiRoundTrip;
     #[doc = include_str!("../../../docs/telemetry.md")]
