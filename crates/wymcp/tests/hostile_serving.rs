@@ -413,3 +413,45 @@ async fn the_2026_era_meets_the_same_limits() {
         "{text}"
     );
 }
+
+#[tokio::test]
+async fn the_server_wide_subscription_cap_holds_across_sessions() {
+    let (http, _) = serve(Limits::default().max_subscriptions(3)).await;
+    let (one, two) = (
+        http.ready("2025-11-25").await,
+        http.ready("2025-11-25").await,
+    );
+    let subscribe = |id: u64, uri: &str| json!({"jsonrpc": "2.0", "id": id, "method": "resources/subscribe", "params": {"uri": uri}});
+    for (id, session, uri) in [
+        (1, &one, "rec://a"),
+        (2, &one, "rec://b"),
+        (3, &two, "rec://a"),
+    ] {
+        let answer = http.post(Some(session), &subscribe(id, uri)).await;
+        assert_eq!(answer.json()["result"], json!({}), "{}", answer.text);
+    }
+    let answer = http.post(Some(&two), &subscribe(4, "rec://c")).await;
+    assert!(
+        answer.text.contains("Limits::max_subscriptions)"),
+        "{}",
+        answer.text
+    );
+    // A session that ends frees its subscriptions.
+    http.delete(&one).await;
+    let answer = http.post(Some(&two), &subscribe(5, "rec://c")).await;
+    assert_eq!(answer.json()["result"], json!({}), "{}", answer.text);
+}
+
+#[tokio::test]
+async fn the_server_wide_call_timeout_applies_to_every_tool() {
+    let (http, _) = serve(Limits::default().call_timeout(Duration::from_millis(150))).await;
+    let session = http.ready("2025-11-25").await;
+    let answer = http
+        .post(Some(&session), &call(1, "sleep", json!({"ms": 60_000})))
+        .await;
+    assert_eq!(payload(&answer.json()["result"])["timeout_ms"], 150);
+    let answer = http
+        .post(Some(&session), &call(2, "sleep", json!({"ms": 10})))
+        .await;
+    assert_eq!(payload(&answer.json()["result"]), json!({"slept_ms": 10}));
+}

@@ -343,12 +343,19 @@ impl ActionTool for ForgingPanic {
 fn a_fault_event_escapes_the_panic_message_so_it_cannot_forge_log_lines() {
     let server = Server::builder().tool(ForgingPanic).build().unwrap();
     let events = recorded(|| async {
-        assert!(call(&server, "forger", json!({"action": "boom"})).await.is_error());
+        assert!(
+            call(&server, "forger", json!({"action": "boom"}))
+                .await
+                .is_error()
+        );
     });
     let error = events.one("wymcp.tool.error");
     let logged = error.field("crash_reason").unwrap();
     assert!(!logged.contains('\n'), "{logged}");
-    assert_eq!(logged, "real\\n2026-12-01T00:00:00Z ERROR forged: admin logged in");
+    assert_eq!(
+        logged,
+        "real\\n2026-12-01T00:00:00Z ERROR forged: admin logged in"
+    );
 }
 
 #[test]
