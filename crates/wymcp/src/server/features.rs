@@ -26,6 +26,8 @@ pub(crate) struct Features {
     pub(crate) request_state: crate::mrtr::Codec,
     /// What one client may make the serving core spend.
     pub(crate) limits: crate::Limits,
+    /// The capabilities the stateless era declares (made on first use).
+    pub(crate) stateless_capabilities: std::sync::OnceLock<Value>,
 }
 
 impl Default for Features {
@@ -39,6 +41,7 @@ impl Default for Features {
             hub: Hub::new(),
             request_state: crate::mrtr::Codec::default(),
             limits: crate::Limits::default(),
+            stateless_capabilities: std::sync::OnceLock::new(),
         }
     }
 }

@@ -95,7 +95,7 @@ pub(super) async fn serve(core: &Core, inbound: Inbound<'_>) -> Result<Outcome, 
         }
     };
     let server = core.server();
-    let incoming = admit(server, id, name, &message)?;
+    let incoming = admit(server, id, name, message)?;
     if let Some(headers) = headers {
         incoming.check_headers(headers)?;
     }
