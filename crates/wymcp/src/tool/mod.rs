@@ -8,6 +8,7 @@ pub(crate) mod methods;
 mod plain;
 pub(crate) mod registered;
 mod reply;
+mod runtime;
 pub(crate) mod typed;
 
 use std::future::Future;
