@@ -3,6 +3,7 @@
 
 mod content;
 pub(crate) mod definition;
+pub(crate) mod derived;
 pub(crate) mod erased;
 pub(crate) mod methods;
 mod plain;
