@@ -40,4 +40,5 @@ pub use notify::ServerNotification;
 pub use read::{RESOURCE_NOT_FOUND, ReadResource, ResourceError};
 pub use template::{UriTemplate, Variables};
 
+pub(crate) use definition::write_named;
 pub(crate) use notify::{Change, Hub};
