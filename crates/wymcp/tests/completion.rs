@@ -2,15 +2,16 @@
 //! template variables, the 100-value cap, context arguments, errors, `build()` refusals,
 //! results checked against the official schemas.
 
+mod kit_request;
 mod mcp_schema;
 
 use serde_json::{Value, json};
 use wymcp::completion::{Complete, Completion, CompletionRef, CompletionRequest, CompletionValues};
 use wymcp::prompt::{GetPromptResult, Prompt, PromptArgument, PromptArguments, PromptError};
 use wymcp::resource::{ReadResource, ResourceContents, ResourceError, ResourceTemplate, Variables};
-use wymcp::testing::TestClient;
 use wymcp::{Context, ContextBuilder, Problem, ProtocolVersion, RpcError, Server};
 
+use kit_request::request;
 use mcp_schema::{REVISIONS, problems, validator};
 
 struct WithArgs;
@@ -107,18 +108,6 @@ fn server() -> Server {
 /// A request at `version`.
 fn ctx(version: ProtocolVersion) -> impl FnOnce(ContextBuilder) -> ContextBuilder {
     move |ctx| ctx.protocol_version(version)
-}
-
-/// `method` with `params` served by `server` through the testing kit, in the context `ctx`
-/// sets up; the future owns its client, so closures can return it.
-fn request(
-    server: &Server,
-    method: &'static str,
-    params: Option<Value>,
-    ctx: impl FnOnce(ContextBuilder) -> ContextBuilder,
-) -> impl Future<Output = Result<Value, RpcError>> {
-    let client = TestClient::new(server.clone());
-    async move { client.request_with(method, params, ctx).await }
 }
 
 fn assert_valid(version: ProtocolVersion, definition: &str, value: &Value) {

@@ -2,6 +2,7 @@
 //! revision), get with every content kind, argument validation, `build()` refusals, results
 //! checked against the official schemas.
 
+mod kit_request;
 mod mcp_schema;
 
 use serde_json::{Value, json};
@@ -9,9 +10,9 @@ use wymcp::prompt::{
     GetPromptResult, Prompt, PromptArgument, PromptArguments, PromptError, PromptMessage, Role,
 };
 use wymcp::resource::ResourceContents;
-use wymcp::testing::TestClient;
 use wymcp::{Content, Context, ContextBuilder, Problem, ProtocolVersion, RpcError, Server};
 
+use kit_request::request;
 use mcp_schema::{REVISIONS, problems, validator};
 
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg==";
@@ -114,18 +115,6 @@ fn server() -> Server {
 /// A request at `version`.
 fn ctx(version: ProtocolVersion) -> impl FnOnce(ContextBuilder) -> ContextBuilder {
     move |ctx| ctx.protocol_version(version)
-}
-
-/// `method` with `params` served by `server` through the testing kit, in the context `ctx`
-/// sets up; the future owns its client, so closures can return it.
-fn request(
-    server: &Server,
-    method: &'static str,
-    params: Option<Value>,
-    ctx: impl FnOnce(ContextBuilder) -> ContextBuilder,
-) -> impl Future<Output = Result<Value, RpcError>> {
-    let client = TestClient::new(server.clone());
-    async move { client.request_with(method, params, ctx).await }
 }
 
 fn assert_valid(version: ProtocolVersion, definition: &str, value: &Value) {

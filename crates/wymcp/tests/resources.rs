@@ -2,15 +2,16 @@
 //! read (static, binary, dynamic, templated), not found per revision, subscriptions and their
 //! notifications, `build()` refusals, every result checked against the official schemas.
 
+mod kit_request;
 mod mcp_schema;
 
 use serde_json::{Map, Value, json};
 use wymcp::resource::{
     ReadResource, Resource, ResourceContents, ResourceError, ResourceTemplate, Variables,
 };
-use wymcp::testing::TestClient;
 use wymcp::{Context, ContextBuilder, Problem, ProtocolVersion, RpcError, Server};
 
+use kit_request::request;
 use mcp_schema::{REVISIONS, problems, validator};
 
 struct TemplateData;
@@ -101,18 +102,6 @@ fn server() -> Server {
 /// A request of session `s1` at `version`.
 fn ctx(version: ProtocolVersion) -> impl FnOnce(ContextBuilder) -> ContextBuilder {
     move |ctx| ctx.protocol_version(version).session_id("s1")
-}
-
-/// `method` with `params` served by `server` through the testing kit, in the context `ctx`
-/// sets up; the future owns its client, so closures can return it.
-fn request(
-    server: &Server,
-    method: &'static str,
-    params: Option<Value>,
-    ctx: impl FnOnce(ContextBuilder) -> ContextBuilder,
-) -> impl Future<Output = Result<Value, RpcError>> {
-    let client = TestClient::new(server.clone());
-    async move { client.request_with(method, params, ctx).await }
 }
 
 fn assert_valid(version: ProtocolVersion, definition: &str, value: &Value) {
