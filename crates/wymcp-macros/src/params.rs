@@ -128,6 +128,17 @@ pub(crate) fn parse(arg: &mut FnArg) -> syn::Result<Param> {
             span: arg.pat.span(),
         });
     }
+    property(arg, ty, entries, doc)
+}
+
+/// A parameter that is one property of the action's data: a name, an owned type (`Option`:
+/// optional), its doc the property's description, its entries the schema's keywords.
+fn property(
+    arg: &syn::PatType,
+    ty: Type,
+    entries: Vec<Entry>,
+    doc: Option<(String, Span)>,
+) -> syn::Result<Param> {
     if let Type::Reference(reference) = &ty {
         return Err(syn::Error::new(
             reference.span(),

@@ -39,23 +39,9 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
         own_output_schema,
     } = read_items(&mut block)?;
     let sig = &method.sig;
-    if !matches!(sig.inputs.first(), Some(syn::FnArg::Receiver(r)) if r.reference.is_some() && r.mutability.is_none())
-    {
-        return Err(syn::Error::new(
-            sig.ident.span(),
-            "a plain tool's method takes `&self` first",
-        ));
-    }
+    check_receiver(sig)?;
     let name = name.unwrap_or_else(|| sig.ident.to_string());
-    let description = match description.or_else(|| attrs::doc_text(&method.attrs).map(|d| d.0)) {
-        Some(d) => d,
-        None => {
-            return Err(syn::Error::new(
-                sig.ident.span(),
-                "a plain tool needs a description: write a `///` doc comment on its method",
-            ));
-        }
-    };
+    let description = description_of(&method, description)?;
     let input = input_schema(&name, &params)?;
     let output = match (&sig.output, own_output_schema) {
         (_, true) => quote!(),
@@ -90,6 +76,29 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
             #(#forwarded)*
         }
     })
+}
+
+/// A plain tool's method takes `&self` first.
+fn check_receiver(sig: &syn::Signature) -> syn::Result<()> {
+    match sig.inputs.first() {
+        Some(syn::FnArg::Receiver(r)) if r.reference.is_some() && r.mutability.is_none() => Ok(()),
+        _ => Err(syn::Error::new(
+            sig.ident.span(),
+            "a plain tool's method takes `&self` first",
+        )),
+    }
+}
+
+/// The description: the attribute's, else the method's doc comment; one of them is required.
+fn description_of(method: &syn::ImplItemFn, given: Option<String>) -> syn::Result<String> {
+    given
+        .or_else(|| attrs::doc_text(&method.attrs).map(|d| d.0))
+        .ok_or_else(|| {
+            syn::Error::new(
+                method.sig.ident.span(),
+                "a plain tool needs a description: write a `///` doc comment on its method",
+            )
+        })
 }
 
 /// `#[wymcp::plain_tool(name = "...", description = "...")]`, each when given.

@@ -44,10 +44,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
     let ident = &sig.ident;
     let vis = &function.vis;
     let name = ident.to_string();
-    let description = match attrs::doc_text(&function.attrs) {
-        Some((text, _)) => quote!(::core::option::Option::Some(#text.to_owned())),
-        None => quote!(::core::option::Option::None),
-    };
+    let description = description(&function);
     let docs: Vec<_> = function
         .attrs
         .iter()
@@ -55,17 +52,8 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
         .collect();
     let declared = arguments.iter().filter_map(declaration);
     let (takes, args) = takes(&arguments);
-    let output = match &sig.output {
-        ReturnType::Type(_, ty) => ty.span(),
-        ReturnType::Default => Span::call_site(),
-    };
-    let answer = quote_spanned! {output=>
-        ::wymcp::__private::prompt_answer(Self::render(#(#args),*).await)
-    };
-    let mut render = function.clone();
-    render.sig.ident = format_ident!("render");
-    render.vis = syn::Visibility::Inherited;
-    render.attrs.retain(|a| !a.path().is_ident("doc"));
+    let answer = answer(sig, &args);
+    let render = render(&function);
     Ok(quote! {
         #(#docs)*
         #[allow(non_camel_case_types)]
@@ -94,6 +82,36 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
             }
         }
     })
+}
+
+/// The prompt's description: its doc comment, if any.
+fn description(function: &ItemFn) -> TokenStream {
+    match attrs::doc_text(&function.attrs) {
+        Some((text, _)) => quote!(::core::option::Option::Some(#text.to_owned())),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+/// The rendering call, spanned at the return type (a type that is no prompt answer is
+/// refused there).
+fn answer(sig: &syn::Signature, args: &[TokenStream]) -> TokenStream {
+    let output = match &sig.output {
+        ReturnType::Type(_, ty) => ty.span(),
+        ReturnType::Default => Span::call_site(),
+    };
+    quote_spanned! {output=>
+        ::wymcp::__private::prompt_answer(Self::render(#(#args),*).await)
+    }
+}
+
+/// The function itself, kept as the prompt type's private `render`, without its docs (they
+/// document the type).
+fn render(function: &ItemFn) -> ItemFn {
+    let mut render = function.clone();
+    render.sig.ident = format_ident!("render");
+    render.vis = syn::Visibility::Inherited;
+    render.attrs.retain(|a| !a.path().is_ident("doc"));
+    render
 }
 
 /// A prompt's signature: `async`, not generic, returning its messages.

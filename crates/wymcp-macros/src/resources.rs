@@ -233,40 +233,7 @@ fn constructor(method: &Method) -> TokenStream {
     let constructor = format_ident!("{}_resource", ident);
     let name = ident.to_string();
     let address = &method.address.0;
-    let takes = method
-        .variables
-        .iter()
-        .enumerate()
-        .map(|(i, (name, ty, _))| {
-            let arg = format_ident!("__wymcp_arg{i}");
-            quote_spanned! {ty.span()=>
-                let #arg = ::wymcp::__private::resource_var::<#ty>(&vars, #name)?;
-            }
-        });
-    let mut args: Vec<TokenStream> = (0..method.variables.len())
-        .map(|i| {
-            let arg = format_ident!("__wymcp_arg{i}");
-            quote!(#arg)
-        })
-        .collect();
-    match method.context {
-        Some(true) => args.push(quote!(&ctx)),
-        Some(false) => args.push(quote!(ctx)),
-        None => {}
-    }
-    let answer = quote_spanned! {method.output=>
-        ::wymcp::__private::resource_answer(this.#ident(#(#args),*).await, &uri)
-    };
-    let reader = quote! {
-        ::wymcp::resource::read_fn(move |uri, vars, ctx| {
-            let this = ::core::clone::Clone::clone(&this);
-            async move {
-                let _ = (&vars, &ctx);
-                #(#takes)*
-                #answer
-            }
-        })
-    };
+    let reader = reader(method);
     let (ty, make) = if method.template {
         (
             quote!(::wymcp::ResourceTemplate),
@@ -295,6 +262,46 @@ fn constructor(method: &Method) -> TokenStream {
             let this = ::core::clone::Clone::clone(self);
             #make #description #mime_type
         }
+    }
+}
+
+/// The `read_fn` closure: each variable parsed from the URI into its parameter's type, then
+/// the method called on a clone of `self`, its answer turned into contents.
+fn reader(method: &Method) -> TokenStream {
+    let ident = &method.ident;
+    let takes = method
+        .variables
+        .iter()
+        .enumerate()
+        .map(|(i, (name, ty, _))| {
+            let arg = format_ident!("__wymcp_arg{i}");
+            quote_spanned! {ty.span()=>
+                let #arg = ::wymcp::__private::resource_var::<#ty>(&vars, #name)?;
+            }
+        });
+    let mut args: Vec<TokenStream> = (0..method.variables.len())
+        .map(|i| {
+            let arg = format_ident!("__wymcp_arg{i}");
+            quote!(#arg)
+        })
+        .collect();
+    match method.context {
+        Some(true) => args.push(quote!(&ctx)),
+        Some(false) => args.push(quote!(ctx)),
+        None => {}
+    }
+    let answer = quote_spanned! {method.output=>
+        ::wymcp::__private::resource_answer(this.#ident(#(#args),*).await, &uri)
+    };
+    quote! {
+        ::wymcp::resource::read_fn(move |uri, vars, ctx| {
+            let this = ::core::clone::Clone::clone(&this);
+            async move {
+                let _ = (&vars, &ctx);
+                #(#takes)*
+                #answer
+            }
+        })
     }
 }
 

@@ -7,14 +7,15 @@
 //! at run time: the generated code produces it once, when the server is built, and `build()`
 //! validates it like any other action.
 
-use proc_macro2::{Span, TokenStream, TokenTree};
+use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use serde_json::{Map, Value};
 use syn::spanned::Spanned;
-use syn::{Attribute, Data, DeriveInput, Expr, ExprLit, Fields, Lit, Meta, Variant};
+use syn::{Attribute, Data, DeriveInput, Fields, Variant};
 use wymcp_core::{ConfigurationError, Problem};
 
-use crate::json::{self, Node};
+use crate::attrs;
+use crate::json::Node;
 use crate::locate;
 
 /// The keys `#[wymcp(...)]` accepts on a variant.
@@ -126,9 +127,7 @@ impl<'a> Action<'a> {
             extras: Map::new(),
             nodes: Vec::new(),
         };
-        for attr in attrs.iter().filter(|a| a.path().is_ident("wymcp")) {
-            action.read_wymcp(attr)?;
-        }
+        action.read_wymcp(attrs)?;
         action.read_doc(attrs, ident.span(), item)?;
         Ok(action)
     }
@@ -136,22 +135,7 @@ impl<'a> Action<'a> {
     /// The variant's doc: the first paragraph is the description (one line), the rest, after a
     /// blank line, the notes.
     fn read_doc(&mut self, attrs: &[Attribute], fallback: Span, item: &str) -> syn::Result<()> {
-        let mut lines: Vec<(String, Span)> = Vec::new();
-        for attr in attrs.iter().filter(|a| a.path().is_ident("doc")) {
-            let Meta::NameValue(nv) = &attr.meta else {
-                continue;
-            };
-            let Expr::Lit(ExprLit {
-                lit: Lit::Str(s), ..
-            }) = &nv.value
-            else {
-                continue;
-            };
-            for line in s.value().split('\n') {
-                let line = line.strip_prefix(' ').unwrap_or(line).trim_end();
-                lines.push((line.to_owned(), attr.span()));
-            }
-        }
+        let mut lines = attrs::doc_lines(attrs);
         for (line, _) in &mut lines {
             if line.trim().is_empty() {
                 line.clear();
@@ -208,79 +192,56 @@ impl<'a> Action<'a> {
         Ok(())
     }
 
-    /// One `#[wymcp(key = value, ...)]` attribute.
-    fn read_wymcp(&mut self, attr: &Attribute) -> syn::Result<()> {
-        let Meta::List(list) = &attr.meta else {
-            return Err(syn::Error::new(
-                attr.span(),
-                "expected `#[wymcp(key = value, ...)]`",
-            ));
-        };
-        let mut tokens = list.tokens.clone().into_iter().peekable();
-        while let Some(key) = tokens.next() {
-            let TokenTree::Ident(key) = key else {
-                return Err(syn::Error::new(key.span(), "expected a key"));
-            };
-            let name = key.to_string();
-            if !VARIANT_KEYS.contains(&name.as_str()) {
+    /// The entries of the `#[wymcp(key = value, ...)]` attributes among `attrs`, each one
+    /// `key = value`.
+    fn read_wymcp(&mut self, attrs: &[Attribute]) -> syn::Result<()> {
+        for entry in attrs::wymcp_entries(attrs, &VARIANT_KEYS)? {
+            let name = entry.name();
+            let key_span = entry.span();
+            let Some(node) = entry.value else {
                 return Err(syn::Error::new(
-                    key.span(),
-                    format!(
-                        "unknown wymcp attribute `{name}`; known: {}",
-                        VARIANT_KEYS.join(", ")
-                    ),
+                    key_span,
+                    format!("expected `{name} = ...`"),
                 ));
-            }
-            match tokens.next() {
-                Some(TokenTree::Punct(p)) if p.as_char() == '=' => {}
-                _ => {
+            };
+            self.read_entry(&name, key_span, node)?;
+        }
+        Ok(())
+    }
+
+    /// One entry: `rename` names the action, each `example` adds one, any other key is an
+    /// extra given once.
+    fn read_entry(&mut self, name: &str, key_span: Span, node: Node) -> syn::Result<()> {
+        match name {
+            "rename" => match &node {
+                Node::Scalar(Value::String(s), span) => {
+                    self.name = s.clone();
+                    self.name_span = *span;
+                }
+                other => {
                     return Err(syn::Error::new(
-                        key.span(),
-                        format!("expected `{name} = ...`"),
+                        other.span(),
+                        "rename takes a string: `rename = \"...\"`",
                     ));
                 }
+            },
+            "example" => {
+                let mut items = match self.nodes.iter().position(|(k, _, _)| k == "examples") {
+                    Some(i) => match self.nodes.remove(i).2 {
+                        Node::Array(items, _) => items,
+                        _ => Vec::new(),
+                    },
+                    None => Vec::new(),
+                };
+                let span = node.span();
+                items.push(node);
+                self.push("examples", key_span, Node::Array(items, span));
             }
-            let mut value = TokenStream::new();
-            while let Some(t) = tokens.peek() {
-                if matches!(t, TokenTree::Punct(p) if p.as_char() == ',') {
-                    tokens.next();
-                    break;
+            _ => {
+                if self.nodes.iter().any(|(k, _, _)| k == name) {
+                    return Err(syn::Error::new(key_span, format!("{name} given twice")));
                 }
-                value.extend(tokens.next());
-            }
-            let node = json::parse(value)?;
-            let key_span = key.span();
-            match name.as_str() {
-                "rename" => match &node {
-                    Node::Scalar(Value::String(s), span) => {
-                        self.name = s.clone();
-                        self.name_span = *span;
-                    }
-                    other => {
-                        return Err(syn::Error::new(
-                            other.span(),
-                            "rename takes a string: `rename = \"...\"`",
-                        ));
-                    }
-                },
-                "example" => {
-                    let mut items = match self.nodes.iter().position(|(k, _, _)| k == "examples") {
-                        Some(i) => match self.nodes.remove(i).2 {
-                            Node::Array(items, _) => items,
-                            _ => Vec::new(),
-                        },
-                        None => Vec::new(),
-                    };
-                    let span = node.span();
-                    items.push(node);
-                    self.push("examples", key_span, Node::Array(items, span));
-                }
-                _ => {
-                    if self.nodes.iter().any(|(k, _, _)| *k == name) {
-                        return Err(syn::Error::new(key_span, format!("{name} given twice")));
-                    }
-                    self.push(&name, key_span, node);
-                }
+                self.push(name, key_span, node);
             }
         }
         Ok(())
@@ -368,44 +329,9 @@ pub(crate) fn snake_case(ident: &str) -> String {
 }
 
 fn expand(ident: &syn::Ident, actions: &[Action<'_>]) -> TokenStream {
-    let declared = actions.iter().map(|a| {
-        let name = &a.name;
-        let extras = Value::Object(a.extras.clone()).to_string();
-        let variant = a.ident.to_string();
-        match a.payload {
-            Payload::Unit => quote! {
-                .action_value(#name, ::wymcp::__private::unit_action(#extras))
-            },
-            Payload::Struct(ty) => {
-                let type_name = quote!(#ty).to_string().replace(' ', "");
-                let call = quote_spanned! {ty.span()=>
-                    ::wymcp::__private::typed_action::<#ty>(#extras, #variant, #type_name)
-                };
-                quote! { .action_value(#name, #call) }
-            }
-        }
-    });
-    let parsed = actions.iter().map(|a| {
-        let name = &a.name;
-        let v = a.ident;
-        match a.payload {
-            Payload::Unit => quote! { #name => ::core::result::Result::Ok(Self::#v), },
-            Payload::Struct(ty) => {
-                let parse = quote_spanned! {ty.span()=>
-                    ::wymcp::__private::parse_data::<#ty>(&data)
-                };
-                quote! { #name => #parse.map(Self::#v), }
-            }
-        }
-    });
-    let names = actions.iter().map(|a| {
-        let name = &a.name;
-        let v = a.ident;
-        match a.payload {
-            Payload::Unit => quote! { Self::#v => #name, },
-            Payload::Struct(_) => quote! { Self::#v(..) => #name, },
-        }
-    });
+    let declared = actions.iter().map(Action::declared);
+    let parsed = actions.iter().map(Action::parse_arm);
+    let names = actions.iter().map(Action::name_arm);
     let checks = actions.iter().map(Action::field_checks);
     quote! {
         #(#checks)*
@@ -433,6 +359,53 @@ fn expand(ident: &syn::Ident, actions: &[Action<'_>]) -> TokenStream {
                     #(#names)*
                 }
             }
+        }
+    }
+}
+
+impl Action<'_> {
+    /// `.action_value(name, schema)`: the action's schema, built when the server is (a
+    /// struct's by schemars).
+    fn declared(&self) -> TokenStream {
+        let name = &self.name;
+        let extras = Value::Object(self.extras.clone()).to_string();
+        let variant = self.ident.to_string();
+        match self.payload {
+            Payload::Unit => quote! {
+                .action_value(#name, ::wymcp::__private::unit_action(#extras))
+            },
+            Payload::Struct(ty) => {
+                let type_name = quote!(#ty).to_string().replace(' ', "");
+                let call = quote_spanned! {ty.span()=>
+                    ::wymcp::__private::typed_action::<#ty>(#extras, #variant, #type_name)
+                };
+                quote! { .action_value(#name, #call) }
+            }
+        }
+    }
+
+    /// The `from_action` arm: the admitted data parsed into the variant.
+    fn parse_arm(&self) -> TokenStream {
+        let name = &self.name;
+        let v = self.ident;
+        match self.payload {
+            Payload::Unit => quote! { #name => ::core::result::Result::Ok(Self::#v), },
+            Payload::Struct(ty) => {
+                let parse = quote_spanned! {ty.span()=>
+                    ::wymcp::__private::parse_data::<#ty>(&data)
+                };
+                quote! { #name => #parse.map(Self::#v), }
+            }
+        }
+    }
+
+    /// The `action_name` arm.
+    fn name_arm(&self) -> TokenStream {
+        let name = &self.name;
+        let v = self.ident;
+        match self.payload {
+            Payload::Unit => quote! { Self::#v => #name, },
+            Payload::Struct(_) => quote! { Self::#v(..) => #name, },
         }
     }
 }

@@ -257,8 +257,8 @@ pub use wymcp_macros::prompt;
 /// a parameter the template lacks, fails the build at the token.
 ///
 /// ```
-/// use serde_json::json;
-/// use wymcp::{Context, ResourceError, Server};
+/// use wymcp::testing::TestClient;
+/// use wymcp::{ResourceError, Server};
 ///
 /// #[derive(Clone)]
 /// struct Notes(std::sync::Arc<Vec<String>>);
@@ -275,15 +275,10 @@ pub use wymcp_macros::prompt;
 /// let notes = Notes(std::sync::Arc::new(vec!["Buy milk".into()]));
 /// let server = Server::builder().resource_template(notes.note_resource()).build().unwrap();
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-/// let read = server
-///     .handle_resources_read(Some(json!({"uri": "notes://notes/0"})), Context::default())
-///     .await
-///     .unwrap();
+/// let client = TestClient::new(server);
+/// let read = client.read_resource("notes://notes/0").await.unwrap();
 /// assert_eq!(read["contents"][0]["text"], "Buy milk");
-/// let refused = server
-///     .handle_resources_read(Some(json!({"uri": "notes://notes/x"})), Context::default())
-///     .await
-///     .unwrap_err();
+/// let refused = client.read_resource("notes://notes/x").await.unwrap_err();
 /// assert!(refused.message().contains("\"n\""), "{}", refused.message());
 /// # });
 /// ```

@@ -38,6 +38,24 @@ pub(crate) fn page<'a, T>(
     Ok((&items[start..end], next))
 }
 
+/// The result of a `*/list` request: one page of `items` (see [`page`]), each rendered, under
+/// `field`, with `nextCursor` when more follow.
+pub(crate) fn listed<T>(
+    items: &[T],
+    params: &Map<String, Value>,
+    page_size: usize,
+    (kind, field): (&str, &str),
+    render: impl Fn(&T) -> Value,
+) -> Result<Value, RpcError> {
+    let (page, next) = page(items, params, page_size, kind)?;
+    let mut result = Map::new();
+    result.insert(field.into(), page.iter().map(render).collect());
+    if let Some(next) = next {
+        result.insert("nextCursor".into(), Value::String(next));
+    }
+    Ok(Value::Object(result))
+}
+
 /// Reads `params` as the protocol layer receives them: absent or `null` is `{}`.
 pub(crate) fn params_object(params: Option<Value>) -> Result<Map<String, Value>, RpcError> {
     match params {

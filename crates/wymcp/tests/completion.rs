@@ -2,14 +2,16 @@
 //! template variables, the 100-value cap, context arguments, errors, `build()` refusals,
 //! results checked against the official schemas.
 
+mod kit_request;
 mod mcp_schema;
 
 use serde_json::{Value, json};
 use wymcp::completion::{Complete, Completion, CompletionRef, CompletionRequest, CompletionValues};
 use wymcp::prompt::{GetPromptResult, Prompt, PromptArgument, PromptArguments, PromptError};
 use wymcp::resource::{ReadResource, ResourceContents, ResourceError, ResourceTemplate, Variables};
-use wymcp::{Context, Problem, ProtocolVersion, RpcError, Server};
+use wymcp::{Context, ContextBuilder, Problem, ProtocolVersion, RpcError, Server};
 
+use kit_request::request;
 use mcp_schema::{REVISIONS, problems, validator};
 
 struct WithArgs;
@@ -103,8 +105,9 @@ fn server() -> Server {
         .expect("valid")
 }
 
-fn ctx(version: ProtocolVersion) -> Context {
-    Context::builder().protocol_version(version).build()
+/// A request at `version`.
+fn ctx(version: ProtocolVersion) -> impl FnOnce(ContextBuilder) -> ContextBuilder {
+    move |ctx| ctx.protocol_version(version)
 }
 
 fn assert_valid(version: ProtocolVersion, definition: &str, value: &Value) {
@@ -131,10 +134,14 @@ fn completes_prompt_arguments() {
     let server = server();
     rt().block_on(async {
         for version in REVISIONS {
-            let result = server
-                .handle_completion_complete(Some(prompt_ref("arg1", "par")), ctx(version))
-                .await
-                .expect("complete");
+            let result = request(
+                &server,
+                "completion/complete",
+                Some(prompt_ref("arg1", "par")),
+                ctx(version),
+            )
+            .await
+            .expect("complete");
             assert_valid(version, "CompleteResult", &result);
             assert_eq!(
                 result,
@@ -145,13 +152,14 @@ fn completes_prompt_arguments() {
             assert_eq!(caps["completions"], json!({}));
         }
         // The conformance suite's request: a value nothing starts with.
-        let none = server
-            .handle_completion_complete(
-                Some(prompt_ref("arg1", "test")),
-                ctx(ProtocolVersion::V2025_11_25),
-            )
-            .await
-            .expect("complete");
+        let none = request(
+            &server,
+            "completion/complete",
+            Some(prompt_ref("arg1", "test")),
+            ctx(ProtocolVersion::V2025_11_25),
+        )
+        .await
+        .expect("complete");
         assert_eq!(none["completion"]["values"], json!([]));
     });
 }
@@ -162,10 +170,14 @@ fn the_request_reaches_the_provider_with_its_context() {
     rt().block_on(async {
         let mut params = prompt_ref("arg2", "wo");
         params["context"] = json!({"arguments": {"arg1": "hello"}});
-        let result = server
-            .handle_completion_complete(Some(params), ctx(ProtocolVersion::V2025_11_25))
-            .await
-            .expect("complete");
+        let result = request(
+            &server,
+            "completion/complete",
+            Some(params),
+            ctx(ProtocolVersion::V2025_11_25),
+        )
+        .await
+        .expect("complete");
         assert_eq!(
             result["completion"]["values"],
             json!([
@@ -183,14 +195,15 @@ fn completes_template_variables_capped_at_100() {
     let server = server();
     rt().block_on(async {
         for version in REVISIONS {
-            let result = server
-                .handle_completion_complete(
-                    Some(json!({"ref": {"type": "ref/resource", "uri": TEMPLATE},
+            let result = request(
+                &server,
+                "completion/complete",
+                Some(json!({"ref": {"type": "ref/resource", "uri": TEMPLATE},
                                 "argument": {"name": "id", "value": "4"}})),
-                    ctx(version),
-                )
-                .await
-                .expect("complete");
+                ctx(version),
+            )
+            .await
+            .expect("complete");
             assert_valid(version, "CompleteResult", &result);
             let completion = &result["completion"];
             assert_eq!(completion["values"].as_array().map(Vec::len), Some(100));
@@ -199,14 +212,15 @@ fn completes_template_variables_capped_at_100() {
             assert_eq!(completion["hasMore"], true);
         }
         // A variable without a provider completes to nothing.
-        let result = server
-            .handle_completion_complete(
-                Some(json!({"ref": {"type": "ref/resource", "uri": TEMPLATE},
+        let result = request(
+            &server,
+            "completion/complete",
+            Some(json!({"ref": {"type": "ref/resource", "uri": TEMPLATE},
                             "argument": {"name": "page", "value": ""}})),
-                ctx(ProtocolVersion::V2025_11_25),
-            )
-            .await
-            .expect("complete");
+            ctx(ProtocolVersion::V2025_11_25),
+        )
+        .await
+        .expect("complete");
         assert_eq!(
             result,
             json!({"completion": {"values": [], "total": 0, "hasMore": false}})
@@ -219,7 +233,7 @@ fn errors_are_invalid_params() {
     let server = server();
     rt().block_on(async {
         let v = ProtocolVersion::V2025_11_25;
-        let complete = |params: Value| server.handle_completion_complete(Some(params), ctx(v));
+        let complete = |params: Value| request(&server, "completion/complete", Some(params), ctx(v));
 
         let unknown_prompt = complete(json!({"ref": {"type": "ref/prompt", "name": "nope"},
                                              "argument": {"name": "a", "value": ""}}))

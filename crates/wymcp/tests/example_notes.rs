@@ -12,6 +12,7 @@
 mod notes;
 
 use serde_json::{Map, Value, json};
+use wymcp::testing::TestClient;
 use wymcp::{
     ActionResult, ActionTool, Actions, CallOutput, CallResult, CallToolResult, Context, Data,
     PlainTool, ProtocolVersion, Reply, Server,
@@ -285,23 +286,23 @@ impl PlainTool for HandCounts {
 fn the_prompt_takes_its_argument_and_refuses_its_absence() {
     let server = methods();
     assert_eq!(server.prompt_names(), ["summarize"]);
-    let got = block_on(server.handle_prompts_get(
+    let got = block_on(TestClient::new(server.clone()).request(
+        "prompts/get",
         Some(json!({"name": "summarize", "arguments": {"tag": "home"}})),
-        Context::default(),
     ))
     .unwrap();
     let text = got["messages"][0]["content"]["text"].as_str().unwrap();
     assert!(text.starts_with("List my notes tagged \"home\""), "{text}");
-    let listed = block_on(server.handle_prompts_list(None, Context::default())).unwrap();
+    let listed = block_on(TestClient::new(server.clone()).request("prompts/list", None)).unwrap();
     let description = "Ask for a summary of the notes carrying a tag";
     assert_eq!(listed["prompts"][0]["description"], description);
     assert_eq!(
         listed["prompts"][0]["arguments"],
         json!([{"name": "tag", "required": true}])
     );
-    let missing = block_on(server.handle_prompts_get(
+    let missing = block_on(TestClient::new(server.clone()).request(
+        "prompts/get",
         Some(json!({"name": "summarize", "arguments": {}})),
-        Context::default(),
     ))
     .unwrap_err();
     assert_eq!(missing.code(), -32602);
@@ -313,7 +314,8 @@ fn the_example_serves_its_resource() {
     let server = methods();
     assert_eq!(server.resource_uris(), ["notes://guide"]);
     let read = block_on(
-        server.handle_resources_read(Some(json!({"uri": "notes://guide"})), Context::default()),
+        TestClient::new(server.clone())
+            .request("resources/read", Some(json!({"uri": "notes://guide"}))),
     )
     .unwrap();
     assert_eq!(

@@ -2,12 +2,13 @@
 //! session era after `initialize` and at 2026-07-28 with the envelope on every request):
 //! opening, `tools/list`, a call that succeeds, every gate refusal, JSON-RPC and framing
 //! refusals, `help`, progress and logging, elicitation and sampling, resources, prompts,
-//! completion, cancellation, the end of the conversation, and a capability the client did not
-//! declare. Each step asserts the exact payload where the eras agree and each era's own answer
-//! where they differ (HTTP statuses and SSE or JSON framing included); every message read is
-//! checked against its era's official schema; the last test runs every path and compares their
-//! transcripts whole. Only the wire is used: a real HTTP server on 127.0.0.1 and `serve_io`
-//! over an in-memory pipe (`matrix_kit`).
+//! completion, cancellation, the end of the conversation, a capability the client did not
+//! declare, and a change of the tool list heard on the session's own stream (session era) or
+//! on a `subscriptions/listen` stream (2026-07-28). Each step asserts the exact payload where
+//! the eras agree and each era's own answer where they differ (HTTP statuses and SSE or JSON
+//! framing included); every message read is checked against its era's official schema; the
+//! last test runs every path and compares their transcripts whole. Only the wire is used: a
+//! real HTTP server on 127.0.0.1 and `serve_io` over an in-memory pipe (`matrix_kit`).
 
 #![allow(clippy::unwrap_used, missing_docs)]
 
@@ -39,6 +40,7 @@ async fn conversation(path: Path) -> Transcript {
     cancellation(&mut client, &mut transcript).await;
     client.close().await;
     undeclared_capability(path, &mut transcript).await;
+    list_changes(path, &mut transcript).await;
     transcript
 }
 
@@ -438,6 +440,84 @@ async fn undeclared_capability(path: Path, transcript: &mut Transcript) {
         }
     }
     client.close().await;
+}
+
+/// A change of the tool list reaches a client watching for it, alike on every path: in the
+/// session era on the session's own stream (the GET stream over HTTP, stdout on stdio); at
+/// 2026-07-28 on a `subscriptions/listen` stream asking for `toolsListChanged`, acknowledged
+/// with the filter the server honours and each message tagged with the stream's id. The
+/// server declares `listChanged` here (a listen stream hears of list changes only then).
+async fn list_changes(path: Path, transcript: &mut Transcript) {
+    let mut client = Client::open_announcing(path).await;
+    let mut watch = client.watch_tools().await;
+    let acknowledged = path.stateless().then(|| {
+        json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+               "params": {"notifications": {"toolsListChanged": true}}})
+    });
+    assert_eq!(watch.acknowledged, acknowledged, "{path:?}");
+    assert!(
+        client.change_tools(),
+        "{path:?}: no transport took the change"
+    );
+    let changed = client.next_change(&mut watch).await;
+    let expected =
+        json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {}});
+    assert_eq!(changed, expected, "{path:?}");
+    transcript.record("tools list_changed", changed);
+    session_tools(&mut client, &mut watch).await;
+    client.unwatch(watch).await;
+    // The stream closed, the conversation goes on, with nothing more from the stream.
+    let list = client.request("tools/list", json!({})).await;
+    list.assert_answer(200, false);
+    assert!(list.notes.is_empty(), "{path:?}: {:?}", list.notes);
+    let first = path.by_era("widgets", "tasks");
+    assert_eq!(list.result()["tools"][0]["name"], first, "{path:?}");
+    client.close().await;
+}
+
+/// A tool registering another on its session (the session era): the session's stream hears
+/// `notifications/tools/list_changed` (stdio: on stdout, before the call's answer; HTTP: on
+/// the GET stream) and `tools/list` serves the new tool first, clearing the dirty list. At
+/// 2026-07-28 a call has no session to register on: nothing changes.
+async fn session_tools(client: &mut Client, watch: &mut matrix_kit::Watch) {
+    let path = client.path();
+    let call = client.call("register", json!({})).await;
+    call.assert_answer(200, false);
+    let changed = json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"});
+    let (answered, notes) = match path {
+        Path::HttpStateless | Path::StdioStateless => (json!({"registered": false}), vec![]),
+        Path::StdioSession => (
+            json!({"registered": true, "dirty": true}),
+            vec![changed.clone()],
+        ),
+        Path::HttpSession => {
+            assert_eq!(client.next_change(watch).await, changed, "{path:?}");
+            (json!({"registered": true, "dirty": true}), vec![])
+        }
+    };
+    assert_eq!(call.tool_payload(false), answered, "{path:?}");
+    assert_eq!(call.notes, notes, "{path:?}");
+    let list = client.request("tools/list", json!({})).await;
+    let names: Vec<Value> = list.result()["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["name"].clone())
+        .collect();
+    let mut expected = vec![json!("tasks"), json!("steps"), json!("ask"), json!("slow")];
+    expected.extend([json!("register"), json!("help")]);
+    if !path.stateless() {
+        expected.insert(0, json!("widgets"));
+    }
+    assert_eq!(names, expected, "{path:?}");
+    let again = client.call("register", json!({})).await;
+    // Registered again: the same list, which `tools/list` left clean.
+    let answered = match path.stateless() {
+        true => json!({"registered": false}),
+        false => json!({"registered": true, "dirty": false}),
+    };
+    assert_eq!(again.tool_payload(false), answered, "{path:?}");
+    assert!(again.notes.is_empty(), "{path:?}: {:?}", again.notes);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

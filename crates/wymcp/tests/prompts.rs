@@ -2,6 +2,7 @@
 //! revision), get with every content kind, argument validation, `build()` refusals, results
 //! checked against the official schemas.
 
+mod kit_request;
 mod mcp_schema;
 
 use serde_json::{Value, json};
@@ -9,8 +10,9 @@ use wymcp::prompt::{
     GetPromptResult, Prompt, PromptArgument, PromptArguments, PromptError, PromptMessage, Role,
 };
 use wymcp::resource::ResourceContents;
-use wymcp::{Content, Context, Problem, ProtocolVersion, RpcError, Server};
+use wymcp::{Content, Context, ContextBuilder, Problem, ProtocolVersion, RpcError, Server};
 
+use kit_request::request;
 use mcp_schema::{REVISIONS, problems, validator};
 
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg==";
@@ -110,8 +112,9 @@ fn server() -> Server {
         .expect("valid prompts")
 }
 
-fn ctx(version: ProtocolVersion) -> Context {
-    Context::builder().protocol_version(version).build()
+/// A request at `version`.
+fn ctx(version: ProtocolVersion) -> impl FnOnce(ContextBuilder) -> ContextBuilder {
+    move |ctx| ctx.protocol_version(version)
 }
 
 fn assert_valid(version: ProtocolVersion, definition: &str, value: &Value) {
@@ -133,8 +136,7 @@ fn list_is_valid_per_revision() {
     let server = server();
     rt().block_on(async {
         for version in REVISIONS {
-            let list = server
-                .handle_prompts_list(None, ctx(version))
+            let list = request(&server, "prompts/list", None, ctx(version))
                 .await
                 .expect("list");
             assert_valid(version, "ListPromptsResult", &list);
@@ -167,20 +169,30 @@ fn list_paginates() {
         .expect("valid");
     rt().block_on(async {
         let v = ProtocolVersion::V2025_11_25;
-        let first = server.handle_prompts_list(None, ctx(v)).await.expect("p1");
+        let first = request(&server, "prompts/list", None, ctx(v))
+            .await
+            .expect("p1");
         assert_eq!(first["prompts"].as_array().map(Vec::len), Some(1));
         let cursor = first["nextCursor"].clone();
-        let second = server
-            .handle_prompts_list(Some(json!({ "cursor": cursor })), ctx(v))
-            .await
-            .expect("p2");
+        let second = request(
+            &server,
+            "prompts/list",
+            Some(json!({ "cursor": cursor })),
+            ctx(v),
+        )
+        .await
+        .expect("p2");
         assert_eq!(second["prompts"][0]["name"], "everything");
         assert!(second.get("nextCursor").is_none());
         // A resources cursor is no prompts cursor.
-        let err = server
-            .handle_prompts_list(Some(json!({"cursor": "cmVzb3VyY2VzOjE"})), ctx(v))
-            .await
-            .expect_err("foreign cursor");
+        let err = request(
+            &server,
+            "prompts/list",
+            Some(json!({"cursor": "cmVzb3VyY2VzOjE"})),
+            ctx(v),
+        )
+        .await
+        .expect_err("foreign cursor");
         assert_eq!(err.code(), RpcError::INVALID_PARAMS);
     });
 }
@@ -190,14 +202,15 @@ fn get_substitutes_arguments_and_carries_every_content_kind() {
     let server = server();
     rt().block_on(async {
         for version in REVISIONS {
-            let got = server
-                .handle_prompts_get(
-                    Some(json!({"name": "test_prompt_with_arguments",
+            let got = request(
+                &server,
+                "prompts/get",
+                Some(json!({"name": "test_prompt_with_arguments",
                                 "arguments": {"arg1": "testValue1", "arg2": "testValue2"}})),
-                    ctx(version),
-                )
-                .await
-                .expect("get");
+                ctx(version),
+            )
+            .await
+            .expect("get");
             assert_valid(version, "GetPromptResult", &got);
             assert_eq!(
                 got["messages"][0],
@@ -205,10 +218,14 @@ fn get_substitutes_arguments_and_carries_every_content_kind() {
                     "text": "Prompt with arguments: arg1='testValue1', arg2='testValue2'"}})
             );
 
-            let all = server
-                .handle_prompts_get(Some(json!({"name": "everything"})), ctx(version))
-                .await
-                .expect("get");
+            let all = request(
+                &server,
+                "prompts/get",
+                Some(json!({"name": "everything"})),
+                ctx(version),
+            )
+            .await
+            .expect("get");
             assert_valid(version, "GetPromptResult", &all);
             let kinds: Vec<&str> = all["messages"]
                 .as_array()
@@ -236,7 +253,7 @@ fn argument_validation_names_the_argument() {
     let server = server();
     rt().block_on(async {
         let v = ProtocolVersion::V2025_11_25;
-        let get = |params: Value| server.handle_prompts_get(Some(params), ctx(v));
+        let get = |params: Value| request(&server, "prompts/get", Some(params), ctx(v));
 
         let missing =
             get(json!({"name": "test_prompt_with_arguments", "arguments": {"arg1": "a"}}))

@@ -2,14 +2,16 @@
 //! read (static, binary, dynamic, templated), not found per revision, subscriptions and their
 //! notifications, `build()` refusals, every result checked against the official schemas.
 
+mod kit_request;
 mod mcp_schema;
 
 use serde_json::{Map, Value, json};
 use wymcp::resource::{
     ReadResource, Resource, ResourceContents, ResourceError, ResourceTemplate, Variables,
 };
-use wymcp::{Context, Problem, ProtocolVersion, RpcError, Server};
+use wymcp::{Context, ContextBuilder, Problem, ProtocolVersion, RpcError, Server};
 
+use kit_request::request;
 use mcp_schema::{REVISIONS, problems, validator};
 
 struct TemplateData;
@@ -97,11 +99,9 @@ fn server() -> Server {
         .expect("valid resources")
 }
 
-fn ctx(version: ProtocolVersion) -> Context {
-    Context::builder()
-        .protocol_version(version)
-        .session_id("s1")
-        .build()
+/// A request of session `s1` at `version`.
+fn ctx(version: ProtocolVersion) -> impl FnOnce(ContextBuilder) -> ContextBuilder {
+    move |ctx| ctx.protocol_version(version).session_id("s1")
 }
 
 fn assert_valid(version: ProtocolVersion, definition: &str, value: &Value) {
@@ -124,8 +124,7 @@ fn list_is_valid_per_revision_with_title_and_icons_only_where_allowed() {
     let server = server();
     rt().block_on(async {
         for version in REVISIONS {
-            let list = server
-                .handle_resources_list(None, ctx(version))
+            let list = request(&server, "resources/list", None, ctx(version))
                 .await
                 .expect("list");
             assert_valid(version, "ListResourcesResult", &list);
@@ -150,10 +149,14 @@ fn list_is_valid_per_revision_with_title_and_icons_only_where_allowed() {
             );
             assert!(list.get("nextCursor").is_none());
 
-            let templates = server
-                .handle_resource_templates_list(Some(json!({})), ctx(version))
-                .await
-                .expect("templates");
+            let templates = request(
+                &server,
+                "resources/templates/list",
+                Some(json!({})),
+                ctx(version),
+            )
+            .await
+            .expect("templates");
             assert_valid(version, "ListResourceTemplatesResult", &templates);
             let t = &templates["resourceTemplates"][0];
             assert_eq!(t["uriTemplate"], "test://template/{id}/data");
@@ -184,10 +187,14 @@ fn pagination_walks_every_page_and_refuses_a_bad_cursor() {
         let mut seen = Vec::new();
         let mut params = None;
         loop {
-            let page = server
-                .handle_resources_list(params, ctx(ProtocolVersion::V2025_11_25))
-                .await
-                .expect("page");
+            let page = request(
+                &server,
+                "resources/list",
+                params,
+                ctx(ProtocolVersion::V2025_11_25),
+            )
+            .await
+            .expect("page");
             assert_valid(ProtocolVersion::V2025_11_25, "ListResourcesResult", &page);
             let items = page["resources"].as_array().expect("array");
             assert!(items.len() <= 2);
@@ -201,10 +208,14 @@ fn pagination_walks_every_page_and_refuses_a_bad_cursor() {
         assert_eq!(seen[4], "test://r/4");
 
         for bad in [json!({"cursor": "nope"}), json!({"cursor": 3})] {
-            let err = server
-                .handle_resources_list(Some(bad), ctx(ProtocolVersion::V2025_11_25))
-                .await
-                .expect_err("bad cursor");
+            let err = request(
+                &server,
+                "resources/list",
+                Some(bad),
+                ctx(ProtocolVersion::V2025_11_25),
+            )
+            .await
+            .expect_err("bad cursor");
             assert_eq!(err.code(), RpcError::INVALID_PARAMS);
         }
     });
@@ -215,10 +226,14 @@ fn read_static_binary_dynamic_and_template() {
     let server = server();
     rt().block_on(async {
         for version in REVISIONS {
-            let text = server
-                .handle_resources_read(Some(json!({"uri": "test://static-text"})), ctx(version))
-                .await
-                .expect("text");
+            let text = request(
+                &server,
+                "resources/read",
+                Some(json!({"uri": "test://static-text"})),
+                ctx(version),
+            )
+            .await
+            .expect("text");
             assert_valid(version, "ReadResourceResult", &text);
             assert_eq!(
                 text["contents"][0],
@@ -226,31 +241,40 @@ fn read_static_binary_dynamic_and_template() {
                        "text": "This is the content of the static text resource."})
             );
 
-            let blob = server
-                .handle_resources_read(Some(json!({"uri": "test://static-binary"})), ctx(version))
-                .await
-                .expect("blob");
+            let blob = request(
+                &server,
+                "resources/read",
+                Some(json!({"uri": "test://static-binary"})),
+                ctx(version),
+            )
+            .await
+            .expect("blob");
             assert_valid(version, "ReadResourceResult", &blob);
             assert_eq!(blob["contents"][0]["blob"], "iVBORw==");
             assert_eq!(blob["contents"][0]["mimeType"], "image/png");
 
-            let clock = server
-                .handle_resources_read(Some(json!({"uri": "test://clock"})), ctx(version))
-                .await
-                .expect("dynamic");
+            let clock = request(
+                &server,
+                "resources/read",
+                Some(json!({"uri": "test://clock"})),
+                ctx(version),
+            )
+            .await
+            .expect("dynamic");
             assert_valid(version, "ReadResourceResult", &clock);
             assert_eq!(
                 clock["contents"][0].get("_meta").is_some(),
                 version >= ProtocolVersion::V2025_06_18
             );
 
-            let templated = server
-                .handle_resources_read(
-                    Some(json!({"uri": "test://template/123/data"})),
-                    ctx(version),
-                )
-                .await
-                .expect("template");
+            let templated = request(
+                &server,
+                "resources/read",
+                Some(json!({"uri": "test://template/123/data"})),
+                ctx(version),
+            )
+            .await
+            .expect("template");
             assert_valid(version, "ReadResourceResult", &templated);
             assert_eq!(templated["contents"][0]["uri"], "test://template/123/data");
             let body: Value =
@@ -272,10 +296,14 @@ fn not_found_is_answered_as_the_revision_requires() {
             (ProtocolVersion::V2026_07_28, -32602),
         ] {
             for uri in ["test://nope", "test://template/missing/data"] {
-                let err = server
-                    .handle_resources_read(Some(json!({ "uri": uri })), ctx(version))
-                    .await
-                    .expect_err("not found");
+                let err = request(
+                    &server,
+                    "resources/read",
+                    Some(json!({ "uri": uri })),
+                    ctx(version),
+                )
+                .await
+                .expect_err("not found");
                 assert_eq!(err.code(), code, "{version} {uri}");
                 assert_eq!(err.data().expect("data")["uri"], uri);
                 assert!(err.message().contains(uri));
@@ -289,8 +317,14 @@ fn read_errors_are_protocol_errors() {
     let server = server();
     rt().block_on(async {
         let v = ProtocolVersion::V2025_11_25;
-        let read =
-            |uri: &'static str| server.handle_resources_read(Some(json!({ "uri": uri })), ctx(v));
+        let read = |uri: &'static str| {
+            request(
+                &server,
+                "resources/read",
+                Some(json!({ "uri": uri })),
+                ctx(v),
+            )
+        };
         let bad = read("test://template/bad/data").await.expect_err("invalid");
         assert_eq!(bad.code(), RpcError::INVALID_PARAMS);
         assert!(bad.message().contains("id must be numeric"));
@@ -308,8 +342,7 @@ fn read_errors_are_protocol_errors() {
             Some(json!({"uri": 7})),
             Some(json!([1])),
         ] {
-            let err = server
-                .handle_resources_read(params, ctx(v))
+            let err = request(&server, "resources/read", params, ctx(v))
                 .await
                 .expect_err("bad params");
             assert_eq!(err.code(), RpcError::INVALID_PARAMS);
@@ -323,27 +356,33 @@ fn subscriptions_are_kept_per_session_and_notify_subscribers() {
     rt().block_on(async {
         let mut rx = server.notifications();
         let v = ProtocolVersion::V2025_11_25;
-        let s1 = Context::builder()
-            .protocol_version(v)
-            .session_id("s1")
-            .build();
-        let s2 = Context::builder()
-            .protocol_version(v)
-            .session_id("s2")
-            .build();
-        let ok = server
-            .handle_resources_subscribe(Some(json!({"uri": "test://static-text"})), s1.clone())
-            .await
-            .expect("subscribe");
+        let s1 = move |ctx: ContextBuilder| ctx.protocol_version(v).session_id("s1");
+        let s2 = move |ctx: ContextBuilder| ctx.protocol_version(v).session_id("s2");
+        let ok = request(
+            &server,
+            "resources/subscribe",
+            Some(json!({"uri": "test://static-text"})),
+            s1,
+        )
+        .await
+        .expect("subscribe");
         assert_valid(v, "EmptyResult", &ok);
-        server
-            .handle_resources_subscribe(Some(json!({"uri": "test://template/9/data"})), s2.clone())
-            .await
-            .expect("subscribe to a templated uri");
-        let unknown = server
-            .handle_resources_subscribe(Some(json!({"uri": "test://nope"})), s1.clone())
-            .await
-            .expect_err("unknown");
+        request(
+            &server,
+            "resources/subscribe",
+            Some(json!({"uri": "test://template/9/data"})),
+            s2,
+        )
+        .await
+        .expect("subscribe to a templated uri");
+        let unknown = request(
+            &server,
+            "resources/subscribe",
+            Some(json!({"uri": "test://nope"})),
+            s1,
+        )
+        .await
+        .expect_err("unknown");
         assert_eq!(unknown.code(), -32002);
 
         assert_eq!(server.subscriptions(Some("s1")), ["test://static-text"]);
@@ -358,10 +397,14 @@ fn subscriptions_are_kept_per_session_and_notify_subscribers() {
             Some("s2")
         );
 
-        let ok = server
-            .handle_resources_unsubscribe(Some(json!({"uri": "test://static-text"})), s1)
-            .await
-            .expect("unsubscribe");
+        let ok = request(
+            &server,
+            "resources/unsubscribe",
+            Some(json!({"uri": "test://static-text"})),
+            s1,
+        )
+        .await
+        .expect("unsubscribe");
         assert_eq!(ok, json!({}));
         assert_eq!(server.notify_resource_updated("test://static-text"), 0);
         server.forget_session(Some("s2"));
@@ -409,8 +452,7 @@ fn a_server_without_resources_declares_none_and_answers_empty_lists() {
         assert!(caps.get("resources").is_none());
     }
     rt().block_on(async {
-        let list = server
-            .handle_resources_list(None, Context::default())
+        let list = request(&server, "resources/list", None, |ctx| ctx)
             .await
             .expect("list");
         assert_eq!(list, json!({"resources": []}));

@@ -25,6 +25,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value, json};
+use wymcp::testing::TestClient;
 use wymcp::{
     ActionError, ActionResult, ActionSchema, ActionTool, Actions, CallError, CallOutput,
     CallResult, CallToolResult, Context, Data, ErrorKind, Failure, Hint, PlainTool,
@@ -623,18 +624,16 @@ async fn call_1_missing_or_invalid_name_is_invalid_params() {
         Some(json!({"name": null, "arguments": {}})),
         Some(json!({"name": ["widgets"]})),
     ] {
-        let err = f
-            .server
-            .handle_tools_call(params.clone(), Context::default())
+        let err = TestClient::new(f.server.clone())
+            .request("tools/call", params.clone())
             .await
             .expect_err("a tools/call without a string name is refused");
         assert_eq!(err.code(), -32602, "{params:?}");
         assert_eq!(err.message(), "Invalid params");
         assert_eq!(rpc_reason(&err), "Missing or invalid 'name' in params");
     }
-    let err = f
-        .server
-        .handle_tools_call(Some(json!([1, 2])), Context::default())
+    let err = TestClient::new(f.server.clone())
+        .request("tools/call", Some(json!([1, 2])))
         .await
         .expect_err("params that are not an object are refused");
     assert_eq!(err.code(), -32602);
@@ -649,11 +648,10 @@ async fn call_2_arguments_not_an_object_is_invalid_params() {
         json!(true),
         json!([{"action": "list"}]),
     ] {
-        let err = f
-            .server
-            .handle_tools_call(
+        let err = TestClient::new(f.server.clone())
+            .request(
+                "tools/call",
                 Some(json!({"name": "widgets", "arguments": arguments})),
-                Context::default(),
             )
             .await
             .expect_err("arguments that are not an object are refused");
@@ -689,18 +687,16 @@ async fn call_3_absent_or_null_arguments_read_as_empty() {
         assert!(index["tools"].is_array());
         assert_eq!(index["tools"][0]["tool"], "widgets");
     }
-    let wire = f
-        .server
-        .handle_tools_call(Some(json!({"name": "help"})), Context::default())
+    let wire = TestClient::new(f.server.clone())
+        .request("tools/call", Some(json!({"name": "help"})))
         .await
         .expect("help answers");
     assert_eq!(wire["isError"], false);
     // On an action tool, absent arguments reach the absent-action gate, not an RPC error.
-    let wire = f
-        .server
-        .handle_tools_call(
+    let wire = TestClient::new(f.server.clone())
+        .request(
+            "tools/call",
             Some(json!({"name": "widgets", "arguments": null})),
-            Context::default(),
         )
         .await
         .expect("a gate answers");
@@ -713,12 +709,8 @@ async fn call_3_absent_or_null_arguments_read_as_empty() {
 #[tokio::test]
 async fn call_4_and_43_unknown_tool_is_invalid_params_naming_it() {
     let f = fixture();
-    let err = f
-        .server
-        .handle_tools_call(
-            Some(json!({"name": "nope", "arguments": {}})),
-            Context::default(),
-        )
+    let err = TestClient::new(f.server.clone())
+        .request("tools/call", Some(json!({"name": "nope", "arguments": {}})))
         .await
         .expect_err("an unknown tool is a protocol error");
     assert_eq!(err.code(), -32602);
@@ -744,11 +736,10 @@ async fn call_4_and_43_unknown_tool_is_invalid_params_naming_it() {
 #[tokio::test]
 async fn wire_result_shape() {
     let f = fixture();
-    let wire = f
-        .server
-        .handle_tools_call(
+    let wire = TestClient::new(f.server.clone())
+        .request(
+            "tools/call",
             Some(json!({"name": "widgets", "arguments": {"action": "list"}})),
-            Context::default(),
         )
         .await
         .expect("list answers");
@@ -1726,11 +1717,10 @@ async fn call_31_panic_in_run_action_is_contained() {
         json!({"errorType": "tool_fault", "tool": "crasher", "exception": "panic", "message": "boom"})
     );
     // The wire result: isError, one text item, no structuredContent.
-    let wire = f
-        .server
-        .handle_tools_call(
+    let wire = TestClient::new(f.server.clone())
+        .request(
+            "tools/call",
             Some(json!({"name": "crasher", "arguments": {"action": "boom"}})),
-            Context::default(),
         )
         .await
         .expect("a fault is a result, not an RPC error");
@@ -1867,14 +1857,11 @@ async fn call_36_structured_content_by_revision() {
                 .expect("JSON");
         assert_eq!(text, expected, "the text block carries the same data");
         // Through the envelope, on a 2025-03-26 context.
-        let ctx = Context::builder()
-            .protocol_version(ProtocolVersion::V2025_03_26)
-            .build();
-        let wire = f
-            .server
-            .handle_tools_call(
+        let wire = TestClient::new(f.server.clone())
+            .with_version(ProtocolVersion::V2025_03_26)
+            .request(
+                "tools/call",
                 Some(json!({"name": tool_call.0, "arguments": result_arguments(tool_call.0)})),
-                ctx,
             )
             .await
             .expect("answers");

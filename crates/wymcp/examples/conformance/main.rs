@@ -614,26 +614,23 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use wymcp::testing::TestClient;
 
-    fn ctx() -> Context {
-        Context::builder()
-            .protocol_version(wymcp::ProtocolVersion::V2025_11_25)
-            .session_id("s")
-            .build()
+    /// A test client of the fixture, speaking 2025-11-25.
+    fn client() -> TestClient {
+        let client = client();
+        TestClient::new(server).with_version(wymcp::ProtocolVersion::V2025_11_25)
     }
 
     #[tokio::test]
     async fn resources_scenarios() {
-        let server = server().expect("the fixture builds");
-        let list = server
-            .handle_resources_list(None, ctx())
-            .await
-            .expect("list");
+        let client = client();
+        let list = client.request("resources/list", None).await.expect("list");
         for r in list["resources"].as_array().expect("resources") {
             assert!(r["uri"].is_string() && r["name"].is_string() && r["description"].is_string());
         }
         let read =
-            |uri: &'static str| server.handle_resources_read(Some(json!({ "uri": uri })), ctx());
+            |uri: &'static str| client.request("resources/read", Some(json!({ "uri": uri })));
         let text = read("test://static-text").await.expect("text");
         assert_eq!(
             text["contents"][0]["text"],
@@ -650,15 +647,15 @@ mod tests {
         );
         let watched = json!({ "uri": WATCHED_URI });
         assert_eq!(
-            server
-                .handle_resources_subscribe(Some(watched.clone()), ctx())
+            client
+                .request("resources/subscribe", Some(watched.clone()))
                 .await
                 .expect("sub"),
             json!({})
         );
         assert_eq!(
-            server
-                .handle_resources_unsubscribe(Some(watched), ctx())
+            client
+                .request("resources/unsubscribe", Some(watched))
                 .await
                 .expect("unsub"),
             json!({})
@@ -667,8 +664,8 @@ mod tests {
 
     #[tokio::test]
     async fn prompts_and_completion_scenarios() {
-        let server = server().expect("the fixture builds");
-        let list = server.handle_prompts_list(None, ctx()).await.expect("list");
+        let client = client();
+        let list = client.request("prompts/list", None).await.expect("list");
         let names: Vec<&str> = list["prompts"]
             .as_array()
             .map(|prompts| prompts.iter().filter_map(|p| p["name"].as_str()).collect())
@@ -683,7 +680,7 @@ mod tests {
                 "test_input_required_result_prompt",
             ]
         );
-        let get = |params: Value| server.handle_prompts_get(Some(params), ctx());
+        let get = |params: Value| client.request("prompts/get", Some(params));
         let simple = get(json!({"name": "test_simple_prompt"}))
             .await
             .expect("simple");
@@ -708,18 +705,20 @@ mod tests {
             .expect("image");
         assert_eq!(image["messages"][0]["content"]["type"], "image");
 
-        let complete = server
-            .handle_completion_complete(
+        let complete = client
+            .request(
+                "completion/complete",
                 Some(
                     json!({"ref": {"type": "ref/prompt", "name": "test_prompt_with_arguments"},
                             "argument": {"name": "arg1", "value": "test"}}),
                 ),
-                ctx(),
             )
             .await
             .expect("complete");
         assert!(complete["completion"]["values"].is_array());
-        let caps = server.capabilities(wymcp::ProtocolVersion::V2025_11_25);
+        let caps = client
+            .server()
+            .capabilities(wymcp::ProtocolVersion::V2025_11_25);
         for key in ["tools", "resources", "prompts", "completions", "logging"] {
             assert!(caps.get(key).is_some(), "{key}");
         }
@@ -727,9 +726,12 @@ mod tests {
 
     #[tokio::test]
     async fn tools_scenarios() {
-        let server = server().expect("the fixture builds");
+        let client = client();
         let call = |name: &'static str, arguments: Value| {
-            server.handle_tools_call(Some(json!({"name": name, "arguments": arguments})), ctx())
+            client.request(
+                "tools/call",
+                Some(json!({"name": name, "arguments": arguments})),
+            )
         };
         for (name, kind) in [
             ("test_simple_text", "text"),
@@ -766,7 +768,9 @@ mod tests {
             .expect("sampling");
         assert_eq!(sampling["isError"], true);
 
-        let list = server.list_tools(wymcp::ProtocolVersion::V2025_11_25);
+        let list = client
+            .server()
+            .list_tools(wymcp::ProtocolVersion::V2025_11_25);
         let schema = list["tools"]
             .as_array()
             .and_then(|t| t.iter().find(|t| t["name"] == "json_schema_2020_12_tool"))

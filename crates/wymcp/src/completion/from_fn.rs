@@ -16,7 +16,8 @@ pub struct CompleteFn<F>(F);
 /// ```
 /// use serde_json::json;
 /// use wymcp::completion::{complete_fn, Completion};
-/// use wymcp::{Context, Server};
+/// use wymcp::testing::TestClient;
+/// use wymcp::Server;
 ///
 /// /// Summarize the notes carrying a tag
 /// #[wymcp::prompt]
@@ -34,11 +35,11 @@ pub struct CompleteFn<F>(F);
 ///     .build()
 ///     .unwrap();
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-/// let completed = server
-///     .handle_completion_complete(
+/// let completed = TestClient::new(server)
+///     .request(
+///         "completion/complete",
 ///         Some(json!({"ref": {"type": "ref/prompt", "name": "summarize"},
 ///                     "argument": {"name": "tag", "value": "h"}})),
-///         Context::default(),
 ///     )
 ///     .await
 ///     .unwrap();

@@ -5,6 +5,7 @@
 //! use serde_json::json;
 //! use wymcp::completion::CompletionValues;
 //! use wymcp::prompt::{GetPromptResult, Prompt, PromptArgument, PromptArguments, PromptError};
+//! use wymcp::testing::TestClient;
 //! use wymcp::{Context, Server};
 //!
 //! struct Translate;
@@ -22,10 +23,10 @@
 //!     .prompt_completion("translate", "language", CompletionValues::new(["french", "finnish", "german"]))
 //!     .build()
 //!     .unwrap();
-//! let result = server
-//!     .handle_completion_complete(
+//! let result = TestClient::new(server)
+//!     .request(
+//!         "completion/complete",
 //!         Some(json!({"ref": {"type": "ref/prompt", "name": "translate"}, "argument": {"name": "language", "value": "f"}})),
-//!         Context::default(),
 //!     )
 //!     .await
 //!     .unwrap();

@@ -8,6 +8,7 @@ use serde_json::{Map, Value, json};
 use crate::context::Context;
 use crate::prompt::GetPromptResult;
 use crate::protocol::{ProtocolVersion, RpcError};
+use crate::resource::write_named;
 use crate::tool::erased::BoxFuture;
 
 /// The arguments a prompt is got with, by name: every one declared, every required one present.
@@ -74,15 +75,13 @@ impl PromptArgument {
     /// The `PromptArgument` object for a session of `version`.
     pub fn to_value(&self, version: ProtocolVersion) -> Value {
         let mut map = Map::new();
-        map.insert("name".into(), Value::String(self.name.clone()));
-        if version.supports_tool_title()
-            && let Some(title) = &self.title
-        {
-            map.insert("title".into(), Value::String(title.clone()));
-        }
-        if let Some(description) = &self.description {
-            map.insert("description".into(), Value::String(description.clone()));
-        }
+        write_named(
+            &mut map,
+            version,
+            &self.name,
+            self.title.as_ref(),
+            self.description.as_ref(),
+        );
         map.insert("required".into(), Value::Bool(self.required));
         Value::Object(map)
     }

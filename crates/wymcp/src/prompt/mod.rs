@@ -4,6 +4,7 @@
 //! ```
 //! use serde_json::json;
 //! use wymcp::prompt::{GetPromptResult, Prompt, PromptArgument, PromptArguments, PromptError, PromptMessage};
+//! use wymcp::testing::TestClient;
 //! use wymcp::{Content, Context, Server};
 //!
 //! struct Greet;
@@ -17,16 +18,11 @@
 //!
 //! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 //! let server = Server::builder().prompt(Greet).build().unwrap();
-//! let got = server
-//!     .handle_prompts_get(Some(json!({"name": "greet", "arguments": {"who": "Ada"}})), Context::default())
-//!     .await
-//!     .unwrap();
+//! let client = TestClient::new(server);
+//! let got = client.get_prompt("greet", json!({"who": "Ada"})).await.unwrap();
 //! assert_eq!(got["messages"][0]["content"]["text"], "Greet Ada");
 //!
-//! let missing = server
-//!     .handle_prompts_get(Some(json!({"name": "greet"})), Context::default())
-//!     .await
-//!     .unwrap_err();
+//! let missing = client.get_prompt("greet", json!(null)).await.unwrap_err();
 //! assert_eq!(missing.code(), -32602);
 //! assert!(missing.message().contains("'who'"));
 //! # });

@@ -14,7 +14,7 @@ use crate::paging;
 use crate::prompt::definition::DynPrompt;
 use crate::prompt::{PromptArgument, PromptArguments};
 use crate::protocol::{ProtocolVersion, RpcError};
-use crate::resource::registry::with_cursor;
+use crate::resource::write_named;
 
 /// One prompt, its declaration read once.
 pub(crate) struct RegisteredPrompt {
@@ -38,15 +38,13 @@ impl std::fmt::Debug for RegisteredPrompt {
 impl RegisteredPrompt {
     fn to_value(&self, version: ProtocolVersion) -> Value {
         let mut map = Map::new();
-        map.insert("name".into(), Value::String(self.name.clone()));
-        if version.supports_tool_title()
-            && let Some(title) = &self.title
-        {
-            map.insert("title".into(), Value::String(title.clone()));
-        }
-        if let Some(description) = &self.description {
-            map.insert("description".into(), Value::String(description.clone()));
-        }
+        write_named(
+            &mut map,
+            version,
+            &self.name,
+            self.title.as_ref(),
+            self.description.as_ref(),
+        );
         if !self.arguments.is_empty() {
             let args: Vec<Value> = self.arguments.iter().map(|a| a.to_value(version)).collect();
             map.insert("arguments".into(), Value::Array(args));
@@ -127,9 +125,10 @@ impl PromptRegistry {
         page_size: usize,
         version: ProtocolVersion,
     ) -> Result<Value, RpcError> {
-        let (page, next) = paging::page(&self.prompts, params, page_size, "prompts")?;
-        let items: Vec<Value> = page.iter().map(|p| p.to_value(version)).collect();
-        Ok(with_cursor(json!({ "prompts": items }), next))
+        let kind = ("prompts", "prompts");
+        paging::listed(&self.prompts, params, page_size, kind, |p| {
+            p.to_value(version)
+        })
     }
 
     /// `prompts/get`: the name and arguments checked against the declaration, then the prompt
@@ -192,65 +191,83 @@ fn check_arguments(
     prompt: &RegisteredPrompt,
     arguments: Option<Value>,
 ) -> Result<PromptArguments, RpcError> {
-    let refuse = |message: String, argument: Option<&str>| {
+    read_arguments(prompt, arguments).map_err(|refused| refused.into_error(prompt))
+}
+
+/// Why a `prompts/get` request's arguments are refused.
+enum Refused {
+    NotAnObject,
+    Undeclared(String),
+    NotAString { name: String, got: Value },
+    Missing(String),
+}
+
+impl Refused {
+    /// The `-32602` naming the prompt in its message and `data`, and the argument when there
+    /// is one.
+    fn into_error(self, prompt: &RegisteredPrompt) -> RpcError {
+        let name = &prompt.name;
+        let (message, argument) = match self {
+            Refused::NotAnObject => (
+                format!("Invalid 'arguments' for prompt {name}: expected an object of strings"),
+                None,
+            ),
+            Refused::Undeclared(key) => {
+                let declared: Vec<&str> = prompt.arguments.iter().map(|a| a.name()).collect();
+                let message = format!(
+                    "Unknown argument '{}' for prompt {name}. Declared arguments: {}",
+                    echo(&key),
+                    list(&declared)
+                );
+                (message, Some(key))
+            }
+            Refused::NotAString { name: key, got } => {
+                let got = wymcp_core::bound::echo_value(&got);
+                let message =
+                    format!("Argument '{key}' for prompt {name} must be a string, got {got}");
+                (message, Some(key))
+            }
+            Refused::Missing(key) => (
+                format!("Missing required argument '{key}' for prompt {name}"),
+                Some(key),
+            ),
+        };
         let mut data = json!({ "prompt": prompt.name });
         if let Some(argument) = argument {
-            data["argument"] = Value::String(echo(argument));
+            data["argument"] = Value::String(echo(&argument));
         }
         RpcError::new(RpcError::INVALID_PARAMS, message, Some(data))
-    };
-    let declared: Vec<&str> = prompt.arguments.iter().map(|a| a.name()).collect();
+    }
+}
+
+fn read_arguments(
+    prompt: &RegisteredPrompt,
+    arguments: Option<Value>,
+) -> Result<PromptArguments, Refused> {
     let map = match arguments {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(map)) => map,
-        Some(_) => {
-            return Err(refuse(
-                format!(
-                    "Invalid 'arguments' for prompt {}: expected an object of strings",
-                    prompt.name
-                ),
-                None,
-            ));
-        }
+        Some(_) => return Err(Refused::NotAnObject),
     };
     let mut out = PromptArguments::new();
     for (key, value) in map {
-        if !declared.contains(&key.as_str()) {
-            return Err(refuse(
-                format!(
-                    "Unknown argument '{}' for prompt {}. Declared arguments: {}",
-                    echo(&key),
-                    prompt.name,
-                    list(&declared)
-                ),
-                Some(&key),
-            ));
+        if !prompt.arguments.iter().any(|a| a.name() == key) {
+            return Err(Refused::Undeclared(key));
         }
         let Value::String(value) = value else {
-            return Err(refuse(
-                format!(
-                    "Argument '{key}' for prompt {} must be a string, got {}",
-                    prompt.name,
-                    wymcp_core::bound::echo_value(&value)
-                ),
-                Some(&key),
-            ));
+            return Err(Refused::NotAString {
+                name: key,
+                got: value,
+            });
         };
         out.insert(key, value);
     }
-    if let Some(missing) = prompt
+    match prompt
         .arguments
         .iter()
         .find(|a| a.is_required() && !out.contains_key(a.name()))
     {
-        return Err(refuse(
-            format!(
-                "Missing required argument '{}' for prompt {}",
-                missing.name(),
-                prompt.name
-            ),
-            Some(missing.name()),
-        ));
+        Some(missing) => Err(Refused::Missing(missing.name().to_owned())),
+        None => Ok(out),
     }
-    Ok(out)
 }

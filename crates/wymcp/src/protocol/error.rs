@@ -74,6 +74,11 @@ impl RpcError {
         )
     }
 
+    /// `-32601` "Method not found" (the method is not echoed).
+    pub(crate) fn method_not_found() -> Self {
+        RpcError::new(Self::METHOD_NOT_FOUND, "Method not found", None)
+    }
+
     /// `-32602` naming an unknown tool (bounded), no `data`.
     pub fn unknown_tool(name: &str) -> Self {
         RpcError::new(

@@ -30,6 +30,26 @@ pub(crate) struct Meta {
     pub(crate) annotations: Option<Map<String, Value>>,
 }
 
+/// Writes what names a resource, template, prompt or prompt argument (MCP's base metadata):
+/// `name`, `title` from 2025-06-18 on, and `description`, each when there is one.
+pub(crate) fn write_named(
+    map: &mut Map<String, Value>,
+    version: ProtocolVersion,
+    name: &str,
+    title: Option<&String>,
+    description: Option<&String>,
+) {
+    map.insert("name".into(), Value::String(name.to_owned()));
+    if version.supports_tool_title()
+        && let Some(title) = title
+    {
+        map.insert("title".into(), Value::String(title.clone()));
+    }
+    if let Some(description) = description {
+        map.insert("description".into(), Value::String(description.clone()));
+    }
+}
+
 impl Meta {
     fn new(name: String) -> Self {
         Meta {
@@ -40,15 +60,13 @@ impl Meta {
 
     /// Writes the fields `version` allows into `map`.
     fn write(&self, map: &mut Map<String, Value>, version: ProtocolVersion) {
-        map.insert("name".into(), Value::String(self.name.clone()));
-        if version.supports_tool_title()
-            && let Some(title) = &self.title
-        {
-            map.insert("title".into(), Value::String(title.clone()));
-        }
-        if let Some(description) = &self.description {
-            map.insert("description".into(), Value::String(description.clone()));
-        }
+        write_named(
+            map,
+            version,
+            &self.name,
+            self.title.as_ref(),
+            self.description.as_ref(),
+        );
         if let Some(mime) = &self.mime_type {
             map.insert("mimeType".into(), Value::String(mime.clone()));
         }

@@ -15,9 +15,9 @@ pub struct ReadFn<F>(F);
 /// and [`ResourceTemplate::new`](crate::ResourceTemplate::new).
 ///
 /// ```
-/// use serde_json::json;
 /// use wymcp::resource::{read_fn, ResourceError};
-/// use wymcp::{Context, ResourceContents, ResourceTemplate, Server};
+/// use wymcp::testing::TestClient;
+/// use wymcp::{ResourceContents, ResourceTemplate, Server};
 ///
 /// let note = ResourceTemplate::new(
 ///     "notes://{id}",
@@ -31,10 +31,7 @@ pub struct ReadFn<F>(F);
 /// );
 /// let server = Server::builder().resource_template(note).build().unwrap();
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-/// let read = server
-///     .handle_resources_read(Some(json!({"uri": "notes://1"})), Context::default())
-///     .await
-///     .unwrap();
+/// let read = TestClient::new(server).read_resource("notes://1").await.unwrap();
 /// assert_eq!(read["contents"][0]["text"], "Buy milk");
 /// # });
 /// ```

@@ -6,22 +6,20 @@
 //! [`resource_template`](crate::ServerBuilder::resource_template)); `build()` validates every URI
 //! and template and refuses duplicates. The server answers `resources/list` (paginated),
 //! `resources/templates/list`, `resources/read`, `resources/subscribe` and
-//! `resources/unsubscribe` through its `handle_resources_*` methods.
+//! `resources/unsubscribe` over every transport; in tests,
+//! [`TestClient`](crate::testing::TestClient) sends them in-process.
 //!
 //! ```
-//! use serde_json::json;
 //! use wymcp::resource::Resource;
-//! use wymcp::{Context, Server};
+//! use wymcp::Server;
+//! use wymcp::testing::TestClient;
 //!
 //! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 //! let server = Server::builder()
 //!     .resource(Resource::text("test://static-text", "static-text", "Hello").mime_type("text/plain"))
 //!     .build()
 //!     .unwrap();
-//! let read = server
-//!     .handle_resources_read(Some(json!({"uri": "test://static-text"})), Context::default())
-//!     .await
-//!     .unwrap();
+//! let read = TestClient::new(server).read_resource("test://static-text").await.unwrap();
 //! assert_eq!(read["contents"][0]["text"], "Hello");
 //! # });
 //! ```
@@ -42,4 +40,5 @@ pub use notify::ServerNotification;
 pub use read::{RESOURCE_NOT_FOUND, ReadResource, ResourceError};
 pub use template::{UriTemplate, Variables};
 
+pub(crate) use definition::write_named;
 pub(crate) use notify::{Change, Hub};

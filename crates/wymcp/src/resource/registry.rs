@@ -119,9 +119,10 @@ impl ResourceRegistry {
         page_size: usize,
         version: ProtocolVersion,
     ) -> Result<Value, RpcError> {
-        let (page, next) = paging::page(&self.resources, params, page_size, "resources")?;
-        let items: Vec<Value> = page.iter().map(|r| r.to_value(version)).collect();
-        Ok(with_cursor(json!({ "resources": items }), next))
+        let kind = ("resources", "resources");
+        paging::listed(&self.resources, params, page_size, kind, |r| {
+            r.to_value(version)
+        })
     }
 
     pub(crate) fn list_templates(
@@ -130,9 +131,10 @@ impl ResourceRegistry {
         page_size: usize,
         version: ProtocolVersion,
     ) -> Result<Value, RpcError> {
-        let (page, next) = paging::page(&self.templates, params, page_size, "resources/templates")?;
-        let items: Vec<Value> = page.iter().map(|(t, _)| t.to_value(version)).collect();
-        Ok(with_cursor(json!({ "resourceTemplates": items }), next))
+        let kind = ("resources/templates", "resourceTemplates");
+        paging::listed(&self.templates, params, page_size, kind, |(t, _)| {
+            t.to_value(version)
+        })
     }
 
     /// Reads `uri`: a resource by exact URI first, then the first template it matches.
@@ -177,14 +179,6 @@ fn render(contents: &[ResourceContents], version: ProtocolVersion) -> Value {
     let with_meta = version.supports_meta();
     let items: Vec<Value> = contents.iter().map(|c| c.render(with_meta)).collect();
     json!({ "contents": items })
-}
-
-/// Adds `nextCursor` to a list result when there is a next page.
-pub(crate) fn with_cursor(mut result: Value, next: Option<String>) -> Value {
-    if let (Some(next), Some(map)) = (next, result.as_object_mut()) {
-        map.insert("nextCursor".into(), Value::String(next));
-    }
-    result
 }
 
 /// The `uri` of a request's params, or the `-32602` refusing it.

@@ -265,31 +265,12 @@ impl UriTemplate {
                     && self.match_from(uri, part + 1, pos + literal.len(), failed, found)
             }
             Part::Expression { op, vars } => {
-                // A run of admissible characters: try the longest first.
-                let mut ok = false;
-                let limit = rest
-                    .char_indices()
-                    .find(|&(i, c)| !(op.admits(c) || (i == 0 && op.prefix() == Some(c))))
-                    .map_or(rest.len(), |(i, _)| i);
-                let mut ends: Vec<usize> = rest[..limit]
-                    .char_indices()
-                    .map(|(i, c)| i + c.len_utf8())
-                    .collect();
-                ends.reverse();
-                if op.prefix().is_some() {
-                    // A prefixed expression (`{?q}`, `{/p}`, ...) may be absent altogether; a
-                    // simple or reserved one names a required segment.
-                    ends.push(0);
-                }
-                // A literal next must start right where the expansion ends.
                 let next = match self.parts.get(part + 1) {
                     Some(Part::Literal(literal)) => Some(literal.as_str()),
                     _ => None,
                 };
-                for end in ends {
-                    if next.is_some_and(|l| !rest[end..].starts_with(l)) {
-                        continue;
-                    }
+                let mut ok = false;
+                for end in expansion_ends(*op, rest, next) {
                     let mark = found.len();
                     if let Some(values) = split(*op, vars, &rest[..end]) {
                         found.extend(values);
@@ -314,6 +295,28 @@ impl fmt::Display for UriTemplate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.text)
     }
+}
+
+/// Where an expansion of an expression with operator `op` at the start of `rest` may end,
+/// longest first: a run of admissible characters, cut where the `next` literal (if any)
+/// starts; a prefixed expression (`{?q}`, `{/p}`, ...) may also be absent altogether (a simple
+/// or reserved one names a required segment).
+fn expansion_ends(op: Op, rest: &str, next: Option<&str>) -> Vec<usize> {
+    let limit = rest
+        .char_indices()
+        .find(|&(i, c)| !(op.admits(c) || (i == 0 && op.prefix() == Some(c))))
+        .map_or(rest.len(), |(i, _)| i);
+    let mut ends: Vec<usize> = rest[..limit]
+        .char_indices()
+        .map(|(i, c)| i + c.len_utf8())
+        .collect();
+    ends.reverse();
+    if op.prefix().is_some() {
+        ends.push(0);
+    }
+    // A literal next must start right where the expansion ends.
+    ends.retain(|&end| next.is_none_or(|l| rest[end..].starts_with(l)));
+    ends
 }
 
 /// Splits one expression's expansion into its variables' decoded values; `None` when the text

@@ -41,7 +41,7 @@ impl LiveSessions {
         handles
             .entry(record.id.clone())
             .or_insert_with(|| {
-                SessionHandle::new(
+                SessionHandle::live(
                     record.id.clone(),
                     server.registered().clone(),
                     record.version,

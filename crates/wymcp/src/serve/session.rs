@@ -8,11 +8,11 @@ use serde_json::{Value, json};
 
 use super::call;
 use super::{Answer, Core, Inbound, Outcome, Refusal, Related};
+use crate::Context;
 use crate::protocol::{
     Kind, LogLevel, Method, ProtocolVersion, RpcError, failure, success, validate_envelope,
 };
 use crate::session::{SessionHandle, SessionRecord};
-use crate::{Context, Server};
 
 /// Serves one message of the session era.
 pub(super) async fn serve(core: &Core, inbound: Inbound<'_>) -> Result<Outcome, Refusal> {
@@ -235,7 +235,7 @@ async fn request(
         Method::SetLevel => set_level(core, &record, &handle, id, params.as_ref()).await,
         _ => {
             let ctx = request_context(&record, &handle, &id);
-            let result = feature(core.server(), method, params, ctx).await;
+            let result = core.server().feature(method, params, ctx).await;
             Ok(reply(match result {
                 Ok(result) => success(id, result),
                 Err(error) => failure(id, &error),
@@ -271,30 +271,6 @@ async fn set_level(
     core.save(record, &id).await?;
     handle.set_log_level(Some(level));
     Ok(reply(success(id, json!({}))))
-}
-
-/// Serves a resources, prompts or completion request with the server's handler.
-pub(super) async fn feature(
-    server: &Server,
-    method: Method,
-    params: Option<Value>,
-    ctx: Context,
-) -> Result<Value, RpcError> {
-    match method {
-        Method::ResourcesList => server.handle_resources_list(params, ctx).await,
-        Method::ResourceTemplatesList => server.handle_resource_templates_list(params, ctx).await,
-        Method::ResourcesRead => server.handle_resources_read(params, ctx).await,
-        Method::ResourcesSubscribe => server.handle_resources_subscribe(params, ctx).await,
-        Method::ResourcesUnsubscribe => server.handle_resources_unsubscribe(params, ctx).await,
-        Method::PromptsList => server.handle_prompts_list(params, ctx).await,
-        Method::PromptsGet => server.handle_prompts_get(params, ctx).await,
-        Method::Complete => server.handle_completion_complete(params, ctx).await,
-        _ => Err(RpcError::new(
-            RpcError::METHOD_NOT_FOUND,
-            "Method not found",
-            None,
-        )),
-    }
 }
 
 /// The context of a request answered inline (resources, prompts, completion): the session,

@@ -1,5 +1,6 @@
 //! Resources, prompts and completion on [`Server`]: the registries, capabilities, the
-//! transport-neutral `handle_*` methods, and the server-initiated notifications.
+//! transport-neutral serving of their methods (crate-private: serving is the transports' and
+//! the testing kit's), and the server-initiated notifications.
 
 use serde_json::{Map, Value, json};
 use tokio::sync::broadcast;
@@ -8,9 +9,9 @@ use crate::completion::registry::CompletionRegistry;
 use crate::context::Context;
 use crate::paging::{self, params_object};
 use crate::prompt::registry::PromptRegistry;
-use crate::protocol::{ProtocolVersion, RpcError};
+use crate::protocol::{Method, ProtocolVersion, RpcError};
 use crate::resource::registry::{ResourceRegistry, uri_param};
-use crate::resource::{Change, Hub, ServerNotification};
+use crate::resource::{Change, Hub, ResourceError, ServerNotification};
 use crate::server::Server;
 
 /// Everything beyond tools a server serves, validated at `build()`.
@@ -103,128 +104,72 @@ impl Server {
         self.features().prompts.names()
     }
 
-    /// Handles `resources/list`: one page (see
-    /// [`ServerBuilder::page_size`](crate::ServerBuilder::page_size)), `nextCursor` when more
-    /// follow; an invalid cursor is `-32602`.
-    pub async fn handle_resources_list(
+    /// Serves a resources, prompts or completion request; any other method is "Method not
+    /// found" (`-32601`). Absent or `null` params read as `{}`; params of another type are
+    /// `-32602`.
+    ///
+    /// - `resources/list`, `resources/templates/list`, `prompts/list`: one page (see
+    ///   [`ServerBuilder::page_size`](crate::ServerBuilder::page_size)), `nextCursor` when more
+    ///   follow; an invalid cursor is `-32602`.
+    /// - `resources/read`: a resource by exact URI, else the first template the URI matches. An
+    ///   unknown URI is "resource not found" as the revision says: `-32002` with `data.uri` up
+    ///   to 2025-11-25, `-32602` with `data.uri` from 2026-07-28 on.
+    /// - `resources/subscribe`, `resources/unsubscribe`: for the context's session (subscribing
+    ///   to a URI that resolves to nothing is "resource not found"); answer `{}`.
+    /// - `prompts/get`: an unknown prompt, an undeclared argument, a missing required one or a
+    ///   non-string value is `-32602` naming it.
+    /// - `completion/complete`, for a prompt argument (`ref/prompt`) or a resource-template
+    ///   variable (`ref/resource`, `uri` the template as listed): an unknown prompt, template,
+    ///   argument or variable is `-32602`; one without a provider completes to no values.
+    pub(crate) async fn feature(
         &self,
+        method: Method,
         params: Option<Value>,
         ctx: Context,
     ) -> Result<Value, RpcError> {
-        let params = params_object(params)?;
+        // Read only by the arm that runs: an unknown method is refused whatever its params.
+        let object = move || params_object(params);
         let features = self.features();
-        features
-            .resources
-            .list(&params, features.page_size, ctx.protocol_version())
-    }
-
-    /// Handles `resources/templates/list`, paginated like `resources/list`.
-    pub async fn handle_resource_templates_list(
-        &self,
-        params: Option<Value>,
-        ctx: Context,
-    ) -> Result<Value, RpcError> {
-        let params = params_object(params)?;
-        let features = self.features();
-        features
-            .resources
-            .list_templates(&params, features.page_size, ctx.protocol_version())
-    }
-
-    /// Handles `resources/read`: a resource by exact URI, else the first template the URI
-    /// matches. An unknown URI is "resource not found" as the revision says: `-32002` with
-    /// `data.uri` up to 2025-11-25, `-32602` with `data.uri` from 2026-07-28 on.
-    pub async fn handle_resources_read(
-        &self,
-        params: Option<Value>,
-        ctx: Context,
-    ) -> Result<Value, RpcError> {
-        let params = params_object(params)?;
-        let uri = uri_param(&params)?;
-        let max = self.limits().max_error_text;
-        let read = self.features().resources.read(uri, ctx).await;
-        read.map_err(|error| error.bounded(max))
-    }
-
-    /// Handles `resources/subscribe` for the context's session (a URI that names no resource
-    /// and matches no template is "resource not found"); answers `{}`.
-    pub async fn handle_resources_subscribe(
-        &self,
-        params: Option<Value>,
-        ctx: Context,
-    ) -> Result<Value, RpcError> {
-        let params = params_object(params)?;
-        let uri = uri_param(&params)?;
-        let resources = &self.features().resources;
-        if !resources.resolves(uri) {
-            return Err(
-                crate::resource::ResourceError::NotFound.to_rpc_error(uri, ctx.protocol_version())
-            );
-        }
-        resources
-            .subscriptions
-            .subscribe(uri, ctx.session_id().map(str::to_owned), self.limits())
-            .map_err(|refused| RpcError::invalid_params_reason(refused.message()))?;
-        Ok(json!({}))
-    }
-
-    /// Handles `resources/unsubscribe` for the context's session; answers `{}` (also when the
-    /// session was not subscribed).
-    pub async fn handle_resources_unsubscribe(
-        &self,
-        params: Option<Value>,
-        ctx: Context,
-    ) -> Result<Value, RpcError> {
-        let params = params_object(params)?;
-        let uri = uri_param(&params)?;
-        self.features()
-            .resources
-            .subscriptions
-            .unsubscribe(uri, &ctx.session_id().map(str::to_owned));
-        Ok(json!({}))
-    }
-
-    /// Handles `prompts/list`, paginated like `resources/list`.
-    pub async fn handle_prompts_list(
-        &self,
-        params: Option<Value>,
-        ctx: Context,
-    ) -> Result<Value, RpcError> {
-        let params = params_object(params)?;
-        let features = self.features();
-        features
-            .prompts
-            .list(&params, features.page_size, ctx.protocol_version())
-    }
-
-    /// Handles `prompts/get`. An unknown prompt, an undeclared argument, a missing required
-    /// one or a non-string value is `-32602` naming it.
-    pub async fn handle_prompts_get(
-        &self,
-        params: Option<Value>,
-        ctx: Context,
-    ) -> Result<Value, RpcError> {
-        let params = params_object(params)?;
-        let max = self.limits().max_error_text;
-        let got = self.features().prompts.get(params, ctx).await;
-        got.map_err(|error| error.bounded(max))
-    }
-
-    /// Handles `completion/complete` for a prompt argument (`ref/prompt`) or a resource-template
-    /// variable (`ref/resource`, `uri` the template as listed). An unknown prompt, template,
-    /// argument or variable is `-32602`; one without a provider completes to no values.
-    pub async fn handle_completion_complete(
-        &self,
-        params: Option<Value>,
-        ctx: Context,
-    ) -> Result<Value, RpcError> {
-        let params = params_object(params)?;
-        let features = self.features();
-        let completed = features
-            .completions
-            .complete(params, &features.prompts, &features.resources, ctx)
-            .await;
-        completed.map_err(|error| error.bounded(features.limits.max_error_text))
+        let (resources, prompts) = (&features.resources, &features.prompts);
+        let (size, version) = (features.page_size, ctx.protocol_version());
+        // The application's error texts (a resource's, a prompt's, a completion's) are bounded.
+        let max = features.limits.max_error_text;
+        let answer = match method {
+            Method::ResourcesList => resources.list(&object()?, size, version),
+            Method::ResourceTemplatesList => resources.list_templates(&object()?, size, version),
+            Method::ResourcesRead => resources.read(uri_param(&object()?)?, ctx).await,
+            Method::ResourcesSubscribe => {
+                let params = object()?;
+                let uri = uri_param(&params)?;
+                if !resources.resolves(uri) {
+                    return Err(ResourceError::NotFound.to_rpc_error(uri, version));
+                }
+                let session = ctx.session_id().map(str::to_owned);
+                let subscriptions = &resources.subscriptions;
+                subscriptions
+                    .subscribe(uri, session, &features.limits)
+                    .map_err(|refused| RpcError::invalid_params_reason(refused.message()))?;
+                Ok(json!({}))
+            }
+            Method::ResourcesUnsubscribe => {
+                let params = object()?;
+                let session = ctx.session_id().map(str::to_owned);
+                resources
+                    .subscriptions
+                    .unsubscribe(uri_param(&params)?, &session);
+                Ok(json!({}))
+            }
+            Method::PromptsList => prompts.list(&object()?, size, version),
+            Method::PromptsGet => prompts.get(object()?, ctx).await,
+            Method::Complete => {
+                let completions = &features.completions;
+                completions
+                    .complete(object()?, prompts, resources, ctx)
+                    .await
+            }
+            _ => Err(RpcError::method_not_found()),
+        };
+        answer.map_err(|error| error.bounded(max))
     }
 
     /// A receiver of the notifications the server emits to sessions outside any request
@@ -243,13 +188,15 @@ impl Server {
     /// ```
     /// use serde_json::json;
     /// use wymcp::resource::Resource;
-    /// use wymcp::{Context, Server};
+    /// use wymcp::testing::TestClient;
+    /// use wymcp::Server;
     ///
     /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
     /// let server = Server::builder().resource(Resource::text("test://w", "w", "v1")).build().unwrap();
     /// let mut rx = server.notifications();
-    /// let ctx = Context::builder().session_id("s1").build();
-    /// server.handle_resources_subscribe(Some(json!({"uri": "test://w"})), ctx).await.unwrap();
+    /// let client = TestClient::new(server.clone());
+    /// let watch = Some(json!({"uri": "test://w"}));
+    /// client.request_with("resources/subscribe", watch, |ctx| ctx.session_id("s1")).await.unwrap();
     /// assert_eq!(server.notify_resource_updated("test://w"), 1);
     /// let sent = rx.recv().await.unwrap();
     /// assert_eq!(sent.session_id.as_deref(), Some("s1"));

@@ -204,19 +204,9 @@ impl Server {
         Ok(dispatch::call(&self.inner.tools, tool, arguments, ctx, self.limits()).await)
     }
 
-    /// Handles a `tools/call` request's `params` as the protocol layer receives them, and
-    /// answers the wire `result` for the context's revision.
-    pub async fn handle_tools_call(
-        &self,
-        params: Option<Value>,
-        ctx: Context,
-    ) -> Result<Value, RpcError> {
-        let version = ctx.protocol_version();
-        Ok(self.tools_call(params, ctx).await?.into_value(version))
-    }
-
-    /// [`handle_tools_call`](Self::handle_tools_call) before the result becomes a `Value`: the
-    /// HTTP transport serializes it straight into the answer.
+    /// Serves a `tools/call` request's `params` (`name`, `arguments`) as a transport receives
+    /// them; the result stays typed, so the HTTP transport serializes it straight into the
+    /// answer.
     pub(crate) async fn tools_call(
         &self,
         params: Option<Value>,

@@ -2,7 +2,7 @@
 //! dirty tool list, its log level, its running calls, the server→client requests awaiting an
 //! answer, and the session's standalone stream.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use base64::Engine as _;
@@ -11,15 +11,10 @@ use rand::RngCore as _;
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
-use wymcp_core::{ConfigurationError, Problem};
 
 use super::calls::{RunningCall, RunningCalls, Work};
-use super::{Delivery, Notifier};
+use super::{Delivery, Notifier, ToolList};
 use crate::protocol::{LogLevel, ProtocolVersion};
-use crate::tool::erased::{ActionAdapter, PlainAdapter};
-use crate::tool::registered::{HELP, RegisteredTool};
-use crate::tool::typed::Typed;
-use crate::tool::{ActionTool, PlainTool, TypedActionTool};
 
 /// The `notifications/tools/list_changed` notification.
 pub(crate) fn list_changed() -> Value {
@@ -61,20 +56,12 @@ pub struct SessionHandle {
 
 struct Inner {
     id: String,
-    /// The server's configured tools, help last.
-    configured: Arc<[Arc<RegisteredTool>]>,
     version: ProtocolVersion,
     log_level: Mutex<Option<LogLevel>>,
-    tools: Mutex<ToolState>,
+    tools: Box<dyn ToolList>,
     pending: Mutex<HashMap<String, oneshot::Sender<Answer>>>,
     standalone: Mutex<Option<Notifier>>,
     calls: Arc<RunningCalls>,
-}
-
-#[derive(Default)]
-struct ToolState {
-    runtime: Vec<Arc<RegisteredTool>>,
-    dirty: bool,
 }
 
 impl std::fmt::Debug for SessionHandle {
@@ -91,22 +78,22 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl SessionHandle {
-    /// A live session; `standalone` carries messages not related to a request (the HTTP GET
-    /// stream, stdout for stdio).
-    pub(crate) fn new(
-        id: impl Into<String>,
-        configured: Arc<[Arc<RegisteredTool>]>,
+    /// A live session with its tool list; `standalone` carries messages not related to a
+    /// request (the HTTP GET stream, stdout for stdio). The tool API makes live sessions
+    /// (`SessionHandle::live` in `crate::tool::runtime`), with the list it reads back.
+    pub(crate) fn with_tools(
+        id: String,
         version: ProtocolVersion,
         log_level: Option<LogLevel>,
         standalone: Option<Notifier>,
+        tools: Box<dyn ToolList>,
     ) -> Self {
         SessionHandle {
             inner: Arc::new(Inner {
-                id: id.into(),
-                configured,
+                id,
                 version,
                 log_level: Mutex::new(log_level),
-                tools: Mutex::new(ToolState::default()),
+                tools,
                 pending: Mutex::new(HashMap::new()),
                 standalone: Mutex::new(standalone),
                 calls: Arc::default(),
@@ -133,128 +120,21 @@ impl SessionHandle {
         *lock(&self.inner.log_level) = level;
     }
 
-    /// Registers an action tool on this session, validated here as the builder validates
-    /// configured tools; it replaces a runtime tool of the same name and shadows a configured
-    /// one. A refused tool leaves the session's list unchanged.
-    pub fn register_tool<T: ActionTool>(&self, tool: T) -> Result<(), ConfigurationError> {
-        reserved(tool.name())?;
-        self.install(RegisteredTool::action(Arc::new(ActionAdapter(tool)))?);
-        Ok(())
+    /// The session's tool list, seen through [`ToolList`]; what it holds is the tool API's
+    /// (`crate::tool::runtime`).
+    pub(crate) fn tool_list(&self) -> &dyn ToolList {
+        &*self.inner.tools
     }
 
-    /// Registers a plain tool on this session (see [`register_tool`](Self::register_tool)).
-    pub fn register_plain_tool<T: PlainTool>(&self, tool: T) -> Result<(), ConfigurationError> {
-        reserved(tool.name())?;
-        self.install(RegisteredTool::plain(Arc::new(PlainAdapter(tool)))?);
-        Ok(())
-    }
-
-    /// Registers a typed action tool on this session (see [`register_tool`](Self::register_tool)).
-    pub fn register_typed_tool<T: TypedActionTool>(
-        &self,
-        tool: T,
-    ) -> Result<(), ConfigurationError> {
-        self.register_tool(Typed(tool))
-    }
-
-    /// Removes a runtime tool; configured tools cannot be removed. Answers whether a runtime
-    /// tool of that name was there (an unknown name changes nothing).
-    pub fn unregister_tool(&self, name: &str) -> bool {
-        let mut state = lock(&self.inner.tools);
-        let before = self.served(&state.runtime);
-        let count = state.runtime.len();
-        state.runtime.retain(|t| t.name != name);
-        let removed = state.runtime.len() != count;
-        let edge = self.mark(&mut state, before);
-        drop(state);
-        if edge {
-            self.send_list_changed();
-        }
-        removed
-    }
-
-    fn install(&self, tool: RegisteredTool) {
-        let tool = Arc::new(tool);
-        let mut state = lock(&self.inner.tools);
-        let before = self.served(&state.runtime);
-        state.runtime.retain(|t| t.name != tool.name);
-        state.runtime.insert(0, tool);
-        let edge = self.mark(&mut state, before);
-        drop(state);
-        if edge {
-            self.send_list_changed();
-        }
-    }
-
-    /// Marks the list dirty when the served set changed; answers whether this is the
-    /// clean→dirty edge.
-    fn mark(&self, state: &mut ToolState, before: BTreeMap<String, Value>) -> bool {
-        if self.served(&state.runtime) == before || state.dirty {
-            return false;
-        }
-        state.dirty = true;
-        true
-    }
-
-    /// What `tools/list` would serve, as a set: name → definition.
-    fn served(&self, runtime: &[Arc<RegisteredTool>]) -> BTreeMap<String, Value> {
-        merge(&self.inner.configured, runtime)
-            .iter()
-            .map(|t| {
-                (
-                    t.name.clone(),
-                    t.definition.for_version(self.inner.version).clone(),
-                )
-            })
-            .collect()
-    }
-
-    fn send_list_changed(&self) {
+    /// Sends `notifications/tools/list_changed` on the standalone stream, if one is attached.
+    pub(crate) fn send_list_changed(&self) {
         // Fire and forget: registration never blocks on the notification.
         let _ = self.send_standalone(list_changed());
     }
 
-    /// The session's tool names in `tools/list` order, without clearing the dirty flag.
-    pub fn tool_names(&self) -> Vec<String> {
-        self.effective_tools()
-            .iter()
-            .map(|t| t.name.clone())
-            .collect()
-    }
-
-    /// The merged tool list (runtime, configured minus shadowed, help), not clearing the flag.
-    pub(crate) fn effective_tools(&self) -> Vec<Arc<RegisteredTool>> {
-        merge(&self.inner.configured, &lock(&self.inner.tools).runtime)
-    }
-
-    /// [`effective_tools`](Self::effective_tools) when the session registered runtime tools;
-    /// `None` when it did not, so its list is its server's own (the common case, and no
-    /// per-call copy of the list).
-    pub(crate) fn runtime_tools_merged(&self) -> Option<Vec<Arc<RegisteredTool>>> {
-        let state = lock(&self.inner.tools);
-        (!state.runtime.is_empty()).then(|| merge(&self.inner.configured, &state.runtime))
-    }
-
-    /// Serves `tools/list`: the merged list for the session's revision; clears the dirty flag
-    /// (read and clear are one step).
-    pub fn list_tools(&self) -> Value {
-        let mut state = lock(&self.inner.tools);
-        state.dirty = false;
-        let tools: Vec<Value> = merge(&self.inner.configured, &state.runtime)
-            .iter()
-            .map(|t| t.definition.for_version(self.inner.version).clone())
-            .collect();
-        json!({ "tools": tools })
-    }
-
-    /// Whether the tool list changed since `tools/list` was last served.
-    pub fn is_tool_list_dirty(&self) -> bool {
-        lock(&self.inner.tools).dirty
-    }
-
     /// The notification a stream attaching now must receive (the list is dirty), if any.
     pub(crate) fn on_stream_attached(&self) -> Option<Value> {
-        self.is_tool_list_dirty().then(list_changed)
+        self.inner.tools.is_dirty().then(list_changed)
     }
 
     /// Sends a message on the session's standalone stream.
@@ -343,27 +223,4 @@ impl SessionHandle {
         lock(&self.inner.pending).clear();
         *lock(&self.inner.standalone) = None;
     }
-}
-
-fn reserved(name: &str) -> Result<(), ConfigurationError> {
-    if name == HELP {
-        return Err(
-            ConfigurationError::new(Problem::ReservedAtRuntime(name.to_owned())).in_tool(name),
-        );
-    }
-    Ok(())
-}
-
-/// Runtime tools (newest first), then configured tools not shadowed, then help.
-fn merge(
-    configured: &[Arc<RegisteredTool>],
-    runtime: &[Arc<RegisteredTool>],
-) -> Vec<Arc<RegisteredTool>> {
-    let mut tools: Vec<Arc<RegisteredTool>> = runtime.to_vec();
-    for tool in configured {
-        if !runtime.iter().any(|r| r.name == tool.name) {
-            tools.push(tool.clone());
-        }
-    }
-    tools
 }

@@ -9,6 +9,7 @@ mod handle;
 mod notifier;
 mod request;
 pub(crate) mod store;
+mod tools;
 
 pub(crate) use calls::{RunningCall, RunningCalls, Work};
 pub use handle::{SessionHandle, node_id};
@@ -20,3 +21,4 @@ pub use request::{
 pub use store::{
     CreateError, InMemorySessionStore, SessionRecord, SessionStore, StoreError, new_session_id,
 };
+pub(crate) use tools::ToolList;

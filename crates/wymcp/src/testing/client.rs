@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 use super::{ToolResult, test_context};
 use crate::context::{ContextBuilder, Notifier};
 use crate::dispatch::CallToolResult;
-use crate::protocol::{ProtocolVersion, RpcError};
+use crate::protocol::{Method, ProtocolVersion, RpcError};
 use crate::server::Server;
 use crate::tool::{Content, ErrorKind};
 
@@ -167,11 +167,87 @@ impl TestClient {
         .await
     }
 
+    /// Sends one request as a client would and answers its wire `result`, or the JSON-RPC
+    /// error a transport would send: `tools/list`, `tools/call`, `resources/list`,
+    /// `resources/templates/list`, `resources/read`, `resources/subscribe`,
+    /// `resources/unsubscribe`, `prompts/list`, `prompts/get`, `completion/complete`. Any
+    /// other method is "Method not found" (`-32601`). `params` is the request's `params`
+    /// (`None` when it has none).
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use wymcp::testing::TestClient;
+    /// use wymcp::{Resource, RpcError, Server};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// let server = Server::builder()
+    ///     .resource(Resource::text("notes://readme", "readme", "Read me first."))
+    ///     .build()
+    ///     .unwrap();
+    /// let client = TestClient::new(server);
+    ///
+    /// let list = client.request("resources/list", None).await.unwrap();
+    /// assert_eq!(list["resources"][0]["uri"], "notes://readme");
+    ///
+    /// let read = client
+    ///     .request("resources/read", Some(json!({"uri": "notes://readme"})))
+    ///     .await
+    ///     .unwrap();
+    /// assert_eq!(read["contents"][0]["text"], "Read me first.");
+    ///
+    /// let bad = client.request("resources/read", Some(json!([1]))).await.unwrap_err();
+    /// assert_eq!(bad.code(), RpcError::INVALID_PARAMS);
+    /// # }
+    /// ```
+    pub async fn request(&self, method: &str, params: Option<Value>) -> Result<Value, RpcError> {
+        self.request_with(method, params, |ctx| ctx).await
+    }
+
+    /// [`request`](Self::request) with the request's context adjusted by `configure` (another
+    /// session id, revision, assigns, ...).
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use wymcp::testing::TestClient;
+    /// use wymcp::{Resource, Server};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// let server = Server::builder()
+    ///     .resource(Resource::text("notes://readme", "readme", "Read me first."))
+    ///     .build()
+    ///     .unwrap();
+    /// let client = TestClient::new(server);
+    /// let watch = Some(json!({"uri": "notes://readme"}));
+    /// let ok = client
+    ///     .request_with("resources/subscribe", watch, |ctx| ctx.session_id("s1"))
+    ///     .await
+    ///     .unwrap();
+    /// assert_eq!(ok, json!({}));
+    /// assert_eq!(client.server().subscriptions(Some("s1")), ["notes://readme"]);
+    /// # }
+    /// ```
+    pub async fn request_with(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        configure: impl FnOnce(ContextBuilder) -> ContextBuilder,
+    ) -> Result<Value, RpcError> {
+        let ctx = configure(self.context()).build();
+        let version = ctx.protocol_version();
+        match Method::parse(method) {
+            Some(Method::ToolsList) => Ok(self.server.list_tools(version)),
+            Some(Method::ToolsCall) => {
+                let result = self.server.tools_call(params, ctx).await?;
+                Ok(result.into_value(version))
+            }
+            Some(method) => self.server.feature(method, params, ctx).await,
+            None => Err(RpcError::method_not_found()),
+        }
+    }
+
     /// Reads a resource (`resources/read`): the wire result, `{"contents": [...]}`.
     pub async fn read_resource(&self, uri: &str) -> Result<Value, RpcError> {
-        let ctx = self.context().build();
-        self.server
-            .handle_resources_read(Some(json!({ "uri": uri })), ctx)
+        self.request("resources/read", Some(json!({ "uri": uri })))
             .await
     }
 
@@ -183,9 +259,7 @@ impl TestClient {
         if !arguments.is_null() {
             params.insert("arguments".into(), arguments);
         }
-        let ctx = self.context().build();
-        self.server
-            .handle_prompts_get(Some(Value::Object(params)), ctx)
+        self.request("prompts/get", Some(Value::Object(params)))
             .await
     }
 

@@ -129,7 +129,8 @@ pub struct Params<T>(pub T);
 /// What the attribute's generated code calls; not public API.
 pub(crate) mod support {
     use super::*;
-    use crate::tool::typed::{action_schema, denull, root_schema, support::extras, tidy};
+    use crate::tool::derived::{action_schema, denull, root_schema, tidy};
+    use crate::tool::typed::support::extras;
 
     /// An action whose properties the attribute derived from the method's parameters. The
     /// schema was validated at compile time with `{}` standing in for each parameter whose

@@ -3,11 +3,13 @@
 
 mod content;
 pub(crate) mod definition;
+pub(crate) mod derived;
 pub(crate) mod erased;
 pub(crate) mod methods;
 mod plain;
 pub(crate) mod registered;
 mod reply;
+mod runtime;
 pub(crate) mod typed;
 
 use std::future::Future;

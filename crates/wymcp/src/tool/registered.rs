@@ -72,6 +72,27 @@ struct Described {
     output: Option<ValueGate>,
 }
 
+impl Described {
+    /// The registered tool of this description, its input schema `input`, run as `kind`.
+    fn register(self, input: serde_json::Value, kind: Kind) -> RegisteredTool {
+        let definition = ToolDefinition::assemble(
+            &self.name,
+            &self.description,
+            input,
+            self.title,
+            self.annotations,
+            self.output_schema,
+        );
+        RegisteredTool {
+            name: self.name,
+            description: self.description,
+            definition,
+            kind,
+            output: self.output,
+        }
+    }
+}
+
 /// Calls the describing callbacks once and validates what they return.
 fn describe(tool: &dyn DynDescribe) -> Result<Described, ConfigurationError> {
     let name = tool.name().to_owned();
@@ -113,21 +134,7 @@ impl RegisteredTool {
         let actions = validate_actions(&tool.actions()).map_err(|e| e.in_tool(d.name.clone()))?;
         let summaries = wymcp_core::action_summaries(&actions);
         let input = definition::action_input_schema(&actions.names(), &summaries);
-        let definition = ToolDefinition::assemble(
-            &d.name,
-            &d.description,
-            input,
-            d.title,
-            d.annotations,
-            d.output_schema,
-        );
-        Ok(RegisteredTool {
-            name: d.name,
-            description: d.description,
-            definition,
-            kind: Kind::Action { tool, actions },
-            output: d.output,
-        })
+        Ok(d.register(input, Kind::Action { tool, actions }))
     }
 
     /// Validates a plain tool: name, input schema, output schema; builds its definition.
@@ -139,25 +146,13 @@ impl RegisteredTool {
                 .in_tool(d.name.clone())
                 .in_callback(Callback::InputSchema)
         })?;
-        let definition = ToolDefinition::assemble(
-            &d.name,
-            &d.description,
-            serde_json::Value::Object(input.published().clone()),
-            d.title,
-            d.annotations,
-            d.output_schema,
-        );
-        Ok(RegisteredTool {
-            name: d.name,
-            description: d.description,
-            definition,
-            kind: Kind::Plain {
-                tool,
-                digest: serde_json::Value::Object(input.published().clone()),
-                input,
-            },
-            output: d.output,
-        })
+        let published = serde_json::Value::Object(input.published().clone());
+        let kind = Kind::Plain {
+            tool,
+            digest: published.clone(),
+            input,
+        };
+        Ok(d.register(published, kind))
     }
 
     /// The framework's help tool.

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
+use wymcp::Server;
 
 use super::Path;
 use super::era::{self, Extras, SESSION_VERSION};
@@ -13,7 +14,10 @@ use super::schema;
 use super::stdio::StdioWire;
 
 mod cancel;
+mod changes;
 mod expect;
+
+pub(crate) use changes::Watch;
 
 /// How many `input_required` rounds a request may take before the test fails.
 const MAX_ROUNDS: usize = 4;
@@ -95,6 +99,8 @@ enum Wire {
 pub(crate) struct Client {
     path: Path,
     wire: Wire,
+    /// The server served (the script changes its tool list).
+    server: Server,
     next_id: i64,
     log_level: Option<String>,
     capabilities: Value,
@@ -124,12 +130,26 @@ impl Client {
     /// `notifications/initialized` (session era) or `server/discover` (2026-07-28), the client
     /// declaring `capabilities` there (session era) or on every request (2026-07-28).
     pub(crate) async fn open_declaring(path: Path, capabilities: Value) -> Client {
-        let (server, slow) = fixture::server();
+        Client::open_on(path, capabilities, fixture::server(false)).await
+    }
+
+    /// [`Client::open`] on a server declaring `listChanged`.
+    pub(crate) async fn open_announcing(path: Path) -> Client {
+        Client::open_on(path, era::capabilities(), fixture::server(true)).await
+    }
+
+    async fn open_on(
+        path: Path,
+        capabilities: Value,
+        (server, slow): (Server, SlowToken),
+    ) -> Client {
         let wire = match path {
             Path::HttpSession | Path::HttpStateless => {
-                Wire::Http(HttpWire::serve(server, path.stateless()).await)
+                Wire::Http(HttpWire::serve(server.clone(), path.stateless()).await)
             }
-            Path::StdioSession | Path::StdioStateless => Wire::Stdio(StdioWire::serve(server)),
+            Path::StdioSession | Path::StdioStateless => {
+                Wire::Stdio(StdioWire::serve(server.clone()))
+            }
         };
         let placeholder = Exchange {
             path,
@@ -144,6 +164,7 @@ impl Client {
         let mut client = Client {
             path,
             wire,
+            server,
             next_id: 1,
             log_level: None,
             capabilities,

@@ -79,6 +79,52 @@ impl PlainTool for Steps {
     }
 }
 
+/// Registers `widgets` on its session, when the call has one (the session era): answers
+/// whether it did, and whether the session's tool list is dirty since.
+struct Register;
+
+impl PlainTool for Register {
+    fn name(&self) -> &str {
+        "register"
+    }
+    fn description(&self) -> &str {
+        "Registers a tool on the session"
+    }
+    fn input_schema(&self) -> Map<String, Value> {
+        object(json!({"type": "object"}))
+    }
+    async fn run(&self, _arguments: Map<String, Value>, ctx: Context) -> CallResult {
+        let Some(session) = ctx.session() else {
+            return Ok(CallOutput::json(json!({"registered": false})));
+        };
+        session
+            .register_plain_tool(Widgets)
+            .map_err(|e| CallError::tool(e.to_string()))?;
+        let dirty = session.is_tool_list_dirty();
+        Ok(CallOutput::json(
+            json!({"registered": true, "dirty": dirty}),
+        ))
+    }
+}
+
+/// The tool [`Register`] adds at runtime.
+struct Widgets;
+
+impl PlainTool for Widgets {
+    fn name(&self) -> &str {
+        "widgets"
+    }
+    fn description(&self) -> &str {
+        "Registered at runtime"
+    }
+    fn input_schema(&self) -> Map<String, Value> {
+        object(json!({"type": "object"}))
+    }
+    async fn run(&self, _arguments: Map<String, Value>, _ctx: Context) -> CallResult {
+        Ok(CallOutput::json(json!({"widgets": []})))
+    }
+}
+
 /// Asks the client for a name (elicitation) and a summary (sampling) in one round.
 struct Ask;
 
@@ -174,10 +220,13 @@ impl Prompt for Greeting {
 /// The cancellation token of the `slow` call's context, once it runs.
 pub(crate) type SlowToken = watch::Receiver<Option<CancellationToken>>;
 
-/// A fresh server, and the probe of its `slow` tool.
-pub(crate) fn server() -> (Server, SlowToken) {
+/// A fresh server, and the probe of its `slow` tool; `list_changed`: whether it declares
+/// `listChanged` (what a `subscriptions/listen` stream needs to hear of list changes) and
+/// serves `register`, which changes its session's tool list.
+pub(crate) fn server(list_changed: bool) -> (Server, SlowToken) {
     let (token, probe) = watch::channel(None);
-    let server = Server::builder()
+    let mut builder = Server::builder()
+        .list_changed(list_changed)
         .name(NAME)
         .version(VERSION)
         .instructions(INSTRUCTIONS)
@@ -191,7 +240,11 @@ pub(crate) fn server() -> (Server, SlowToken) {
             "greeting",
             "name",
             CompletionValues::new(["Ada", "Alan", "Grace"]),
-        )
+        );
+    if list_changed {
+        builder = builder.plain_tool(Register);
+    }
+    let server = builder
         .build()
         .unwrap_or_else(|e| panic!("the matrix server builds: {e}"));
     (server, probe)

@@ -9,7 +9,7 @@ use wymcp::Server;
 use wymcp::transport::http::StreamableHttp;
 
 use super::era::{SESSION_VERSION, STATELESS_VERSION};
-use crate::http_harness::{Answer, Http, Sse, borrowed, modern_headers};
+use crate::http_harness::{Answer, Event, Http, Sse, borrowed, modern_headers};
 
 /// How long one SSE chunk may take before the test fails.
 const CHUNK_WAIT: Duration = Duration::from_secs(10);
@@ -135,6 +135,31 @@ impl HttpWire {
                 message
             }
         }
+    }
+
+    /// The current POST's SSE stream, taken out to be read on its own (a listen stream);
+    /// panics when the POST was not answered with one.
+    pub(crate) fn take_stream(&mut self) -> Sse {
+        match std::mem::replace(&mut self.source, Source::Idle) {
+            Source::Sse(sse) => sse,
+            Source::Idle | Source::Json(_) => panic!("the POST was not answered as SSE"),
+        }
+    }
+
+    /// Opens the session's GET stream (answered 200, its priming event read).
+    pub(crate) async fn open_get(&self) -> Sse {
+        let session = self
+            .session
+            .as_deref()
+            .expect("a session, to GET its stream");
+        let version = [("mcp-protocol-version", SESSION_VERSION)];
+        let resp = self.http.get_stream(session, &version).await;
+        let mut sse = Sse::bounded(resp, CHUNK_WAIT);
+        assert!(
+            matches!(sse.event().await, Some(Event::Comment)),
+            "the priming event"
+        );
+        sse
     }
 
     /// Hangs up on the current POST (the client going away).

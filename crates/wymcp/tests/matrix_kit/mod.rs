@@ -15,7 +15,7 @@ mod schema;
 mod stdio;
 mod transcript;
 
-pub(crate) use client::Client;
+pub(crate) use client::{Client, Watch};
 pub(crate) use era::{SESSION_VERSION, STATELESS_VERSION};
 pub(crate) use fixture::{INSTRUCTIONS, NAME, README, VERSION};
 pub(crate) use transcript::Transcript;

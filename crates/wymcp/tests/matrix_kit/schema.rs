@@ -91,6 +91,8 @@ pub(crate) fn check_message(path: Path, message: &Value) {
         "notifications/message" => "LoggingMessageNotification",
         "elicitation/create" => "ElicitRequest",
         "sampling/createMessage" => "CreateMessageRequest",
+        "notifications/tools/list_changed" => "ToolListChangedNotification",
+        "notifications/subscriptions/acknowledged" => "SubscriptionsAcknowledgedNotification",
         other => panic!("{path:?}: the matrix expects no {other}: {message}"),
     };
     assert_valid(path, definition, message);

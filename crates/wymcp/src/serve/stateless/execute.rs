@@ -39,9 +39,10 @@ pub(crate) async fn execute(
                 Err(input_required) => Done::Value(input_required),
             });
         }
-        Method::ResourcesRead => mrtr::run(round, server.handle_resources_read(params, ctx)).await,
-        Method::PromptsGet => mrtr::run(round, server.handle_prompts_get(params, ctx)).await,
-        method => crate::serve::session::feature(server, method, params, ctx).await,
+        Method::ResourcesRead | Method::PromptsGet => {
+            mrtr::run(round, server.feature(method, params, ctx)).await
+        }
+        method => server.feature(method, params, ctx).await,
     };
     value.map(Done::Value)
 }

@@ -1,0 +1,214 @@
+//! A live session's tool list ([`SessionTools`]): the tools registered on it at runtime, the
+//! server's configured tools they shadow, `help`; and the [`SessionHandle`] methods that
+//! register, remove and list them.
+//!
+//! The list lives here, with the tool API, rather than in `crate::session`: the session holds
+//! it as a [`ToolList`], so that a session (which a tool's `Context` reaches) does not depend on
+//! the tools it serves.
+
+use std::any::Any;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use serde_json::{Value, json};
+use wymcp_core::{ConfigurationError, Problem};
+
+use crate::protocol::{LogLevel, ProtocolVersion};
+use crate::session::{Notifier, SessionHandle, ToolList};
+use crate::tool::erased::{ActionAdapter, PlainAdapter};
+use crate::tool::registered::{HELP, RegisteredTool};
+use crate::tool::typed::Typed;
+use crate::tool::{ActionTool, PlainTool, TypedActionTool};
+
+/// A live session's tool list: runtime tools (newest first) over the configured ones.
+pub(crate) struct SessionTools {
+    /// The server's configured tools, help last.
+    configured: Arc<[Arc<RegisteredTool>]>,
+    /// The session's revision: what `tools/list` serves is its definitions.
+    version: ProtocolVersion,
+    state: Mutex<ToolState>,
+}
+
+#[derive(Default)]
+struct ToolState {
+    runtime: Vec<Arc<RegisteredTool>>,
+    dirty: bool,
+}
+
+impl ToolList for SessionTools {
+    fn is_dirty(&self) -> bool {
+        self.lock().dirty
+    }
+}
+
+impl SessionTools {
+    fn lock(&self) -> MutexGuard<'_, ToolState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Puts `tool` first, replacing a runtime tool of its name; answers whether the list
+    /// just became dirty.
+    fn install(&self, tool: RegisteredTool) -> bool {
+        let tool = Arc::new(tool);
+        let mut state = self.lock();
+        let before = self.served(&state.runtime);
+        state.runtime.retain(|t| t.name != tool.name);
+        state.runtime.insert(0, tool);
+        self.mark(&mut state, before)
+    }
+
+    /// Removes the runtime tool `name`: answers whether there was one, and whether the list
+    /// just became dirty.
+    fn remove(&self, name: &str) -> (bool, bool) {
+        let mut state = self.lock();
+        let before = self.served(&state.runtime);
+        let count = state.runtime.len();
+        state.runtime.retain(|t| t.name != name);
+        let removed = state.runtime.len() != count;
+        (removed, self.mark(&mut state, before))
+    }
+
+    /// Marks the list dirty when the served set changed; answers whether this is the
+    /// clean→dirty edge.
+    fn mark(&self, state: &mut ToolState, before: BTreeMap<String, Value>) -> bool {
+        if self.served(&state.runtime) == before || state.dirty {
+            return false;
+        }
+        state.dirty = true;
+        true
+    }
+
+    /// What `tools/list` would serve, as a set: name → definition.
+    fn served(&self, runtime: &[Arc<RegisteredTool>]) -> BTreeMap<String, Value> {
+        merge(&self.configured, runtime)
+            .iter()
+            .map(|t| {
+                let definition = t.definition.for_version(self.version);
+                (t.name.clone(), definition.clone())
+            })
+            .collect()
+    }
+}
+
+impl SessionHandle {
+    /// A live session whose tool list starts as the server's `configured` tools.
+    pub(crate) fn live(
+        id: impl Into<String>,
+        configured: Arc<[Arc<RegisteredTool>]>,
+        version: ProtocolVersion,
+        log_level: Option<LogLevel>,
+        standalone: Option<Notifier>,
+    ) -> Self {
+        let tools = SessionTools {
+            configured,
+            version,
+            state: Mutex::default(),
+        };
+        SessionHandle::with_tools(id.into(), version, log_level, standalone, Box::new(tools))
+    }
+
+    fn tools(&self) -> &SessionTools {
+        let list: &dyn Any = self.tool_list();
+        list.downcast_ref()
+            .expect("a live session's tool list is the SessionTools it was made with (live)")
+    }
+
+    /// Registers an action tool on this session, validated here as the builder validates
+    /// configured tools; it replaces a runtime tool of the same name and shadows a configured
+    /// one. A refused tool leaves the session's list unchanged.
+    pub fn register_tool<T: ActionTool>(&self, tool: T) -> Result<(), ConfigurationError> {
+        reserved(tool.name())?;
+        self.install(RegisteredTool::action(Arc::new(ActionAdapter(tool)))?);
+        Ok(())
+    }
+
+    /// Registers a plain tool on this session (see [`register_tool`](Self::register_tool)).
+    pub fn register_plain_tool<T: PlainTool>(&self, tool: T) -> Result<(), ConfigurationError> {
+        reserved(tool.name())?;
+        self.install(RegisteredTool::plain(Arc::new(PlainAdapter(tool)))?);
+        Ok(())
+    }
+
+    /// Registers a typed action tool on this session (see [`register_tool`](Self::register_tool)).
+    pub fn register_typed_tool<T: TypedActionTool>(
+        &self,
+        tool: T,
+    ) -> Result<(), ConfigurationError> {
+        self.register_tool(Typed(tool))
+    }
+
+    /// Removes a runtime tool; configured tools cannot be removed. Answers whether a runtime
+    /// tool of that name was there (an unknown name changes nothing).
+    pub fn unregister_tool(&self, name: &str) -> bool {
+        let (removed, edge) = self.tools().remove(name);
+        if edge {
+            self.send_list_changed();
+        }
+        removed
+    }
+
+    fn install(&self, tool: RegisteredTool) {
+        if self.tools().install(tool) {
+            self.send_list_changed();
+        }
+    }
+
+    /// The session's tool names in `tools/list` order, without clearing the dirty flag.
+    pub fn tool_names(&self) -> Vec<String> {
+        let tools = self.tools();
+        merge(&tools.configured, &tools.lock().runtime)
+            .iter()
+            .map(|t| t.name.clone())
+            .collect()
+    }
+
+    /// The merged tool list (runtime, configured minus shadowed, help) when the session
+    /// registered runtime tools; `None` when it did not, so its list is its server's own (the
+    /// common case, and no per-call copy of the list).
+    pub(crate) fn runtime_tools_merged(&self) -> Option<Vec<Arc<RegisteredTool>>> {
+        let tools = self.tools();
+        let state = tools.lock();
+        (!state.runtime.is_empty()).then(|| merge(&tools.configured, &state.runtime))
+    }
+
+    /// Serves `tools/list`: the merged list for the session's revision; clears the dirty flag
+    /// (read and clear are one step).
+    pub fn list_tools(&self) -> Value {
+        let tools = self.tools();
+        let mut state = tools.lock();
+        state.dirty = false;
+        let listed: Vec<Value> = merge(&tools.configured, &state.runtime)
+            .iter()
+            .map(|t| t.definition.for_version(tools.version).clone())
+            .collect();
+        json!({ "tools": listed })
+    }
+
+    /// Whether the tool list changed since `tools/list` was last served.
+    pub fn is_tool_list_dirty(&self) -> bool {
+        self.tool_list().is_dirty()
+    }
+}
+
+fn reserved(name: &str) -> Result<(), ConfigurationError> {
+    if name == HELP {
+        return Err(
+            ConfigurationError::new(Problem::ReservedAtRuntime(name.to_owned())).in_tool(name),
+        );
+    }
+    Ok(())
+}
+
+/// Runtime tools (newest first), then configured tools not shadowed, then help.
+fn merge(
+    configured: &[Arc<RegisteredTool>],
+    runtime: &[Arc<RegisteredTool>],
+) -> Vec<Arc<RegisteredTool>> {
+    let mut tools: Vec<Arc<RegisteredTool>> = runtime.to_vec();
+    for tool in configured {
+        if !runtime.iter().any(|r| r.name == tool.name) {
+            tools.push(tool.clone());
+        }
+    }
+    tools
+}
