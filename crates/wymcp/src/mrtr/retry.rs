@@ -7,7 +7,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
-use super::round::{Binding, Round};
+use super::round::{BoundRequest, Round};
 use super::seal::{Codec, OpenError, now_ms};
 use super::{INVALID_INPUT_RESPONSES, INVALID_REQUEST_STATE, supports};
 use crate::protocol::RpcError;
@@ -33,23 +33,25 @@ pub(crate) fn round_for(
         Some(Value::Object(map)) => map.clone(),
         Some(_) => return Err(invalid_input_responses()),
     };
-    let binding = binding(method, params, principal);
+    let request = request(method, params, principal);
     let opened = match params.and_then(|p| p.get("requestState")) {
         None => None,
         Some(Value::String(token)) => {
             let payload = codec.open(token, now_ms()).map_err(invalid_request_state)?;
+            let binding = request.bind();
             if !binding.matches(&payload) {
                 return Err(invalid_request_state(OpenError::OtherRequest));
             }
-            Some(payload)
+            Some((payload, binding))
         }
         Some(_) => return Err(invalid_request_state(OpenError::Malformed)),
     };
-    Ok(Some(Round::new(codec.clone(), binding, opened, responses)))
+    Ok(Some(Round::new(codec.clone(), request, opened, responses)))
 }
 
-/// What a state of this request is bound to.
-fn binding(method: &str, params: Option<&Value>, principal: Option<&str>) -> Binding {
+/// The request a state of this round is bound to (digested only when a state is opened or
+/// issued: most calls do neither).
+fn request(method: &str, params: Option<&Value>, principal: Option<&str>) -> BoundRequest {
     let target_key = if method == "resources/read" {
         "uri"
     } else {
@@ -64,50 +66,56 @@ fn binding(method: &str, params: Option<&Value>, principal: Option<&str>) -> Bin
         None | Some(Value::Null) => Value::Object(Map::new()),
         Some(arguments) => arguments.clone(),
     };
-    Binding {
+    BoundRequest {
         method: method.to_owned(),
         target,
-        arguments: digest(&arguments),
-        principal: principal.map(|p| digest(&Value::String(p.to_owned()))),
+        arguments,
+        principal: principal.map(str::to_owned),
     }
 }
 
 /// SHA-256 of `value`'s canonical JSON (object keys sorted at every depth), base64url: the
 /// same arguments give the same digest whatever order the client wrote them in.
 pub(crate) fn digest(value: &Value) -> String {
-    let mut text = String::new();
+    let mut text = Vec::new();
     canonical(value, &mut text);
-    URL_SAFE_NO_PAD.encode(Sha256::digest(text.as_bytes()))
+    URL_SAFE_NO_PAD.encode(Sha256::digest(&text))
 }
 
-fn canonical(value: &Value, out: &mut String) {
+fn canonical(value: &Value, out: &mut Vec<u8>) {
     match value {
         Value::Object(map) => {
             let mut keys: Vec<&String> = map.keys().collect();
             keys.sort();
-            out.push('{');
+            out.push(b'{');
             for (i, key) in keys.into_iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.push(b',');
                 }
-                out.push_str(&Value::String(key.clone()).to_string());
-                out.push(':');
+                write_json(key, out);
+                out.push(b':');
                 canonical(&map[key], out);
             }
-            out.push('}');
+            out.push(b'}');
         }
         Value::Array(items) => {
-            out.push('[');
+            out.push(b'[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.push(b',');
                 }
                 canonical(item, out);
             }
-            out.push(']');
+            out.push(b']');
         }
-        scalar => out.push_str(&scalar.to_string()),
+        scalar => write_json(scalar, out),
     }
+}
+
+/// Appends `value`'s compact JSON to `out` (serde_json's own writing, no intermediate string).
+fn write_json<T: serde::Serialize + ?Sized>(value: &T, out: &mut Vec<u8>) {
+    // Writing JSON into a `Vec` cannot fail.
+    let _ = serde_json::to_writer(&mut *out, value);
 }
 
 /// `-32602` "Invalid requestState: …" with `data.reason: "invalid_request_state"`.

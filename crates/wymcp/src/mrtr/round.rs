@@ -79,6 +79,31 @@ pub(crate) struct Binding {
     pub(crate) principal: Option<String>,
 }
 
+/// A request as a state would be bound to it, before its digests are taken.
+#[derive(Debug)]
+pub(crate) struct BoundRequest {
+    pub(crate) method: String,
+    pub(crate) target: String,
+    pub(crate) arguments: Value,
+    pub(crate) principal: Option<String>,
+}
+
+impl BoundRequest {
+    /// The binding: the method, the target, and digests of the arguments and the principal.
+    pub(crate) fn bind(&self) -> Binding {
+        use super::retry::digest;
+        Binding {
+            method: self.method.clone(),
+            target: self.target.clone(),
+            arguments: digest(&self.arguments),
+            principal: self
+                .principal
+                .as_ref()
+                .map(|p| digest(&Value::String(p.clone()))),
+        }
+    }
+}
+
 impl Binding {
     /// Whether an opened state was issued for this very request.
     pub(crate) fn matches(&self, payload: &Payload) -> bool {
@@ -122,24 +147,28 @@ struct State {
 #[derive(Debug)]
 pub(crate) struct Round {
     codec: Codec,
-    binding: Binding,
+    request: BoundRequest,
+    /// The request's binding, taken when a state is opened or first issued.
+    binding: std::sync::OnceLock<Binding>,
     state: Mutex<State>,
     waker: AtomicWaker,
 }
 
 impl Round {
-    /// A round for a request bound by `binding`: `opened` is its verified incoming state (if
-    /// any); `responses` its `inputResponses`. With a state, only the keys it asked are
+    /// A round for `request`: `opened` is its verified incoming state (if any) with the
+    /// binding it was checked against; `responses` its `inputResponses`. With a state, only the keys it asked are
     /// taken; without one, any key may answer the request of that key.
     pub(crate) fn new(
         codec: Codec,
-        binding: Binding,
-        opened: Option<Payload>,
+        request: BoundRequest,
+        opened: Option<(Payload, Binding)>,
         responses: Map<String, Value>,
     ) -> Self {
         let mut state = State::default();
+        let binding = std::sync::OnceLock::new();
         match opened {
-            Some(payload) => {
+            Some((payload, bound)) => {
+                let _ = binding.set(bound);
                 state.offered = responses
                     .into_iter()
                     .filter(|(key, _)| payload.ask.contains(key))
@@ -152,6 +181,7 @@ impl Round {
         }
         Round {
             codec,
+            request,
             binding,
             state: Mutex::new(state),
             waker: AtomicWaker::new(),
@@ -225,11 +255,12 @@ impl Round {
         for (key, answer) in &state.gathered {
             answers.insert(key.clone(), answer.clone());
         }
+        let binding = self.binding.get_or_init(|| self.request.bind());
         Payload {
-            m: self.binding.method.clone(),
-            t: self.binding.target.clone(),
-            a: self.binding.arguments.clone(),
-            p: self.binding.principal.clone(),
+            m: binding.method.clone(),
+            t: binding.target.clone(),
+            a: binding.arguments.clone(),
+            p: binding.principal.clone(),
             iat: now,
             exp: self.codec.expiry(now),
             r: state.round.saturating_add(1),

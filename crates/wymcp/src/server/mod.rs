@@ -226,6 +226,11 @@ impl Server {
             }
         };
         let call = self.call_tool(&name, params.remove("arguments"), ctx);
+        let mut call = std::pin::pin!(call);
+        // Most calls finish on their first poll: they never start a timer.
+        if let std::task::Poll::Ready(result) = futures_util::poll!(call.as_mut()) {
+            return result;
+        }
         // The serving core's calls run under their timeout (the transports' runtimes have
         // timers; `call_tool` itself needs none, for runtimes built without them).
         let Some(timeout) = self.limits().timeout_for(&name) else {
