@@ -23,6 +23,7 @@
 //! node that owns them.
 
 mod auth;
+mod authority;
 mod call;
 mod checks;
 mod config;
