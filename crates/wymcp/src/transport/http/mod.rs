@@ -27,6 +27,7 @@ mod authority;
 mod call;
 mod checks;
 mod config;
+mod connections;
 mod delete;
 mod error;
 mod events;
@@ -46,6 +47,10 @@ pub use auth::{AuthRefusal, Authenticate, BearerAuth, Identity};
 pub use config::{
     DEFAULT_BODY_LIMIT, DEFAULT_KEEPALIVE, DEFAULT_MAX_LISTEN_STREAMS, DEFAULT_MAX_SESSIONS,
     DEFAULT_SESSION_TTL, HttpConfig, StreamableHttp,
+};
+pub use connections::{
+    ConnectionLimits, DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT,
+    DEFAULT_MAX_CONNECTIONS,
 };
 pub use error::{ErrorBody, HttpError};
 pub use events::{DEFAULT_EVENTS_PER_STREAM, EventLog, InMemoryEventLog, LoggedEvent};
