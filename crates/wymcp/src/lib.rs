@@ -434,6 +434,8 @@ pub mod guide_doctests {
     pub struct Testing;
     #[doc = include_str!("../../../docs/configuration.md")]
     pub struct Configuration;
+    #[doc = include_str!("../../../docs/limits.md")]
+    pub struct LimitsPage;
     #[doc = include_str!("../../../docs/architecture.md")]
     pub struct Architecture;
     #[doc = include_str!("../../../docs/performance.md")]

@@ -389,7 +389,7 @@ async fn a_single_elicitation_is_asked_then_answered_on_retry() {
             "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}},
                                 "required": ["name"]}}})
     );
-    assert!(asked["requestState"].as_str().unwrap().starts_with("v1."));
+    assert!(asked["requestState"].as_str().unwrap().starts_with("v2."));
     let again = answered(&first, &asked, name_answer("user_name", "Ada"));
     valid("CallToolRequest", &again);
     let done = h.complete(&again).await;

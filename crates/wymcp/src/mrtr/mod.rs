@@ -16,12 +16,15 @@
 //!   [`Context::set_request_state`].
 //! * **Keys.** An author-chosen key (`Elicitation::form(..).key("user_name")`), else one
 //!   given in order per kind: `elicitation-1`, `sampling-1`, `roots-1`, …
-//! * **The state** is HMAC-SHA256-sealed with the [`RequestStateKeys`] configured on
+//! * **The state** is encrypted and authenticated (XChaCha20-Poly1305, a random nonce per
+//!   state, the cipher key derived with HKDF-SHA256) with the [`RequestStateKeys`] configured on
 //!   [`ServerBuilder::request_state_keys`](crate::ServerBuilder::request_state_keys) (default:
-//!   one random key per `build()`, so valid on this process only). It carries every answer
-//!   gathered so far (round 3 still sees round 1's), the keys asked, the tool's own value, the
-//!   issue time, and what it is bound to: the method, the tool/prompt name or resource URI, a
-//!   digest of the arguments and of the authenticated subject. It expires after
+//!   one random key per `build()`, so valid on this process only): the client can neither read
+//!   nor change it. It carries every answer gathered so far (round 3 still sees round 1's), the
+//!   keys asked, the tool's own value, the issue time, and what it is bound to: the method, the
+//!   tool/prompt name or resource URI, a digest of the arguments and of the authenticated
+//!   principal. A state presented with another method, target, arguments or principal is
+//!   refused. It expires after
 //!   [`DEFAULT_LIFETIME`] and is at most [`DEFAULT_MAX_SIZE`] bytes unless configured; a
 //!   request whose state would exceed the bound fails in the code that asked
 //!   ([`ClientRequestError::RequestStateTooLarge`](crate::session::ClientRequestError)).

@@ -1,33 +1,46 @@
-//! The `requestState` codec: a JSON payload sealed with HMAC-SHA256, bounded in size and
-//! lifetime, signed by the newest key and opened by any configured key.
+//! The `requestState` codec: a JSON payload encrypted and authenticated with
+//! XChaCha20-Poly1305 (RustCrypto), bounded in size and lifetime, sealed with the newest key
+//! and opened with any configured key.
 //!
-//! Wire form: `v1.<payload>.<tag>`, both parts base64url without padding; the tag is
-//! HMAC-SHA256 over `v1.<payload>` (the version prefix is authenticated too).
+//! Wire form: `v2.<sealed>`, base64url without padding, where `sealed` is a random 24-byte
+//! nonce, then the ciphertext and its 16-byte tag; the version prefix is the associated data.
+//! The AEAD key is derived from each configured key with HKDF-SHA256, so the configured key
+//! material is never used as a cipher key directly. The payload is unreadable to the client and
+//! carries what the state is bound to (method, target, a digest of the arguments and of the
+//! principal), which the retry checks after the state is opened.
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use hmac::{Hmac, KeyInit, Mac};
+use chacha20poly1305::aead::{Aead, KeyInit, Payload as Sealed};
+use chacha20poly1305::{Key, XChaCha20Poly1305, XNonce};
+use hkdf::Hkdf;
 use rand::RngCore as _;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sha2::Sha256;
 
-/// The shortest key accepted: 32 bytes, the HMAC-SHA256 block-size guidance.
+/// The shortest key accepted: 32 bytes (256 bits of key material for HKDF).
 pub const MIN_KEY_LEN: usize = 32;
 /// How long a `requestState` stays valid unless configured: 10 minutes.
 pub const DEFAULT_LIFETIME: Duration = Duration::from_secs(600);
 /// The largest `requestState` issued unless configured: 64 KiB.
 pub const DEFAULT_MAX_SIZE: usize = 64 * 1024;
 
-const PREFIX: &str = "v1.";
-/// base64url of a 32-byte tag, unpadded.
-const TAG_CHARS: usize = 43;
+const PREFIX: &str = "v2.";
+/// XChaCha20's extended nonce: random nonces of this size never repeat in practice.
+const NONCE_LEN: usize = 24;
+/// Poly1305's tag.
+const TAG_LEN: usize = 16;
+/// HKDF's salt and info: the AEAD key is bound to this use of the configured key.
+const KDF_SALT: &[u8] = b"wymcp requestState";
+const KDF_INFO: &[u8] = b"v2 xchacha20poly1305";
 
-/// The keys `requestState` is sealed with: the first (newest) signs, every one verifies, so a
-/// key can be rotated without refusing the states issued just before.
+/// The keys `requestState` is sealed with: the first (newest) seals, every one opens, so a
+/// key can be rotated without refusing the states issued just before. Each key is at least
+/// [`MIN_KEY_LEN`] bytes of secret material; the cipher key is derived from it (HKDF-SHA256).
 ///
 /// ```
 /// use wymcp::mrtr::RequestStateKeys;
@@ -65,14 +78,14 @@ pub enum KeyError {
 }
 
 impl RequestStateKeys {
-    /// Keys whose only (and signing) key is `signing`: at least [`MIN_KEY_LEN`] bytes.
-    pub fn new(signing: impl Into<Vec<u8>>) -> Result<Self, KeyError> {
+    /// Keys whose only (and sealing) key is `newest`: at least [`MIN_KEY_LEN`] bytes.
+    pub fn new(newest: impl Into<Vec<u8>>) -> Result<Self, KeyError> {
         Ok(RequestStateKeys {
-            keys: vec![checked(signing.into())?],
+            keys: vec![checked(newest.into())?],
         })
     }
 
-    /// Also accepts states sealed with `older` (never signs with it).
+    /// Also opens states sealed with `older` (never seals with it).
     pub fn also_accept(mut self, older: impl Into<Vec<u8>>) -> Result<Self, KeyError> {
         self.keys.push(checked(older.into())?);
         Ok(self)
@@ -88,20 +101,33 @@ impl RequestStateKeys {
         }
     }
 
-    /// How many keys verify.
+    /// How many keys open states.
     pub fn len(&self) -> usize {
         self.keys.len()
     }
 
-    /// Always `false`: there is at least the signing key.
+    /// Always `false`: there is at least the sealing key.
     pub fn is_empty(&self) -> bool {
         self.keys.is_empty()
     }
 
-    fn signing(&self) -> &[u8] {
-        // `new` and `random` always put the signing key first.
-        self.keys.first().map_or(&[][..], |k| &k[..])
+    /// The AEAD of every key, the sealing key first (`new` and `random` put it first).
+    fn ciphers(&self) -> Arc<[XChaCha20Poly1305]> {
+        self.keys.iter().map(|key| cipher(key)).collect()
     }
+}
+
+/// The AEAD of one configured key: its 32-byte cipher key expanded with HKDF-SHA256.
+fn cipher(key: &[u8]) -> XChaCha20Poly1305 {
+    let mut derived = [0u8; 32];
+    // 32 bytes is far below HKDF-SHA256's 8,160-byte output bound: `expand` cannot fail.
+    if Hkdf::<Sha256>::new(Some(KDF_SALT), key)
+        .expand(KDF_INFO, &mut derived)
+        .is_err()
+    {
+        unreachable!("HKDF-SHA256 expands to 32 bytes");
+    }
+    XChaCha20Poly1305::new(&Key::from(derived))
 }
 
 fn checked(key: Vec<u8>) -> Result<Arc<[u8]>, KeyError> {
@@ -172,11 +198,23 @@ pub(crate) struct TooLarge {
 }
 
 /// Seals and opens states with the server's keys, lifetime and size bound.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub(crate) struct Codec {
-    keys: RequestStateKeys,
+    /// One AEAD per configured key, the sealing key first (derived once, at build).
+    ciphers: Arc<[XChaCha20Poly1305]>,
     lifetime: Duration,
     max_size: usize,
+}
+
+impl std::fmt::Debug for Codec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never print key material.
+        f.debug_struct("Codec")
+            .field("keys", &self.ciphers.len())
+            .field("lifetime", &self.lifetime)
+            .field("max_size", &self.max_size)
+            .finish()
+    }
 }
 
 impl Default for Codec {
@@ -186,16 +224,6 @@ impl Default for Codec {
             DEFAULT_LIFETIME,
             DEFAULT_MAX_SIZE,
         )
-    }
-}
-
-type HmacSha256 = Hmac<Sha256>;
-
-fn mac(key: &[u8]) -> HmacSha256 {
-    // HMAC takes a key of any length; `KeyInit` still returns a `Result`.
-    match HmacSha256::new_from_slice(key) {
-        Ok(mac) => mac,
-        Err(_) => unreachable!("HMAC accepts keys of every length"),
     }
 }
 
@@ -209,7 +237,7 @@ pub(crate) fn now_ms() -> u64 {
 impl Codec {
     pub(crate) fn new(keys: RequestStateKeys, lifetime: Duration, max_size: usize) -> Self {
         Codec {
-            keys,
+            ciphers: keys.ciphers(),
             lifetime,
             max_size,
         }
@@ -227,10 +255,11 @@ impl Codec {
 
     /// The length of the sealed form of a payload whose JSON takes `json_len` bytes.
     pub(crate) fn sealed_len(json_len: usize) -> usize {
-        PREFIX.len() + (json_len * 4).div_ceil(3) + 1 + TAG_CHARS
+        PREFIX.len() + ((NONCE_LEN + json_len + TAG_LEN) * 4).div_ceil(3)
     }
 
-    /// The sealed form of `payload`, or [`TooLarge`] over the bound.
+    /// The sealed form of `payload` under a fresh random nonce, or [`TooLarge`] over the
+    /// bound.
     pub(crate) fn seal(&self, payload: &Payload) -> Result<String, TooLarge> {
         let json = serde_json::to_vec(payload).unwrap_or_default();
         let size = Self::sealed_len(json.len());
@@ -240,43 +269,61 @@ impl Codec {
                 limit: self.max_size,
             });
         }
+        let mut nonce = [0u8; NONCE_LEN];
+        rand::rng().fill_bytes(&mut nonce);
+        let nonce = XNonce::from(nonce);
+        let plain = Sealed {
+            msg: &json,
+            aad: PREFIX.as_bytes(),
+        };
+        // Encryption fails only for messages past 256 GiB; the bound above is far smaller.
+        let Some(ciphertext) = self.sealing().and_then(|c| c.encrypt(&nonce, plain).ok()) else {
+            return Err(TooLarge {
+                size,
+                limit: self.max_size,
+            });
+        };
+        let mut sealed = Vec::with_capacity(NONCE_LEN + ciphertext.len());
+        sealed.extend_from_slice(&nonce);
+        sealed.extend_from_slice(&ciphertext);
         let mut token = String::with_capacity(size);
         token.push_str(PREFIX);
-        URL_SAFE_NO_PAD.encode_string(&json, &mut token);
-        let mut mac = mac(self.keys.signing());
-        mac.update(token.as_bytes());
-        let tag = mac.finalize().into_bytes();
-        token.push('.');
-        URL_SAFE_NO_PAD.encode_string(tag, &mut token);
+        URL_SAFE_NO_PAD.encode_string(&sealed, &mut token);
         Ok(token)
     }
 
-    /// Opens `token` at `now` (milliseconds): its tag verified against every key in constant
-    /// time, then its lifetime.
+    fn sealing(&self) -> Option<&XChaCha20Poly1305> {
+        self.ciphers.first()
+    }
+
+    /// Opens `token` at `now` (milliseconds): decrypted and authenticated with any key, then
+    /// its lifetime checked. Any change to a sealed state fails authentication.
     pub(crate) fn open(&self, token: &str, now: u64) -> Result<Payload, OpenError> {
         // A state longer than any this server issues is refused before any work.
         if token.len() > self.max_size {
             return Err(OpenError::Malformed);
         }
-        let (body, tag) = token
-            .strip_prefix(PREFIX)
-            .and_then(|rest| rest.rsplit_once('.'))
-            .ok_or(OpenError::Malformed)?;
-        let signed = &token[..PREFIX.len() + body.len()];
-        let tag = URL_SAFE_NO_PAD
-            .decode(tag)
+        let body = token.strip_prefix(PREFIX).ok_or(OpenError::Malformed)?;
+        // A state with this server's prefix that no longer decodes was altered.
+        let sealed = URL_SAFE_NO_PAD
+            .decode(body)
             .map_err(|_| OpenError::Tampered)?;
-        let verified = self.keys.keys.iter().any(|key| {
-            let mut mac = mac(key);
-            mac.update(signed.as_bytes());
-            mac.verify_slice(&tag).is_ok()
-        });
-        if !verified {
+        if sealed.len() < NONCE_LEN + TAG_LEN {
             return Err(OpenError::Tampered);
         }
-        let json = URL_SAFE_NO_PAD
-            .decode(body)
-            .map_err(|_| OpenError::Malformed)?;
+        let (nonce, ciphertext) = sealed.split_at(NONCE_LEN);
+        let nonce = XNonce::try_from(nonce).map_err(|_| OpenError::Tampered)?;
+        let json = self
+            .ciphers
+            .iter()
+            .find_map(|cipher| {
+                let sealed = Sealed {
+                    msg: ciphertext,
+                    aad: PREFIX.as_bytes(),
+                };
+                cipher.decrypt(&nonce, sealed).ok()
+            })
+            .ok_or(OpenError::Tampered)?;
         let payload: Payload = serde_json::from_slice(&json).map_err(|_| OpenError::Malformed)?;
         if now >= payload.exp {
             return Err(OpenError::Expired);
@@ -314,8 +361,23 @@ mod tests {
     fn seal_then_open_gives_the_payload_back() {
         let codec = codec_of(RequestStateKeys::new([1u8; 32]).unwrap());
         let sealed = codec.seal(&payload(1_000, 61_000)).unwrap();
-        assert!(sealed.starts_with("v1."));
+        assert!(sealed.starts_with("v2."));
         assert_eq!(codec.open(&sealed, 1_001).unwrap(), payload(1_000, 61_000));
+    }
+
+    #[test]
+    fn the_payload_is_encrypted_under_a_fresh_nonce() {
+        let codec = codec_of(RequestStateKeys::new([1u8; 32]).unwrap());
+        let mut secret = payload(1_000, 61_000);
+        secret.ans.insert("user_name".into(), json!("Ada Lovelace"));
+        let sealed = codec.seal(&secret).unwrap();
+        let bytes = URL_SAFE_NO_PAD.decode(&sealed[PREFIX.len()..]).unwrap();
+        let visible = String::from_utf8_lossy(&bytes);
+        for plain in ["Ada", "user_name", "tools/call", "echo", "step", "\"ans\""] {
+            assert!(!visible.contains(plain), "{plain} readable in {visible}");
+        }
+        // The same payload sealed twice: two nonces, two different states.
+        assert_ne!(codec.seal(&secret).unwrap(), sealed);
     }
 
     #[test]
@@ -342,10 +404,24 @@ mod tests {
         bytes[5] = if bytes[5] == b'A' { b'B' } else { b'A' };
         let flipped = String::from_utf8(bytes).unwrap();
         assert_eq!(codec.open(&flipped, 1), Err(OpenError::Tampered));
-        assert_eq!(codec.open("v2.abc.def", 1), Err(OpenError::Malformed));
-        assert_eq!(codec.open("v1.nodot", 1), Err(OpenError::Malformed));
+        // Every single-byte change of the sealed bytes fails authentication, never panics.
+        let raw = URL_SAFE_NO_PAD.decode(&sealed[PREFIX.len()..]).unwrap();
+        for i in 0..raw.len() {
+            let mut changed = raw.clone();
+            changed[i] ^= 0x01;
+            let token = format!("{PREFIX}{}", URL_SAFE_NO_PAD.encode(&changed));
+            assert_eq!(codec.open(&token, 1), Err(OpenError::Tampered), "byte {i}");
+        }
+        let cut = format!("{PREFIX}{}", URL_SAFE_NO_PAD.encode(&raw[..NONCE_LEN + 3]));
+        assert_eq!(codec.open(&cut, 1), Err(OpenError::Tampered));
+        assert_eq!(codec.open("v2.abc.def", 1), Err(OpenError::Tampered));
+        assert_eq!(codec.open("v2.", 1), Err(OpenError::Tampered));
+        assert_eq!(
+            codec.open("v1.eyJtIjoidG9vbHMvY2FsbCJ9.AAAA", 1),
+            Err(OpenError::Malformed)
+        );
         assert_eq!(codec.open("", 1), Err(OpenError::Malformed));
-        // Signed by another key.
+        // Sealed with another key.
         let other = codec_of(RequestStateKeys::new([3u8; 32]).unwrap());
         assert_eq!(other.open(&sealed, 1), Err(OpenError::Tampered));
     }
@@ -362,7 +438,7 @@ mod tests {
     }
 
     #[test]
-    fn rotation_newest_signs_any_verifies() {
+    fn rotation_newest_seals_any_opens() {
         let old = [4u8; 32];
         let new = [5u8; 32];
         let before = codec_of(RequestStateKeys::new(old).unwrap());
@@ -378,7 +454,7 @@ mod tests {
         assert_eq!(
             before.open(&sealed_new, 1),
             Err(OpenError::Tampered),
-            "the newest key signs"
+            "the newest key seals"
         );
         let retired = codec_of(RequestStateKeys::new(new).unwrap());
         assert_eq!(retired.open(&sealed_old, 1), Err(OpenError::Tampered));

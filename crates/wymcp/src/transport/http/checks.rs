@@ -1,12 +1,27 @@
 //! The wire checks every route runs before touching session state: Origin and Host
 //! (DNS-rebinding protection), auth, the singleton headers; and the reading of `Accept`.
+//!
+//! **Origin** is validated whatever address the server is bound to (the MCP transport spec:
+//! servers MUST validate it, and answer a present, invalid one with 403). A request without
+//! one (a non-browser client) passes. A present `Origin` is allowed when it is listed in
+//! `allowed_origins`, or, without that list, when its host is an allowed `Host` name: the
+//! `allowed_hosts` list, else the loopback names. Matching the request's own `Host` instead
+//! ("same origin") is not enough: under DNS rebinding the browser sends the attacker's name
+//! in both headers, so they always agree.
+//!
+//! **Host** is parsed strictly on every request: exactly one header (two are 400), a valid
+//! authority (`[::1].evil.com` or garbage is 400). Its name is then checked against the host
+//! allowlist when DNS-rebinding protection is on (403), which
+//! [`HttpServer::bind`](super::HttpServer::bind) turns off on a non-loopback address unless
+//! set: the public names a server answers to are not known to it.
 
 use axum::http::header::AsHeaderName;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
-use super::auth::{Identity, challenge};
+use super::auth::{ChallengeError, Identity, Presented, challenge, presented};
+use super::authority::{authority_host, origin_host, same_host};
 use super::config::HttpConfig;
 use super::error::HttpError;
 use super::service::{SESSION_NAME, State, VERSION_NAME};
@@ -138,22 +153,7 @@ pub(crate) async fn wire_checks(
         None => None,
         Some(auth) => match authenticate_contained(auth.as_ref(), headers).await {
             Ok(identity) => Some(identity),
-            Err((refusal, panic)) => {
-                // Credentials were presented and refused (not a hook fault): RFC 6750's
-                // `error="invalid_token"`.
-                let invalid_token =
-                    panic.is_none() && headers.contains_key(axum::http::header::AUTHORIZATION);
-                return Err(WireRefusal {
-                    status: StatusCode::UNAUTHORIZED,
-                    auth: Some(AuthFailure {
-                        auth_module: state.auth_module,
-                        panic,
-                        reason: refusal.0.clone(),
-                    }),
-                    message: refusal.0,
-                    challenge: Some(challenge(&state.config.www_authenticate, invalid_token)),
-                });
-            }
+            Err((refusal, panic)) => return Err(auth_refusal(state, headers, refusal, panic)),
         },
     };
     for (name, label) in [
@@ -170,66 +170,87 @@ pub(crate) async fn wire_checks(
     Ok(identity)
 }
 
+/// The refusal of a request auth refused (RFC 6750 §3.1): a malformed `Authorization` header
+/// is 400 `invalid_request`; bearer credentials refused are 401 `invalid_token`; no bearer
+/// credentials at all (none, or another scheme) is 401 without an error code; a panicking
+/// hook is 401 with the bare challenge.
+fn auth_refusal(
+    state: &State,
+    headers: &HeaderMap,
+    refusal: super::auth::AuthRefusal,
+    panic: Option<String>,
+) -> WireRefusal {
+    let (status, message, error) = match (&panic, presented(headers)) {
+        (Some(_), _) => (StatusCode::UNAUTHORIZED, None, ChallengeError::None),
+        (None, Presented::Malformed(why)) => (
+            StatusCode::BAD_REQUEST,
+            Some(why.to_owned()),
+            ChallengeError::InvalidRequest,
+        ),
+        (None, Presented::Bearer(_)) => {
+            (StatusCode::UNAUTHORIZED, None, ChallengeError::InvalidToken)
+        }
+        (None, Presented::Nothing | Presented::OtherScheme) => {
+            (StatusCode::UNAUTHORIZED, None, ChallengeError::None)
+        }
+    };
+    WireRefusal {
+        status,
+        auth: Some(AuthFailure {
+            auth_module: state.auth_module,
+            panic,
+            reason: refusal.0.clone(),
+        }),
+        message: message.unwrap_or(refusal.0),
+        challenge: Some(challenge(&state.config.www_authenticate, error)),
+    }
+}
+
 fn protection_on(config: &HttpConfig) -> bool {
     config.dns_rebinding_protection.unwrap_or(true)
 }
 
-const LOOPBACK_HOSTS: [&str; 4] = ["localhost", "127.0.0.1", "[::1]", "::1"];
+const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "[::1]"];
 
-/// The host name of an authority (`host[:port]`), port removed, as written: compare it with
-/// `eq_ignore_ascii_case` (this runs on every request, so it allocates nothing).
-fn host_name(authority: &str) -> &str {
-    let authority = authority.trim();
-    if authority.starts_with('[') {
-        return match authority.find(']') {
-            Some(end) => &authority[..=end],
-            None => authority,
-        };
-    }
-    match authority.rsplit_once(':') {
-        Some((host, port)) if port.chars().all(|c| c.is_ascii_digit()) => host,
-        _ => authority,
-    }
-}
-
+/// Whether a parsed host name is allowed: by `allowed_hosts`, else a loopback name.
 fn host_allowed(config: &HttpConfig, host: &str) -> bool {
     match &config.allowed_hosts {
-        Some(list) => list.iter().any(|h| host_name(h).eq_ignore_ascii_case(host)),
-        None => LOOPBACK_HOSTS.iter().any(|h| h.eq_ignore_ascii_case(host)),
+        Some(list) => list.iter().any(|h| same_host(h, host)),
+        None => LOOPBACK_HOSTS.iter().any(|h| same_host(h, host)),
     }
 }
 
+/// The one value of a header that must appear at most once, or the 400 naming it.
+fn single<'a>(
+    headers: &'a HeaderMap,
+    name: header::HeaderName,
+    label: &str,
+) -> Result<Option<&'a HeaderValue>, (StatusCode, String)> {
+    let mut values = headers.get_all(name).iter();
+    match (values.next(), values.next()) {
+        (first, None) => Ok(first),
+        (_, Some(_)) => Err((
+            StatusCode::BAD_REQUEST,
+            format!("Duplicated {label} header. Send exactly one {label} header."),
+        )),
+    }
+}
+
+/// A present `Origin` must be allowed (see the module's documentation), whatever the bind
+/// address and whether or not DNS-rebinding protection is on.
 fn check_origin(config: &HttpConfig, headers: &HeaderMap) -> Result<(), (StatusCode, String)> {
-    let values: Vec<_> = headers.get_all(header::ORIGIN).iter().collect();
-    if let Some(allowed) = &config.allowed_origins {
-        if values.len() > 1 {
-            return Err((
-                StatusCode::BAD_REQUEST,
-                "Duplicated Origin header. Send exactly one Origin header.".to_owned(),
-            ));
-        }
-        if let Some(origin) = values.first() {
-            let origin = String::from_utf8_lossy(origin.as_bytes());
-            if !allowed.iter().any(|a| *a == origin) {
-                return Err(origin_refusal(&origin));
-            }
-        }
+    let Some(origin) = single(headers, header::ORIGIN, "Origin")? else {
         return Ok(());
+    };
+    let origin = String::from_utf8_lossy(origin.as_bytes());
+    let allowed = match &config.allowed_origins {
+        Some(allowed) => allowed.iter().any(|a| *a == origin),
+        None => origin_host(&origin).is_some_and(|host| host_allowed(config, host)),
+    };
+    match allowed {
+        true => Ok(()),
+        false => Err(origin_refusal(&origin)),
     }
-    if !protection_on(config) {
-        return Ok(());
-    }
-    for origin in values {
-        let origin = String::from_utf8_lossy(origin.as_bytes());
-        let authority = origin
-            .split_once("://")
-            .map(|(_, rest)| rest.split('/').next().unwrap_or_default())
-            .unwrap_or_default();
-        if authority.is_empty() || !host_allowed(config, host_name(authority)) {
-            return Err(origin_refusal(&origin));
-        }
-    }
-    Ok(())
 }
 
 fn origin_refusal(origin: &str) -> (StatusCode, String) {
@@ -239,25 +260,35 @@ fn origin_refusal(origin: &str) -> (StatusCode, String) {
     )
 }
 
+/// `Host`: one header, a valid authority (400 otherwise), then an allowed name when
+/// DNS-rebinding protection is on (403 otherwise).
 fn check_host(config: &HttpConfig, headers: &HeaderMap) -> Result<(), (StatusCode, String)> {
-    if !protection_on(config) {
+    let protection = protection_on(config);
+    let Some(value) = single(headers, header::HOST, "Host")? else {
+        return match protection {
+            true => Err((StatusCode::FORBIDDEN, "Missing Host header".to_owned())),
+            false => Ok(()),
+        };
+    };
+    let Some(host) = value.to_str().ok().and_then(authority_host) else {
+        return Err((
+            StatusCode::BAD_REQUEST,
+            format!(
+                "Invalid Host header: expected host[:port], got {}",
+                wymcp_core::bound::echo(&String::from_utf8_lossy(value.as_bytes()))
+            ),
+        ));
+    };
+    if !protection || host_allowed(config, host) {
         return Ok(());
     }
-    let host = headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .map(host_name);
-    match host {
-        Some(host) if host_allowed(config, host) => Ok(()),
-        Some(host) => Err((
-            StatusCode::FORBIDDEN,
-            format!(
-                "Host not allowed: {}",
-                wymcp_core::bound::echo(&host.to_ascii_lowercase())
-            ),
-        )),
-        None => Err((StatusCode::FORBIDDEN, "Missing Host header".to_owned())),
-    }
+    Err((
+        StatusCode::FORBIDDEN,
+        format!(
+            "Host not allowed: {}",
+            wymcp_core::bound::echo(&host.to_ascii_lowercase())
+        ),
+    ))
 }
 
 /// Whether an `Accept` header admits `wanted` (absent header: yes).

@@ -31,15 +31,19 @@ pub struct HttpConfig {
     pub session_ttl: Duration,
     /// Most live sessions; an `initialize` beyond it is refused with 503.
     pub max_sessions: usize,
-    /// Exact `Origin` values allowed; `None` leaves the decision to DNS-rebinding protection.
+    /// Exact `Origin` values allowed. `None`: an `Origin` is allowed when its host is an
+    /// allowed `Host` name ([`allowed_hosts`](Self::allowed_hosts), else the loopback names).
+    /// A present `Origin` that is not allowed is refused with 403 whatever the bind address and
+    /// whether or not DNS-rebinding protection is on; a request without one passes.
     pub allowed_origins: Option<Vec<String>>,
-    /// `Host` names (without port) allowed when DNS-rebinding protection is on; `None` means
-    /// the loopback names `localhost`, `127.0.0.1` and `[::1]`.
+    /// `Host` names (port ignored) allowed when DNS-rebinding protection is on, and the hosts
+    /// of the origins allowed when `allowed_origins` is not set; `None` means the loopback
+    /// names `localhost`, `127.0.0.1` and `[::1]`.
     pub allowed_hosts: Option<Vec<String>>,
-    /// DNS-rebinding protection: refuse a `Host` outside the host allowlist and an `Origin`
-    /// that is not a loopback origin (unless `allowed_origins` is set). `None` means "on",
-    /// except that [`HttpServer::bind`](super::HttpServer::bind) turns it off when the
-    /// listener is not bound to a loopback address.
+    /// DNS-rebinding protection of `Host`: refuse (403) a `Host` outside the host allowlist.
+    /// `None` means "on", except that [`HttpServer::bind`](super::HttpServer::bind) turns it
+    /// off when the listener is not bound to a loopback address. Whatever this says, `Host` is
+    /// parsed strictly (one header, a valid authority, else 400) and `Origin` is validated.
     pub dns_rebinding_protection: Option<bool>,
     /// Interval between SSE keepalive comments on the GET stream and on
     /// `subscriptions/listen` streams (a client gone away is noticed at the latest at the next
@@ -168,7 +172,7 @@ impl StreamableHttp {
         self
     }
 
-    /// Exact `Origin` values allowed.
+    /// Exact `Origin` values allowed (see [`HttpConfig::allowed_origins`]).
     pub fn allowed_origins<I, S>(mut self, origins: I) -> Self
     where
         I: IntoIterator<Item = S>,
@@ -178,7 +182,8 @@ impl StreamableHttp {
         self
     }
 
-    /// `Host` names (without port) allowed under DNS-rebinding protection.
+    /// `Host` names (port ignored) allowed under DNS-rebinding protection, also the hosts of
+    /// the allowed origins unless [`allowed_origins`](Self::allowed_origins) is set.
     pub fn allowed_hosts<I, S>(mut self, hosts: I) -> Self
     where
         I: IntoIterator<Item = S>,
@@ -188,7 +193,8 @@ impl StreamableHttp {
         self
     }
 
-    /// Turns DNS-rebinding protection on or off explicitly.
+    /// Turns the `Host` allowlist (DNS-rebinding protection) on or off explicitly; `Origin` is
+    /// validated either way (see [`HttpConfig::dns_rebinding_protection`]).
     pub fn dns_rebinding_protection(mut self, on: bool) -> Self {
         self.config.dns_rebinding_protection = Some(on);
         self

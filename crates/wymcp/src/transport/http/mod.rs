@@ -23,12 +23,15 @@
 //! node that owns them.
 
 mod auth;
+mod authority;
 mod call;
 mod checks;
 mod config;
+mod connections;
 mod delete;
 mod error;
 mod events;
+mod framed;
 mod get;
 mod listen;
 mod post;
@@ -45,6 +48,10 @@ pub use auth::{AuthRefusal, Authenticate, BearerAuth, Identity};
 pub use config::{
     DEFAULT_BODY_LIMIT, DEFAULT_KEEPALIVE, DEFAULT_MAX_LISTEN_STREAMS, DEFAULT_MAX_SESSIONS,
     DEFAULT_SESSION_TTL, HttpConfig, StreamableHttp,
+};
+pub use connections::{
+    ConnectionLimits, DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT,
+    DEFAULT_MAX_CONNECTIONS,
 };
 pub use error::{ErrorBody, HttpError};
 pub use events::{EventLog, InMemoryEventLog, LoggedEvent};

@@ -223,6 +223,13 @@ async fn read_body(
             if e.is::<http_body_util::LengthLimitError>() {
                 return too_large();
             }
+            if let Some(timed_out) = e.downcast_ref::<super::framed::BodyTimedOut>() {
+                return HttpError::invalid_request(
+                    StatusCode::REQUEST_TIMEOUT,
+                    Value::Null,
+                    format!("Request Timeout: {timed_out}"),
+                );
+            }
             source = e.source();
         }
         HttpError::invalid_request(

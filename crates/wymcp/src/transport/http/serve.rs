@@ -1,18 +1,21 @@
-//! Standalone serving: [`HttpServer`] and the [`serve`] one-liner, with graceful shutdown.
+//! Standalone serving: [`HttpServer`] and the [`serve`] one-liner, with connection limits
+//! ([`ConnectionLimits`]) and graceful shutdown.
 
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
 
 use axum::Router;
-use axum::serve::ListenerExt as _;
 use tokio::net::{TcpListener, ToSocketAddrs};
 
 use super::config::StreamableHttp;
+use super::connections::{ConnectionLimits, serve_connections};
 use super::service::StreamableHttpService;
 use crate::Server;
 
-/// A bound listener and the MCP endpoint it serves at `/` (and `/mcp`).
+/// A bound listener and the MCP endpoint it serves at `/` (and `/mcp`), over HTTP/1.1 with
+/// TCP_NODELAY, under [`ConnectionLimits`] (header, body and keep-alive idle timeouts, a cap
+/// on open connections; [`connection_limits`](Self::connection_limits) replaces the defaults).
 ///
 /// ```no_run
 /// use wymcp::Server;
@@ -29,11 +32,14 @@ use crate::Server;
 pub struct HttpServer {
     listener: TcpListener,
     service: StreamableHttpService,
+    limits: ConnectionLimits,
 }
 
 impl HttpServer {
-    /// Binds `addr` and builds the service. Unless set explicitly, DNS-rebinding protection
-    /// is on when the listener is bound to a loopback address and off otherwise.
+    /// Binds `addr` and builds the service, with the default [`ConnectionLimits`]. Unless set
+    /// explicitly, the `Host` allowlist (DNS-rebinding protection) is on when the listener is
+    /// bound to a loopback address and off otherwise: the public names of a server are not
+    /// known to it. `Host` is parsed strictly and `Origin` validated either way.
     pub async fn bind(addr: impl ToSocketAddrs, builder: StreamableHttp) -> io::Result<Self> {
         let listener = TcpListener::bind(addr).await?;
         let mut builder = builder;
@@ -44,7 +50,35 @@ impl HttpServer {
         Ok(HttpServer {
             listener,
             service: builder.build(),
+            limits: ConnectionLimits::default(),
         })
+    }
+
+    /// Serves connections under `limits` instead of the defaults.
+    ///
+    /// ```no_run
+    /// use std::time::Duration;
+    /// use wymcp::Server;
+    /// use wymcp::transport::http::{ConnectionLimits, HttpServer, StreamableHttp};
+    ///
+    /// # #[tokio::main] async fn main() -> std::io::Result<()> {
+    /// let server = Server::builder().name("demo").build().unwrap();
+    /// let http = HttpServer::bind("127.0.0.1:8080", StreamableHttp::builder(server))
+    ///     .await?
+    ///     .connection_limits(ConnectionLimits::new().max_connections(256));
+    /// assert_eq!(http.limits().max_connections, 256);
+    /// http.run().await
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn connection_limits(mut self, limits: ConnectionLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The connection limits it serves under.
+    pub fn limits(&self) -> &ConnectionLimits {
+        &self.limits
     }
 
     /// The bound address (useful after binding port 0).
@@ -57,17 +91,13 @@ impl HttpServer {
         &self.service
     }
 
-    /// Serves until `shutdown` completes, then closes the open SSE streams and lets in-flight
-    /// requests finish.
+    /// Serves until `shutdown` completes, then stops accepting, closes the open SSE streams and
+    /// idle connections, and lets in-flight requests finish.
     pub async fn run_until(
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> io::Result<()> {
         let closer = self.service.clone();
-        let shutdown = async move {
-            shutdown.await;
-            closer.close_streams();
-        };
         let mut app = Router::new();
         if let Some(metadata) = &self.service.config().protected_resource {
             app = app.merge(protected_resource_router("/mcp", metadata.clone()));
@@ -77,16 +107,11 @@ impl HttpServer {
         let app = app
             .merge(self.service.endpoint_router("/mcp"))
             .fallback_service(self.service);
-        let listener = self.listener.tap_io(|tcp| {
-            if let Err(err) = tcp.set_nodelay(true) {
-                tracing::warn!(%err, "could not set TCP_NODELAY");
-            }
-        });
-        // The peer address reaches the core (sessions per client address, without auth).
-        let app = app.into_make_service_with_connect_info::<SocketAddr>();
-        axum::serve(listener, app)
-            .with_graceful_shutdown(shutdown)
-            .await
+        serve_connections(self.listener, app, &self.limits, shutdown, move || {
+            closer.close_streams();
+        })
+        .await;
+        Ok(())
     }
 
     /// Serves until Ctrl-C.

@@ -1,0 +1,138 @@
+//! What [`HttpServer`](super::HttpServer) adds to each request of a connection before the
+//! router sees it: the body's read timeout, and the client's address where a session may
+//! start. Both cost nothing on the hot path: the timer is armed only when the body has to be
+//! waited for (a request whose body arrived with its head never starts one), and the address
+//! is attached only to requests that could open a session.
+
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use axum::extract::ConnectInfo;
+use axum::http::{HeaderMap, Request};
+use bytes::Bytes;
+use http_body::{Body, Frame, SizeHint};
+use tokio::time::Sleep;
+
+/// The body did not arrive in time: no piece of it for the connection's body read timeout.
+#[derive(Debug, thiserror::Error)]
+#[error("no piece of the request body arrived within {0:?} (ConnectionLimits::body_read_timeout)")]
+pub(crate) struct BodyTimedOut(pub(crate) Duration);
+
+/// A body whose every wait for its next piece is bounded by `timeout`.
+pub(crate) struct TimedBody<B> {
+    inner: B,
+    timeout: Duration,
+    /// Armed when a read has to wait, disarmed when a piece arrives.
+    sleep: Option<Pin<Box<Sleep>>>,
+}
+
+impl<B> Body for TimedBody<B>
+where
+    B: Body<Data = Bytes> + Unpin,
+    B::Error: Into<axum::BoxError>,
+{
+    type Data = Bytes;
+    type Error = axum::BoxError;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, axum::BoxError>>> {
+        let this = &mut *self;
+        match Pin::new(&mut this.inner).poll_frame(cx) {
+            Poll::Ready(frame) => {
+                this.sleep = None;
+                Poll::Ready(frame.map(|f| f.map_err(Into::into)))
+            }
+            Poll::Pending => {
+                let timeout = this.timeout;
+                let sleep = this
+                    .sleep
+                    .get_or_insert_with(|| Box::pin(tokio::time::sleep(timeout)));
+                match sleep.as_mut().poll(cx) {
+                    Poll::Ready(()) => Poll::Ready(Some(Err(Box::new(BodyTimedOut(timeout))))),
+                    Poll::Pending => Poll::Pending,
+                }
+            }
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+use std::future::Future as _;
+
+/// The per-connection service in front of the router.
+#[derive(Clone)]
+pub(crate) struct Framed<S> {
+    pub(crate) inner: S,
+    pub(crate) peer: SocketAddr,
+    pub(crate) body_timeout: Duration,
+}
+
+/// Whether a request could open a session (only those need the client's address, for the
+/// sessions per client): one without a session id, outside the stateless era.
+fn may_open_session(headers: &HeaderMap) -> bool {
+    !headers.contains_key("mcp-session-id")
+        && headers
+            .get("mcp-protocol-version")
+            .is_none_or(|v| v.as_bytes().trim_ascii() != b"2026-07-28")
+}
+
+impl<S, B> tower::Service<Request<B>> for Framed<S>
+where
+    S: tower::Service<Request<TimedBody<B>>>,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = S::Future;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        let (mut parts, body) = request.into_parts();
+        if may_open_session(&parts.headers) {
+            parts.extensions.insert(ConnectInfo(self.peer));
+        }
+        let body = TimedBody {
+            inner: body,
+            timeout: self.body_timeout,
+            sleep: None,
+        };
+        self.inner.call(Request::from_parts(parts, body))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_requests_that_may_open_a_session_carry_the_peer() {
+        let mut headers = HeaderMap::new();
+        assert!(may_open_session(&headers));
+        headers.insert(
+            "mcp-protocol-version",
+            "2025-11-25".parse().expect("a value"),
+        );
+        assert!(may_open_session(&headers));
+        headers.insert(
+            "mcp-protocol-version",
+            " 2026-07-28".parse().expect("a value"),
+        );
+        assert!(!may_open_session(&headers));
+        let mut headers = HeaderMap::new();
+        headers.insert("mcp-session-id", "s".parse().expect("a value"));
+        assert!(!may_open_session(&headers));
+    }
+}
