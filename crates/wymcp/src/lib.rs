@@ -41,8 +41,27 @@
 //! let server = Server::builder().name("greeter").tool(Greeter).build().unwrap();
 //! assert_eq!(server.tool_names(), ["greeter", "help"]);
 //! ```
+//!
+//! ## Cargo features
+//!
+//! | Feature | Default | Adds |
+//! |---|---|---|
+//! | `http` | on | [`transport::http`] (Streamable HTTP on axum and hyper), `--port`/`--bind` in [`run`] |
+//! | `stdio` | on | [`transport::stdio`], `--stdio` in [`run`] |
+//!
+//! Features only add. A stdio-only server builds no HTTP stack:
+//! `wymcp = { version = "0.1", default-features = false, features = ["stdio"] }`. With neither,
+//! the core remains (tools, gates, `help`, resources, prompts, [`testing`]) for a transport of
+//! your own; [`run`] needs one of the two.
 
 #![warn(missing_docs)]
+// The transport-neutral code (sessions, the stateless era, JSON-RPC framing) serves both
+// transports; a build with one of them left out leaves parts of it unused. The default build
+// (both) keeps every dead-code lint.
+#![cfg_attr(
+    not(all(feature = "http", feature = "stdio")),
+    allow(dead_code, unused_imports)
+)]
 
 pub mod completion;
 mod context;
@@ -53,6 +72,8 @@ mod paging;
 pub mod prompt;
 pub mod protocol;
 pub mod resource;
+#[cfg(any(feature = "http", feature = "stdio"))]
+mod run;
 mod server;
 pub mod session;
 mod stateless;
@@ -69,6 +90,8 @@ pub use dispatch::CallToolResult;
 pub use prompt::{GetPromptResult, Prompt, PromptArgument, PromptArguments, PromptMessage};
 pub use protocol::{ProtocolVersion, RpcError};
 pub use resource::{ReadResource, Resource, ResourceContents, ResourceError, ResourceTemplate};
+#[cfg(any(feature = "http", feature = "stdio"))]
+pub use run::{Cli, CliError, Invocation, RunError, Transport, run};
 pub use server::{Server, ServerBuilder, ServerInfo};
 pub use tool::{
     ActionEnum, ActionError, ActionResult, ActionTool, CallError, CallOutput, CallResult, Content,
