@@ -150,37 +150,8 @@ pub mod __private {
     }
 }
 
-/// The README's code, compiled as a doctest so it stays true.
+/// The crate's README (as crates.io shows it), its code compiled as a doctest so it stays true.
+/// The repository's README and guide are compiled by the `wymcp-guide` package (`docs/`).
 #[cfg(doctest)]
-#[doc = include_str!("../../../README.md")]
+#[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
-
-/// The guide's pages (`docs/*.md`), their code compiled as doctests so it stays true
-/// (`tests/docs_links.rs` checks that every page is listed here).
-#[cfg(doctest)]
-pub mod guide_doctests {
-    #[doc = include_str!("../../../docs/getting-started.md")]
-    pub struct GettingStarted;
-    #[doc = include_str!("../../../docs/tools-and-gates.md")]
-    pub struct ToolsAndGates;
-    #[doc = include_str!("../../../docs/help-and-hints.md")]
-    pub struct HelpAndHints;
-    #[doc = include_str!("../../../docs/plain-and-typed-tools.md")]
-    pub struct PlainAndTypedTools;
-    #[doc = include_str!("../../../docs/transports.md")]
-    pub struct Transports;
-    #[doc = include_str!("../../../docs/subscriptions.md")]
-    pub struct Subscriptions;
-    #[doc = include_str!("../../../docs/multi-round-trip.md")]
-    pub struct MultiRoundTrip;
-    #[doc = include_str!("../../../docs/telemetry.md")]
-    pub struct Telemetry;
-    #[doc = include_str!("../../../docs/testing.md")]
-    pub struct Testing;
-    #[doc = include_str!("../../../docs/configuration.md")]
-    pub struct Configuration;
-    #[doc = include_str!("../../../docs/performance.md")]
-    pub struct Performance;
-    #[doc = include_str!("../../../docs/README.md")]
-    pub struct Index;
-}

@@ -90,9 +90,11 @@ pub(super) fn http(invocation: &Invocation, local: std::net::SocketAddr) -> Stri
         let _ = writeln!(text, "    {}", desktop_config(invocation));
         let _ = writeln!(text, "    or, through a bridge to this HTTP endpoint:");
     }
-    let bridge = serde_json::json!({"mcpServers": {name: {
-        "command": "npx", "args": ["-y", "mcp-remote", url]
-    }}});
+    let bridge = desktop_entry(
+        name,
+        "npx",
+        &["-y".into(), "mcp-remote".into(), url.clone()],
+    );
     let _ = write!(
         text,
         "    {bridge}\n\n  MCP Inspector:\n    \
@@ -104,8 +106,8 @@ pub(super) fn http(invocation: &Invocation, local: std::net::SocketAddr) -> Stri
 
 /// Claude Desktop's entry for this very binary over stdio: its absolute path, `--stdio` and
 /// the forwarded options.
-#[cfg(all(feature = "http", feature = "stdio"))]
-fn desktop_config(invocation: &Invocation) -> serde_json::Value {
+#[cfg(feature = "http")]
+fn desktop_config(invocation: &Invocation) -> String {
     let command = std::env::current_exe()
         .ok()
         .and_then(|exe| std::fs::canonicalize(&exe).ok().or(Some(exe)))
@@ -113,14 +115,19 @@ fn desktop_config(invocation: &Invocation) -> serde_json::Value {
         .unwrap_or_else(|| invocation.cli.name.clone());
     let mut args = vec!["--stdio".to_owned()];
     args.extend(invocation.forwarded.iter().cloned());
-    serde_json::json!({"mcpServers": {invocation.cli.name.as_str(): {
-        "command": command, "args": args
-    }}})
+    desktop_entry(&invocation.cli.name, &command, &args)
 }
 
-#[cfg(all(feature = "http", not(feature = "stdio")))]
-fn desktop_config(_: &Invocation) -> serde_json::Value {
-    serde_json::Value::Null
+/// `{"mcpServers": {name: {"command": …, "args": […]}}}`, keys in the order the docs show them.
+#[cfg(feature = "http")]
+fn desktop_entry(name: &str, command: &str, args: &[String]) -> String {
+    let quote = |s: &str| serde_json::Value::from(s).to_string();
+    let args = serde_json::Value::from(args.to_vec()).to_string();
+    format!(
+        "{{\"mcpServers\": {{{}: {{\"command\": {}, \"args\": {args}}}}}}}",
+        quote(name),
+        quote(command)
+    )
 }
 
 fn heading(invocation: &Invocation) -> &str {
