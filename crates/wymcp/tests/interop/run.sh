@@ -26,24 +26,26 @@ pids=()
 logs=()
 data="$(mktemp -d)"
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -f "${logs[@]}"; rm -rf "$data"' EXIT
-# Starts an example serving HTTP on a free port; sets $addr to its address.
+# Starts an example serving HTTP on a free port (wymcp::run's --port 0); sets $addr to the
+# address its banner (stderr) names.
 start_http() {
   local log
   log="$(mktemp)"
   logs+=("$log")
   "$@" >"$log" 2>&1 &
   pids+=($!)
+  addr=""
   for _ in $(seq 1 100); do
-    grep -q '^listening on ' "$log" && break
+    addr="$(grep -o 'http://127.0.0.1:[0-9]*/mcp' "$log" | head -n 1 | sed 's#^http://##; s#/mcp$##' || true)"
+    [ -n "$addr" ] && break
     sleep 0.1
   done
-  addr="$(sed -n 's/^listening on //p' "$log")"
   [ -n "$addr" ] || { cat "$log" >&2; exit 1; }
 }
-start_http "$target/debug/examples/streamable_http" 127.0.0.1:0
+start_http "$target/debug/examples/streamable_http" --port 0
 "$venv/bin/python" "$here/python_client.py" "http://$addr/mcp"
 "$venv/bin/python" "$here/python_context_client.py" stdio "$target/debug/examples/context"
-start_http "$target/debug/examples/context" http 127.0.0.1:0
+start_http "$target/debug/examples/context" --port 0
 "$venv/bin/python" "$here/python_context_client.py" http "http://$addr/mcp"
 # The tasks example prints its URL on stderr, in a banner.
 log="$(mktemp)"
