@@ -19,6 +19,8 @@ pub mod guide_doctests {
     pub struct HelpAndHints;
     #[doc = include_str!("plain-and-typed-tools.md")]
     pub struct PlainAndTypedTools;
+    #[doc = include_str!("resources-and-prompts.md")]
+    pub struct ResourcesAndPrompts;
     #[doc = include_str!("transports.md")]
     pub struct Transports;
     #[doc = include_str!("subscriptions.md")]
@@ -31,6 +33,8 @@ pub mod guide_doctests {
     pub struct Testing;
     #[doc = include_str!("configuration.md")]
     pub struct Configuration;
+    #[doc = include_str!("architecture.md")]
+    pub struct Architecture;
     #[doc = include_str!("performance.md")]
     pub struct Performance;
     #[doc = include_str!("README.md")]

@@ -174,6 +174,22 @@ pub enum Problem {
     /// `examples` is not a list of objects.
     #[error("examples must be a list of objects, got {0}")]
     ExamplesNotList(String),
+    /// An example is a `data` the gates would refuse from a caller.
+    #[error("examples[{index}] would be refused by the gates: {reason}")]
+    ExampleRefused {
+        /// The example's position in `examples`.
+        index: usize,
+        /// What the gates would say, bounded (no value is quoted).
+        reason: String,
+    },
+    /// `related` names no action of the tool.
+    #[error("related names {} that the tool does not declare; its actions: {}", quoted(.unknown), quoted(.actions))]
+    RelatedUnknown {
+        /// The related names that are not actions.
+        unknown: Vec<String>,
+        /// The tool's action names, sorted.
+        actions: Vec<String>,
+    },
     /// The property schemas do not build as a JSON Schema (2020-12, format asserted).
     #[error("properties do not build as a JSON Schema: {0}")]
     SchemaBuild(String),

@@ -9,6 +9,7 @@
 mod action;
 pub mod bound;
 mod error;
+mod example;
 mod hint;
 mod integers;
 pub mod keyset;
@@ -21,5 +22,6 @@ pub use action::{ACTION_SCHEMA_KEYS, ActionSchema, Actions};
 pub use error::{Callback, ConfigurationError, Problem};
 pub use hint::Hint;
 pub use validate::{
-    ValidatedAction, ValidatedActions, action_summaries, validate_action, validate_actions,
+    ValidatedAction, ValidatedActions, action_summaries, related_offence, validate_action,
+    validate_actions,
 };

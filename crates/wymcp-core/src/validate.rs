@@ -16,6 +16,7 @@ use serde_json::{Map, Value};
 use crate::action::{ACTION_SCHEMA_KEYS, Actions};
 use crate::bound;
 use crate::error::{Callback, ConfigurationError, Problem};
+use crate::example;
 use crate::keyset;
 use crate::value_gate::ValueGate;
 
@@ -154,7 +155,26 @@ pub fn validate_actions(actions: &Actions) -> Result<ValidatedActions, Configura
         validated.push(action);
     }
     validated.sort_by(|a, b| a.name.cmp(&b.name));
+    let names: Vec<&str> = validated.iter().map(|a| a.name.as_str()).collect();
+    for action in &validated {
+        if let Some(problem) = related_offence(action.related().unwrap_or_default(), &names) {
+            return Err(ConfigurationError::new(problem).in_action(action.name.clone()));
+        }
+    }
     Ok(ValidatedActions { actions: validated })
+}
+
+/// `related` naming something that is not one of the tool's actions (`names`, sorted).
+pub fn related_offence(related: &[String], names: &[&str]) -> Option<Problem> {
+    let unknown: Vec<String> = related
+        .iter()
+        .filter(|r| !names.contains(&r.as_str()))
+        .cloned()
+        .collect();
+    (!unknown.is_empty()).then(|| Problem::RelatedUnknown {
+        unknown,
+        actions: names.iter().map(|n| (*n).to_owned()).collect(),
+    })
 }
 
 fn render(v: &Value) -> String {
@@ -249,6 +269,18 @@ pub fn validate_action(name: &str, schema: &Value) -> Result<ValidatedAction, Pr
     let gate = ValueGate::for_properties(&properties).map_err(Problem::SchemaBuild)?;
     if let Some(defaults) = &defaults {
         check_default_values(defaults, &properties, &gate)?;
+    }
+    let declared = example::Declared {
+        properties: &properties,
+        required: &required,
+        required_one_of: required_one_of.as_deref(),
+        gate: &gate,
+    };
+    if let Some(problem) = examples
+        .as_deref()
+        .and_then(|e| example::refused(e, &declared))
+    {
+        return Err(problem);
     }
     let published = keyset::close_properties(&properties);
     let mut rendered = Map::new();
@@ -414,14 +446,7 @@ fn check_default_values(
             });
         }
         if let Err(invalid) = gate.check(&Value::Object(one)) {
-            let problems = invalid
-                .listed
-                .into_iter()
-                .flat_map(|i| {
-                    let path = i.path;
-                    i.problems.into_iter().map(move |p| format!("{path}: {p}"))
-                })
-                .collect();
+            let problems = invalid.problem_lines();
             return Err(Problem::DefaultInvalid {
                 property: property.clone(),
                 problems,

@@ -72,6 +72,19 @@ pub struct InvalidValues {
     pub count: usize,
 }
 
+impl InvalidValues {
+    /// Every listed problem as one line, `"<path>: <problem>"`.
+    pub fn problem_lines(self) -> Vec<String> {
+        self.listed
+            .into_iter()
+            .flat_map(|i| {
+                let path = i.path;
+                i.problems.into_iter().map(move |p| format!("{path}: {p}"))
+            })
+            .collect()
+    }
+}
+
 /// A compiled value gate for one schema: the validator, the schema it was built from, and
 /// where in it an integer can be reached (for the integer cast).
 #[derive(Debug)]

@@ -2,8 +2,19 @@
 
 #![warn(missing_docs)]
 
+mod action_names;
+mod attrs;
+mod cross_checks;
+mod fallback;
+mod fields;
+mod forwarded;
 mod json;
 mod locate;
+mod methods;
+mod params;
+mod plain;
+mod prompt;
+mod resources;
 mod typed;
 
 use proc_macro::TokenStream;
@@ -48,8 +59,96 @@ fn expand(input: proc_macro2::TokenStream) -> syn::Result<proc_macro2::TokenStre
 #[proc_macro_derive(ActionEnum, attributes(wymcp))]
 pub fn derive_action_enum(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    let stub = fallback::action_enum(&input);
     match typed::derive(input) {
+        Ok(tokens) => tokens.into(),
+        Err(error) => {
+            let error = error.to_compile_error();
+            quote!(#error #stub).into()
+        }
+    }
+}
+
+/// Makes an inherent `impl` block a tool: each `async fn` is an action and the type implements
+/// `wymcp::ActionTool`. See `wymcp::tool` for the rules.
+#[proc_macro_attribute]
+pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let item = proc_macro2::TokenStream::from(item);
+    match methods::expand(attr.into(), item.clone()) {
+        Ok(tokens) => tokens.into(),
+        Err(error) => {
+            let error = error.to_compile_error();
+            let stub = fallback::impl_block(item, fallback::Stub::ActionTool);
+            quote!(#error #stub).into()
+        }
+    }
+}
+
+/// Makes an inherent `impl` block holding one `async fn` a plain tool: the type implements
+/// `wymcp::PlainTool`. See `wymcp::plain_tool` for the rules.
+#[proc_macro_attribute]
+pub fn plain_tool(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let item = proc_macro2::TokenStream::from(item);
+    match plain::expand(attr.into(), item.clone()) {
+        Ok(tokens) => tokens.into(),
+        Err(error) => {
+            let error = error.to_compile_error();
+            let stub = fallback::impl_block(item, fallback::Stub::PlainTool);
+            quote!(#error #stub).into()
+        }
+    }
+}
+
+/// Makes an `async fn` a prompt: a unit struct of the same name implementing
+/// `wymcp::prompt::Prompt`. See `wymcp::prompt` for the rules.
+#[proc_macro_attribute]
+pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
+    match prompt::expand(attr.into(), item.into()) {
         Ok(tokens) => tokens.into(),
         Err(error) => error.to_compile_error().into(),
     }
+}
+
+/// Makes the marked `async fn`s of an `impl` block resources and resource templates. See
+/// `wymcp::resources` for the rules.
+#[proc_macro_attribute]
+pub fn resources(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let item = proc_macro2::TokenStream::from(item);
+    match resources::expand(attr.into(), item.clone()) {
+        Ok(tokens) => tokens.into(),
+        Err(error) => {
+            let error = error.to_compile_error();
+            let block = fallback::impl_block(item, fallback::Stub::Nothing);
+            quote!(#error #block).into()
+        }
+    }
+}
+
+/// Derives `Deserialize`, `Serialize` and `JsonSchema` through wymcp's own serde and schemars. See
+/// `wymcp::data`.
+#[proc_macro_attribute]
+pub fn data(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let attr = proc_macro2::TokenStream::from(attr);
+    if let Some(token) = attr.into_iter().next() {
+        return syn::Error::new(token.span(), "`#[wymcp::data]` takes no arguments: derive other traits beside it, `#[derive(Clone)]`")
+            .to_compile_error()
+            .into();
+    }
+    let item = proc_macro2::TokenStream::from(item);
+    let fields = syn::parse2::<syn::DeriveInput>(item.clone())
+        .map(|input| fields::record(&input))
+        .unwrap_or_default();
+    quote! {
+        #[derive(
+            ::wymcp::__private::serde::Deserialize,
+            ::wymcp::__private::serde::Serialize,
+            ::wymcp::__private::schemars::JsonSchema,
+        )]
+        #[serde(crate = "::wymcp::__private::serde")]
+        #[schemars(crate = "::wymcp::__private::schemars")]
+        #item
+
+        #fields
+    }
+    .into()
 }

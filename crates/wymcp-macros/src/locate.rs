@@ -53,6 +53,11 @@ pub(crate) fn span_of(root: &Node, error: &ConfigurationError) -> Span {
         Problem::NotesNotString(_) => field("notes").map(Node::span),
         Problem::RelatedNotList(_) => field("related").map(Node::span),
         Problem::ExamplesNotList(_) => field("examples").map(Node::span),
+        Problem::ExampleRefused { index, .. } => field("examples").map(|e| match e {
+            Node::Array(items, span) => items.get(*index).map_or(*span, Node::span),
+            other => other.span(),
+        }),
+        Problem::RelatedUnknown { unknown, .. } => element("related", unknown),
         _ => None,
     };
     span.unwrap_or_else(|| schema.span())

@@ -56,27 +56,28 @@ pub(crate) fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
         action.check()?;
         actions.push(action);
     }
+    crate::cross_checks::check_related(&actions)?;
     Ok(expand(&input.ident, &actions))
 }
 
 /// What the payload of a variant is.
-enum Payload<'a> {
+pub(crate) enum Payload<'a> {
     /// A unit variant: an action without properties.
     Unit,
     /// A one-field tuple variant: the struct whose fields are the action's properties.
     Struct(&'a syn::Type),
 }
 
-/// One variant, read.
-struct Action<'a> {
-    ident: &'a syn::Ident,
-    name: String,
-    name_span: Span,
-    payload: Payload<'a>,
+/// One variant (or action method), read.
+pub(crate) struct Action<'a> {
+    pub(crate) ident: &'a syn::Ident,
+    pub(crate) name: String,
+    pub(crate) name_span: Span,
+    pub(crate) payload: Payload<'a>,
     /// The extras: description, required_one_of, notes, related, examples, as JSON.
-    extras: Map<String, Value>,
+    pub(crate) extras: Map<String, Value>,
     /// The same, with the spans of the tokens that wrote them (for refusals).
-    nodes: Vec<(String, Span, Node)>,
+    pub(crate) nodes: Vec<(String, Span, Node)>,
 }
 
 impl<'a> Action<'a> {
@@ -105,24 +106,36 @@ impl<'a> Action<'a> {
                 "an action variant takes no discriminant",
             ));
         }
+        Action::from_attrs(&variant.ident, &variant.attrs, payload, "variant")
+    }
+
+    /// An action named after `ident` (in snake_case), described by the doc comment among
+    /// `attrs`, with the extras of their `#[wymcp(...)]` attributes. `item` names what carries
+    /// the doc ("variant", "method") in the refusal of a missing one.
+    pub(crate) fn from_attrs(
+        ident: &'a syn::Ident,
+        attrs: &[Attribute],
+        payload: Payload<'a>,
+        item: &str,
+    ) -> syn::Result<Self> {
         let mut action = Action {
-            ident: &variant.ident,
-            name: snake_case(&variant.ident.to_string()),
-            name_span: variant.ident.span(),
+            ident,
+            name: snake_case(&ident.to_string()),
+            name_span: ident.span(),
             payload,
             extras: Map::new(),
             nodes: Vec::new(),
         };
-        for attr in variant.attrs.iter().filter(|a| a.path().is_ident("wymcp")) {
+        for attr in attrs.iter().filter(|a| a.path().is_ident("wymcp")) {
             action.read_wymcp(attr)?;
         }
-        action.read_doc(&variant.attrs, variant.ident.span())?;
+        action.read_doc(attrs, ident.span(), item)?;
         Ok(action)
     }
 
     /// The variant's doc: the first paragraph is the description (one line), the rest, after a
     /// blank line, the notes.
-    fn read_doc(&mut self, attrs: &[Attribute], fallback: Span) -> syn::Result<()> {
+    fn read_doc(&mut self, attrs: &[Attribute], fallback: Span, item: &str) -> syn::Result<()> {
         let mut lines: Vec<(String, Span)> = Vec::new();
         for attr in attrs.iter().filter(|a| a.path().is_ident("doc")) {
             let Meta::NameValue(nv) = &attr.meta else {
@@ -155,7 +168,7 @@ impl<'a> Action<'a> {
                 ConfigurationError::new(Problem::MissingDescription).in_action(self.name.clone());
             return Err(syn::Error::new(
                 fallback,
-                format!("{error}: write a one-line `///` doc comment on the variant"),
+                format!("{error}: write a one-line `///` doc comment on the {item}"),
             ));
         };
         let mut span = *first_span;
@@ -281,14 +294,21 @@ impl<'a> Action<'a> {
     /// Runs the runtime's chain on what is known now: the name, the description and the
     /// extras. A unit variant has no properties; for a struct, every name the extras mention
     /// stands in for a declared property (its real properties are checked by `build()`).
-    fn check(&self) -> syn::Result<()> {
+    pub(crate) fn check(&self) -> syn::Result<()> {
         let mut mentioned = Map::new();
-        if let (Payload::Struct(_), Some(Value::Array(groups))) =
-            (&self.payload, self.extras.get("required_one_of"))
-        {
-            for name in groups.iter().filter_map(Value::as_array).flatten() {
+        if let Payload::Struct(_) = &self.payload {
+            // The struct's fields are schemars' to know: the names the extras use stand in.
+            let groups = self.extras.get("required_one_of").and_then(Value::as_array);
+            let grouped = groups.into_iter().flatten().filter_map(Value::as_array);
+            let examples = self.extras.get("examples").and_then(Value::as_array);
+            let keys = examples
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_object)
+                .flat_map(|e| e.keys().cloned().map(Value::String));
+            for name in grouped.flatten().cloned().chain(keys) {
                 if let Value::String(name) = name {
-                    mentioned.insert(name.clone(), Value::Object(Map::new()));
+                    mentioned.insert(name, Value::Object(Map::new()));
                 }
             }
         }
@@ -319,7 +339,7 @@ impl<'a> Action<'a> {
     }
 }
 
-fn clone_entry((k, s, n): &(String, Span, Node)) -> (String, Span, Node) {
+pub(crate) fn clone_entry((k, s, n): &(String, Span, Node)) -> (String, Span, Node) {
     (k.clone(), *s, n.clone())
 }
 
@@ -386,7 +406,10 @@ fn expand(ident: &syn::Ident, actions: &[Action<'_>]) -> TokenStream {
             Payload::Struct(_) => quote! { Self::#v(..) => #name, },
         }
     });
+    let checks = actions.iter().map(Action::field_checks);
     quote! {
+        #(#checks)*
+
         #[automatically_derived]
         impl ::wymcp::ActionEnum for #ident {
             fn actions() -> ::wymcp::Actions {

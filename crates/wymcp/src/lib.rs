@@ -15,6 +15,9 @@
 //! | [`resource`], [`prompt`], [`completion`] | static and templated resources (RFC 6570) with subscriptions, prompts with checked arguments, completion providers; all validated at `build()` |
 //! | [`testing`] | an in-process client over a built server, typed results and gate errors, assertion helpers |
 //! | [`TypedActionTool`] | the actions as a Rust enum of serde structs (`#[derive(ActionEnum)]`): schemas generated, `run` receives the variant; see [`tool_kinds`] for when to use which |
+//! | [`tool`], [`plain_tool`], [`prompt`](macro@prompt) | the shortest forms: an `impl` block's `async fn`s as actions, one `async fn` as a plain tool, an `async fn` as a prompt; schemas from the parameters, validated while your crate compiles |
+//!
+//! [`prompt`]: mod@prompt
 //!
 //! ```
 //! use serde_json::json;
@@ -66,7 +69,6 @@
 pub mod completion;
 mod context;
 mod dispatch;
-mod help;
 pub mod mrtr;
 mod paging;
 pub mod prompt;
@@ -74,9 +76,9 @@ pub mod protocol;
 pub mod resource;
 #[cfg(any(feature = "http", feature = "stdio"))]
 mod run;
+mod serve;
 mod server;
 pub mod session;
-mod stateless;
 pub mod testing;
 mod tool;
 pub mod transport;
@@ -97,9 +99,8 @@ pub use tool::{
     ActionEnum, ActionError, ActionResult, ActionTool, CallError, CallOutput, CallResult, Content,
     Data, DataError, ErrorKind, Failure, PlainTool, Reply, TypedActionTool,
 };
-pub use wymcp_core::{
-    ActionSchema, Actions, Callback, ConfigurationError, Hint, Problem, bound, keyset,
-};
+pub use tool::{IntoActionResult, IntoCallResult, Params};
+pub use wymcp_core::{ActionSchema, Actions, Callback, ConfigurationError, Hint, Problem, bound};
 
 /// Declares a tool's actions as a JSON literal, validated while your crate compiles.
 ///
@@ -128,8 +129,234 @@ pub use wymcp_macros::actions;
 /// Derives [`ActionEnum`]: see the trait for what a variant, its doc and its struct become.
 pub use wymcp_macros::ActionEnum;
 
-/// The `schemars` this crate generates property schemas with, for
-/// `#[schemars(crate = "wymcp::schemars")]` when your crate does not depend on it.
+/// Makes an inherent `impl` block an action-dispatched tool: the type implements
+/// [`ActionTool`], each `async fn` of the block is an action.
+///
+/// * **The tool**: named after the type in snake_case (`Notes` → `notes`), described by the
+///   block's doc comment; `#[wymcp::tool(name = "...", description = "...")]` overrides either.
+/// * **An action**: each `async fn(&self, ...)`, named after the method, described by the first
+///   paragraph of its doc comment (one line); later paragraphs are its `notes`.
+///   `#[wymcp(required_one_of = [[...]], related = [...], notes = "...", example = {...},
+///   rename = "...")]` on the method adds the rest of the vocabulary; `#[wymcp(skip)]` keeps an
+///   `async fn` a plain method.
+/// * **Its data**: the parameters, each a property named after it, described by its `///` doc
+///   comment. Required unless it is an `Option` or has `#[wymcp(default = <JSON>)]`; JSON
+///   Schema keywords (`minimum`, `maxLength`, `pattern`, `format`, `enum`, ...) and
+///   `schema = {...}` go in the same attribute. A parameter of type [`Context`] (or
+///   `&Context`) receives the call's context instead. Or one struct: `Params(x): Params<T>`.
+/// * **Its answer**: anything [`IntoActionResult`]: a `Result<T: Serialize, E>` whose error
+///   converts into a [`Failure`], a [`Reply`], an [`ActionResult`], a `serde_json::Value`.
+/// * **The rest of [`ActionTool`]**: a non-async method of the block named `hints`,
+///   `handle_error`, `output_schema`, `title`, `annotations` or `action_context`, with
+///   `ActionTool`'s signature, provides it. `hints` and `action_context` may take the action
+///   as an enum instead of its name: write `action: NotesAction` (the type's name and
+///   `Action`), and the attribute generates `enum NotesAction { Add, List, ... }` (with
+///   `name()` and `from_name()`), so the match is exhaustive.
+///
+/// A parameter written with the standard types (`String`, `bool`, integers, floats, `Option`,
+/// `Vec`, sets, `String`-keyed maps, `serde_json::Value`) has its schema derived while your
+/// crate compiles, and the whole action goes through the chain `build()` runs: a refusal fails
+/// the build at the offending token. Any other type brings its schema through `JsonSchema`
+/// ([`data`]), validated by `build()`. The gates, refusals and `help` are the ones a literal
+/// [`actions!`] tool gets.
+///
+/// ```
+/// use wymcp::{Failure, Server};
+///
+/// struct Notes;
+///
+/// /// Keep short notes
+/// #[wymcp::tool]
+/// impl Notes {
+///     /// Add a note
+///     async fn add(
+///         &self,
+///         /// What to remember
+///         #[wymcp(minLength = 1)]
+///         text: String,
+///         /// Labels to find it by
+///         #[wymcp(default = [])]
+///         tags: Vec<String>,
+///     ) -> Result<serde_json::Value, Failure> {
+///         Ok(serde_json::json!({"added": text, "tags": tags}))
+///     }
+/// }
+///
+/// let server = Server::builder().tool(Notes).build().unwrap();
+/// assert_eq!(server.tool_names(), ["notes", "help"]);
+/// ```
+///
+/// ```compile_fail
+/// struct Notes;
+///
+/// /// Keep short notes
+/// #[wymcp::tool]
+/// impl Notes {
+///     /// List the notes
+///     async fn list(&self, #[wymcp(default = "twenty")] limit: u32) -> serde_json::Value {
+///         serde_json::json!(limit)
+///     }
+/// }
+/// ```
+pub use wymcp_macros::tool;
+
+/// Makes an inherent `impl` block holding one `async fn` a plain tool: the type implements
+/// [`PlainTool`], the method is the tool.
+///
+/// The tool is named after the method, described by its doc comment (newlines allowed);
+/// `#[wymcp::plain_tool(name = "...", description = "...")]` overrides either. Its input
+/// schema is the method's parameters, as for a [`tool`] action (doc comments, keywords,
+/// `Option` for optional; no defaults: a plain tool's arguments have none), validated while
+/// your crate compiles when their types are standard ones. A method returning
+/// `Result<T, E>` with a struct `T` (deriving `Serialize` and `JsonSchema`, or [`data`]) gets
+/// `T`'s schema as its `outputSchema`, and its answers are served as `structuredContent`
+/// validated against it, with the JSON as text content. A non-async `title`, `annotations`
+/// or `output_schema` method of the block provides that part of [`PlainTool`].
+///
+/// ```
+/// use wymcp::{Failure, ProtocolVersion, Server};
+///
+/// #[wymcp::data]
+/// struct Count {
+///     /// How many notes
+///     count: u32,
+/// }
+///
+/// struct Stats;
+///
+/// #[wymcp::plain_tool]
+/// impl Stats {
+///     /// Count the notes carrying a tag
+///     async fn count_notes(&self, /** The tag */ tag: String) -> Result<Count, Failure> {
+///         Ok(Count { count: tag.len() as u32 })
+///     }
+/// }
+///
+/// let server = Server::builder().plain_tool(Stats).build().unwrap();
+/// let list = server.list_tools(ProtocolVersion::V2025_11_25);
+/// assert_eq!(list["tools"][0]["outputSchema"]["properties"]["count"]["type"], "integer");
+/// ```
+pub use wymcp_macros::plain_tool;
+
+/// Makes an `async fn` a prompt: the function becomes a unit struct of the same name
+/// implementing [`Prompt`], registered as `.prompt(name)`.
+///
+/// The prompt is named after the function and described by its doc comment. Each parameter is
+/// an argument of the same name, described by its doc comment, required unless it is an
+/// `Option`; the client sends strings, parsed into the parameter's type with `FromStr`
+/// (`String` as sent; a value that does not parse is refused with `-32602`). A [`Context`]
+/// parameter receives the call's context. The function returns a `String` (one user message),
+/// a `Vec<PromptMessage>`, a [`GetPromptResult`], or a `Result` of one of those and a
+/// [`PromptError`](prompt::PromptError) ([`prompt::IntoPromptResult`]).
+///
+/// ```
+/// use wymcp::Server;
+///
+/// /// Summarize the notes carrying a tag
+/// #[wymcp::prompt]
+/// async fn summarize(/** The tag */ tag: String, /** At most this many words */ words: Option<u32>) -> String {
+///     format!("Summarize my notes tagged {tag} in {} words.", words.unwrap_or(50))
+/// }
+///
+/// let server = Server::builder().prompt(summarize).build().unwrap();
+/// assert_eq!(server.prompt_names(), ["summarize"]);
+/// ```
+pub use wymcp_macros::prompt;
+
+/// Makes the marked `async fn`s of an `impl` block resources: `#[wymcp(template =
+/// "notes://notes/{id}")]` a resource template whose variables are the method's parameters
+/// (parsed with `FromStr`; one that does not parse is an invalid request naming it),
+/// `#[wymcp(uri = "notes://all")]` a single resource read on demand; `mime_type = "..."` beside
+/// either. The method's doc comment is the description, its name the resource's name. For each
+/// method the block gains `<method>_resource(&self)`, the [`ResourceTemplate`] (or
+/// [`Resource`]) to register, which reads through a clone of `self` (so the type is `Clone`,
+/// an `Arc` inside). A method returns a `String` (the text at the URI read), the contents, or
+/// a `Result` of one of those and a [`ResourceError`] ([`resource::IntoContents`]).
+///
+/// The template's variables and the parameters must match: a variable no parameter takes, or
+/// a parameter the template lacks, fails the build at the token.
+///
+/// ```
+/// use serde_json::json;
+/// use wymcp::{Context, ResourceError, Server};
+///
+/// #[derive(Clone)]
+/// struct Notes(std::sync::Arc<Vec<String>>);
+///
+/// #[wymcp::resources]
+/// impl Notes {
+///     /// A note, by its number
+///     #[wymcp(template = "notes://notes/{n}", mime_type = "text/plain")]
+///     async fn note(&self, n: usize) -> Result<String, ResourceError> {
+///         self.0.get(n).cloned().ok_or(ResourceError::NotFound)
+///     }
+/// }
+///
+/// let notes = Notes(std::sync::Arc::new(vec!["Buy milk".into()]));
+/// let server = Server::builder().resource_template(notes.note_resource()).build().unwrap();
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let read = server
+///     .handle_resources_read(Some(json!({"uri": "notes://notes/0"})), Context::default())
+///     .await
+///     .unwrap();
+/// assert_eq!(read["contents"][0]["text"], "Buy milk");
+/// let refused = server
+///     .handle_resources_read(Some(json!({"uri": "notes://notes/x"})), Context::default())
+///     .await
+///     .unwrap_err();
+/// assert!(refused.message().contains("\"n\""), "{}", refused.message());
+/// # });
+/// ```
+///
+/// ```compile_fail
+/// #[derive(Clone)]
+/// struct Notes;
+///
+/// #[wymcp::resources]
+/// impl Notes {
+///     /// A note
+///     #[wymcp(template = "notes://notes/{id}")]
+///     async fn note(&self, number: u32) -> String { number.to_string() }
+/// }
+/// ```
+pub use wymcp_macros::resources;
+
+/// Derives `Deserialize`, `Serialize` and [`JsonSchema`] for a type an action takes or
+/// returns, through wymcp's own serde and schemars: your crate needs no `schemars` dependency.
+/// `#[serde(...)]` and `#[schemars(...)]` attributes work as under the derives.
+///
+/// ```
+/// use wymcp::{Failure, Params, Server};
+///
+/// #[wymcp::data]
+/// struct AddNote {
+///     /// What to remember
+///     text: String,
+///     /// Labels to find it by
+///     #[serde(default)]
+///     tags: Vec<String>,
+/// }
+///
+/// struct Notes;
+///
+/// /// Keep short notes
+/// #[wymcp::tool]
+/// impl Notes {
+///     /// Add a note
+///     async fn add(&self, Params(note): Params<AddNote>) -> Result<AddNote, Failure> {
+///         Ok(note)
+///     }
+/// }
+///
+/// let server = Server::builder().tool(Notes).build().unwrap();
+/// assert_eq!(server.tool_names(), ["notes", "help"]);
+/// ```
+pub use wymcp_macros::data;
+
+/// The `schemars` this crate generates property schemas with. Kept for the
+/// `#[schemars(crate = "wymcp::schemars")]` of existing code; `#[wymcp::data]` and the
+/// attribute macros reach it through a hidden path, so new code needs neither.
+#[doc(hidden)]
 pub use schemars;
 
 /// Derives a JSON Schema for an action's struct (schemars' derive). Its generated code names
@@ -140,7 +367,56 @@ pub use schemars::JsonSchema;
 pub mod __private {
     //! Support for the macros; not public API.
 
+    pub use crate::prompt::function::support::{prompt_answer, prompt_arg, prompt_required};
+    pub use crate::resource::from_fn::support::{resource_answer, resource_var};
+    pub use crate::tool::methods::support::{
+        answer, arg, data_map, method_action, params, params_action, plain_answer, plain_arg,
+        plain_input_schema, plain_output_schema, property_schema,
+    };
     pub use crate::tool::typed::support::{parse_data, typed_action, unit_action, unknown_action};
+    pub use schemars;
+    pub use serde;
+    pub use serde_json;
+
+    /// The property names of a type `#[wymcp::data]` could not read (or did not derive):
+    /// none, so the compile-time check defers to `build()`. A `#[wymcp::data]` struct's
+    /// inherent `__WYMCP_FIELDS` shadows this one.
+    pub trait NoFields {
+        /// No names known.
+        const __WYMCP_FIELDS: Option<&'static [&'static str]> = None;
+    }
+
+    impl<T: ?Sized> NoFields for T {}
+
+    /// Whether `fields` (when known) holds `name`.
+    pub const fn has_field(fields: Option<&[&str]>, name: &str) -> bool {
+        let Some(fields) = fields else {
+            return true;
+        };
+        let mut i = 0;
+        while i < fields.len() {
+            if str_eq(fields[i], name) {
+                return true;
+            }
+            i += 1;
+        }
+        false
+    }
+
+    const fn str_eq(a: &str, b: &str) -> bool {
+        let (a, b) = (a.as_bytes(), b.as_bytes());
+        if a.len() != b.len() {
+            return false;
+        }
+        let mut i = 0;
+        while i < a.len() {
+            if a[i] != b[i] {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
 
     /// The `Actions` of a literal the `actions!` macro validated at compile time.
     pub fn actions_from_validated_json(text: &str) -> crate::Actions {

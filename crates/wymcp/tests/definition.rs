@@ -478,11 +478,12 @@ async fn def_12_notes_with_newlines_are_accepted_and_published_verbatim() {
     let server = accepted_literal(json!({
         "create": {
             "description": "Create",
-            "properties": {},
+            "properties": {"anything": {"type": "array"}},
             "notes": notes,
-            "related": ["not-an-action"],
+            "related": ["list"],
             "examples": [{"anything": ["goes", 1]}]
-        }
+        },
+        "list": {"description": "List", "properties": {}}
     }));
     let result = server
         .call_tool(
@@ -499,10 +500,10 @@ async fn def_12_notes_with_newlines_are_accepted_and_published_verbatim() {
             "tool": "t",
             "action": "create",
             "description": "Create",
-            "properties": {},
+            "properties": {"anything": {"type": "array"}},
             "required": [],
             "notes": notes,
-            "related": ["not-an-action"],
+            "related": ["list"],
             "examples": [{"anything": ["goes", 1]}]
         }))
     );
@@ -1159,5 +1160,61 @@ fn def_28_hint_json_has_example_only_when_given() {
     assert_eq!(
         serde_json::to_value(&with).expect("a hint serializes"),
         json!({"tool": "t", "action": "get", "description": "View it", "example": {"id": 1}})
+    );
+}
+
+// Examples and related, validated before served (issue 25) -----------------------------------
+
+#[test]
+fn an_example_the_gates_would_refuse_is_refused_naming_the_example_and_the_gate() {
+    let properties = json!({"id": {"type": "integer", "minimum": 1}, "title": {"type": "string"}});
+    let cases = [
+        (
+            json!([{"id": 1}, {"id": 2, "colour": "red"}]),
+            1,
+            "unknown key(s) /colour",
+        ),
+        (json!([{"title": "x"}]), 0, "required field(s) missing: id"),
+        (json!([{"id": 0}]), 0, "/id: "),
+    ];
+    for (examples, index, reason) in cases {
+        let err = refused_literal(json!({
+            "get": {"description": "Get", "properties": properties.clone(), "required": ["id"],
+                    "examples": examples.clone()}
+        }));
+        let text = err.to_string();
+        let prefix = format!(
+            r#"tool "t", action "get": examples[{index}] would be refused by the gates: {reason}"#
+        );
+        assert!(text.starts_with(&prefix), "{examples}: {text}");
+        assert!(
+            matches!(err.problem(), Problem::ExampleRefused { index: i, .. } if *i == index),
+            "{err:?}"
+        );
+    }
+    let groups = refused_literal(json!({
+        "get": {"description": "Get", "properties": properties,
+                "required_one_of": [["id"], ["title"]], "examples": [{}]}
+    }));
+    assert_eq!(
+        groups.to_string(),
+        r#"tool "t", action "get": examples[0] would be refused by the gates: no required_one_of group is fully present"#
+    );
+}
+
+#[test]
+fn related_naming_no_action_of_the_tool_is_refused() {
+    let err = refused_literal(json!({
+        "create": {"description": "Create", "properties": {}, "related": ["list", "lsit"]},
+        "list": {"description": "List", "properties": {}}
+    }));
+    assert_action_refusal(
+        &err,
+        "create",
+        Problem::RelatedUnknown {
+            unknown: vec!["lsit".into()],
+            actions: vec!["create".into(), "list".into()],
+        },
+        r#"tool "t", action "create": related names ["lsit"] that the tool does not declare; its actions: ["create", "list"]"#,
     );
 }

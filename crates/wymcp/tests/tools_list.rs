@@ -218,7 +218,7 @@ fn list_3_data_is_a_bare_object_whatever_the_action_declares() {
                     .required_one_of([vec!["url"], vec!["project_key", "pr_id"]])
                     .default_value("verbose", json!(false))
                     .notes("Notes stay in help.")
-                    .related(["list"])
+                    .related(["get"])
                     .example(json!({"url": "https://example.com/pr/1", "opts": {}})),
             ),
         )),

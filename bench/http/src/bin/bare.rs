@@ -1,5 +1,7 @@
 //! (a) The physical limit of the setup: a bare axum handler that parses a JSON-RPC
 //! `tools/call` with serde_json and answers a fixed-shape result. No sessions, no validation.
+//! It reads either era's request alike (the 2026-07-28 one is longer: its `_meta` envelope is
+//! parsed with the rest), so each era's ratios are against the same bytes on the wire.
 //!
 //! `bare <addr>`: prints `listening on <addr>` once bound.
 

@@ -2,10 +2,14 @@
 //!
 //! * `mcpload sessions <url> <n> <out-file>`: opens `n` sessions (`initialize`, then
 //!   `notifications/initialized`), 32 at a time, and writes their ids one per line.
-//! * `mcpload calls <url> <sessions-file|-> <n> <concurrency>`: makes exactly `n` `tools/call`
-//!   calls (rotating over the sessions; `-` for none), checks every answer carries `"sum":3` (plain or inside a text block),
-//!   and fails on any other answer.
-//! * `mcpload check <url> <sessions-file|->`: one call, printing the answer.
+//! * `mcpload calls <url> <sessions-file|-> <n> <concurrency> [revision]`: makes exactly `n`
+//!   `tools/call` calls (rotating over the sessions; `-` for none), checks every answer is a 200
+//!   carrying `"sum":3` (plain or inside a text block), and fails on any other answer.
+//! * `mcpload check <url> <sessions-file|-> [revision]`: one call, printing the answer.
+//!
+//! `revision` is the protocol revision the calls speak: `2025-06-18` (the default; the session
+//! era) or `2026-07-28` (the stateless era: no session, the `_meta` envelope in the body and the
+//! `Mcp-Method` / `Mcp-Name` headers beside `MCP-Protocol-Version`, as `calls.lua` sends them).
 //!
 //! Every loop is bounded in count, and every request in time (10 s).
 
@@ -14,6 +18,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 const VERSION: &str = "2025-06-18";
+const STATELESS_VERSION: &str = "2026-07-28";
 const ACCEPT: &str = "application/json, text/event-stream";
 
 type Error = Box<dyn std::error::Error + Send + Sync>;
@@ -68,21 +73,60 @@ async fn open_session(client: &reqwest::Client, url: &str) -> Result<String, Err
     Ok(id)
 }
 
+/// The protocol revision a call speaks.
+#[derive(Clone, Copy)]
+enum Revision {
+    /// 2025-06-18, in a session when the server keeps them.
+    Session,
+    /// 2026-07-28: stateless, everything the call needs in its `_meta` envelope and headers.
+    Stateless,
+}
+
+impl Revision {
+    fn parse(arg: Option<&String>) -> Result<Self, Error> {
+        match arg.map(String::as_str) {
+            None | Some(VERSION) => Ok(Self::Session),
+            Some(STATELESS_VERSION) => Ok(Self::Stateless),
+            Some(other) => Err(format!(
+                "revision must be {VERSION} or {STATELESS_VERSION}, not {other}"
+            )
+            .into()),
+        }
+    }
+}
+
+/// The `tools/call` of the benchmark, byte for byte the one `calls.lua` sends.
+fn call_body(id: usize, revision: Revision) -> String {
+    let arguments = r#""name":"calc","arguments":{"action":"add","data":{"a":1,"b":2}}"#;
+    match revision {
+        Revision::Session => format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{{arguments}}}}}"#
+        ),
+        Revision::Stateless => format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{{arguments},"_meta":{{"io.modelcontextprotocol/protocolVersion":"{STATELESS_VERSION}","io.modelcontextprotocol/clientCapabilities":{{}},"io.modelcontextprotocol/clientInfo":{{"name":"mcpload","version":"1.0"}}}}}}}}"#
+        ),
+    }
+}
+
 async fn call(
     client: &reqwest::Client,
     url: &str,
     session: Option<&str>,
     id: usize,
+    revision: Revision,
 ) -> Result<String, Error> {
-    let body = format!(
-        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"calc","arguments":{{"action":"add","data":{{"a":1,"b":2}}}}}}}}"#
-    );
     let mut request = client
         .post(url)
         .header("content-type", "application/json")
         .header("accept", ACCEPT)
-        .header("mcp-protocol-version", VERSION)
-        .body(body);
+        .body(call_body(id, revision));
+    request = match revision {
+        Revision::Session => request.header("mcp-protocol-version", VERSION),
+        Revision::Stateless => request
+            .header("mcp-protocol-version", STATELESS_VERSION)
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "calc"),
+    };
     if let Some(session) = session {
         request = request.header("mcp-session-id", session);
     }
@@ -144,6 +188,7 @@ async fn main() -> Result<(), Error> {
             let sessions = Arc::new(read_sessions(arg(2)?)?);
             let n: usize = arg(3)?.parse()?;
             let concurrency: usize = arg(4)?.parse()?;
+            let revision = Revision::parse(args.get(5))?;
             let next = Arc::new(AtomicUsize::new(0));
             let started = Instant::now();
             let mut workers = Vec::new();
@@ -158,7 +203,7 @@ async fn main() -> Result<(), Error> {
                         }
                         let session =
                             (!sessions.is_empty()).then(|| sessions[i % sessions.len()].as_str());
-                        call(&client, &url, session, i + 1).await?;
+                        call(&client, &url, session, i + 1, revision).await?;
                     }
                 }));
             }
@@ -170,7 +215,9 @@ async fn main() -> Result<(), Error> {
         }
         "check" => {
             let sessions = read_sessions(arg(2)?)?;
-            let text = call(&client, arg(1)?, sessions.first().map(String::as_str), 1).await?;
+            let revision = Revision::parse(args.get(3))?;
+            let session = sessions.first().map(String::as_str);
+            let text = call(&client, arg(1)?, session, 1, revision).await?;
             println!("{}", text.trim());
         }
         other => return Err(format!("unknown command {other}").into()),

@@ -6,6 +6,11 @@
 //! `rmcp_calc <addr> stateless|stateful`: `stateless` is rmcp's stateless JSON mode
 //! (`legacy_session_mode(false)`, `json_response(true)`); `stateful` is its default session mode.
 //! Prints `listening on <addr>` once bound.
+//!
+//! rmcp 3.11 speaks MCP 2026-07-28 too: a request whose `_meta` envelope names that revision is
+//! served statelessly whatever the mode (checked as that revision requires: the envelope, the
+//! `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers), and in the `stateless` mode its
+//! answer is plain JSON. The benchmark's 2026-07-28 rmcp row is the `stateless` mode.
 
 use axum::serve::ListenerExt as _;
 use rmcp::handler::server::wrapper::{Json, Parameters};

@@ -40,9 +40,11 @@
 //! # });
 //! ```
 
+mod from_fn;
 mod provider;
 pub(crate) mod registry;
 
+pub use from_fn::{CompleteFn, complete_fn};
 pub use provider::{
     Complete, Completion, CompletionRef, CompletionRequest, CompletionValues, MAX_VALUES,
 };

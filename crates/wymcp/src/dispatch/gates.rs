@@ -88,53 +88,13 @@ pub(crate) fn admit_action<'a>(
         Some(Value::Object(map)) => map,
         _ => Map::new(),
     };
-    let arguments: &'a Map<String, Value> = arguments;
-    let action = match arguments.get("action") {
-        None => {
-            return Err(Refusal::MissingAction {
-                tool,
-                valid: actions.names(),
-            });
-        }
-        Some(sent) => {
-            let sent = sent.as_str().unwrap_or_default();
-            actions.get(sent).ok_or_else(|| Refusal::UnknownAction {
-                tool,
-                sent,
-                valid: actions.names(),
-            })?
-        }
-    };
+    let action = find_action(tool, actions, arguments)?;
     let target = Target {
         tool,
         action: Some(action.name()),
     };
     let digest = action.digest();
-    let missing: Vec<&str> = action
-        .required()
-        .iter()
-        .filter(|name| !data.contains_key(name.as_str()))
-        .map(String::as_str)
-        .collect();
-    if !missing.is_empty() {
-        return Err(Refusal::MissingRequiredFields {
-            target,
-            missing,
-            digest,
-        });
-    }
-    if let Some(groups) = action.required_one_of() {
-        let satisfied = groups
-            .iter()
-            .any(|group| group.iter().all(|name| data.contains_key(name)));
-        if !satisfied {
-            return Err(Refusal::MissingRequiredGroup {
-                target,
-                groups,
-                digest,
-            });
-        }
-    }
+    check_required(target, action, &data)?;
     let gate = action.value_gate();
     if let Some(report) = gate.unknown_keys(&data) {
         return Err(Refusal::UnknownParams {
@@ -162,6 +122,63 @@ pub(crate) fn admit_action<'a>(
         }
     }
     Ok((action, data))
+}
+
+/// The `action` argument's action, or the refusal naming the valid ones.
+#[inline]
+fn find_action<'a>(
+    tool: &'a str,
+    actions: &'a ValidatedActions,
+    arguments: &'a Map<String, Value>,
+) -> Result<&'a ValidatedAction, Refusal<'a>> {
+    let Some(sent) = arguments.get("action") else {
+        return Err(Refusal::MissingAction {
+            tool,
+            valid: actions.names(),
+        });
+    };
+    let sent = sent.as_str().unwrap_or_default();
+    actions.get(sent).ok_or_else(|| Refusal::UnknownAction {
+        tool,
+        sent,
+        valid: actions.names(),
+    })
+}
+
+/// The `required` and `required_one_of` gates.
+#[inline]
+fn check_required<'a>(
+    target: Target<'a>,
+    action: &'a ValidatedAction,
+    data: &Map<String, Value>,
+) -> Result<(), Refusal<'a>> {
+    let digest = action.digest();
+    let missing: Vec<&str> = action
+        .required()
+        .iter()
+        .filter(|name| !data.contains_key(name.as_str()))
+        .map(String::as_str)
+        .collect();
+    if !missing.is_empty() {
+        return Err(Refusal::MissingRequiredFields {
+            target,
+            missing,
+            digest,
+        });
+    }
+    if let Some(groups) = action.required_one_of() {
+        let satisfied = groups
+            .iter()
+            .any(|group| group.iter().all(|name| data.contains_key(name)));
+        if !satisfied {
+            return Err(Refusal::MissingRequiredGroup {
+                target,
+                groups,
+                digest,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// The unknown-key and value gates of a plain tool, read from its own input schema.

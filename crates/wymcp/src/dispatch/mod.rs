@@ -3,6 +3,7 @@
 
 pub(crate) mod fault;
 pub(crate) mod gates;
+mod help;
 pub(crate) mod refusal;
 mod result;
 
@@ -13,7 +14,7 @@ use futures_util::FutureExt;
 use serde_json::{Map, Value};
 
 use crate::context::Context;
-use crate::help;
+
 use crate::tool::erased::DynActionTool;
 use crate::tool::registered::{Kind, RegisteredTool};
 use crate::tool::{CallError, Content, ErrorKind};

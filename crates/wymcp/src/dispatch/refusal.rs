@@ -120,6 +120,21 @@ impl Refusal<'_> {
         let mut p = Map::new();
         p.insert("error".into(), Value::String(self.error_name().to_owned()));
         match self {
+            Refusal::UnknownArguments { .. } | Refusal::InvalidArgumentType { .. } => {
+                self.argument_fields(&mut p);
+            }
+            Refusal::MissingAction { .. } | Refusal::UnknownAction { .. } => {
+                self.action_fields(&mut p);
+            }
+            Refusal::MissingTool { .. } | Refusal::UnknownTool { .. } => self.tool_fields(&mut p),
+            _ => self.data_fields(&mut p),
+        }
+        Value::Object(p)
+    }
+
+    /// The arguments gates (unknown arguments, their types).
+    fn argument_fields(&self, p: &mut Map<String, Value>) {
+        match self {
             Refusal::UnknownArguments {
                 unknown,
                 vocabulary,
@@ -152,6 +167,13 @@ impl Refusal<'_> {
                 p.insert("expected".into(), json!(expected));
                 p.insert("help".into(), Value::String(help.clone()));
             }
+            _ => {}
+        }
+    }
+
+    /// The action gates (missing, unknown).
+    fn action_fields(&self, p: &mut Map<String, Value>) {
+        match self {
             Refusal::MissingAction { tool, valid } => {
                 p.insert(
                     "message".into(),
@@ -179,6 +201,14 @@ impl Refusal<'_> {
                 p.insert("valid_actions".into(), json!(valid));
                 p.insert("help".into(), Value::String(help_pointer(Some(tool), None)));
             }
+            _ => {}
+        }
+    }
+
+    /// The data gates (required, required_one_of, unknown keys, values): each names the
+    /// action, its input schema and its help.
+    fn data_fields(&self, p: &mut Map<String, Value>) {
+        match self {
             Refusal::MissingRequiredFields {
                 target,
                 missing,
@@ -189,7 +219,7 @@ impl Refusal<'_> {
                     Value::String(format!("Required fields missing: {}", missing.join(", "))),
                 );
                 p.insert("missing".into(), json!(missing));
-                data_level(&mut p, target, digest);
+                data_level(p, target, digest);
             }
             Refusal::MissingRequiredGroup {
                 target,
@@ -208,7 +238,7 @@ impl Refusal<'_> {
                     )),
                 );
                 p.insert("required_one_of".into(), json!(groups));
-                data_level(&mut p, target, digest);
+                data_level(p, target, digest);
             }
             Refusal::UnknownParams {
                 target,
@@ -216,51 +246,30 @@ impl Refusal<'_> {
                 digest,
             } => {
                 p.insert(
-                    "message".into(),
-                    Value::String(format!(
-                        "Unknown parameter(s) for {}: {}. These are rejected rather than silently ignored.",
-                        target.subject(),
-                        report.listed.join(", ")
-                    )),
-                );
+                "message".into(),
+                Value::String(format!(
+                    "Unknown parameter(s) for {}: {}. These are rejected rather than silently ignored.",
+                    target.subject(),
+                    report.listed.join(", ")
+                )),
+            );
                 p.insert("unknown".into(), json!(report.listed));
                 p.insert("unknown_count".into(), json!(report.count));
                 p.insert("allowed".into(), json!(report.allowed));
-                data_level(&mut p, target, digest);
+                data_level(p, target, digest);
             }
             Refusal::InvalidValues {
                 target,
                 report,
                 digest,
-            } => {
-                let paths: Vec<&str> = report.listed.iter().map(|i| i.path.as_str()).collect();
-                let shown: Vec<String> = paths
-                    .iter()
-                    .map(|p| {
-                        if p.is_empty() {
-                            "(data)".to_owned()
-                        } else {
-                            (*p).to_owned()
-                        }
-                    })
-                    .collect();
-                p.insert(
-                    "message".into(),
-                    Value::String(format!(
-                        "Invalid value(s) for {}: {}.",
-                        target.subject(),
-                        shown.join(", ")
-                    )),
-                );
-                let invalid: Vec<Value> = report
-                    .listed
-                    .iter()
-                    .map(|i| json!({"path": i.path, "problems": i.problems}))
-                    .collect();
-                p.insert("invalid".into(), Value::Array(invalid));
-                p.insert("invalid_count".into(), json!(report.count));
-                data_level(&mut p, target, digest);
-            }
+            } => invalid_values(p, target, report, digest),
+            _ => {}
+        }
+    }
+
+    /// `help`'s own refusals (no tool, an unknown tool).
+    fn tool_fields(&self, p: &mut Map<String, Value>) {
+        match self {
             Refusal::MissingTool { action, valid } => {
                 p.insert(
                     "message".into(),
@@ -285,9 +294,45 @@ impl Refusal<'_> {
                 p.insert("valid_tools".into(), json!(valid));
                 p.insert("help".into(), Value::String(help_pointer(None, None)));
             }
+            _ => {}
         }
-        Value::Object(p)
     }
+}
+
+/// `invalid_values`: each invalid path with its problems (the whole data shown as `(data)`).
+fn invalid_values(
+    p: &mut Map<String, Value>,
+    target: &Target<'_>,
+    report: &InvalidValues,
+    digest: &Value,
+) {
+    let paths: Vec<&str> = report.listed.iter().map(|i| i.path.as_str()).collect();
+    let shown: Vec<String> = paths
+        .iter()
+        .map(|p| {
+            if p.is_empty() {
+                "(data)".to_owned()
+            } else {
+                (*p).to_owned()
+            }
+        })
+        .collect();
+    p.insert(
+        "message".into(),
+        Value::String(format!(
+            "Invalid value(s) for {}: {}.",
+            target.subject(),
+            shown.join(", ")
+        )),
+    );
+    let invalid: Vec<Value> = report
+        .listed
+        .iter()
+        .map(|i| json!({"path": i.path, "problems": i.problems}))
+        .collect();
+    p.insert("invalid".into(), Value::Array(invalid));
+    p.insert("invalid_count".into(), json!(report.count));
+    data_level(p, target, digest);
 }
 
 fn data_level(p: &mut Map<String, Value>, target: &Target<'_>, digest: &Value) {

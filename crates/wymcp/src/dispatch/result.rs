@@ -78,6 +78,13 @@ pub(crate) struct WireResult<'a> {
     pub(crate) version: ProtocolVersion,
 }
 
+impl WireResult<'_> {
+    /// The content items, each with its keys in sorted order.
+    pub(crate) fn content(&self) -> impl Serialize + '_ {
+        SortedItems(&self.result.content)
+    }
+}
+
 impl Serialize for WireResult<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let structured = self

@@ -88,11 +88,25 @@ pub(crate) async fn run<F>(round: Option<&Round>, call: F) -> Result<Value, RpcE
 where
     F: Future<Output = Result<Value, RpcError>>,
 {
+    Ok(run_typed(round, call)
+        .await?
+        .unwrap_or_else(|input_required| input_required))
+}
+
+/// [`run`] for a handler whose result is typed: `Ok(result)`, or `Err` with the round's
+/// `InputRequiredResult` when the call waits for input.
+pub(crate) async fn run_typed<F, T>(
+    round: Option<&Round>,
+    call: F,
+) -> Result<Result<T, Value>, RpcError>
+where
+    F: Future<Output = Result<T, RpcError>>,
+{
     let Some(round) = round else {
-        return call.await;
+        return call.await.map(Ok);
     };
     match drive::drive(round, call).await {
-        drive::Driven::Complete(result) => result,
-        drive::Driven::InputRequired => round.input_required(),
+        drive::Driven::Complete(result) => result.map(Ok),
+        drive::Driven::InputRequired => round.input_required().map(Err),
     }
 }

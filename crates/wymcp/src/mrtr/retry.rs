@@ -10,7 +10,6 @@ use sha2::{Digest, Sha256};
 use super::round::{Binding, Round};
 use super::seal::{Codec, OpenError, now_ms};
 use super::{INVALID_INPUT_RESPONSES, INVALID_REQUEST_STATE, supports};
-use crate::Server;
 use crate::protocol::RpcError;
 
 /// The round of a request of `method` (`tools/call`, `prompts/get`, `resources/read`), by
@@ -21,15 +20,6 @@ use crate::protocol::RpcError;
 /// `-32602` with `data.reason: "invalid_request_state"`; an `inputResponses` that is not an
 /// object is `-32602` with `data.reason: "invalid_input_responses"`.
 pub(crate) fn round_for(
-    server: &Server,
-    method: &str,
-    params: Option<&Value>,
-    principal: Option<&str>,
-) -> Result<Option<Round>, RpcError> {
-    round_with(&server.features().request_state, method, params, principal)
-}
-
-fn round_with(
     codec: &Codec,
     method: &str,
     params: Option<&Value>,
@@ -157,13 +147,13 @@ mod tests {
         let codec = Codec::default();
         let params = json!({"inputResponses": 5});
         assert!(
-            round_with(&codec, "tools/list", Some(&params), None)
+            round_for(&codec, "tools/list", Some(&params), None)
                 .unwrap()
                 .is_none()
         );
-        let err = round_with(&codec, "tools/call", Some(&params), None).unwrap_err();
+        let err = round_for(&codec, "tools/call", Some(&params), None).unwrap_err();
         assert_eq!(err.code(), RpcError::INVALID_PARAMS);
-        let err = round_with(
+        let err = round_for(
             &codec,
             "tools/call",
             Some(&json!({"requestState": 1})),

@@ -114,9 +114,7 @@ impl GetPromptResult {
             .messages
             .iter()
             .map(|m| match &m.content {
-                Content::ResourceLink { uri, name, .. }
-                    if version < ProtocolVersion::V2025_06_18 =>
-                {
+                Content::ResourceLink { uri, name, .. } if !version.supports_meta() => {
                     PromptMessage::new(m.role, Content::text(format!("{name}: {uri}"))).to_value()
                 }
                 _ => m.to_value(),

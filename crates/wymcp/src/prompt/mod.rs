@@ -33,8 +33,10 @@
 //! ```
 
 pub(crate) mod definition;
+pub(crate) mod function;
 mod message;
 pub(crate) mod registry;
 
 pub use definition::{Prompt, PromptArgument, PromptArguments, PromptError};
+pub use function::IntoPromptResult;
 pub use message::{GetPromptResult, PromptMessage, Role};

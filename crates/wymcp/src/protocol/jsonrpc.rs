@@ -8,18 +8,8 @@ use super::RpcError;
 ///
 /// Classification is looser than validity: a recognisable malformed request (say
 /// `"jsonrpc": "1.0"`) is still a [`Kind::Request`], so its rejection can carry its id.
-///
-/// ```
-/// use serde_json::json;
-/// use wymcp::protocol::Kind;
-///
-/// assert!(matches!(Kind::of(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"})), Kind::Request { .. }));
-/// assert!(matches!(Kind::of(&json!({"jsonrpc": "2.0", "method": "x"})), Kind::Notification { .. }));
-/// assert!(matches!(Kind::of(&json!({"jsonrpc": "2.0", "id": 1, "result": {}})), Kind::Response { .. }));
-/// assert!(matches!(Kind::of(&json!([1])), Kind::Unknown));
-/// ```
 #[derive(Debug, Clone, PartialEq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// `method` is a string and an `id` key is present (any value).
     Request {
         /// The id, verbatim.
@@ -43,7 +33,7 @@ pub enum Kind {
 
 impl Kind {
     /// Classifies a parsed body.
-    pub fn of(body: &Value) -> Kind {
+    pub(crate) fn of(body: &Value) -> Kind {
         let Some(obj) = body.as_object() else {
             return Kind::Unknown;
         };
@@ -65,7 +55,7 @@ impl Kind {
     /// The id a rejection of this message carries: the request's id, `null` for every other
     /// kind (an id on a non-request was minted by the server; echoing it would read as a second
     /// answer to a call the client still awaits).
-    pub fn rejection_id(&self) -> Value {
+    pub(crate) fn rejection_id(&self) -> Value {
         match self {
             Kind::Request { id, .. } => id.clone(),
             _ => Value::Null,
@@ -73,7 +63,7 @@ impl Kind {
     }
 
     /// The method, for requests and notifications.
-    pub fn method(&self) -> Option<&str> {
+    pub(crate) fn method(&self) -> Option<&str> {
         match self {
             Kind::Request { method, .. } | Kind::Notification { method } => Some(method),
             _ => None,
@@ -86,16 +76,7 @@ impl Kind {
 /// (an object) and `error` (an object with an integer `code` and a string `message`).
 ///
 /// Method-specific params are not checked here. The error is a human-readable reason.
-///
-/// ```
-/// use serde_json::json;
-/// use wymcp::protocol::validate_envelope;
-///
-/// assert!(validate_envelope(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"})).is_ok());
-/// assert!(validate_envelope(&json!({"jsonrpc": "1.0", "id": 1, "method": "ping"})).is_err());
-/// assert!(validate_envelope(&json!({"jsonrpc": "2.0", "id": 42})).is_err());
-/// ```
-pub fn validate_envelope(body: &Value) -> Result<(), String> {
+pub(crate) fn validate_envelope(body: &Value) -> Result<(), String> {
     let Some(obj) = body.as_object() else {
         return Err("a JSON-RPC message must be a JSON object".to_owned());
     };
@@ -155,12 +136,12 @@ fn valid_id(id: &Value) -> bool {
 }
 
 /// A success envelope: `{"jsonrpc":"2.0","id":…,"result":…}`.
-pub fn success(id: Value, result: Value) -> Value {
+pub(crate) fn success(id: Value, result: Value) -> Value {
     envelope(id, "result", result)
 }
 
 /// An error envelope: `{"jsonrpc":"2.0","id":…,"error":{…}}`.
-pub fn failure(id: Value, error: &RpcError) -> Value {
+pub(crate) fn failure(id: Value, error: &RpcError) -> Value {
     let mut err = Map::new();
     err.insert("code".to_owned(), Value::from(error.code()));
     err.insert("message".to_owned(), Value::from(error.message()));
@@ -214,6 +195,27 @@ fn envelope(id: Value, key: &str, body: Value) -> Value {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn messages_are_classified_loosely_and_validated_strictly() {
+        let kind = |v: Value| Kind::of(&v);
+        assert!(matches!(
+            kind(json!({"jsonrpc": "2.0", "id": 1, "method": "ping"})),
+            Kind::Request { .. }
+        ));
+        assert!(matches!(
+            kind(json!({"jsonrpc": "2.0", "method": "x"})),
+            Kind::Notification { .. }
+        ));
+        assert!(matches!(
+            kind(json!({"jsonrpc": "2.0", "id": 1, "result": {}})),
+            Kind::Response { .. }
+        ));
+        assert!(matches!(kind(json!([1])), Kind::Unknown));
+        assert!(validate_envelope(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"})).is_ok());
+        assert!(validate_envelope(&json!({"jsonrpc": "1.0", "id": 1, "method": "ping"})).is_err());
+        assert!(validate_envelope(&json!({"jsonrpc": "2.0", "id": 42})).is_err());
+    }
 
     #[test]
     fn success_bytes_equal_the_envelope_value_bytes() {

@@ -1,43 +1,18 @@
-//! The lifecycle: `initialize` version negotiation and result, and log levels.
+//! The lifecycle: `initialize` version negotiation, and log levels.
 
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 use super::ProtocolVersion;
-use crate::Server;
 
 /// Negotiates the revision of a session from `initialize`'s `params.protocolVersion`: a
 /// supported session-era revision is echoed; anything else (unknown, `2024-11-05`, the
 /// stateless era, missing, not a string) is answered with the latest session-era revision.
-///
-/// ```
-/// use serde_json::json;
-/// use wymcp::ProtocolVersion;
-/// use wymcp::protocol::negotiate;
-///
-/// assert_eq!(negotiate(Some(&json!("2025-03-26"))), ProtocolVersion::V2025_03_26);
-/// assert_eq!(negotiate(Some(&json!("2024-11-05"))), ProtocolVersion::LATEST_SESSION_ERA);
-/// assert_eq!(negotiate(None), ProtocolVersion::LATEST_SESSION_ERA);
-/// ```
-pub fn negotiate(requested: Option<&Value>) -> ProtocolVersion {
+pub(crate) fn negotiate(requested: Option<&Value>) -> ProtocolVersion {
     requested
         .and_then(Value::as_str)
         .and_then(|s| s.parse::<ProtocolVersion>().ok())
         .filter(|v| !v.is_stateless())
         .unwrap_or(ProtocolVersion::LATEST_SESSION_ERA)
-}
-
-/// The `InitializeResult` for `version`: the negotiated revision, the capabilities the server
-/// has ([`Server::capabilities`]: tools with `listChanged` and logging always; resources,
-/// prompts and completions only when configured), `serverInfo` gated by revision, and `instructions` when configured.
-pub fn initialize_result(server: &Server, version: ProtocolVersion) -> Value {
-    let mut result = Map::new();
-    result.insert("protocolVersion".to_owned(), json!(version.as_str()));
-    result.insert("capabilities".to_owned(), server.capabilities(version));
-    result.insert("serverInfo".to_owned(), server.info().to_value(version));
-    if let Some(instructions) = server.instructions() {
-        result.insert("instructions".to_owned(), json!(instructions));
-    }
-    Value::Object(result)
 }
 
 /// A `logging/setLevel` level (RFC 5424 severities), least severe first.
@@ -91,5 +66,25 @@ impl LogLevel {
     /// The level named `name`.
     pub fn parse(name: &str) -> Option<LogLevel> {
         LogLevel::ALL.into_iter().find(|l| l.as_str() == name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::negotiate;
+    use crate::ProtocolVersion;
+
+    #[test]
+    fn a_session_era_revision_is_echoed_anything_else_is_the_latest() {
+        let latest = ProtocolVersion::LATEST_SESSION_ERA;
+        assert_eq!(
+            negotiate(Some(&json!("2025-03-26"))),
+            ProtocolVersion::V2025_03_26
+        );
+        assert_eq!(negotiate(Some(&json!("2024-11-05"))), latest);
+        assert_eq!(negotiate(Some(&json!("2026-07-28"))), latest);
+        assert_eq!(negotiate(None), latest);
     }
 }

@@ -1,6 +1,9 @@
-//! The method table: every JSON-RPC method the session-era transport serves.
+//! The method table: every JSON-RPC method wymcp serves, in either era.
 
-/// A method wymcp serves, parsed from the `method` string.
+use serde_json::Value;
+
+/// A method wymcp serves, parsed from the `method` string: one table for both eras, each
+/// method knowing the era it is served in.
 ///
 /// ```
 /// use wymcp::protocol::Method;
@@ -9,8 +12,11 @@
 /// assert_eq!(Method::parse("resources/read"), Some(Method::ResourcesRead));
 /// assert_eq!(Method::ResourceTemplatesList.as_str(), "resources/templates/list");
 /// assert_eq!(Method::parse("tools/frobnicate"), None);
+/// assert!(Method::Initialize.served_in_session() && !Method::Initialize.served_stateless());
+/// assert!(Method::Discover.served_stateless() && !Method::Discover.served_in_session());
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Method {
     /// `initialize`.
     Initialize,
@@ -42,6 +48,11 @@ pub enum Method {
     PromptsGet,
     /// `completion/complete`.
     Complete,
+    /// `server/discover` (2026-07-28).
+    Discover,
+    /// `subscriptions/listen` (2026-07-28): a long-lived stream of the change notifications
+    /// the client opts in to.
+    SubscriptionsListen,
 }
 
 impl Method {
@@ -63,6 +74,8 @@ impl Method {
             "prompts/list" => Method::PromptsList,
             "prompts/get" => Method::PromptsGet,
             "completion/complete" => Method::Complete,
+            "server/discover" => Method::Discover,
+            "subscriptions/listen" => Method::SubscriptionsListen,
             _ => return None,
         })
     }
@@ -85,7 +98,74 @@ impl Method {
             Method::PromptsList => "prompts/list",
             Method::PromptsGet => "prompts/get",
             Method::Complete => "completion/complete",
+            Method::Discover => "server/discover",
+            Method::SubscriptionsListen => "subscriptions/listen",
         }
+    }
+
+    /// Served in a session (2025-03-26 to 2025-11-25).
+    pub fn served_in_session(self) -> bool {
+        !matches!(self, Method::Discover | Method::SubscriptionsListen)
+    }
+
+    /// Served in the stateless era (2026-07-28), which removed `initialize`, `ping`,
+    /// `logging/setLevel` and `resources/(un)subscribe`; its notifications are not requests.
+    pub fn served_stateless(self) -> bool {
+        !matches!(
+            self,
+            Method::Initialize
+                | Method::Initialized
+                | Method::Ping
+                | Method::SetLevel
+                | Method::Cancelled
+                | Method::ResourcesSubscribe
+                | Method::ResourcesUnsubscribe
+        )
+    }
+
+    /// The `params` key the `Mcp-Name` header mirrors (2026-07-28), for the methods that need
+    /// one.
+    pub fn name_param(self) -> Option<&'static str> {
+        match self {
+            Method::ToolsCall | Method::PromptsGet => Some("name"),
+            Method::ResourcesRead => Some("uri"),
+            _ => None,
+        }
+    }
+
+    /// Whether a server declaring `capabilities` serves this method. `subscriptions/listen`
+    /// needs something to deliver: a `listChanged` or `resources.subscribe` declared `true`.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use wymcp::protocol::Method;
+    ///
+    /// let listen = Method::SubscriptionsListen;
+    /// assert!(!listen.is_served_by(&json!({"tools": {}})));
+    /// assert!(listen.is_served_by(&json!({"tools": {"listChanged": true}})));
+    /// assert!(listen.is_served_by(&json!({"resources": {"subscribe": true}})));
+    /// assert!(!Method::PromptsGet.is_served_by(&json!({"tools": {}})));
+    /// ```
+    pub fn is_served_by(self, capabilities: &Value) -> bool {
+        let needs = match self {
+            Method::SubscriptionsListen => {
+                return ["tools", "prompts", "resources"].iter().any(|kind| {
+                    let declared = |flag: &str| capabilities[kind][flag] == Value::Bool(true);
+                    declared("listChanged") || declared("subscribe")
+                });
+            }
+            Method::ToolsList | Method::ToolsCall => "tools",
+            Method::ResourcesList
+            | Method::ResourceTemplatesList
+            | Method::ResourcesRead
+            | Method::ResourcesSubscribe
+            | Method::ResourcesUnsubscribe => "resources",
+            Method::PromptsList | Method::PromptsGet => "prompts",
+            Method::Complete => "completions",
+            Method::SetLevel => "logging",
+            _ => return true,
+        };
+        capabilities.get(needs).is_some()
     }
 
     /// Allowed while the session is still initializing (clients such as mcp-remote send

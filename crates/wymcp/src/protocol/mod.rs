@@ -1,15 +1,20 @@
-//! MCP protocol pieces: revisions, JSON-RPC messages and errors, the lifecycle, the method table.
+//! MCP's wire types: revisions, errors, log levels, the method table, and the stateless era's
+//! `_meta` keys, error codes and cache hints. (The JSON-RPC plumbing is the crate's own.)
 
 mod error;
 mod jsonrpc;
 mod lifecycle;
 mod methods;
-pub mod modern;
+pub mod stateless;
 mod version;
 
 pub use error::RpcError;
-pub use jsonrpc::{Kind, failure, success, validate_envelope};
-pub(crate) use jsonrpc::{success_bytes, success_text};
-pub use lifecycle::{LogLevel, initialize_result, negotiate};
+pub(crate) use jsonrpc::{Kind, failure, success, success_bytes, success_text, validate_envelope};
+pub use lifecycle::LogLevel;
+pub(crate) use lifecycle::negotiate;
 pub use methods::Method;
 pub use version::{ProtocolVersion, UnsupportedVersion};
+
+/// The former name of [`stateless`], kept so existing imports compile.
+#[doc(hidden)]
+pub use stateless as modern;

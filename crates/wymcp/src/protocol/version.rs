@@ -40,6 +40,13 @@ impl ProtocolVersion {
         ProtocolVersion::V2026_07_28,
     ];
 
+    /// The revisions of the session era (`initialize` and sessions), oldest first.
+    pub const SESSION_ERA: [ProtocolVersion; 3] = [
+        ProtocolVersion::V2025_03_26,
+        ProtocolVersion::V2025_06_18,
+        ProtocolVersion::V2025_11_25,
+    ];
+
     /// The newest revision that uses `initialize` and sessions.
     pub const LATEST_SESSION_ERA: ProtocolVersion = ProtocolVersion::V2025_11_25;
 
@@ -71,6 +78,29 @@ impl ProtocolVersion {
     /// `serverInfo` and definitions may carry `icons`, `websiteUrl`, `description` (2025-11-25).
     pub fn supports_icons(self) -> bool {
         self >= ProtocolVersion::V2025_11_25
+    }
+
+    /// The `MCP-Protocol-Version` header is sent on every request after `initialize`, so a
+    /// strict server may check it against the session's (2025-06-18).
+    pub fn has_version_header(self) -> bool {
+        self >= ProtocolVersion::V2025_06_18
+    }
+
+    /// Elicitation (`elicitation/create`) exists (2025-06-18); its URL mode came in 2025-11-25
+    /// ([`supports_url_elicitation`](Self::supports_url_elicitation)).
+    pub fn supports_elicitation(self) -> bool {
+        self >= ProtocolVersion::V2025_06_18
+    }
+
+    /// URL-mode elicitation exists (2025-11-25).
+    pub fn supports_url_elicitation(self) -> bool {
+        self >= ProtocolVersion::V2025_11_25
+    }
+
+    /// Results and content items may carry `_meta`; content may be a `resource_link`
+    /// (2025-06-18).
+    pub fn supports_meta(self) -> bool {
+        self >= ProtocolVersion::V2025_06_18
     }
 
     /// The revision is served statelessly, without `initialize` or sessions.

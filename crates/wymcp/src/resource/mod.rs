@@ -28,6 +28,7 @@
 
 mod contents;
 mod definition;
+pub(crate) mod from_fn;
 mod notify;
 mod read;
 pub(crate) mod registry;
@@ -36,6 +37,7 @@ mod template;
 
 pub use contents::ResourceContents;
 pub use definition::{Resource, ResourceTemplate};
+pub use from_fn::{IntoContents, ReadFn, read_fn};
 pub use notify::ServerNotification;
 pub use read::{RESOURCE_NOT_FOUND, ReadResource, ResourceError};
 pub use template::{UriTemplate, Variables};

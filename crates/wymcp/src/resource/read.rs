@@ -61,7 +61,7 @@ impl ResourceError {
 pub const RESOURCE_NOT_FOUND: i64 = -32002;
 
 pub(crate) fn not_found(uri: &str, version: ProtocolVersion) -> RpcError {
-    let code = if version >= ProtocolVersion::V2026_07_28 {
+    let code = if version.is_stateless() {
         RpcError::INVALID_PARAMS
     } else {
         RESOURCE_NOT_FOUND

@@ -174,7 +174,7 @@ impl ResourceRegistry {
 }
 
 fn render(contents: &[ResourceContents], version: ProtocolVersion) -> Value {
-    let with_meta = version >= ProtocolVersion::V2025_06_18;
+    let with_meta = version.supports_meta();
     let items: Vec<Value> = contents.iter().map(|c| c.render(with_meta)).collect();
     json!({ "contents": items })
 }

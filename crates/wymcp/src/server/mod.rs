@@ -93,7 +93,8 @@ pub struct Server {
 struct Inner {
     info: ServerInfo,
     instructions: Option<String>,
-    tools: Vec<Arc<RegisteredTool>>,
+    /// Shared with every live session (its runtime tools are merged over them).
+    tools: Arc<[Arc<RegisteredTool>]>,
     index: HashMap<String, usize>,
     features: features::Features,
 }
@@ -119,7 +120,7 @@ impl Server {
             inner: Arc::new(Inner {
                 info,
                 instructions,
-                tools,
+                tools: tools.into(),
                 index,
                 features,
             }),
@@ -141,7 +142,7 @@ impl Server {
     }
 
     /// The configured tools in order, help last.
-    pub(crate) fn registered(&self) -> &[Arc<RegisteredTool>] {
+    pub(crate) fn registered(&self) -> &Arc<[Arc<RegisteredTool>]> {
         &self.inner.tools
     }
 
@@ -184,9 +185,8 @@ impl Server {
         };
         // In a session, the session's tool list (runtime tools first) is the one served.
         if let Some(session) = ctx.session() {
-            let server = session.server().clone();
             let merged = session.runtime_tools_merged();
-            let tools = merged.as_deref().unwrap_or(server.registered());
+            let tools = merged.as_deref().unwrap_or(&self.inner.tools);
             let Some(tool) = tools.iter().find(|t| t.name == name).cloned() else {
                 return Err(RpcError::unknown_tool(name));
             };

@@ -1,5 +1,7 @@
-//! A live session's running calls: each one's cancellation token, by request id, so that
-//! `notifications/cancelled` can reach it and ending the session stops them all.
+//! The one registry of running calls: each one's cancellation token, by request id, so that
+//! `notifications/cancelled` can reach it and ending the session (or the connection) stops
+//! them all. A session has one (inside its [`SessionHandle`]); so has a stdio connection for
+//! its stateless requests.
 //!
 //! The registry belongs to the session (inside its [`SessionHandle`]), not to the node: a call
 //! registers and unregisters without a session id in its key, and a client choosing request
@@ -9,15 +11,41 @@
 //!
 //! [`SessionHandle`]: crate::SessionHandle
 
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::Value;
+use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-/// The running calls of one session, by request id (a JSON value: `7` and `"7"` are two ids).
+/// The running calls of one session or connection, by request id (a JSON value: `7` and `"7"`
+/// are two ids).
 #[derive(Debug, Default)]
 pub(crate) struct RunningCalls {
     calls: Mutex<Table>,
+    /// Signalled whenever a call finishes (see [`RunningCalls::drained`]).
+    finished: Notify,
+}
+
+/// What is registered: a call, or a `subscriptions/listen` stream (which ends gracefully when
+/// its connection does, so [`RunningCalls::cancel_calls`] and [`RunningCalls::drained`] leave
+/// it out).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Work {
+    Call,
+    Listen,
+}
+
+/// A registered call: dropping it unregisters the call, however the call ends.
+#[derive(Debug)]
+pub(crate) struct RunningCall {
+    calls: Arc<RunningCalls>,
+    registration: Registration,
+}
+
+impl Drop for RunningCall {
+    fn drop(&mut self) {
+        self.calls.finish(&self.registration);
+    }
 }
 
 #[derive(Debug, Default)]
@@ -32,6 +60,7 @@ struct Table {
 struct Running {
     token: CancellationToken,
     serial: u64,
+    work: Work,
 }
 
 /// One call's place in [`RunningCalls`], for [`RunningCalls::finish`].
@@ -46,9 +75,23 @@ impl RunningCalls {
         self.calls.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Registers a call by its request id; answers its registration and cancellation token.
-    /// A running call with the same id stays running but can no longer be cancelled by id.
-    pub(crate) fn start(&self, id: &Value) -> (Registration, CancellationToken) {
+    /// Registers a call by its request id; answers its registration (dropping it unregisters
+    /// the call) and its cancellation token. A running call with the same id stays running but
+    /// can no longer be cancelled by id.
+    pub(crate) fn start(
+        self: &Arc<Self>,
+        id: &Value,
+        work: Work,
+    ) -> (RunningCall, CancellationToken) {
+        let (registration, token) = self.register(id, work);
+        let call = RunningCall {
+            calls: self.clone(),
+            registration,
+        };
+        (call, token)
+    }
+
+    fn register(&self, id: &Value, work: Work) -> (Registration, CancellationToken) {
         let key = id.clone();
         let token = CancellationToken::new();
         let mut table = self.table();
@@ -59,13 +102,14 @@ impl RunningCalls {
             Running {
                 token: token.clone(),
                 serial,
+                work,
             },
         );
         (Registration { key, serial }, token)
     }
 
     /// Unregisters a call (only its own registration: see [`start`](Self::start)).
-    pub(crate) fn finish(&self, registration: &Registration) {
+    fn finish(&self, registration: &Registration) {
         let mut table = self.table();
         if table
             .by_id
@@ -73,6 +117,33 @@ impl RunningCalls {
             .is_some_and(|running| running.serial == registration.serial)
         {
             table.by_id.remove(&registration.key);
+        }
+        drop(table);
+        self.finished.notify_waiters();
+    }
+
+    /// Cancels every running call but the listen streams (they end gracefully instead).
+    pub(crate) fn cancel_calls(&self) {
+        let mut table = self.table();
+        table.by_id.retain(|_, running| {
+            let call = running.work == Work::Call;
+            if call {
+                running.token.cancel();
+            }
+            !call
+        });
+        drop(table);
+        self.finished.notify_waiters();
+    }
+
+    /// Resolves once no call (listen streams aside) is registered.
+    pub(crate) async fn drained(&self) {
+        loop {
+            let finished = self.finished.notified();
+            if !self.table().by_id.values().any(|r| r.work == Work::Call) {
+                return;
+            }
+            finished.await;
         }
     }
 
@@ -82,6 +153,7 @@ impl RunningCalls {
         match removed {
             Some(running) => {
                 running.token.cancel();
+                self.finished.notify_waiters();
                 true
             }
             None => false,
@@ -94,6 +166,7 @@ impl RunningCalls {
         for running in calls.into_values() {
             running.token.cancel();
         }
+        self.finished.notify_waiters();
     }
 
     /// How many calls are registered.
@@ -105,15 +178,17 @@ impl RunningCalls {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use serde_json::json;
 
-    use super::RunningCalls;
+    use super::{RunningCalls, Work};
 
     #[test]
     fn cancel_reaches_the_call_by_its_id_once() {
-        let calls = RunningCalls::default();
-        let (_seven, seven) = calls.start(&json!(7));
-        let (_text, text) = calls.start(&json!("7"));
+        let calls = Arc::new(RunningCalls::default());
+        let (_seven, seven) = calls.start(&json!(7), Work::Call);
+        let (_text, text) = calls.start(&json!("7"), Work::Call);
         assert!(calls.cancel(&json!(7)));
         assert!(seven.is_cancelled());
         assert!(!text.is_cancelled(), "the string id \"7\" is another call");
@@ -123,10 +198,10 @@ mod tests {
 
     #[test]
     fn finishing_removes_only_the_calls_own_registration() {
-        let calls = RunningCalls::default();
-        let (first, _) = calls.start(&json!(1));
-        let (second, second_token) = calls.start(&json!(1));
-        calls.finish(&first);
+        let calls = Arc::new(RunningCalls::default());
+        let (first, _) = calls.start(&json!(1), Work::Call);
+        let (second, second_token) = calls.start(&json!(1), Work::Call);
+        drop(first);
         assert_eq!(
             calls.len(),
             1,
@@ -134,17 +209,39 @@ mod tests {
         );
         assert!(calls.cancel(&json!(1)));
         assert!(second_token.is_cancelled());
-        calls.finish(&second);
+        drop(second);
         assert_eq!(calls.len(), 0);
     }
 
     #[test]
     fn cancel_all_stops_every_call_and_empties_the_table() {
-        let calls = RunningCalls::default();
-        let (_a, a) = calls.start(&json!(1));
-        let (_b, b) = calls.start(&json!("b"));
+        let calls = Arc::new(RunningCalls::default());
+        let (_a, a) = calls.start(&json!(1), Work::Call);
+        let (_b, b) = calls.start(&json!("b"), Work::Call);
         calls.cancel_all();
         assert!(a.is_cancelled() && b.is_cancelled());
         assert_eq!(calls.len(), 0);
+    }
+
+    #[tokio::test]
+    async fn listen_streams_are_neither_cancelled_nor_waited_for_with_the_calls() {
+        let calls = Arc::new(RunningCalls::default());
+        let (call, call_token) = calls.start(&json!(1), Work::Call);
+        let (_listen, listen_token) = calls.start(&json!(2), Work::Listen);
+        let waiting = tokio::spawn({
+            let calls = calls.clone();
+            async move { calls.drained().await }
+        });
+        tokio::task::yield_now().await;
+        assert!(!waiting.is_finished(), "a call still runs");
+        drop(call);
+        waiting.await.expect("drained once the call finished");
+        calls.cancel_calls();
+        assert!(!call_token.is_cancelled(), "it finished before");
+        assert!(
+            !listen_token.is_cancelled(),
+            "a listen stream ends gracefully"
+        );
+        assert_eq!(calls.len(), 1);
     }
 }

@@ -13,10 +13,9 @@ use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 use wymcp_core::{ConfigurationError, Problem};
 
-use super::calls::{Registration, RunningCalls};
-use crate::context::{Delivery, Notifier};
+use super::calls::{RunningCall, RunningCalls, Work};
+use super::{Delivery, Notifier};
 use crate::protocol::{LogLevel, ProtocolVersion};
-use crate::server::Server;
 use crate::tool::erased::{ActionAdapter, PlainAdapter};
 use crate::tool::registered::{HELP, RegisteredTool};
 use crate::tool::typed::Typed;
@@ -62,27 +61,14 @@ pub struct SessionHandle {
 
 struct Inner {
     id: String,
-    server: Server,
+    /// The server's configured tools, help last.
+    configured: Arc<[Arc<RegisteredTool>]>,
     version: ProtocolVersion,
     log_level: Mutex<Option<LogLevel>>,
     tools: Mutex<ToolState>,
     pending: Mutex<HashMap<String, oneshot::Sender<Answer>>>,
     standalone: Mutex<Option<Notifier>>,
-    calls: RunningCalls,
-}
-
-/// A call registered on its session (see [`SessionHandle::start_call`]): dropping it
-/// unregisters the call, however the call ends.
-#[derive(Debug)]
-pub(crate) struct RunningCall {
-    handle: SessionHandle,
-    registration: Registration,
-}
-
-impl Drop for RunningCall {
-    fn drop(&mut self) {
-        self.handle.inner.calls.finish(&self.registration);
-    }
+    calls: Arc<RunningCalls>,
 }
 
 #[derive(Default)]
@@ -109,7 +95,7 @@ impl SessionHandle {
     /// stream, stdout for stdio).
     pub(crate) fn new(
         id: impl Into<String>,
-        server: Server,
+        configured: Arc<[Arc<RegisteredTool>]>,
         version: ProtocolVersion,
         log_level: Option<LogLevel>,
         standalone: Option<Notifier>,
@@ -117,13 +103,13 @@ impl SessionHandle {
         SessionHandle {
             inner: Arc::new(Inner {
                 id: id.into(),
-                server,
+                configured,
                 version,
                 log_level: Mutex::new(log_level),
                 tools: Mutex::new(ToolState::default()),
                 pending: Mutex::new(HashMap::new()),
                 standalone: Mutex::new(standalone),
-                calls: RunningCalls::default(),
+                calls: Arc::default(),
             }),
         }
     }
@@ -131,11 +117,6 @@ impl SessionHandle {
     /// The session id.
     pub fn id(&self) -> &str {
         &self.inner.id
-    }
-
-    /// The server the session belongs to.
-    pub(crate) fn server(&self) -> &Server {
-        &self.inner.server
     }
 
     /// The revision negotiated at `initialize`.
@@ -217,7 +198,7 @@ impl SessionHandle {
 
     /// What `tools/list` would serve, as a set: name → definition.
     fn served(&self, runtime: &[Arc<RegisteredTool>]) -> BTreeMap<String, Value> {
-        merge(&self.inner.server, runtime)
+        merge(&self.inner.configured, runtime)
             .iter()
             .map(|t| {
                 (
@@ -243,7 +224,7 @@ impl SessionHandle {
 
     /// The merged tool list (runtime, configured minus shadowed, help), not clearing the flag.
     pub(crate) fn effective_tools(&self) -> Vec<Arc<RegisteredTool>> {
-        merge(&self.inner.server, &lock(&self.inner.tools).runtime)
+        merge(&self.inner.configured, &lock(&self.inner.tools).runtime)
     }
 
     /// [`effective_tools`](Self::effective_tools) when the session registered runtime tools;
@@ -251,7 +232,7 @@ impl SessionHandle {
     /// per-call copy of the list).
     pub(crate) fn runtime_tools_merged(&self) -> Option<Vec<Arc<RegisteredTool>>> {
         let state = lock(&self.inner.tools);
-        (!state.runtime.is_empty()).then(|| merge(&self.inner.server, &state.runtime))
+        (!state.runtime.is_empty()).then(|| merge(&self.inner.configured, &state.runtime))
     }
 
     /// Serves `tools/list`: the merged list for the session's revision; clears the dirty flag
@@ -259,7 +240,7 @@ impl SessionHandle {
     pub fn list_tools(&self) -> Value {
         let mut state = lock(&self.inner.tools);
         state.dirty = false;
-        let tools: Vec<Value> = merge(&self.inner.server, &state.runtime)
+        let tools: Vec<Value> = merge(&self.inner.configured, &state.runtime)
             .iter()
             .map(|t| t.definition.for_version(self.inner.version).clone())
             .collect();
@@ -325,12 +306,7 @@ impl SessionHandle {
     /// `notifications/cancelled` can reach it; answers the registration (dropping it
     /// unregisters the call) and the call's cancellation token.
     pub(crate) fn start_call(&self, id: &Value) -> (RunningCall, CancellationToken) {
-        let (registration, token) = self.inner.calls.start(id);
-        let call = RunningCall {
-            handle: self.clone(),
-            registration,
-        };
-        (call, token)
+        self.inner.calls.start(id, Work::Call)
     }
 
     /// Cancels the running call with this request id; `false` when none runs here.
@@ -357,9 +333,12 @@ fn reserved(name: &str) -> Result<(), ConfigurationError> {
 }
 
 /// Runtime tools (newest first), then configured tools not shadowed, then help.
-fn merge(server: &Server, runtime: &[Arc<RegisteredTool>]) -> Vec<Arc<RegisteredTool>> {
+fn merge(
+    configured: &[Arc<RegisteredTool>],
+    runtime: &[Arc<RegisteredTool>],
+) -> Vec<Arc<RegisteredTool>> {
     let mut tools: Vec<Arc<RegisteredTool>> = runtime.to_vec();
-    for tool in server.registered() {
+    for tool in configured {
         if !runtime.iter().any(|r| r.name == tool.name) {
             tools.push(tool.clone());
         }

@@ -1,17 +1,18 @@
 //! Sessions: the data a session is ([`SessionRecord`], kept in a [`SessionStore`]), the live
 //! session on the node that owns it ([`SessionHandle`]: runtime tools, the dirty tool list,
 //! server→client requests), and the requests a tool sends to the client ([`Sampling`],
-//! [`Elicitation`], [`ClientRequestError`]). Both transports serve messages through the same
-//! engine.
+//! [`Elicitation`], [`ClientRequestError`]). The serving core (`crate::serve`) serves the
+//! messages of a session, for every transport.
 
 mod calls;
-pub(crate) mod engine;
 mod handle;
+mod notifier;
 mod request;
 pub(crate) mod store;
 
-pub(crate) use handle::RunningCall;
+pub(crate) use calls::{RunningCall, RunningCalls, Work};
 pub use handle::{SessionHandle, node_id};
+pub use notifier::{Delivery, Notifier};
 pub use request::{
     ClientRequestError, DEFAULT_ELICITATION_TIMEOUT, DEFAULT_ROOTS_TIMEOUT,
     DEFAULT_SAMPLING_TIMEOUT, Elicitation, ListRoots, Sampling,

@@ -4,6 +4,7 @@
 mod content;
 pub(crate) mod definition;
 pub(crate) mod erased;
+pub(crate) mod methods;
 mod plain;
 pub(crate) mod registered;
 mod reply;
@@ -17,6 +18,7 @@ use wymcp_core::{Actions, Hint};
 use crate::context::Context;
 
 pub use content::Content;
+pub use methods::{IntoActionResult, IntoCallResult, Params};
 pub use plain::{CallError, CallOutput, CallResult, ErrorKind, PlainTool};
 pub use reply::{ActionError, ActionResult, Data, DataError, Failure, Reply};
 pub use typed::{ActionEnum, TypedActionTool};

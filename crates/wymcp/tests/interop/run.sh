@@ -2,8 +2,9 @@
 # Interop: the official Python MCP SDK client against the streamable_http example, against
 # the context example over stdio (progress, logging, elicitation) and HTTP (sampling), and in
 # its default mode (2026-07-28 first, mcp 2.3.0) against the tasks example, compared with the
-# session era. Creates its own venv in the target directory (pip install mcp==2.3.0), starts
-# the examples on free ports, runs the clients.
+# session era; and against the notes example (the shortest forms) over stdio. Creates its own
+# venv in the target directory (pip install mcp==2.3.0), starts the examples on free ports,
+# runs the clients.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../../../.." && pwd)"
@@ -20,7 +21,7 @@ fi
 if ! "$venv/bin/pip" show mcp 2>/dev/null | grep -qx "Version: $sdk_version"; then
   timeout 600 "$venv/bin/pip" install --quiet "mcp==$sdk_version"
 fi
-cargo build --quiet -p wymcp --example streamable_http --example context
+cargo build --quiet -p wymcp --example streamable_http --example context --example notes
 cargo build --quiet -p wymcp-tasks --bin tasks
 pids=()
 logs=()
@@ -45,6 +46,7 @@ start_http() {
 start_http "$target/debug/examples/streamable_http" --port 0
 "$venv/bin/python" "$here/python_client.py" "http://$addr/mcp"
 "$venv/bin/python" "$here/python_context_client.py" stdio "$target/debug/examples/context"
+"$venv/bin/python" "$here/python_notes_client.py" "$target/debug/examples/notes"
 start_http "$target/debug/examples/context" --port 0
 "$venv/bin/python" "$here/python_context_client.py" http "http://$addr/mcp"
 # The tasks example prints its URL on stderr, in a banner.

@@ -6,50 +6,8 @@ use std::fmt;
 
 use axum::http::{HeaderMap, HeaderValue, header};
 use futures_util::future::BoxFuture;
-use serde_json::{Map, Value, json};
 
-/// Who the caller is, as an [`Authenticate`] hook established it.
-///
-/// A session is bound to the identity that initialized it: a later request of that session
-/// presenting another subject is answered as if the session did not exist. Tools see the
-/// identity in the session's assigns under `"identity"` (`{"subject": …, "claims": {…}}`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Identity {
-    subject: String,
-    claims: Map<String, Value>,
-}
-
-impl Identity {
-    /// An identity for `subject` (a user or client id), without claims.
-    pub fn new(subject: impl Into<String>) -> Self {
-        Identity {
-            subject: subject.into(),
-            claims: Map::new(),
-        }
-    }
-
-    /// Adds a claim (scopes, tenant, …).
-    #[must_use]
-    pub fn claim(mut self, key: impl Into<String>, value: Value) -> Self {
-        self.claims.insert(key.into(), value);
-        self
-    }
-
-    /// The subject.
-    pub fn subject(&self) -> &str {
-        &self.subject
-    }
-
-    /// The claims.
-    pub fn claims(&self) -> &Map<String, Value> {
-        &self.claims
-    }
-
-    /// `{"subject": …, "claims": {…}}`, as tools see it.
-    pub fn to_value(&self) -> Value {
-        json!({ "subject": self.subject, "claims": self.claims })
-    }
-}
+pub use crate::serve::Identity;
 
 /// An auth hook's refusal; the reason is sent to the client (401).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -5,11 +5,11 @@ use std::time::Duration;
 
 use super::auth::Authenticate;
 use super::events::{EventLog, InMemoryEventLog};
-use super::hooks::SessionHooks;
 use super::service::StreamableHttpService;
-use super::session::{InMemorySessionStore, SessionStore};
 use crate::Server;
-use crate::protocol::modern::CacheHints;
+use crate::protocol::stateless::CacheHints;
+use crate::serve::SessionHooks;
+use crate::session::{InMemorySessionStore, SessionStore};
 
 /// Default request body limit: 4 MiB.
 pub const DEFAULT_BODY_LIMIT: usize = 4 * 1024 * 1024;

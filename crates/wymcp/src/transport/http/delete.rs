@@ -6,7 +6,9 @@ use axum::extract::Request;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
-use super::service::{SESSION_NAME, State, header_str, owns, plain_refusal, wire_checks};
+use super::checks::{header_str, plain_refusal, wire_checks};
+use super::service::{SESSION_NAME, State};
+use crate::serve::owns;
 
 pub(crate) async fn handle(state: Arc<State>, req: Request) -> Response {
     let headers = req.headers();
@@ -18,8 +20,8 @@ pub(crate) async fn handle(state: Arc<State>, req: Request) -> Response {
         }
     };
     // The stateless era has no session to end: 405, once the caller passed the wire checks.
-    if super::modern::header_names_modern(headers) {
-        return super::modern::method_not_allowed();
+    if super::header_names_stateless(headers) {
+        return super::stateless_method_not_allowed();
     }
     let Some(session) = header_str(headers, &SESSION_NAME) else {
         return plain_refusal((
@@ -28,7 +30,12 @@ pub(crate) async fn handle(state: Arc<State>, req: Request) -> Response {
         ));
     };
     // Only the session's owner may end it; to anyone else it does not exist.
-    match state.store.load(session, state.config.session_ttl).await {
+    match state
+        .core
+        .store()
+        .load(session, state.config.session_ttl)
+        .await
+    {
         Ok(Some(record)) if owns(&record, identity.as_ref()) => {}
         Ok(_) => return plain_refusal((StatusCode::NOT_FOUND, "Session not found".to_owned())),
         Err(err) => {

@@ -5,6 +5,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use crate::protocol::{RpcError, failure};
+use crate::serve::{Class, Refusal};
 
 /// How a refusal's body is written.
 #[derive(Debug, Clone, PartialEq)]
@@ -120,6 +121,27 @@ impl HttpError {
     /// The body.
     pub fn body(&self) -> &ErrorBody {
         &self.0.body
+    }
+}
+
+/// A refusal of the serving core, with the status of its class.
+impl From<Refusal> for HttpError {
+    fn from(refusal: Refusal) -> Self {
+        let Refusal { id, error, class } = refusal;
+        let status = match class {
+            Class::Invalid => StatusCode::BAD_REQUEST,
+            Class::MethodNotFound => StatusCode::NOT_FOUND,
+            // HTTP names its session with a header: the refusal says which.
+            Class::NoSession => {
+                let reason = "Missing Mcp-Session-Id header. Initialize first.";
+                return HttpError::invalid_request(StatusCode::BAD_REQUEST, id, reason);
+            }
+            Class::SessionGone => return HttpError::session_not_found(id),
+            Class::Store => StatusCode::INTERNAL_SERVER_ERROR,
+            Class::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+            Class::Handler => StatusCode::OK,
+        };
+        HttpError::rpc(status, id, error)
     }
 }
 

@@ -6,7 +6,7 @@ use std::sync::{Mutex, PoisonError};
 
 use futures_util::future::BoxFuture;
 
-use super::session::StoreError;
+use crate::session::StoreError;
 
 /// Default number of events kept per stream by [`InMemoryEventLog`].
 pub const DEFAULT_EVENTS_PER_STREAM: usize = 256;

@@ -7,19 +7,21 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::Request;
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use bytes::Bytes;
 use futures_util::stream::{self, Stream, StreamExt as _};
+use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::service::{
-    GET_STREAM, SESSION_NAME, State, VERSION_NAME, WireRefusal, accepts, header_str, owns,
-    plain_refusal, wire_checks,
-};
-use super::session::StreamEvent;
+use super::checks::{WireRefusal, accepts, header_str, plain_refusal, wire_checks};
+use super::events::LoggedEvent;
+use super::service::{GET_STREAM, SESSION_NAME, State, VERSION_NAME};
+use super::sse;
+use super::streams::StreamEvent;
 use crate::protocol::ProtocolVersion;
+use crate::serve::Class;
 
 /// Detaches the stream from its session when the response body is dropped.
 struct Attached {
@@ -31,7 +33,7 @@ struct Attached {
 impl Drop for Attached {
     fn drop(&mut self) {
         self.state
-            .live
+            .streams
             .detach_stream(&self.session, self.generation);
     }
 }
@@ -49,65 +51,18 @@ async fn open(state: Arc<State>, req: Request) -> Result<Response, WireRefusal> 
         .await
         .inspect_err(|refusal| refusal.report_auth("GET", None, None))?;
     // The stateless era has no session stream: 405, once the caller passed the wire checks.
-    if super::modern::header_names_modern(headers) {
-        return Ok(super::modern::method_not_allowed());
+    if super::header_names_stateless(headers) {
+        return Ok(super::stateless_method_not_allowed());
     }
-    if !accepts(headers, "text/event-stream") {
-        return Err((
-            StatusCode::NOT_ACCEPTABLE,
-            "Not Acceptable: the client must accept text/event-stream".to_owned(),
-        )
-            .into());
-    }
-    let Some(session) = header_str(headers, &SESSION_NAME) else {
-        return Err((
-            StatusCode::BAD_REQUEST,
-            "Missing mcp-session-id header".to_owned(),
-        )
-            .into());
-    };
-    let requested = match header_str(headers, &VERSION_NAME) {
-        None => None,
-        Some(raw) => match raw.trim().parse::<ProtocolVersion>() {
-            Ok(v) if !v.is_stateless() => Some(v),
-            _ => {
-                return Err((
-                    StatusCode::BAD_REQUEST,
-                    "Unsupported MCP-Protocol-Version header".to_owned(),
-                )
-                    .into());
-            }
-        },
-    };
-    let record = match state.store.load(session, state.config.session_ttl).await {
-        Ok(Some(record)) if owns(&record, identity.as_ref()) => record,
-        Ok(_) => return Err((StatusCode::NOT_FOUND, "Session not found".to_owned()).into()),
-        Err(err) => {
-            tracing::error!(%err, "MCP session store failed");
-            return Err((
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "Session store unavailable".to_owned(),
-            )
-                .into());
-        }
-    };
-    if state.config.strict_version_header
-        && record.version >= ProtocolVersion::V2025_06_18
-        && requested.is_some_and(|v| v != record.version)
-    {
-        return Err((
-            StatusCode::BAD_REQUEST,
-            "Incorrect MCP-Protocol-Version header. Expected the version negotiated during initialize."
-                .to_owned(),
-        ).into());
-    }
-    let last_event_id = if headers.get_all("last-event-id").iter().count() > 1 {
-        tracing::warn!("SSE resumption point discarded: duplicated Last-Event-ID header");
-        None
-    } else {
-        header_str(headers, "last-event-id").map(str::to_owned)
-    };
-
+    let (session, requested) = read_headers(headers)?;
+    let core = &state.core;
+    let record = core
+        .resolve(session, identity.as_ref(), &Value::Null, None)
+        .await
+        .map_err(session_refusal)?;
+    core.check_version(&record, requested, &Value::Null)
+        .map_err(session_refusal)?;
+    let last_event_id = last_event_id(headers);
     // A GET resuming a POST stream (SEP-1699 polling) carries what that stream's call sends
     // from now on; it attaches before the replay is read, so no event falls in between (an
     // event both replayed and delivered live is written once).
@@ -121,88 +76,111 @@ async fn open(state: Arc<State>, req: Request) -> Result<Response, WireRefusal> 
     let stop = CancellationToken::new();
     // A stream attaching while the tool list is dirty hears about it right after priming.
     if resumed.is_none()
-        && let Some(note) = state.handle(&record).on_stream_attached()
+        && let Some(note) = core.handle(&record).on_stream_attached()
     {
-        let _ = tx.send(StreamEvent {
-            id: None,
-            data: note.to_string(),
-        });
+        let data = note.to_string();
+        let _ = tx.send(StreamEvent { id: None, data });
     }
-    let generation = state
-        .live
-        .attach_stream(&record.id, tx, stop.clone(), resumed.clone());
-
-    let mut first = Vec::new();
-    if let Some(last) = &last_event_id {
-        match state.events.replay_after(&record.id, last).await {
-            Ok(Some(missed)) => first.extend(missed.into_iter().filter(|e| !e.data.is_empty())),
-            Ok(None) => tracing::warn!(
-                last_event_id = %wymcp_core::bound::echo(last),
-                "SSE resumption point discarded: unknown or expired event id"
-            ),
-            Err(err) => tracing::warn!(%err, "SSE replay failed"),
-        }
-    }
-    let replayed: HashSet<String> = first.iter().map(|e| e.id.clone()).collect();
+    let generation = (state.streams).attach_stream(&record.id, tx, stop.clone(), resumed.clone());
     let attached = Attached {
         state: state.clone(),
         session: record.id.clone(),
         generation,
     };
+    let first = replay(&state, &record.id, last_event_id.as_deref()).await;
+    let replayed: HashSet<String> = first.iter().map(|e| e.id.clone()).collect();
     // The priming event belongs to the stream resumed, so a later resumption continues it.
-    let priming = match state
-        .events
-        .append(
-            &record.id,
-            resumed.as_deref().unwrap_or(GET_STREAM),
-            String::new(),
-        )
-        .await
-    {
+    let stream = resumed.as_deref().unwrap_or(GET_STREAM);
+    let priming = match state.events.append(&record.id, stream, String::new()).await {
         Ok(id) => id,
         Err(err) => {
             tracing::error!(%err, "SSE event log failed");
-            return Err((
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "Event log unavailable".to_owned(),
-            )
-                .into());
+            let refusal = (StatusCode::INTERNAL_SERVER_ERROR, "Event log unavailable");
+            return Err((refusal.0, refusal.1.to_owned()).into());
         }
     };
-    let mut head: Vec<Bytes> = first.iter().map(|e| frame(&e.id, &e.data, None)).collect();
-    head.push(frame(&priming, "", state.config.sse_retry));
-    let body = stream::iter(head)
-        .chain(live_events(
-            rx,
-            stop,
-            attached,
-            state.config.keepalive,
-            replayed,
-        ))
-        .map(Ok::<Bytes, Infallible>);
-    Ok(super::service::sse_response(body))
+    let mut head: Vec<Bytes> = first
+        .iter()
+        .map(|e| sse::event(Some(&e.id), None, &e.data))
+        .collect();
+    head.push(sse::event(Some(&priming), state.config.sse_retry, ""));
+    let keepalive = state.config.keepalive;
+    let live = live_events(rx, stop, attached, keepalive, replayed);
+    let body = stream::iter(head).chain(live).map(Ok::<Bytes, Infallible>);
+    Ok(sse::response(body))
 }
 
-/// One SSE event as one buffer (so it is written in one write): `id`, optional `retry`, and
-/// a single `data` line (JSON text carries no raw newline; any newline is split defensively).
-pub(crate) fn frame(id: &str, data: &str, retry: Option<Duration>) -> Bytes {
-    let mut out = String::with_capacity(data.len() + id.len() + 24);
-    out.push_str("id: ");
-    out.push_str(id);
-    out.push('\n');
-    if let Some(retry) = retry {
-        out.push_str(&format!("retry: {}\n", retry.as_millis()));
+/// `Accept`, `Mcp-Session-Id` and `MCP-Protocol-Version`: the session the GET names and the
+/// revision its header names, if any.
+fn read_headers(
+    headers: &HeaderMap,
+) -> Result<(&str, Option<ProtocolVersion>), (StatusCode, String)> {
+    let refused = |status, message: &str| Err((status, message.to_owned()));
+    if !accepts(headers, "text/event-stream") {
+        let message = "Not Acceptable: the client must accept text/event-stream";
+        return refused(StatusCode::NOT_ACCEPTABLE, message);
     }
-    for line in data.split('\n') {
-        out.push_str("data: ");
-        out.push_str(line.trim_end_matches('\r'));
-        out.push('\n');
-    }
-    out.push('\n');
-    Bytes::from(out)
+    let Some(session) = header_str(headers, &SESSION_NAME) else {
+        return refused(StatusCode::BAD_REQUEST, "Missing mcp-session-id header");
+    };
+    let requested = match header_str(headers, &VERSION_NAME) {
+        None => None,
+        Some(raw) => match raw.trim().parse::<ProtocolVersion>() {
+            Ok(v) if !v.is_stateless() => Some(v),
+            _ => {
+                return refused(
+                    StatusCode::BAD_REQUEST,
+                    "Unsupported MCP-Protocol-Version header",
+                );
+            }
+        },
+    };
+    Ok((session, requested))
 }
 
-const KEEPALIVE: &[u8] = b":keepalive\n\n";
+/// The `Last-Event-ID` to resume after; a duplicated header is discarded.
+fn last_event_id(headers: &HeaderMap) -> Option<String> {
+    if headers.get_all("last-event-id").iter().count() > 1 {
+        tracing::warn!("SSE resumption point discarded: duplicated Last-Event-ID header");
+        return None;
+    }
+    header_str(headers, "last-event-id").map(str::to_owned)
+}
+
+/// The events of the session logged after `last` (priming events left out): what a resuming
+/// client missed.
+async fn replay(state: &State, session: &str, last: Option<&str>) -> Vec<LoggedEvent> {
+    let Some(last) = last else {
+        return Vec::new();
+    };
+    match state.events.replay_after(session, last).await {
+        Ok(Some(missed)) => missed.into_iter().filter(|e| !e.data.is_empty()).collect(),
+        Ok(None) => {
+            tracing::warn!(
+                last_event_id = %wymcp_core::bound::echo(last),
+                "SSE resumption point discarded: unknown or expired event id"
+            );
+            Vec::new()
+        }
+        Err(err) => {
+            tracing::warn!(%err, "SSE replay failed");
+            Vec::new()
+        }
+    }
+}
+
+/// A refusal of the session's resolution in GET's plain dialect.
+fn session_refusal(refusal: crate::serve::Refusal) -> WireRefusal {
+    let (status, message) = match refusal.class {
+        Class::SessionGone => (StatusCode::NOT_FOUND, "Session not found".to_owned()),
+        Class::Store => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "Session store unavailable".to_owned(),
+        ),
+        _ => (StatusCode::BAD_REQUEST, refusal.reason()),
+    };
+    (status, message).into()
+}
 
 /// Events pushed to the session, with keepalive comments in between, until the stream is
 /// replaced, the session ends or the client goes away. Events whose id is in `replayed` were
@@ -231,7 +209,9 @@ fn live_events(
                         Some(StreamEvent { id: Some(id), .. }) if replayed.contains(&id) => {
                             Some(Bytes::new())
                         }
-                        Some(StreamEvent { id: Some(id), data }) => Some(frame(&id, &data, None)),
+                        Some(StreamEvent { id: Some(id), data }) => {
+                            Some(sse::event(Some(&id), None, &data))
+                        }
                         Some(StreamEvent { id: None, data }) => {
                             let id = match attached
                                 .state
@@ -245,11 +225,11 @@ fn live_events(
                                     String::new()
                                 }
                             };
-                            Some(frame(&id, &data, None))
+                            Some(sse::event(Some(&id), None, &data))
                         }
                         None => None,
                     },
-                    _ = ticker.tick() => Some(Bytes::from_static(KEEPALIVE)),
+                    _ = ticker.tick() => Some(Bytes::from_static(sse::KEEPALIVE)),
                 };
                 next.map(|bytes| (bytes, (rx, stop, attached, ticker)))
             }

@@ -39,12 +39,13 @@ use tokio::sync::broadcast;
 use tokio::time::Interval;
 use tokio_util::sync::CancellationToken;
 
+use super::checks::accepts;
 use super::error::HttpError;
-use super::service::{State, accepts};
+use super::service::State;
+use super::sse::{self, KEEPALIVE};
 use crate::resource::Change;
-use crate::stateless::listen::{self, Filter};
-
-const KEEPALIVE: &[u8] = b": keepalive\n\n";
+use crate::serve::Listen as Admitted;
+use crate::serve::stateless::listen::{self, Filter};
 
 /// The open listen streams of one service: how many, and the token that ends them.
 #[derive(Debug, Default)]
@@ -91,13 +92,8 @@ impl Drop for Slot {
 /// Answers a `subscriptions/listen` request whose envelope and headers passed: the SSE
 /// stream, or a JSON-RPC refusal (406 without `text/event-stream` in `Accept`, 400 for a bad
 /// filter, 503 when the limit of open streams is reached).
-pub(crate) fn open(
-    state: &Arc<State>,
-    headers: &HeaderMap,
-    id: Value,
-    params: Option<&Value>,
-) -> Response {
-    match stream(state, headers, id, params) {
+pub(crate) fn open(state: &Arc<State>, headers: &HeaderMap, listen: Admitted) -> Response {
+    match stream(state, headers, listen) {
         Ok(response) => response,
         Err(refusal) => refusal.into_response(),
     }
@@ -106,9 +102,9 @@ pub(crate) fn open(
 fn stream(
     state: &Arc<State>,
     headers: &HeaderMap,
-    id: Value,
-    params: Option<&Value>,
+    listen: Admitted,
 ) -> Result<Response, HttpError> {
+    let id = listen.id.clone();
     if !accepts(headers, "text/event-stream") {
         return Err(HttpError::invalid_request(
             StatusCode::NOT_ACCEPTABLE,
@@ -116,9 +112,9 @@ fn stream(
             "Not Acceptable: subscriptions/listen is answered as a text/event-stream; the client must accept it",
         ));
     }
-    let filter = Filter::parse(params)
-        .map_err(|error| HttpError::rpc(StatusCode::BAD_REQUEST, id.clone(), error))?
-        .honoured(&state.server);
+    let filter = listen
+        .filter(&state.core)
+        .map_err(|error| HttpError::rpc(StatusCode::BAD_REQUEST, id.clone(), error))?;
     let max = state.config.max_listen_streams;
     let Some(slot) = state.listeners.acquire(max) else {
         tracing::warn!(
@@ -134,7 +130,7 @@ fn stream(
         ));
     };
     // Subscribed before the acknowledgement is written: no change after it is missed.
-    let changes = state.server.features().hub.changes();
+    let changes = state.core.server().features().hub.changes();
     let ack = filter.acknowledgement(&id);
     let keepalive = state.config.keepalive.max(Duration::from_millis(1));
     let mut ticker = tokio::time::interval_at(tokio::time::Instant::now() + keepalive, keepalive);
@@ -150,14 +146,12 @@ fn stream(
         ended: false,
         _slot: slot,
     };
-    Ok(super::service::sse_response(futures_util::stream::unfold(
-        listen, next,
-    )))
+    Ok(sse::response(futures_util::stream::unfold(listen, next)))
 }
 
-/// One SSE event as one buffer.
+/// One SSE event of the stream (not resumable: no id).
 fn frame(message: &Value) -> Bytes {
-    Bytes::from(format!("event: message\ndata: {message}\n\n"))
+    sse::event(None, None, &message.to_string())
 }
 
 /// An open listen stream.
@@ -182,7 +176,7 @@ impl Listen {
     /// The successful `subscriptions/listen` response that ends the stream gracefully.
     fn closing(&self) -> Bytes {
         frame(&listen::closing(
-            &self.state.server,
+            self.state.core.server(),
             &self.state.config.cache_hints,
             &self.id,
         ))

@@ -23,20 +23,24 @@
 //! node that owns them.
 
 mod auth;
+mod call;
+mod checks;
 mod config;
 mod delete;
 mod error;
 mod events;
 mod get;
-mod hooks;
 mod listen;
-mod modern;
-mod notes;
 mod post;
 mod serve;
 mod service;
-mod session;
+mod sse;
+mod streams;
 
+pub use crate::serve::{EndReason, SessionHooks, SessionStart};
+pub use crate::session::{
+    CreateError, InMemorySessionStore, SessionRecord, SessionStore, StoreError, new_session_id,
+};
 pub use auth::{AuthRefusal, Authenticate, BearerAuth, Identity};
 pub use config::{
     DEFAULT_BODY_LIMIT, DEFAULT_KEEPALIVE, DEFAULT_MAX_LISTEN_STREAMS, DEFAULT_MAX_SESSIONS,
@@ -44,9 +48,7 @@ pub use config::{
 };
 pub use error::{ErrorBody, HttpError};
 pub use events::{DEFAULT_EVENTS_PER_STREAM, EventLog, InMemoryEventLog, LoggedEvent};
-pub use hooks::{EndReason, SessionHooks, SessionStart};
 pub use serve::{HttpServer, protected_resource_router, serve};
 pub use service::{SESSION_HEADER, StreamableHttpService, VERSION_HEADER};
-pub use session::{
-    CreateError, InMemorySessionStore, SessionRecord, SessionStore, StoreError, new_session_id,
-};
+
+pub(crate) use checks::{header_names_stateless, stateless_method_not_allowed};

@@ -15,20 +15,82 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{Value, json};
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, mpsc};
+use tokio_util::sync::CancellationToken;
 
-use super::stateless::Shared;
 use crate::protocol::{RpcError, failure};
-use crate::stateless::listen::{Filter, closing};
+use crate::serve::stateless::listen::closing;
+use crate::serve::{Core, Listen};
+use crate::session::Work;
+
+/// The listen streams of one connection.
+pub(super) struct Listens(Arc<Shared>);
+
+struct Shared {
+    core: Core,
+    out: mpsc::UnboundedSender<String>,
+    slots: Slots,
+    /// Cancelled when the connection ends: listen streams close gracefully.
+    closing: CancellationToken,
+}
+
+impl Shared {
+    fn write(&self, message: &Value) -> bool {
+        self.out.send(message.to_string()).is_ok()
+    }
+}
+
+impl Listens {
+    pub(super) fn new(core: Core, out: mpsc::UnboundedSender<String>, max: usize) -> Self {
+        Listens(Arc::new(Shared {
+            core,
+            out,
+            slots: Slots::new(max),
+            closing: CancellationToken::new(),
+        }))
+    }
+
+    /// Opens the stream of an admitted listen request, in its own task, registered among the
+    /// connection's requests so that `notifications/cancelled` ends it.
+    pub(super) fn open(&self, listen: Listen) {
+        let shared = self.0.clone();
+        let registered = shared
+            .core
+            .requests()
+            .map(|r| r.start(&listen.id, Work::Listen));
+        let Some((registration, token)) = registered else {
+            return;
+        };
+        tokio::spawn(async move {
+            let answer = tokio::select! {
+                biased;
+                // A cancelled stream gets nothing more, its closing response included.
+                () = token.cancelled() => None,
+                answer = run(&shared, listen) => answer,
+            };
+            if let Some(answer) = answer
+                && !token.is_cancelled()
+            {
+                shared.write(&answer);
+            }
+            drop(registration);
+        });
+    }
+
+    /// The connection ends: each open stream ends with its closing response.
+    pub(super) fn close(&self) {
+        self.0.closing.cancel();
+    }
+}
 
 /// The open listen streams of one connection, under a limit.
-pub(super) struct Slots {
+struct Slots {
     open: Arc<AtomicUsize>,
     max: usize,
 }
 
 /// One open stream's place under the limit, given back when the stream ends.
-pub(super) struct Slot(Arc<AtomicUsize>);
+struct Slot(Arc<AtomicUsize>);
 
 impl Drop for Slot {
     fn drop(&mut self) {
@@ -37,7 +99,7 @@ impl Drop for Slot {
 }
 
 impl Slots {
-    pub(super) fn new(max: usize) -> Self {
+    fn new(max: usize) -> Self {
         Slots {
             open: Arc::new(AtomicUsize::new(0)),
             max,
@@ -57,13 +119,14 @@ impl Slots {
 /// Runs the listen stream of request `id` until the connection closes it (answering its
 /// closing response) or the caller drops it (the client cancelled it). A bad filter, or one
 /// stream too many, is answered at once.
-pub(super) async fn run(shared: &Arc<Shared>, id: Value, params: Option<&Value>) -> Option<Value> {
-    let filter = match Filter::parse(params) {
-        Ok(filter) => filter.honoured(&shared.server),
-        Err(error) => return Some(failure(id, &error)),
+async fn run(shared: &Shared, listen: Listen) -> Option<Value> {
+    let filter = match listen.filter(&shared.core) {
+        Ok(filter) => filter,
+        Err(error) => return Some(failure(listen.id, &error)),
     };
-    let Some(_slot) = shared.listens.acquire() else {
-        let max = shared.listens.max;
+    let id = listen.id;
+    let Some(_slot) = shared.slots.acquire() else {
+        let max = shared.slots.max;
         tracing::warn!(
             max,
             "subscriptions/listen refused: the stream limit is reached"
@@ -79,9 +142,10 @@ pub(super) async fn run(shared: &Arc<Shared>, id: Value, params: Option<&Value>)
         return Some(failure(id, &error));
     };
     // Subscribed before the acknowledgement is written: no change after it is missed.
-    let mut changes = shared.server.features().hub.changes();
+    let server = shared.core.server();
+    let mut changes = server.features().hub.changes();
     shared.write(&filter.acknowledgement(&id));
-    let close = || Some(closing(&shared.server, &shared.hints, &id));
+    let close = || Some(closing(server, &shared.core.settings().cache_hints, &id));
     loop {
         tokio::select! {
             biased;

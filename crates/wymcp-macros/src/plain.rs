@@ -1,0 +1,296 @@
+//! `#[wymcp::plain_tool]` on an `impl` block holding one `async fn`: the block's type
+//! implements `wymcp::PlainTool`, the method is the tool.
+//!
+//! The tool's name is the method's, its description the method's doc comment, its input schema
+//! the parameters (as for an action method, without defaults: a plain tool's arguments have
+//! none), its output schema the `JsonSchema` of the `T` the method returns in `Result<T, E>`.
+//! An input schema of standard types is validated here by the runtime's own check.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned};
+use serde_json::{Map, Value};
+use syn::spanned::Spanned;
+use syn::{ImplItem, ItemImpl, ReturnType, Type};
+use wymcp_core::ConfigurationError;
+
+use crate::attrs;
+use crate::forwarded::forward;
+use crate::params::{self, Param, Property};
+
+/// The keys `#[wymcp::plain_tool(...)]` accepts.
+const TOOL_KEYS: [&str; 2] = ["name", "description"];
+
+/// The `PlainTool` methods a same-named, non-async method of the block provides.
+const FORWARDED: [&str; 3] = ["output_schema", "title", "annotations"];
+
+pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+    let mut block: ItemImpl = syn::parse2(item)?;
+    if block.trait_.is_some() || !block.generics.params.is_empty() {
+        return Err(syn::Error::new(
+            block.self_ty.span(),
+            "`#[wymcp::plain_tool]` goes on an inherent, non-generic `impl` block",
+        ));
+    }
+    let (name, description) = tool_texts(attr)?;
+    let Read {
+        method,
+        params,
+        forwarded,
+        own_output_schema,
+    } = read_items(&mut block)?;
+    let sig = &method.sig;
+    if !matches!(sig.inputs.first(), Some(syn::FnArg::Receiver(r)) if r.reference.is_some() && r.mutability.is_none())
+    {
+        return Err(syn::Error::new(
+            sig.ident.span(),
+            "a plain tool's method takes `&self` first",
+        ));
+    }
+    let name = name.unwrap_or_else(|| sig.ident.to_string());
+    let description = match description.or_else(|| attrs::doc_text(&method.attrs).map(|d| d.0)) {
+        Some(d) => d,
+        None => {
+            return Err(syn::Error::new(
+                sig.ident.span(),
+                "a plain tool needs a description: write a `///` doc comment on its method",
+            ));
+        }
+    };
+    let input = input_schema(&name, &params)?;
+    let output = match (&sig.output, own_output_schema) {
+        (_, true) => quote!(),
+        (ReturnType::Type(_, ty), false) => output_schema(ty)?,
+        (ReturnType::Default, false) => {
+            return Err(syn::Error::new(
+                sig.ident.span(),
+                "a plain tool returns its answer: `-> Result<T, Failure>` (`T: Serialize + JsonSchema` gives the output schema), or `-> CallResult`",
+            ));
+        }
+    };
+    let run = run_body(sig, &params);
+    let self_ty = &block.self_ty;
+    Ok(quote! {
+        #block
+
+        #[automatically_derived]
+        impl ::wymcp::PlainTool for #self_ty {
+            fn name(&self) -> &str { #name }
+            fn description(&self) -> &str { #description }
+            fn input_schema(&self) -> ::wymcp::__private::serde_json::Map<::std::string::String, ::wymcp::__private::serde_json::Value> {
+                #input
+            }
+            async fn run(
+                &self,
+                arguments: ::wymcp::__private::serde_json::Map<::std::string::String, ::wymcp::__private::serde_json::Value>,
+                ctx: ::wymcp::Context,
+            ) -> ::wymcp::CallResult {
+                #run
+            }
+            #output
+            #(#forwarded)*
+        }
+    })
+}
+
+/// `#[wymcp::plain_tool(name = "...", description = "...")]`, each when given.
+fn tool_texts(attr: TokenStream) -> syn::Result<(Option<String>, Option<String>)> {
+    let (mut name, mut description) = (None, None);
+    for entry in attrs::entries(attr, &TOOL_KEYS)? {
+        let Some(crate::json::Node::Scalar(Value::String(text), _)) = &entry.value else {
+            return Err(syn::Error::new(
+                entry.span(),
+                format!("expected `{} = \"...\"`", entry.name()),
+            ));
+        };
+        match entry.name().as_str() {
+            "name" => name = Some(text.clone()),
+            _ => description = Some(text.clone()),
+        }
+    }
+    Ok((name, description))
+}
+
+/// The block's one `async fn` with its parameters, and the `PlainTool` methods it provides.
+struct Read {
+    method: syn::ImplItemFn,
+    params: Vec<Param>,
+    forwarded: Vec<TokenStream>,
+    own_output_schema: bool,
+}
+
+fn read_items(block: &mut ItemImpl) -> syn::Result<Read> {
+    let mut runs = Vec::new();
+    let mut forwarded = Vec::new();
+    let mut own_output_schema = false;
+    for item in &mut block.items {
+        let ImplItem::Fn(f) = item else { continue };
+        let ident = f.sig.ident.to_string();
+        if f.sig.asyncness.is_some() {
+            let mut read = Vec::new();
+            for arg in f.sig.inputs.iter_mut().skip(1) {
+                read.push(params::parse(arg)?);
+            }
+            runs.push((f.clone(), read));
+        } else if FORWARDED.contains(&ident.as_str()) {
+            own_output_schema |= ident == "output_schema";
+            forwarded.push(forward(&f.sig.ident));
+        }
+    }
+    if let Some((other, _)) = runs.get(1) {
+        return Err(syn::Error::new(
+            other.sig.ident.span(),
+            "a plain tool is one `async fn`: write another tool (another type) for this one, or make them actions of one `#[wymcp::tool]`",
+        ));
+    }
+    let Some((method, params)) = runs.pop() else {
+        return Err(syn::Error::new(
+            block.self_ty.span(),
+            "a plain tool is one `async fn` in this block",
+        ));
+    };
+    Ok(Read {
+        method,
+        params,
+        forwarded,
+        own_output_schema,
+    })
+}
+
+/// The input schema: validated now by `InputSchema::build` (a runtime-typed property standing
+/// as `{}`), completed with the runtime schemas when the server is built.
+fn input_schema(name: &str, params: &[Param]) -> syn::Result<TokenStream> {
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    for param in params {
+        match param {
+            Param::Params { span, .. } => {
+                return Err(syn::Error::new(
+                    *span,
+                    "a plain tool takes its arguments as parameters (`Params<T>` is for actions)",
+                ));
+            }
+            Param::Context { .. } => {}
+            Param::Property(p) => {
+                if let Some(default) = &p.default {
+                    return Err(syn::Error::new(
+                        default.span(),
+                        "a plain tool's arguments have no defaults: take an `Option<T>` and choose the value in the method",
+                    ));
+                }
+                properties.insert(p.name.clone(), p.schema_node().to_value());
+                if p.required() {
+                    required.push(Value::String(p.name.clone()));
+                }
+            }
+        }
+    }
+    let mut schema = Map::new();
+    schema.insert("type".into(), "object".into());
+    schema.insert("properties".into(), Value::Object(properties));
+    if !required.is_empty() {
+        schema.insert("required".into(), Value::Array(required));
+    }
+    if let Err(problem) = wymcp_core::schema::InputSchema::build(&schema) {
+        let error = ConfigurationError::new(problem).in_tool(name.to_owned());
+        let span = property_span(params, &error.to_string()).unwrap_or_else(Span::call_site);
+        return Err(syn::Error::new(span, error.to_string()));
+    }
+    let text = Value::Object(schema).to_string();
+    let runtime = params.iter().filter_map(|p| match p {
+        Param::Property(p) if p.derived.is_none() => Some(runtime_property(p)),
+        _ => None,
+    });
+    Ok(quote! {
+        ::wymcp::__private::plain_input_schema(#text, ::std::vec![#(#runtime),*])
+    })
+}
+
+fn runtime_property(p: &Property) -> TokenStream {
+    let name = &p.name;
+    let ty = &p.schema_type;
+    let overlay = p.overlay_value().to_string();
+    quote_spanned! {ty.span()=>
+        (#name, ::wymcp::__private::property_schema::<#ty>(#overlay))
+    }
+}
+
+/// The span of the property a refusal's text names (its keyword when it names a format).
+fn property_span(params: &[Param], message: &str) -> Option<Span> {
+    params.iter().find_map(|p| match p {
+        Param::Property(p) if message.contains(&format!("/properties/{}", p.name)) => Some(
+            p.overlay
+                .iter()
+                .find(|(k, _, _)| k == "format" && message.contains("format"))
+                .map_or(p.span, |(_, _, node)| node.span()),
+        ),
+        _ => None,
+    })
+}
+
+/// `output_schema()` from the `T` of `Result<T, E>`: derived and validated now for a standard
+/// object type (a `String`-keyed map), `T`'s `JsonSchema` for any other; none for a standard
+/// type that is not an object (it is served as text only) or a `CallOutput`.
+fn output_schema(ty: &Type) -> syn::Result<TokenStream> {
+    let Some(ok) = params::single_or_first_argument(ty, "Result") else {
+        return Ok(quote!());
+    };
+    let map = quote!(::wymcp::__private::serde_json::Map<::std::string::String, ::wymcp::__private::serde_json::Value>);
+    let body = match params::derive_schema(ok) {
+        Some(Value::Object(schema)) if schema.get("type") == Some(&Value::from("object")) => {
+            if let Err(problem) = wymcp_core::schema::build_output_schema(&schema) {
+                return Err(syn::Error::new(ok.span(), problem.to_string()));
+            }
+            let text = Value::Object(schema).to_string();
+            quote!(::wymcp::__private::plain_input_schema(#text, ::std::vec![]).into())
+        }
+        Some(_) => return Ok(quote!()),
+        None if is_call_output(ok) => return Ok(quote!()),
+        None => quote_spanned!(ok.span()=> ::wymcp::__private::plain_output_schema::<#ok>()),
+    };
+    Ok(quote! {
+        fn output_schema(&self) -> ::core::option::Option<#map> {
+            #body
+        }
+    })
+}
+
+fn is_call_output(ty: &Type) -> bool {
+    matches!(ty, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "CallOutput"))
+}
+
+/// `run`: the arguments taken from the map, the method called, its answer converted.
+fn run_body(sig: &syn::Signature, params: &[Param]) -> TokenStream {
+    let method = &sig.ident;
+    let mut takes = Vec::new();
+    let mut args = Vec::new();
+    for (i, param) in params.iter().enumerate() {
+        let arg = syn::Ident::new(&format!("__wymcp_arg{i}"), Span::call_site());
+        match param {
+            Param::Context { by_ref: true, .. } => args.push(quote!(&ctx)),
+            Param::Context { by_ref: false, .. } => args.push(quote!(ctx.clone())),
+            Param::Params { .. } => {}
+            Param::Property(p) => {
+                let ty = &p.ty;
+                let name = &p.name;
+                takes.push(quote_spanned! {ty.span()=>
+                    let #arg = ::wymcp::__private::plain_arg::<#ty>(&mut __wymcp_arguments, #name)?;
+                });
+                args.push(quote!(#arg));
+            }
+        }
+    }
+    let output = match &sig.output {
+        ReturnType::Type(_, ty) => ty.span(),
+        ReturnType::Default => sig.ident.span(),
+    };
+    let answer = quote_spanned! {output=>
+        ::wymcp::__private::plain_answer(Self::#method(self, #(#args),*).await)
+    };
+    quote! {
+        #[allow(unused_mut)]
+        let mut __wymcp_arguments = arguments;
+        let _ = &ctx;
+        #(#takes)*
+        #answer
+    }
+}

@@ -1,0 +1,82 @@
+//! A notes server in wymcp's shortest form; `cargo run -p wymcp --example notes` serves stdio.
+use wymcp::{Failure, Resource, Server};
+
+#[wymcp::data]
+#[derive(Clone)]
+struct Note {
+    id: u32,
+    text: String,
+    tags: Vec<String>,
+}
+
+#[derive(Clone, Default)]
+pub(crate) struct Notes(std::sync::Arc<tokio::sync::Mutex<Vec<Note>>>);
+
+/// Keep short notes: add them, list them, delete them.
+#[wymcp::tool]
+impl Notes {
+    /// Add a note
+    #[wymcp(example = {"text": "Buy milk", "tags": ["errands"]}, related = ["list"])]
+    async fn add(
+        &self,
+        #[wymcp(minLength = 1, maxLength = 500)] text: String,
+        #[wymcp(default = [])] tags: Vec<String>,
+    ) -> Result<Note, Failure> {
+        let mut notes = self.0.lock().await;
+        let id = notes.last().map_or(1, |n| n.id + 1);
+        let note = Note { id, text, tags };
+        notes.push(note.clone());
+        Ok(note)
+    }
+    /// List the notes, oldest first
+    async fn list(
+        &self,
+        #[wymcp(description = "Only the notes carrying this tag")] tag: Option<String>,
+        #[wymcp(default = 20, minimum = 1, maximum = 100)] limit: u32,
+    ) -> Result<Vec<Note>, Failure> {
+        let notes = self.0.lock().await;
+        let tagged = notes
+            .iter()
+            .filter(|n| tag.iter().all(|t| n.tags.contains(t)));
+        Ok(tagged.take(limit as usize).cloned().collect())
+    }
+    /// Delete a note by id
+    async fn delete(&self, id: u32) -> Result<Note, Failure> {
+        let mut notes = self.0.lock().await;
+        let at = notes.iter().position(|n| n.id == id);
+        Ok(notes.remove(at.ok_or_else(|| Failure::msg(format!("no note {id}")))?))
+    }
+}
+
+#[wymcp::plain_tool]
+impl Notes {
+    /// Count the notes carrying each tag
+    async fn tag_counts(&self) -> Result<std::collections::BTreeMap<String, u32>, Failure> {
+        let mut counts = std::collections::BTreeMap::new();
+        for tag in self.0.lock().await.iter().flat_map(|n| &n.tags) {
+            *counts.entry(tag.clone()).or_default() += 1;
+        }
+        Ok(counts)
+    }
+}
+
+/// Ask for a summary of the notes carrying a tag
+#[wymcp::prompt]
+async fn summarize(tag: String) -> String {
+    format!("List my notes tagged {tag:?} with the notes tool, then summarize them in one line.")
+}
+
+const GUIDE: &str = "Tag notes when you add them, then list them by tag.";
+
+pub(crate) fn server() -> Result<Server, wymcp::ConfigurationError> {
+    let notes = Notes::default();
+    let guide = Resource::text("notes://guide", "guide", GUIDE);
+    let tools = Server::builder().name("notes").tool(notes.clone());
+    let server = tools.plain_tool(notes).resource(guide);
+    server.prompt(summarize).build()
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    Ok(wymcp::transport::stdio::serve(server()?).await?)
+}

@@ -1,0 +1,140 @@
+//! [`ContextBuilder`]: how a transport (or a test) makes a [`Context`].
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::{Context, Inner, ProgressState};
+use crate::mrtr::Round;
+use crate::protocol::{LogLevel, ProtocolVersion};
+use crate::session::{Notifier, SessionHandle};
+
+/// Builds a [`Context`].
+#[derive(Debug)]
+#[must_use]
+pub struct ContextBuilder {
+    pub(super) request_id: Option<Value>,
+    pub(super) session_id: Option<String>,
+    pub(super) protocol_version: ProtocolVersion,
+    /// `None` until set: a transport shares the session's, so a default made up front would be
+    /// allocated and dropped on every call.
+    pub(super) assigns: Option<Arc<Mutex<Map<String, Value>>>>,
+    pub(super) client_info: Option<Arc<Value>>,
+    pub(super) client_capabilities: Option<Arc<Value>>,
+    pub(super) progress_token: Option<Value>,
+    pub(super) cancellation: Option<CancellationToken>,
+    pub(super) notifier: Option<Notifier>,
+    pub(super) session: Option<SessionHandle>,
+    pub(super) stream_closer: Option<CancellationToken>,
+    pub(super) log_level: Option<LogLevel>,
+    pub(super) input: Option<Arc<Round>>,
+}
+
+impl ContextBuilder {
+    /// The request's JSON-RPC id.
+    pub fn request_id(mut self, id: Value) -> Self {
+        self.request_id = Some(id);
+        self
+    }
+    /// The session the call belongs to (when not set, [`Context::session_id`] answers the
+    /// live session's id).
+    pub fn session_id(mut self, id: impl Into<String>) -> Self {
+        self.session_id = Some(id.into());
+        self
+    }
+    /// The negotiated revision.
+    pub fn protocol_version(mut self, version: ProtocolVersion) -> Self {
+        self.protocol_version = version;
+        self
+    }
+    /// One initial assign.
+    pub fn assign(mut self, key: impl Into<String>, value: Value) -> Self {
+        self.assigns
+            .get_or_insert_with(Default::default)
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key.into(), value);
+        self
+    }
+    /// Shares a session's assigns, so updates outlive the call.
+    pub fn shared_assigns(mut self, assigns: Arc<Mutex<Map<String, Value>>>) -> Self {
+        self.assigns = Some(assigns);
+        self
+    }
+    /// The client's `clientInfo`.
+    pub fn client_info(mut self, info: Value) -> Self {
+        self.client_info = Some(Arc::new(info));
+        self
+    }
+    /// The client's capabilities.
+    pub fn client_capabilities(mut self, capabilities: Value) -> Self {
+        self.client_capabilities = Some(Arc::new(capabilities));
+        self
+    }
+    /// The session's `clientInfo` and capabilities, shared with its record (no copy per call).
+    pub(crate) fn shared_client(mut self, info: Arc<Value>, capabilities: Arc<Value>) -> Self {
+        self.client_info = Some(info);
+        self.client_capabilities = Some(capabilities);
+        self
+    }
+    /// The request's progress token.
+    pub fn progress_token(mut self, token: Value) -> Self {
+        self.progress_token = Some(token);
+        self
+    }
+    /// The cancellation token of the call.
+    pub fn cancellation(mut self, token: CancellationToken) -> Self {
+        self.cancellation = Some(token);
+        self
+    }
+    /// Where the call's notifications go (set by transports).
+    pub fn notifier(mut self, notifier: Notifier) -> Self {
+        self.notifier = Some(notifier);
+        self
+    }
+    /// The live session the call belongs to.
+    pub(crate) fn session(mut self, session: SessionHandle) -> Self {
+        self.session = Some(session);
+        self
+    }
+    /// Cancelled by [`Context::close_sse_stream`]: the transport ends the call's stream.
+    pub(crate) fn stream_closer(mut self, closer: CancellationToken) -> Self {
+        self.stream_closer = Some(closer);
+        self
+    }
+    /// The request's own log level (the stateless era's `_meta` `logLevel`): log messages
+    /// below it are not sent, and without it a stateless call sends none.
+    pub fn log_level(mut self, level: LogLevel) -> Self {
+        self.log_level = Some(level);
+        self
+    }
+    /// Stateless era: the call's multi round-trip input round (set by the transport).
+    pub(crate) fn input_round(mut self, round: Arc<Round>) -> Self {
+        self.input = Some(round);
+        self
+    }
+    /// The context.
+    pub fn build(self) -> Context {
+        Context {
+            inner: Arc::new(Inner {
+                request_id: self.request_id,
+                session_id: self.session_id,
+                protocol_version: self.protocol_version,
+                assigns: self.assigns.unwrap_or_default(),
+                client_info: self.client_info,
+                client_capabilities: self.client_capabilities,
+                progress_token: self.progress_token,
+                cancellation: self.cancellation.unwrap_or_default(),
+                notifier: self.notifier,
+                session: self.session,
+                stream_closer: self.stream_closer,
+                progress: Mutex::new(ProgressState::default()),
+                log_level: self.log_level,
+                required_capabilities: Mutex::new(None),
+                input: self.input,
+                request_state: Mutex::new(None),
+            }),
+        }
+    }
+}

@@ -1,0 +1,326 @@
+//! [`Context`]: what a tool knows about the call it is serving.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+
+mod builder;
+mod client;
+
+use crate::mrtr::Round;
+use crate::protocol::{LogLevel, ProtocolVersion};
+use crate::session::SessionHandle;
+pub use crate::session::{Delivery, Notifier};
+
+pub use builder::ContextBuilder;
+
+/// What a tool knows about the call it serves: the request, the session, the negotiated
+/// revision, the assigns, and a cancellation token.
+///
+/// Cheap to clone; every clone sees the same assigns and the same cancellation.
+///
+/// ```
+/// use serde_json::json;
+/// use wymcp::{Context, ProtocolVersion};
+///
+/// let ctx = Context::builder()
+///     .protocol_version(ProtocolVersion::V2025_06_18)
+///     .assign("current_user", json!("ada"))
+///     .build();
+/// assert_eq!(ctx.assigns()["current_user"], "ada");
+/// ctx.assign("count", json!(1));
+/// assert_eq!(ctx.assigns()["count"], 1);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Context {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    request_id: Option<Value>,
+    session_id: Option<String>,
+    protocol_version: ProtocolVersion,
+    assigns: Arc<Mutex<Map<String, Value>>>,
+    client_info: Option<Arc<Value>>,
+    client_capabilities: Option<Arc<Value>>,
+    progress_token: Option<Value>,
+    cancellation: CancellationToken,
+    notifier: Option<Notifier>,
+    session: Option<SessionHandle>,
+    stream_closer: Option<CancellationToken>,
+    progress: Mutex<ProgressState>,
+    /// The request's own log level (stateless era: `_meta` `logLevel`).
+    log_level: Option<LogLevel>,
+    /// Stateless era: the client capabilities the call asked for but the request did not
+    /// declare, as a `ClientCapabilities` object (the transport answers `-32021`).
+    required_capabilities: Mutex<Option<Value>>,
+    /// Stateless era: the call's multi round-trip input round (`tools/call`, `prompts/get`,
+    /// `resources/read`).
+    input: Option<Arc<Round>>,
+    /// The tool's own request state when the call has no input round.
+    request_state: Mutex<Option<Value>>,
+}
+
+#[derive(Debug, Default)]
+struct ProgressState {
+    last: Option<f64>,
+    completed: bool,
+}
+
+impl Default for Context {
+    fn default() -> Self {
+        Context::builder().build()
+    }
+}
+
+impl Context {
+    /// Starts a context; transports build one per call, tests build their own.
+    pub fn builder() -> ContextBuilder {
+        ContextBuilder {
+            request_id: None,
+            session_id: None,
+            protocol_version: ProtocolVersion::LATEST_SESSION_ERA,
+            assigns: None,
+            client_info: None,
+            client_capabilities: None,
+            progress_token: None,
+            cancellation: None,
+            notifier: None,
+            session: None,
+            stream_closer: None,
+            log_level: None,
+            input: None,
+        }
+    }
+
+    /// The JSON-RPC id of the request being served, when there is one.
+    pub fn request_id(&self) -> Option<&Value> {
+        self.inner.request_id.as_ref()
+    }
+
+    /// The session id, when the call belongs to a session: the one the builder was given, else
+    /// the live session's.
+    pub fn session_id(&self) -> Option<&str> {
+        self.inner
+            .session_id
+            .as_deref()
+            .or_else(|| self.inner.session.as_ref().map(SessionHandle::id))
+    }
+
+    /// The protocol revision negotiated for the call.
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.inner.protocol_version
+    }
+
+    /// A snapshot of the assigns: the identity upstream middleware produced plus the session's
+    /// assigns, as updated by tools.
+    pub fn assigns(&self) -> Map<String, Value> {
+        self.lock().clone()
+    }
+
+    /// Sets one assign; it is kept for the rest of the session (or, without a session, for the
+    /// rest of this call).
+    pub fn assign(&self, key: impl Into<String>, value: Value) {
+        self.lock().insert(key.into(), value);
+    }
+
+    /// The client's `clientInfo`, when known.
+    pub fn client_info(&self) -> Option<&Value> {
+        self.inner.client_info.as_deref()
+    }
+
+    /// The client's declared capabilities, when known.
+    pub fn client_capabilities(&self) -> Option<&Value> {
+        self.inner.client_capabilities.as_deref()
+    }
+
+    /// The request's `_meta.progressToken`, when the client asked for progress.
+    pub fn progress_token(&self) -> Option<&Value> {
+        self.inner.progress_token.as_ref()
+    }
+
+    /// The token cancelled when the client cancels the call (or the session ends).
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.inner.cancellation
+    }
+
+    /// Whether the call has been cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancellation.is_cancelled()
+    }
+
+    /// The live session the call belongs to: register and unregister tools on it, read its
+    /// tool list. `None` for calls outside a session (and contexts built for tests).
+    pub fn session(&self) -> Option<&SessionHandle> {
+        self.inner.session.as_ref()
+    }
+
+    fn send(&self, message: Value) -> Delivery {
+        if let Some(notifier) = &self.inner.notifier {
+            return notifier.deliver(message);
+        }
+        match &self.inner.session {
+            Some(session) => session.send_standalone(message),
+            None => Delivery::NoStream,
+        }
+    }
+
+    fn stream_name(&self) -> String {
+        match (&self.inner.notifier, &self.inner.session) {
+            (Some(notifier), _) => notifier.stream().to_owned(),
+            (None, Some(session)) => session
+                .standalone()
+                .map_or_else(|| "none".to_owned(), |n| n.stream().to_owned()),
+            (None, None) => "none".to_owned(),
+        }
+    }
+
+    /// Sends a notification related to this call (`{"jsonrpc":"2.0","method":…,"params":…}`):
+    /// on the request's own stream when the transport opened one, else on the session's
+    /// standalone stream. Answers whether it was sent.
+    pub fn notify(&self, method: &str, params: Value) -> bool {
+        // Log messages below the session's level are not sent, however they were built.
+        if method == "notifications/message"
+            && let Some(min) = self
+                .inner
+                .session
+                .as_ref()
+                .and_then(SessionHandle::log_level)
+            && params["level"]
+                .as_str()
+                .and_then(LogLevel::parse)
+                .is_some_and(|level| level < min)
+        {
+            return false;
+        }
+        // Stateless era: log messages only at or above the request's own `logLevel`.
+        if method == "notifications/message"
+            && self.inner.session.is_none()
+            && self.inner.protocol_version.is_stateless()
+            && !params["level"]
+                .as_str()
+                .and_then(LogLevel::parse)
+                .is_some_and(|level| self.log_passes(level))
+        {
+            return false;
+        }
+        self.send(serde_json::json!({
+            "jsonrpc": "2.0",
+            "method": method,
+            "params": params,
+        })) == Delivery::Sent
+    }
+
+    /// Reports progress (`notifications/progress`) when the client asked for it with a
+    /// progress token; answers whether it was sent. Nothing is sent without a token, when
+    /// `progress` does not exceed the last value reported, or once the call has completed.
+    pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
+        let Some(token) = &self.inner.progress_token else {
+            return false;
+        };
+        {
+            let mut state = self
+                .inner
+                .progress
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if state.completed
+                || !progress.is_finite()
+                || state.last.is_some_and(|last| progress <= last)
+            {
+                return false;
+            }
+            state.last = Some(progress);
+        }
+        let mut params = Map::new();
+        params.insert("progressToken".to_owned(), token.clone());
+        params.insert("progress".to_owned(), Value::from(progress));
+        if let Some(total) = total {
+            params.insert("total".to_owned(), Value::from(total));
+        }
+        if let Some(message) = message {
+            params.insert("message".to_owned(), Value::from(message));
+        }
+        self.notify("notifications/progress", Value::Object(params))
+    }
+
+    /// Marks the call complete: no progress is reported after this (transports call it when
+    /// the call's response is ready).
+    pub fn complete(&self) {
+        self.inner
+            .progress
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .completed = true;
+    }
+
+    /// Sends a log message (`notifications/message`) when `level` passes the session's
+    /// `logging/setLevel` (no level set: everything passes), or in the stateless era the
+    /// request's own `logLevel` (none sent: nothing passes). Answers whether it was sent;
+    /// outside both nothing is sent.
+    pub fn log(&self, level: LogLevel, data: Value) -> bool {
+        self.log_to(level, None, data)
+    }
+
+    /// [`log`](Self::log) naming the `logger`.
+    pub fn log_as(&self, level: LogLevel, logger: &str, data: Value) -> bool {
+        self.log_to(level, Some(logger), data)
+    }
+
+    fn log_to(&self, level: LogLevel, logger: Option<&str>, data: Value) -> bool {
+        if !self.log_passes(level) {
+            return false;
+        }
+        let mut params = Map::new();
+        params.insert("level".to_owned(), Value::from(level.as_str()));
+        if let Some(logger) = logger {
+            params.insert("logger".to_owned(), Value::from(logger));
+        }
+        params.insert("data".to_owned(), data);
+        self.notify("notifications/message", Value::Object(params))
+    }
+
+    /// Ends the SSE stream carrying this call's messages now, while the call runs on (SEP-1699
+    /// polling): the client reconnects with `Last-Event-ID` (after the stream's `retry`) and is
+    /// replayed what the call sent since, its response included. Answers whether the
+    /// transport will do so: Streamable HTTP with
+    /// [`sse_polling`](crate::transport::http::StreamableHttp::sse_polling) on, the request
+    /// answered as an SSE stream; `false` anywhere else (the call simply goes on).
+    pub fn close_sse_stream(&self) -> bool {
+        match &self.inner.stream_closer {
+            Some(closer) => {
+                closer.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Whether a log message of `level` may be sent: in a session, when it passes the
+    /// session's level (none set: everything passes); in the stateless era, only when the
+    /// request set a `logLevel` and `level` passes it; otherwise never.
+    fn log_passes(&self, level: LogLevel) -> bool {
+        match &self.inner.session {
+            Some(session) => session.log_level().is_none_or(|min| level >= min),
+            None if self.inner.protocol_version.is_stateless() => {
+                self.inner.log_level.is_some_and(|min| level >= min)
+            }
+            None => false,
+        }
+    }
+
+    /// The request's own log level (stateless era: `_meta` `logLevel`), when set.
+    pub fn log_level(&self) -> Option<LogLevel> {
+        self.inner.log_level
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Map<String, Value>> {
+        // A panic while holding the lock cannot leave a map half-written: recover the data.
+        self.inner
+            .assigns
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+}

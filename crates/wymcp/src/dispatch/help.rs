@@ -1,0 +1,161 @@
+//! The injected `help` tool: an index, a tool, or one action in full, answered from the
+//! session's effective tool list, with dispatch's own argument gates and refusal builders.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+
+use super::Outcome;
+use super::gates::{ArgType, Vocabulary, check_arguments};
+use super::refusal::{Refusal, help_pointer};
+use crate::context::Context;
+use crate::tool::registered::{Kind, RegisteredTool};
+use crate::tool::{Content, ErrorKind};
+
+/// Help's arguments: `tool` and `action`, both strings (read from its hand-written schema).
+const HELP_ARGUMENTS: Vocabulary = Vocabulary {
+    names: &["tool", "action"],
+    types: &[ArgType::String, ArgType::String],
+};
+
+/// Answers a help call.
+pub(crate) fn answer(
+    tools: &[Arc<RegisteredTool>],
+    arguments: &Map<String, Value>,
+    ctx: &Context,
+) -> Outcome {
+    if let Err(refusal) = check_arguments(arguments, &HELP_ARGUMENTS, || help_pointer(None, None)) {
+        return Outcome::refused(&refusal);
+    }
+    let tool = arguments.get("tool").and_then(Value::as_str);
+    let action = arguments.get("action").and_then(Value::as_str);
+    let level = match (tool, action) {
+        (_, Some(_)) => "action",
+        (Some(_), None) => "tool",
+        (None, None) => "index",
+    };
+    let result = resolve(tools, tool, action, ctx);
+    tracing::debug!(
+        name: "wymcp.help.called",
+        tool = tool.map(wymcp_core::bound::echo),
+        action = action.map(wymcp_core::bound::echo),
+        level,
+        session_id = ctx.session_id(),
+        is_error = result.is_err(),
+    );
+    match result {
+        Ok(body) => Outcome::Ok {
+            content: vec![Content::json(&body)],
+            structured: None,
+        },
+        Err(body) => Outcome::Err {
+            content: vec![Content::json(&body)],
+            kind: ErrorKind::Dispatch,
+        },
+    }
+}
+
+fn valid_tools(tools: &[Arc<RegisteredTool>]) -> Vec<&str> {
+    let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    names.sort_unstable();
+    names
+}
+
+fn resolve(
+    tools: &[Arc<RegisteredTool>],
+    tool: Option<&str>,
+    action: Option<&str>,
+    ctx: &Context,
+) -> Result<Value, Value> {
+    let Some(tool_name) = tool else {
+        if let Some(action) = action {
+            return Err(Refusal::MissingTool {
+                action,
+                valid: valid_tools(tools),
+            }
+            .payload());
+        }
+        return Ok(index(tools));
+    };
+    let Some(target) = tools.iter().find(|t| t.name == tool_name) else {
+        return Err(Refusal::UnknownTool {
+            sent: tool_name,
+            valid: valid_tools(tools),
+        }
+        .payload());
+    };
+    match action {
+        None => Ok(tool_level(target)),
+        Some(action) => action_level(target, action, ctx),
+    }
+}
+
+/// `help {}`: every tool with its description and action summaries.
+pub(crate) fn index(tools: &[Arc<RegisteredTool>]) -> Value {
+    let entries: Vec<Value> = tools
+        .iter()
+        .map(|t| json!({"tool": t.name, "description": t.description, "actions": t.summaries()}))
+        .collect();
+    json!({ "tools": entries })
+}
+
+fn tool_level(tool: &RegisteredTool) -> Value {
+    let mut body = Map::new();
+    body.insert("tool".into(), Value::String(tool.name.clone()));
+    body.insert(
+        "description".into(),
+        Value::String(tool.description.clone()),
+    );
+    let mut actions = Map::new();
+    match &tool.kind {
+        Kind::Action { actions: list, .. } => {
+            for action in list.iter() {
+                actions.insert(
+                    action.name().to_owned(),
+                    Value::Object(action.rendered().clone()),
+                );
+            }
+        }
+        Kind::Plain { digest, .. } => {
+            body.insert("input_schema".into(), digest.clone());
+        }
+        Kind::Help => {}
+    }
+    body.insert("actions".into(), Value::Object(actions));
+    Value::Object(body)
+}
+
+fn action_level(tool: &RegisteredTool, action: &str, ctx: &Context) -> Result<Value, Value> {
+    let (inner, found) = match &tool.kind {
+        Kind::Action {
+            tool: inner,
+            actions,
+        } => match actions.get(action) {
+            Some(found) => (inner, found),
+            None => {
+                return Err(Refusal::UnknownAction {
+                    tool: &tool.name,
+                    sent: action,
+                    valid: actions.names(),
+                }
+                .payload());
+            }
+        },
+        _ => {
+            return Err(Refusal::UnknownAction {
+                tool: &tool.name,
+                sent: action,
+                valid: Vec::new(),
+            }
+            .payload());
+        }
+    };
+    let mut body = Map::new();
+    body.insert("tool".into(), Value::String(tool.name.clone()));
+    body.insert("action".into(), Value::String(found.name().to_owned()));
+    body.extend(found.rendered().clone());
+    if let Some(context) = inner.action_context(found.name(), ctx) {
+        body.insert("context".into(), Value::Object(context));
+    }
+    Ok(Value::Object(body))
+}

@@ -1,0 +1,91 @@
+//! The serving core: one inbound JSON-RPC message, with what its transport knows about it
+//! ([`Inbound`]), in; what to send back ([`Outcome`], or a [`Refusal`]) out. Both eras, every
+//! transport: the session era (2025-03-26 to 2025-11-25: [`session`]) and the stateless era
+//! (2026-07-28: [`stateless`]) share the method table ([`Method`](crate::protocol::Method)),
+//! one call runner ([`Call`]), one registry of running calls, one cancellation path and one
+//! queue of related messages.
+//!
+//! A transport only frames: it reads bytes and headers, decides which era a message claims,
+//! hands it over with its facts (the session it names, the caller's identity, whether it can
+//! carry related messages on a stream of the request's own), and writes what comes back as
+//! JSON, SSE or lines.
+
+mod answer;
+mod call;
+mod hooks;
+mod identity;
+mod initialize;
+mod live;
+mod notes;
+mod refusal;
+mod serving;
+pub(crate) mod session;
+pub(crate) mod stateless;
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::protocol::ProtocolVersion;
+
+pub(crate) use answer::Answer;
+pub(crate) use call::{Call, Event};
+pub use hooks::{EndReason, SessionHooks, SessionStart};
+pub use identity::Identity;
+pub(crate) use live::SharedAssigns;
+pub(crate) use refusal::{Class, Refusal, invalid_request};
+pub(crate) use serving::{Core, Settings, Standalone, owns};
+pub(crate) use stateless::{Listen, RoutingHeaders};
+
+/// The era a message claims, as its transport read it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Era {
+    /// A session's message (2025-03-26 to 2025-11-25).
+    Session,
+    /// MCP 2026-07-28: no session.
+    Stateless,
+}
+
+/// Where a request's related messages (progress, log messages, server→client requests) can
+/// travel besides its answer.
+#[derive(Debug, Clone)]
+pub(crate) enum Related {
+    /// Nowhere of the request's own: the session's standalone stream takes them (session era),
+    /// or nothing does.
+    None,
+    /// A stream the transport opens for this request (an SSE response, stdout): the call
+    /// queues them, and [`Call::next`] hands them out before its answer. `name` appears in
+    /// server→client request ids; `polling` lets the tool close the stream mid-call (SEP-1699).
+    Stream { name: Arc<str>, polling: bool },
+}
+
+/// One inbound message and what its transport knows about it.
+pub(crate) struct Inbound<'a> {
+    /// One JSON-RPC message (a batch is [`Core::serve_batch`]'s).
+    pub(crate) message: Value,
+    pub(crate) era: Era,
+    /// The session the transport names (Streamable HTTP: `Mcp-Session-Id`; stdio: its one
+    /// session, once initialized).
+    pub(crate) session: Option<&'a str>,
+    /// The caller, when the transport authenticated one.
+    pub(crate) identity: Option<&'a Identity>,
+    pub(crate) related: Related,
+    /// Session era: the revision the transport's version header names (HTTP).
+    pub(crate) requested: Option<ProtocolVersion>,
+    /// Stateless era: the routing headers to check against the body (none on stdio).
+    pub(crate) headers: Option<&'a dyn RoutingHeaders>,
+}
+
+/// What serving one message produced.
+pub(crate) enum Outcome {
+    /// Nothing to send: a notification, or a client's answer to a server request.
+    Accepted,
+    /// One JSON-RPC message to send now.
+    Message(Answer),
+    /// `initialize` started session `session`; `message` is its answer.
+    Started { session: String, message: Value },
+    /// A request whose handler runs: its related messages and its answer come from the call.
+    Call(Call),
+    /// An admitted `subscriptions/listen` request: the transport opens its stream.
+    Listen(Listen),
+}

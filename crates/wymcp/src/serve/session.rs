@@ -1,0 +1,307 @@
+//! The session era (2025-03-26 to 2025-11-25): `initialize` and `ping` without a session, then
+//! the session the transport names, the lifecycle gate, the envelope, and the method table;
+//! the 2025-03-26 batches.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use super::call;
+use super::{Answer, Core, Inbound, Outcome, Refusal, Related};
+use crate::protocol::{
+    Kind, LogLevel, Method, ProtocolVersion, RpcError, failure, success, validate_envelope,
+};
+use crate::session::{SessionHandle, SessionRecord};
+use crate::{Context, Server};
+
+/// Serves one message of the session era.
+pub(super) async fn serve(core: &Core, inbound: Inbound<'_>) -> Result<Outcome, Refusal> {
+    let Inbound {
+        message,
+        session,
+        identity,
+        related,
+        requested,
+        ..
+    } = inbound;
+    let kind = Kind::of(&message);
+    let rid = kind.rejection_id();
+    if let Kind::Request { id, method } = &kind {
+        // A transport of one session (stdio) refuses a second `initialize` in the method table.
+        let starts = !(core.settings().one_session && session.is_some());
+        match Method::parse(method) {
+            Some(Method::Initialize) if starts => {
+                validate(&message, &rid)?;
+                let params = message.get("params");
+                return super::initialize::start(core, id.clone(), params, identity).await;
+            }
+            Some(Method::Ping) => {
+                validate(&message, &rid)?;
+                return Ok(reply(success(id.clone(), json!({}))));
+            }
+            _ => {}
+        }
+    }
+    let Some(session) = session else {
+        return Err(Refusal::no_session(rid));
+    };
+    let record = core
+        .resolve(session, identity, &rid, Some(&message))
+        .await?;
+    in_session(core, record, requested, kind, message, related).await
+}
+
+/// A 2025-03-26 batch of session `session`: each message served in turn against the session's
+/// current record; answers the array of responses (`None` when there is none to send).
+pub(super) async fn serve_batch(
+    core: &Core,
+    items: Vec<Value>,
+    inbound: Inbound<'_>,
+) -> Result<Option<Value>, Refusal> {
+    let Some(session) = inbound.session else {
+        return Err(Refusal::no_session(Value::Null));
+    };
+    let record = core
+        .resolve(session, inbound.identity, &Value::Null, None)
+        .await?;
+    if !record.version.supports_batches() {
+        return Err(Refusal::invalid(
+            Value::Null,
+            format!(
+                "JSON-RPC batches are not supported by protocol version {}. Send one message per POST.",
+                record.version
+            ),
+        ));
+    }
+    if items.is_empty() {
+        return Err(Refusal::invalid(Value::Null, "Empty batch"));
+    }
+    let mut replies = Vec::new();
+    for item in items {
+        let kind = Kind::of(&item);
+        let rid = kind.rejection_id();
+        let outcome = if kind.method() == Some(Method::Initialize.as_str()) {
+            Err(Refusal::invalid(
+                rid,
+                "initialize must not be part of a batch",
+            ))
+        } else {
+            match core
+                .store()
+                .load(&record.id, core.settings().session_ttl)
+                .await
+            {
+                Ok(Some(fresh)) => {
+                    let requested = inbound.requested;
+                    in_session(core, fresh, requested, kind, item, Related::None).await
+                }
+                Ok(None) => return Err(Refusal::session_gone(Value::Null)),
+                Err(err) => Err(Refusal::store(rid, &err)),
+            }
+        };
+        match outcome {
+            Ok(Outcome::Message(answer)) => replies.push(answer.into_value()),
+            Ok(Outcome::Call(call)) => match call.finish().await {
+                Some(Ok(answer)) => replies.push(answer.into_value()),
+                Some(Err(refusal)) => replies.push(refusal.to_message()),
+                None => {}
+            },
+            Ok(Outcome::Accepted | Outcome::Started { .. } | Outcome::Listen(_)) => {}
+            // A session gone is told by the status alone when there is no id to answer.
+            Err(refusal) if refusal.id.is_null() && refusal.class == super::Class::SessionGone => {}
+            Err(refusal) => replies.push(refusal.to_message()),
+        }
+    }
+    Ok((!replies.is_empty()).then_some(Value::Array(replies)))
+}
+
+fn reply(message: Value) -> Outcome {
+    Outcome::Message(Answer::Message(message))
+}
+
+fn validate(message: &Value, rid: &Value) -> Result<(), Refusal> {
+    validate_envelope(message).map_err(|reason| Refusal::invalid(rid.clone(), reason))
+}
+
+/// Everything after session resolution: the version header, client answers, the lifecycle
+/// gate, the envelope, then the method.
+///
+/// The message is taken by value so a call's `params` move into the call instead of being
+/// copied; the record is only cloned by the rare steps that save it.
+async fn in_session(
+    core: &Core,
+    record: Arc<SessionRecord>,
+    requested: Option<ProtocolVersion>,
+    kind: Kind,
+    mut message: Value,
+    related: Related,
+) -> Result<Outcome, Refusal> {
+    let rid = kind.rejection_id();
+    core.check_version(&record, requested, &rid)?;
+    let handle = core.handle(&record);
+    if let Kind::Response { id } = &kind {
+        let answer = match message.as_object_mut() {
+            Some(m) => match (m.remove("result"), m.remove("error")) {
+                (Some(result), _) => Ok(result),
+                (None, Some(error)) => Err(error),
+                (None, None) => Err(Value::Null),
+            },
+            None => Err(Value::Null),
+        };
+        // Unknown ids are ignored.
+        handle.deliver_response(id, answer);
+        return Ok(Outcome::Accepted);
+    }
+    let method = kind.method().and_then(Method::parse);
+    if !record.initialized && !method.is_some_and(Method::allowed_before_initialized) {
+        return Err(Refusal::invalid(
+            rid,
+            "Session not yet initialized. Send notifications/initialized first.",
+        ));
+    }
+    validate(&message, &rid)?;
+    let params = message.as_object_mut().and_then(|m| m.remove("params"));
+    match kind {
+        Kind::Notification { .. } => {
+            match method {
+                Some(Method::Initialized) => mark_initialized(core, &record, &rid).await?,
+                Some(Method::Cancelled) => cancel(&handle, params.as_ref()),
+                // Unknown notifications, and requests sent as notifications, are accepted
+                // and ignored.
+                _ => {}
+            }
+            Ok(Outcome::Accepted)
+        }
+        Kind::Request { id, .. } => {
+            let Some(method) = method.filter(|m| m.served_in_session()) else {
+                return Err(Refusal::method_not_found(id));
+            };
+            request(core, record, handle, method, id, params, related).await
+        }
+        Kind::Response { .. } | Kind::Unknown => Ok(Outcome::Accepted),
+    }
+}
+
+/// The method table of a session's requests.
+async fn request(
+    core: &Core,
+    record: Arc<SessionRecord>,
+    handle: SessionHandle,
+    method: Method,
+    id: Value,
+    params: Option<Value>,
+    related: Related,
+) -> Result<Outcome, Refusal> {
+    let done = |result: Value| Ok(reply(success(id.clone(), result)));
+    match method {
+        // A transport of one session: `initialize` again is refused here.
+        Method::Initialize => Err(Refusal::invalid(
+            id,
+            "The session is already initialized: this transport serves one session.",
+        )),
+        Method::Ping | Method::Cancelled => {
+            if method == Method::Cancelled {
+                cancel(&handle, params.as_ref());
+            }
+            done(json!({}))
+        }
+        Method::Initialized => {
+            mark_initialized(core, &record, &id).await?;
+            done(json!({}))
+        }
+        Method::ToolsList => done(handle.list_tools()),
+        Method::ToolsCall => Ok(Outcome::Call(call::in_session(
+            core, record, handle, id, params, related,
+        ))),
+        Method::SetLevel => set_level(core, &record, &handle, id, params.as_ref()).await,
+        _ => {
+            let ctx = request_context(&record, &handle, &id);
+            let result = feature(core.server(), method, params, ctx).await;
+            Ok(reply(match result {
+                Ok(result) => success(id, result),
+                Err(error) => failure(id, &error),
+            }))
+        }
+    }
+}
+
+async fn mark_initialized(core: &Core, record: &SessionRecord, rid: &Value) -> Result<(), Refusal> {
+    let mut record = record.clone();
+    record.initialized = true;
+    core.save(record, rid).await
+}
+
+async fn set_level(
+    core: &Core,
+    record: &SessionRecord,
+    handle: &SessionHandle,
+    id: Value,
+    params: Option<&Value>,
+) -> Result<Outcome, Refusal> {
+    let raw = params.and_then(|p| p.get("level"));
+    let Some(level) = raw.and_then(Value::as_str).and_then(LogLevel::parse) else {
+        let shown = raw.map_or_else(|| "null".to_owned(), Value::to_string);
+        let error = RpcError::invalid_params_reason(format!(
+            "Invalid log level: {}",
+            wymcp_core::bound::echo(&shown)
+        ));
+        return Ok(reply(failure(id, &error)));
+    };
+    let mut record = record.clone();
+    record.log_level = Some(level);
+    core.save(record, &id).await?;
+    handle.set_log_level(Some(level));
+    Ok(reply(success(id, json!({}))))
+}
+
+/// Serves a resources, prompts or completion request with the server's handler.
+pub(super) async fn feature(
+    server: &Server,
+    method: Method,
+    params: Option<Value>,
+    ctx: Context,
+) -> Result<Value, RpcError> {
+    match method {
+        Method::ResourcesList => server.handle_resources_list(params, ctx).await,
+        Method::ResourceTemplatesList => server.handle_resource_templates_list(params, ctx).await,
+        Method::ResourcesRead => server.handle_resources_read(params, ctx).await,
+        Method::ResourcesSubscribe => server.handle_resources_subscribe(params, ctx).await,
+        Method::ResourcesUnsubscribe => server.handle_resources_unsubscribe(params, ctx).await,
+        Method::PromptsList => server.handle_prompts_list(params, ctx).await,
+        Method::PromptsGet => server.handle_prompts_get(params, ctx).await,
+        Method::Complete => server.handle_completion_complete(params, ctx).await,
+        _ => Err(RpcError::new(
+            RpcError::METHOD_NOT_FOUND,
+            "Method not found",
+            None,
+        )),
+    }
+}
+
+/// The context of a request answered inline (resources, prompts, completion): the session,
+/// its revision, client info and capabilities, a snapshot of its assigns.
+fn request_context(record: &SessionRecord, handle: &SessionHandle, id: &Value) -> Context {
+    // The session id is the handle's (`Context::session_id` reads it there): no copy per request.
+    debug_assert_eq!(handle.id(), record.id);
+    let mut ctx = Context::builder()
+        .request_id(id.clone())
+        .protocol_version(record.version)
+        .shared_client(
+            record.client_info.clone(),
+            record.client_capabilities.clone(),
+        )
+        .session(handle.clone());
+    for (key, value) in &record.assigns {
+        ctx = ctx.assign(key.clone(), value.clone());
+    }
+    ctx.build()
+}
+
+/// `notifications/cancelled`: cancels the named call if it runs on this session.
+fn cancel(handle: &SessionHandle, params: Option<&Value>) {
+    if let Some(request_id) = params.and_then(|p| p.get("requestId"))
+        && handle.cancel_call(request_id)
+    {
+        tracing::info!(request_id = %request_id, "MCP call cancelled by the client");
+    }
+}

@@ -1,0 +1,220 @@
+//! Admission of a stateless request: the JSON-RPC envelope, the method, the `_meta` envelope,
+//! the routing headers where the transport has them, and the revision, each refused with its
+//! own code; then the request's context and its multi round-trip input round.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::RoutingHeaders;
+use super::results;
+use crate::context::ContextBuilder;
+use crate::mrtr::{self, Round};
+use crate::protocol::stateless::{
+    self as stateless, CLIENT_CAPABILITIES_KEY, Envelope, PROTOCOL_VERSION_KEY, header_mismatch,
+};
+use crate::protocol::{Method, ProtocolVersion, validate_envelope};
+use crate::serve::{Class, Refusal};
+use crate::{Context, Server};
+
+/// The `MCP-Protocol-Version` header.
+const VERSION_HEADER: &str = "mcp-protocol-version";
+/// The `Mcp-Method` header.
+const METHOD_HEADER: &str = "mcp-method";
+/// The `Mcp-Name` header.
+const NAME_HEADER: &str = "mcp-name";
+
+/// Whether a request's body names the stateless era by itself (stdio has no header layer):
+/// its `_meta` carries one of the envelope's required keys (whatever the value, so an
+/// unsupported revision is told so, and a half envelope is told what it misses), or its
+/// method exists only in this era (`server/discover`, `subscriptions/listen`).
+pub(crate) fn claimed_in_body(method: &str, message: &Value) -> bool {
+    let meta = message
+        .get("params")
+        .and_then(|p| p.get("_meta"))
+        .and_then(Value::as_object);
+    let marked = meta.is_some_and(|m| {
+        m.contains_key(PROTOCOL_VERSION_KEY) || m.contains_key(CLIENT_CAPABILITIES_KEY)
+    });
+    marked || matches!(method, "server/discover" | "subscriptions/listen")
+}
+
+/// A request admitted so far: a valid JSON-RPC request for a method this era serves, with a
+/// well-formed `_meta` envelope. Its revision is checked next ([`Incoming::version`]).
+#[derive(Debug)]
+pub(crate) struct Incoming {
+    pub(crate) id: Value,
+    pub(crate) name: String,
+    pub(crate) method: Method,
+    pub(crate) params: Option<Value>,
+    pub(crate) envelope: Envelope,
+}
+
+/// Checks a request (`id`, method `name`) of the stateless era: its JSON-RPC envelope, its
+/// method, its `_meta` envelope.
+pub(crate) fn admit(
+    server: &Server,
+    id: Value,
+    name: String,
+    message: &Value,
+) -> Result<Incoming, Refusal> {
+    if let Err(reason) = validate_envelope(message) {
+        return Err(Refusal::invalid(id, reason));
+    }
+    let Some(method) = Method::parse(&name)
+        .filter(|m| m.served_stateless() && m.is_served_by(&results::capabilities(server)))
+    else {
+        return Err(Refusal::method_not_found(id));
+    };
+    let params = message.get("params").cloned();
+    let envelope = match Envelope::parse(params.as_ref()) {
+        Ok(envelope) => envelope,
+        Err(error) => return Err(Refusal::new(Class::Invalid, id, error)),
+    };
+    Ok(Incoming {
+        id,
+        name,
+        method,
+        params,
+        envelope,
+    })
+}
+
+impl Incoming {
+    /// The requested revision, when it is one this era serves.
+    pub(crate) fn version(&self) -> Result<ProtocolVersion, Refusal> {
+        self.envelope
+            .version()
+            .map_err(|error| Refusal::new(Class::Invalid, self.id.clone(), error))
+    }
+
+    /// `MCP-Protocol-Version` equal to the envelope's revision, then `Mcp-Method` and
+    /// `Mcp-Name` equal to the body: values trimmed, compared case-sensitively (`-32020`).
+    pub(crate) fn check_headers(&self, headers: &dyn RoutingHeaders) -> Result<(), Refusal> {
+        let expect = |key: &str, shown: &str, body: &str| -> Result<(), Refusal> {
+            let sent = headers.get(key).map(str::trim);
+            if sent == Some(body) {
+                Ok(())
+            } else {
+                let error = header_mismatch(shown, sent, body);
+                Err(Refusal::new(Class::Invalid, self.id.clone(), error))
+            }
+        };
+        expect(
+            VERSION_HEADER,
+            "MCP-Protocol-Version",
+            self.envelope.requested(),
+        )?;
+        expect(METHOD_HEADER, "Mcp-Method", &self.name)?;
+        if let Some(key) = self.method.name_param()
+            && let Some(body) = self
+                .params
+                .as_ref()
+                .and_then(|p| p.get(key))
+                .and_then(Value::as_str)
+        {
+            expect(NAME_HEADER, "Mcp-Name", body)?;
+        }
+        Ok(())
+    }
+
+    /// For `tools/call`, `Mcp-Param-<Suffix>` for every argument whose schema property carries
+    /// `"x-mcp-header": "<Suffix>"`: present exactly when the argument is, and equal to it once
+    /// decoded (a string as is, any other value as its JSON text).
+    pub(crate) fn check_param_headers(
+        &self,
+        server: &Server,
+        headers: &dyn RoutingHeaders,
+        version: ProtocolVersion,
+    ) -> Result<(), Refusal> {
+        let params = self.params.as_ref();
+        if self.method != Method::ToolsCall {
+            return Ok(());
+        }
+        let Some(name) = params.and_then(|p| p.get("name")).and_then(Value::as_str) else {
+            return Ok(());
+        };
+        let Some(tool) = server.registered().iter().find(|t| t.name == name) else {
+            return Ok(());
+        };
+        let definition = tool.definition.for_version(version);
+        let arguments = params.and_then(|p| p.get("arguments"));
+        for (argument, suffix) in stateless::header_params(&definition["inputSchema"]) {
+            let header = format!("Mcp-Param-{suffix}");
+            let sent = headers.get(&header.to_ascii_lowercase()).map(str::trim);
+            let body = arguments.and_then(|a| a.get(argument)).map(|v| match v {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            });
+            let matches = match (sent, &body) {
+                (None, None) => true,
+                (Some(sent), Some(body)) => {
+                    stateless::decode_param_header(sent).is_some_and(|decoded| decoded == *body)
+                }
+                _ => false,
+            };
+            if !matches {
+                let shown = body.as_deref().unwrap_or("<absent>");
+                let error = header_mismatch(&header, sent, shown);
+                return Err(Refusal::new(Class::Invalid, self.id.clone(), error));
+            }
+        }
+        Ok(())
+    }
+
+    /// The request's context (what `_meta` says) and, for `tools/call`, `prompts/get` and
+    /// `resources/read`, its input round (`inputResponses`, the verified `requestState`,
+    /// bound to `principal` when the transport authenticated one).
+    pub(crate) fn prepare(
+        self,
+        server: &Server,
+        version: ProtocolVersion,
+        principal: Option<&str>,
+    ) -> Result<Prepared, Refusal> {
+        let mut ctx = Context::builder()
+            .request_id(self.id.clone())
+            .protocol_version(version)
+            .client_capabilities(self.envelope.client_capabilities().clone());
+        if let Some(info) = self.envelope.client_info() {
+            ctx = ctx.client_info(info.clone());
+        }
+        if let Some(token) = self.envelope.progress_token() {
+            ctx = ctx.progress_token(token.clone());
+        }
+        if let Some(level) = self.envelope.log_level() {
+            ctx = ctx.log_level(level);
+        }
+        let round = match mrtr::round_for(
+            &server.features().request_state,
+            &self.name,
+            self.params.as_ref(),
+            principal,
+        ) {
+            Ok(round) => round.map(Arc::new),
+            Err(error) => return Err(Refusal::new(Class::Handler, self.id, error)),
+        };
+        if let Some(round) = &round {
+            ctx = ctx.input_round(round.clone());
+        }
+        Ok(Prepared {
+            id: self.id,
+            name: self.name,
+            method: self.method,
+            params: self.params,
+            ctx,
+            round,
+        })
+    }
+}
+
+/// A request ready to run: the transport adds what it owns to `ctx` (where notifications go,
+/// the cancellation token, the identity) and builds it.
+#[derive(Debug)]
+pub(crate) struct Prepared {
+    pub(crate) id: Value,
+    pub(crate) name: String,
+    pub(crate) method: Method,
+    pub(crate) params: Option<Value>,
+    pub(crate) ctx: ContextBuilder,
+    pub(crate) round: Option<Arc<Round>>,
+}

@@ -1,0 +1,76 @@
+//! Running a stateless request's handler and shaping its answer for the era.
+
+use serde_json::Value;
+
+use super::results;
+use crate::dispatch::CallToolResult;
+use crate::mrtr::{self, Round};
+use crate::protocol::stateless::{self, CacheHints};
+use crate::protocol::{Method, RpcError, failure, success};
+use crate::serve::{Answer, Class, Refusal};
+use crate::{Context, Server};
+
+/// What a stateless handler produced.
+pub(crate) enum Done {
+    /// A `tools/call` that completed: its typed result (written without a `Value` tree).
+    Call(CallToolResult),
+    /// Any other result, `input_required` included.
+    Value(Value),
+}
+
+/// Runs the handler of `method` (every method but `subscriptions/listen`, a stream each
+/// transport opens itself) under `round` when it has one: `tools/call`, `prompts/get` and
+/// `resources/read` answer `input_required` when they wait for input nobody gave yet.
+pub(crate) async fn execute(
+    server: &Server,
+    method: Method,
+    params: Option<Value>,
+    ctx: &Context,
+    round: Option<&Round>,
+) -> Result<Done, RpcError> {
+    let ctx = ctx.clone();
+    let value = match method {
+        Method::Discover => Ok(results::discover_result(server)),
+        Method::ToolsList => Ok(server.list_tools(ctx.protocol_version())),
+        Method::ToolsCall => {
+            let call = server.tools_call(params, ctx);
+            return Ok(match mrtr::run_typed(round, call).await? {
+                Ok(result) => Done::Call(result),
+                Err(input_required) => Done::Value(input_required),
+            });
+        }
+        Method::ResourcesRead => mrtr::run(round, server.handle_resources_read(params, ctx)).await,
+        Method::PromptsGet => mrtr::run(round, server.handle_prompts_get(params, ctx)).await,
+        method => crate::serve::session::feature(server, method, params, ctx).await,
+    };
+    value.map(Done::Value)
+}
+
+/// The answer to request `id` of method `name`, whose handler ran with `ctx` and gave
+/// `result`: `-32021` when the handler asked for a client capability the request did not
+/// declare (whatever it did next), else the result shaped for the era (`resultType`,
+/// `_meta` serverInfo, the method's cache hint) or the handler's error.
+pub(crate) fn answer(
+    server: &Server,
+    hints: &CacheHints,
+    ctx: &Context,
+    name: &str,
+    id: Value,
+    result: Result<Done, RpcError>,
+) -> Result<Answer, Refusal> {
+    if let Some(required) = ctx.required_capabilities() {
+        let error = stateless::missing_capability(required);
+        return Err(Refusal::new(Class::Invalid, id, error));
+    }
+    Ok(match result {
+        Ok(Done::Call(result)) => Answer::Stateless {
+            id,
+            result,
+            server: server.clone(),
+        },
+        Ok(Done::Value(result)) => {
+            Answer::Message(success(id, results::complete(server, name, hints, result)))
+        }
+        Err(error) => Answer::Message(failure(id, &error)),
+    })
+}

@@ -1,0 +1,150 @@
+//! The stateless era (MCP 2026-07-28), served the same way by every transport: a request's
+//! admission (the JSON-RPC envelope, the method, the `_meta` envelope, the routing headers
+//! where the transport has them, the revision), its context, its handler under a multi
+//! round-trip input round ([`crate::mrtr`]), and its answer shaped for the era
+//! (`resultType`, `_meta` serverInfo, cache hints, `-32021`).
+//!
+//! `subscriptions/listen` shares its filter and its messages ([`listen`]); each transport
+//! frames the stream its own way (SSE events, tagged lines on stdout).
+//!
+//! The order of the checks, and what each refusal is on the wire:
+//!
+//! | Check | JSON-RPC | HTTP |
+//! |---|---|---|
+//! | the JSON-RPC envelope | `-32600` | 400 |
+//! | a method this era serves, for a capability the server declares | `-32601` | 404 |
+//! | `_meta` with `protocolVersion` and `clientCapabilities` | `-32602` | 400 |
+//! | (HTTP: `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`) | `-32020` | 400 |
+//! | the revision served | `-32022` | 400 |
+//! | (HTTP: `Mcp-Param-*`) | `-32020` | 400 |
+//! | `requestState`, `inputResponses` | `-32602` | 200 |
+//! | a client capability the handler needed, undeclared | `-32021` | 400 |
+
+mod admit;
+mod execute;
+pub(crate) mod listen;
+mod results;
+mod wire;
+
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::{Call, Core, Inbound, Outcome, Refusal, Related};
+use crate::protocol::stateless::PROTOCOL_VERSION_KEY;
+use crate::protocol::{Kind, Method, RpcError};
+use crate::session::Work;
+
+pub(crate) use admit::claimed_in_body;
+use admit::{Prepared, admit};
+use execute::{answer, execute};
+pub(crate) use wire::StatelessCall;
+
+/// The request headers a transport has (Streamable HTTP's), by lower-case name: the era
+/// checks `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` against the body.
+pub(crate) trait RoutingHeaders: Sync {
+    /// The single value of header `name`, as text.
+    fn get(&self, name: &str) -> Option<&str>;
+}
+
+/// Whether a Streamable HTTP request belongs to the stateless era: its version header names
+/// it (`header_names_stateless`), or the body carries the envelope's `protocolVersion`
+/// (whatever its value, so an unsupported one gets `-32022`).
+pub(crate) fn claimed_over_http(header_names_stateless: bool, message: &Value) -> bool {
+    header_names_stateless
+        || message
+            .get("params")
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get(PROTOCOL_VERSION_KEY))
+            .is_some()
+}
+
+/// An admitted `subscriptions/listen` request: the transport opens its stream.
+#[derive(Debug)]
+pub(crate) struct Listen {
+    /// The request's id: the subscription id every message of the stream carries.
+    pub(crate) id: Value,
+    pub(crate) params: Option<Value>,
+}
+
+impl Listen {
+    /// The part of the request's filter the server honours, or why the filter is refused.
+    pub(crate) fn filter(&self, core: &Core) -> Result<listen::Filter, RpcError> {
+        Ok(listen::Filter::parse(self.params.as_ref())?.honoured(core.server()))
+    }
+}
+
+/// Serves one message of the stateless era.
+pub(super) async fn serve(core: &Core, inbound: Inbound<'_>) -> Result<Outcome, Refusal> {
+    let Inbound {
+        message,
+        identity,
+        related,
+        headers,
+        ..
+    } = inbound;
+    let kind = Kind::of(&message);
+    let (id, name) = match kind {
+        Kind::Request { id, method } => (id, method),
+        // Notifications need no answer; this era has no server requests to answer.
+        Kind::Notification { .. } => return Ok(Outcome::Accepted),
+        Kind::Response { .. } | Kind::Unknown => {
+            return Err(Refusal::invalid(
+                kind.rejection_id(),
+                "MCP 2026-07-28 takes one JSON-RPC request per POST",
+            ));
+        }
+    };
+    let server = core.server();
+    let incoming = admit(server, id, name, &message)?;
+    if let Some(headers) = headers {
+        incoming.check_headers(headers)?;
+    }
+    let version = incoming.version()?;
+    if let Some(headers) = headers {
+        incoming.check_param_headers(server, headers, version)?;
+    }
+    let mut prepared = incoming.prepare(server, version, identity.map(|i| i.subject()))?;
+    if let Some(identity) = identity {
+        prepared.ctx = prepared.ctx.assign("identity", identity.to_value());
+    }
+    if prepared.method == Method::SubscriptionsListen {
+        let (id, params) = (prepared.id, prepared.params);
+        return Ok(Outcome::Listen(Listen { id, params }));
+    }
+    Ok(Outcome::Call(call(core, prepared, &related)))
+}
+
+/// A stateless request's handler as a call; registered where requests can be cancelled by id.
+fn call(core: &Core, prepared: Prepared, related: &Related) -> Call {
+    let Prepared {
+        id,
+        name,
+        method,
+        params,
+        ctx,
+        round,
+    } = prepared;
+    let (registration, token) = match core.requests() {
+        Some(requests) => {
+            let (registration, token) = requests.start(&id, Work::Call);
+            (Some(registration), token)
+        }
+        None => (None, CancellationToken::new()),
+    };
+    let core = core.clone();
+    Call::new(ctx, related, token, registration, move |ctx| {
+        Box::pin(async move {
+            let server = core.server();
+            let result = execute(server, method, params, &ctx, round.as_deref()).await;
+            ctx.complete();
+            answer(
+                server,
+                &core.settings().cache_hints,
+                &ctx,
+                &name,
+                id,
+                result,
+            )
+        })
+    })
+}

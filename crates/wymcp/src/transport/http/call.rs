@@ -1,0 +1,176 @@
+//! A POST whose message became a call, answered: as JSON when the call's answer is its first
+//! event (most calls), else as an SSE stream of its related messages and then its answer.
+//!
+//! In a session the stream is resumable: every event is logged under the stream's key (a GET
+//! with `Last-Event-ID` replays it), and with SSE polling (SEP-1699) the stream opens with a
+//! priming event and the tool may close it mid-call; what the call sends afterwards is logged
+//! and handed to a GET stream that resumed this one. A stateless stream is not resumable: its
+//! events carry no id.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use futures_util::StreamExt as _;
+
+use super::error::{HttpError, json_bytes_response};
+use super::service::State;
+use super::sse;
+use super::streams::StreamEvent;
+use crate::serve::{Call, Event};
+
+/// The answer to a POST whose message became `call`; `session` names the session whose
+/// event log keeps the stream's events (`None`: the stateless era).
+pub(crate) async fn answer(state: &Arc<State>, mut call: Call, session: Option<&str>) -> Response {
+    let first = match call.next().await {
+        Event::Finished(Ok(answer)) => {
+            return json_bytes_response(StatusCode::OK, answer.to_bytes());
+        }
+        Event::Finished(Err(refusal)) => return HttpError::from(refusal).into_response(),
+        // No JSON-RPC response is sent for a cancelled request.
+        Event::Cancelled => return StatusCode::ACCEPTED.into_response(),
+        Event::Note(note) => Some(Event::Note(note)),
+        // Closed before anything was sent: the stream opens (priming) and ends at once.
+        Event::Closed => None,
+    };
+    let log = session.zip(call.stream_name()).map(|(session, key)| Log {
+        session: session.to_owned(),
+        key,
+    });
+    let stream = CallStream {
+        state: state.clone(),
+        prime: log.is_some() && call.is_polling(),
+        log,
+        call,
+        first,
+        answered: false,
+    };
+    sse::response(futures_util::stream::unfold(stream, next_frame).map(Ok::<Bytes, Infallible>))
+}
+
+/// Where a session's stream logs its events.
+struct Log {
+    session: String,
+    /// The stream's key in event ids (`post<n>`).
+    key: Arc<str>,
+}
+
+impl Log {
+    /// Appends an event to the log, answering its id (empty when the log failed).
+    async fn append(&self, state: &State, data: String) -> String {
+        match state.events.append(&self.session, &self.key, data).await {
+            Ok(id) => id,
+            Err(err) => {
+                tracing::warn!(%err, "SSE event log failed");
+                String::new()
+            }
+        }
+    }
+}
+
+/// A call answered as SSE.
+struct CallStream {
+    state: Arc<State>,
+    log: Option<Log>,
+    call: Call,
+    /// The event that opened the stream, still to be written.
+    first: Option<Event>,
+    /// The priming event (SEP-1699) is still to be sent.
+    prime: bool,
+    /// The answer is written: the stream ends.
+    answered: bool,
+}
+
+/// The call's next event, as the text an SSE event carries.
+enum Message {
+    /// A related message.
+    Data(String),
+    /// The call's answer: the last message.
+    Answer(String),
+    Cancelled,
+    Closed,
+}
+
+impl CallStream {
+    async fn next_message(&mut self) -> Message {
+        // The event that opened the stream goes first.
+        let event = match self.first.take() {
+            Some(event) => event,
+            None => self.call.next().await,
+        };
+        match event {
+            Event::Note(note) => Message::Data(note.to_string()),
+            Event::Finished(Ok(answer)) => Message::Answer(answer.into_text()),
+            Event::Finished(Err(refusal)) => Message::Answer(refusal.to_message().to_string()),
+            Event::Cancelled => Message::Cancelled,
+            Event::Closed => Message::Closed,
+        }
+    }
+}
+
+async fn next_frame(mut s: CallStream) -> Option<(Bytes, CallStream)> {
+    if s.answered {
+        return None;
+    }
+    if s.prime {
+        // The priming event: an id to resume from, empty data, the reconnection delay.
+        s.prime = false;
+        let log = s.log.as_ref()?;
+        let id = log.append(&s.state, String::new()).await;
+        return Some((sse::event(Some(&id), s.state.config.sse_retry, ""), s));
+    }
+    if s.call.is_closed() {
+        detach(s);
+        return None;
+    }
+    let data = match s.next_message().await {
+        Message::Data(data) => data,
+        Message::Answer(data) => {
+            s.answered = true;
+            data
+        }
+        Message::Cancelled => return None,
+        Message::Closed => {
+            detach(s);
+            return None;
+        }
+    };
+    let frame = match &s.log {
+        Some(log) => {
+            let id = log.append(&s.state, data.clone()).await;
+            sse::event(Some(&id), None, &data)
+        }
+        None => sse::event(None, None, &data),
+    };
+    Some((frame, s))
+}
+
+/// The tool closed its stream (SEP-1699): the call runs on; everything it sends, its
+/// response included, is logged under the stream's key (a GET with `Last-Event-ID` replays
+/// it) and handed to a GET stream that resumed this stream.
+fn detach(mut s: CallStream) {
+    let Some(log) = s.log.take() else { return };
+    s.call.detach();
+    tokio::spawn(async move {
+        let mut finished = false;
+        while !finished {
+            let data = match s.next_message().await {
+                Message::Data(data) => data,
+                Message::Answer(data) => {
+                    finished = true;
+                    data
+                }
+                Message::Cancelled | Message::Closed => break,
+            };
+            let id = log.append(&s.state, data.clone()).await;
+            if !id.is_empty() {
+                let event = StreamEvent { id: Some(id), data };
+                s.state
+                    .streams
+                    .deliver_resumed(&log.session, &log.key, event);
+            }
+        }
+    });
+}

@@ -1,0 +1,90 @@
+//! [`StdioConfig`]: the stdio transport's settings.
+
+use std::time::Duration;
+
+use crate::protocol::stateless::CacheHints;
+
+/// Default longest line read from stdin: 4 MiB.
+pub const DEFAULT_MAX_LINE: usize = 4 * 1024 * 1024;
+
+/// Default most `subscriptions/listen` streams open at once on one connection.
+pub const DEFAULT_MAX_LISTEN_STREAMS: usize = 1_000;
+
+/// Default longest wait, once input ends, for stateless requests already read to be answered.
+pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+/// Settings of the stdio transport.
+///
+/// ```
+/// use std::time::Duration;
+/// use wymcp::protocol::stateless::{CacheHint, CacheHints, CacheScope};
+/// use wymcp::transport::stdio::StdioConfig;
+///
+/// let config = StdioConfig::default()
+///     .max_line(1 << 20)
+///     .max_listen_streams(10)
+///     .shutdown_grace(Duration::from_secs(1))
+///     .cache_hints(CacheHints::default().set(
+///         "tools/list",
+///         CacheHint { ttl_ms: 60_000, scope: CacheScope::Public },
+///     ));
+/// assert_eq!(config.max_listen_streams, 10);
+/// assert_eq!(config.cache_hints.get("tools/list").unwrap().ttl_ms, 60_000);
+/// ```
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct StdioConfig {
+    /// The longest line accepted, in bytes (newline excluded); longer lines are answered with
+    /// an error and skipped.
+    pub max_line: usize,
+    /// The cache hints (`ttlMs`, `cacheScope`) of the stateless era's results.
+    pub cache_hints: CacheHints,
+    /// The most `subscriptions/listen` streams open at once; one more is refused (`-32600`).
+    pub max_listen_streams: usize,
+    /// Once input ends, how long stateless requests already read may run to be answered
+    /// before they are cancelled.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for StdioConfig {
+    fn default() -> Self {
+        StdioConfig {
+            max_line: DEFAULT_MAX_LINE,
+            cache_hints: CacheHints::default(),
+            max_listen_streams: DEFAULT_MAX_LISTEN_STREAMS,
+            shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
+        }
+    }
+}
+
+impl StdioConfig {
+    /// The longest line accepted, in bytes.
+    #[must_use]
+    pub fn max_line(mut self, bytes: usize) -> Self {
+        self.max_line = bytes;
+        self
+    }
+
+    /// The cache hints of the stateless era's results (every one `{ttlMs: 0, cacheScope:
+    /// "private"}` unless set).
+    #[must_use]
+    pub fn cache_hints(mut self, hints: CacheHints) -> Self {
+        self.cache_hints = hints;
+        self
+    }
+
+    /// The most `subscriptions/listen` streams open at once ([`DEFAULT_MAX_LISTEN_STREAMS`]).
+    #[must_use]
+    pub fn max_listen_streams(mut self, max: usize) -> Self {
+        self.max_listen_streams = max;
+        self
+    }
+
+    /// Once input ends, how long stateless requests already read may run to be answered
+    /// ([`DEFAULT_SHUTDOWN_GRACE`]); then they are cancelled.
+    #[must_use]
+    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
+        self.shutdown_grace = grace;
+        self
+    }
+}

@@ -1,0 +1,325 @@
+//! One stdio connection: each line handed to the serving core (its era read from the body),
+//! what comes back written to stdout, one message per line; calls and listen streams run in
+//! their own tasks, so a slow tool never holds the read loop.
+
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::io::{AsyncRead, AsyncWrite, BufReader};
+use tokio::sync::{broadcast, mpsc, watch};
+use tokio_util::sync::CancellationToken;
+
+use super::StdioConfig;
+use super::lines::{self, Line};
+use super::listen::Listens;
+use crate::protocol::{Kind, RpcError, failure};
+use crate::resource::ServerNotification;
+use crate::serve::{
+    Call, Core, Era, Event, Inbound, Outcome, Related, Settings, Standalone, stateless,
+};
+use crate::session::{InMemorySessionStore, SessionHandle};
+use crate::{Delivery, Notifier, Server};
+
+/// The stream name stdio messages carry in server request ids.
+const STREAM: &str = "stdio";
+
+/// Sessions on stdio never expire while the process runs.
+const NEVER: Duration = Duration::MAX;
+
+/// Serves `server` over any reader and writer (a pipe, a socket, an in-memory duplex in
+/// tests) until the input ends or `stop` is cancelled. `on_session` receives the session's
+/// live handle when `initialize` creates it (to register runtime tools from the server side).
+pub async fn serve_io<R, W>(
+    server: Server,
+    config: StdioConfig,
+    input: R,
+    output: W,
+    stop: CancellationToken,
+    on_session: impl FnMut(&SessionHandle) + Send,
+) -> std::io::Result<()>
+where
+    R: AsyncRead + Unpin + Send,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (out_tx, out_rx) = mpsc::unbounded_channel::<String>();
+    let (done_tx, mut done_rx) = watch::channel(false);
+    let writer = tokio::spawn(lines::write_lines(output, out_rx, done_tx));
+    let announced = Arc::new(OnceLock::new());
+    let notifications = server.notifications();
+    let drain = tokio::spawn(drain(notifications, out_tx.clone(), announced.clone()));
+    let mut conn = Connection::new(server, &config, out_tx, announced, on_session);
+    let mut reader = BufReader::new(input);
+    let mut line = Vec::new();
+    let mut eof = false;
+    let result = loop {
+        let read = tokio::select! {
+            biased;
+            () = stop.cancelled() => break Ok(()),
+            _ = done_rx.changed() => break Ok(()),
+            read = lines::read_line(&mut reader, &mut line, config.max_line) => read,
+        };
+        match read {
+            Ok(Line::Eof) => {
+                eof = true;
+                break Ok(());
+            }
+            Ok(Line::TooLong) => conn.write(&failure(
+                Value::Null,
+                &RpcError::new(
+                    RpcError::INVALID_REQUEST,
+                    format!(
+                        "Request too large: the line limit is {} bytes",
+                        config.max_line
+                    ),
+                    None,
+                ),
+            )),
+            Ok(Line::Complete) => conn.line(lines::trim_line(&line)).await,
+            Err(err) => break Err(err),
+        }
+    };
+    if eof {
+        conn.drain(config.shutdown_grace, &stop).await;
+    }
+    conn.end().await;
+    drain.abort();
+    drop(conn);
+    // Everything sent before the end is written and flushed.
+    match writer.await {
+        Ok(Ok(())) | Err(_) => {}
+        Ok(Err(err)) => tracing::warn!(%err, "stdio: writing stdout failed"),
+    }
+    result
+}
+
+/// Writes the server's notifications (`notifications/resources/updated`, `list_changed`) to
+/// stdout once the session exists: those naming it, and those naming no session.
+async fn drain(
+    mut notifications: broadcast::Receiver<ServerNotification>,
+    out: mpsc::UnboundedSender<String>,
+    session: Arc<OnceLock<String>>,
+) {
+    loop {
+        let notification = match notifications.recv().await {
+            Ok(notification) => notification,
+            Err(broadcast::error::RecvError::Lagged(missed)) => {
+                tracing::warn!(missed, "stdio: server notifications dropped: stdout lagged");
+                continue;
+            }
+            Err(broadcast::error::RecvError::Closed) => return,
+        };
+        let Some(live) = session.get() else { continue };
+        if notification.session_id.as_ref().is_none_or(|id| id == live)
+            && out.send(notification.message.to_string()).is_err()
+        {
+            return;
+        }
+    }
+}
+
+/// stdout as the session's standalone stream.
+fn stdout_stream(out: mpsc::UnboundedSender<String>) -> Standalone {
+    Box::new(move |_session: &str| {
+        let out = out.clone();
+        Notifier::with_delivery(STREAM, move |message: Value| {
+            match out.send(message.to_string()) {
+                Ok(()) => Delivery::Sent,
+                Err(_) => Delivery::Disconnected,
+            }
+        })
+    })
+}
+
+struct Connection<F> {
+    core: Core,
+    listens: Listens,
+    out: mpsc::UnboundedSender<String>,
+    /// Where a request's related messages go: stdout, under the stream name `stdio`.
+    related: Arc<str>,
+    /// The session id, once `initialize` created the session.
+    session: Option<String>,
+    /// The same, for the notification drain.
+    announced: Arc<OnceLock<String>>,
+    on_session: F,
+}
+
+impl<F: FnMut(&SessionHandle) + Send> Connection<F> {
+    fn new(
+        server: Server,
+        config: &StdioConfig,
+        out: mpsc::UnboundedSender<String>,
+        announced: Arc<OnceLock<String>>,
+        on_session: F,
+    ) -> Self {
+        let settings = Settings {
+            max_sessions: 1,
+            session_ttl: NEVER,
+            strict_version_header: false,
+            cache_hints: config.cache_hints.clone(),
+            one_session: true,
+        };
+        let store = Arc::new(InMemorySessionStore::new());
+        let core = Core::new(
+            server,
+            store,
+            None,
+            settings,
+            stdout_stream(out.clone()),
+            true,
+        );
+        Connection {
+            listens: Listens::new(core.clone(), out.clone(), config.max_listen_streams),
+            core,
+            out,
+            related: Arc::from(STREAM),
+            session: None,
+            announced,
+            on_session,
+        }
+    }
+
+    fn write(&self, message: &Value) {
+        let _ = self.out.send(message.to_string());
+    }
+
+    /// One line of input: a message, a parse error, or nothing (a blank line).
+    async fn line(&mut self, text: &[u8]) {
+        if text.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        match serde_json::from_slice::<Value>(text) {
+            Ok(message) => self.handle(message).await,
+            Err(_) => self.write(&failure(
+                Value::Null,
+                &RpcError::new(RpcError::PARSE_ERROR, "Parse error: malformed JSON", None),
+            )),
+        }
+    }
+
+    async fn handle(&mut self, message: Value) {
+        if message.is_array() {
+            self.write(&failure(
+                Value::Null,
+                &RpcError::new(
+                    RpcError::INVALID_REQUEST,
+                    "JSON-RPC batches are not supported on stdio. Send one message per line.",
+                    None,
+                ),
+            ));
+            return;
+        }
+        let kind = Kind::of(&message);
+        let era = match &kind {
+            Kind::Request { method, .. } if stateless::claimed_in_body(method, &message) => {
+                Era::Stateless
+            }
+            _ => Era::Session,
+        };
+        if let Kind::Notification { method } = &kind
+            && method == "notifications/cancelled"
+        {
+            // Stateless requests first; a session call of that id (if any) is cancelled too.
+            self.core.cancel_request(message.get("params"));
+        }
+        let is_request = matches!(kind, Kind::Request { .. });
+        // Before `initialize`, notifications and answers are ignored.
+        if era == Era::Session && self.session.is_none() && !is_request {
+            return;
+        }
+        let inbound = Inbound {
+            message,
+            era,
+            session: self.session.as_deref(),
+            identity: None,
+            related: Related::Stream {
+                name: self.related.clone(),
+                polling: false,
+            },
+            requested: None,
+            headers: None,
+        };
+        match self.core.serve(inbound).await {
+            Ok(Outcome::Accepted) => {}
+            Ok(Outcome::Message(answer)) => {
+                let _ = self.out.send(answer.into_text());
+            }
+            Ok(Outcome::Started { session, message }) => self.started(session, &message).await,
+            Ok(Outcome::Call(call)) => {
+                tokio::spawn(run_call(call, self.out.clone()));
+            }
+            Ok(Outcome::Listen(listen)) => self.listens.open(listen),
+            // Notifications are never answered, not even with a refusal.
+            Err(refusal) if !matches!(kind, Kind::Notification { .. }) => {
+                self.write(&refusal.to_message());
+            }
+            Err(_) => {}
+        }
+    }
+
+    /// `initialize` started the connection's session.
+    async fn started(&mut self, session: String, message: &Value) {
+        let _ = self.announced.set(session.clone());
+        match self.core.session_handle(&session).await {
+            Ok(Some(handle)) => (self.on_session)(&handle),
+            _ => tracing::error!("stdio: the session just started is not in its store"),
+        }
+        self.session = Some(session);
+        self.write(message);
+    }
+
+    /// End of input: waits (at most `grace`, or until `stop`) for the stateless requests
+    /// already read to be answered.
+    async fn drain(&self, grace: Duration, stop: &CancellationToken) {
+        let Some(requests) = self.core.requests() else {
+            return;
+        };
+        tokio::select! {
+            () = requests.drained() => {}
+            () = stop.cancelled() => {}
+            () = tokio::time::sleep(grace) => {
+                tracing::warn!("stdio: input ended; cancelling stateless requests still running");
+            }
+        }
+    }
+
+    /// The connection ends: listen streams end with their closing response, running
+    /// requests are cancelled (nothing more is written for them), the session ends.
+    async fn end(&mut self) {
+        self.listens.close();
+        if let Some(requests) = self.core.requests() {
+            requests.cancel_calls();
+        }
+        if let Some(session) = self.session.take() {
+            if let Err(err) = self.core.end_session(&session).await {
+                tracing::warn!(%err, "stdio: could not end the session");
+            }
+            tracing::info!("MCP stdio session ended");
+        }
+    }
+}
+
+/// Runs a call concurrently with reading (its answer, and the client's answers to its server
+/// requests, arrive while it runs): its related messages, then its answer, each a line.
+async fn run_call(mut call: Call, out: mpsc::UnboundedSender<String>) {
+    loop {
+        let line = match call.next().await {
+            Event::Note(note) => note.to_string(),
+            Event::Finished(Ok(answer)) => {
+                let _ = out.send(answer.into_text());
+                return;
+            }
+            Event::Finished(Err(refusal)) => {
+                let _ = out.send(refusal.to_message().to_string());
+                return;
+            }
+            // A cancelled call gets no answer.
+            Event::Cancelled => return,
+            // stdio has no stream to close.
+            Event::Closed => continue,
+        };
+        if out.send(line).is_err() {
+            return;
+        }
+    }
+}

@@ -1,0 +1,6 @@
+#[wymcp::data(Clone)]
+struct Note {
+    text: String,
+}
+
+fn main() {}

@@ -1,0 +1,12 @@
+struct Notes;
+
+/// Notes
+#[wymcp::tool]
+impl Notes {
+    /// List the notes
+    async fn list(&self, #[wymcp(default = "twenty")] limit: u32) -> Result<u32, wymcp::Failure> {
+        Ok(limit)
+    }
+}
+
+fn main() {}

@@ -1,0 +1,13 @@
+struct Notes;
+
+/// Notes
+#[wymcp::tool]
+impl Notes {
+    /// Add a note
+    /// with a second line in the first paragraph
+    async fn add(&self, text: String) -> Result<String, wymcp::Failure> {
+        Ok(text)
+    }
+}
+
+fn main() {}

@@ -1,0 +1,11 @@
+struct Notes;
+
+/// Notes
+#[wymcp::tool]
+impl Notes {
+    async fn add(&self, text: String) -> Result<String, wymcp::Failure> {
+        Ok(text)
+    }
+}
+
+fn main() {}

@@ -1,0 +1,15 @@
+struct Notes;
+
+/// Notes
+#[wymcp::tool]
+impl Notes {
+    /// Add a note
+    async fn add(&self, /** What to remember */ #[wymcp(default = 5)] text: String) -> Result<String, wymcp::Failure> {
+        Ok(text)
+    }
+}
+
+fn main() {
+    let _ = wymcp::Server::builder().tool(Notes).build();
+    let _ = Notes.add("milk".into());
+}

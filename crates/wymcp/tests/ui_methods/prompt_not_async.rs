@@ -1,0 +1,7 @@
+/// Summarize the notes
+#[wymcp::prompt]
+fn summarize(tag: String) -> String {
+    tag
+}
+
+fn main() {}

@@ -1,0 +1,11 @@
+struct Notes;
+
+#[wymcp::tool]
+impl Notes {
+    /// Add a note
+    async fn add(&self, text: String) -> Result<String, wymcp::Failure> {
+        Ok(text)
+    }
+}
+
+fn main() {}

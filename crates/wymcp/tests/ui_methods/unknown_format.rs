@@ -1,0 +1,12 @@
+struct Notes;
+
+/// Notes
+#[wymcp::tool]
+impl Notes {
+    /// Remind me
+    async fn remind(&self, #[wymcp(format = "dat-time")] at: String) -> Result<String, wymcp::Failure> {
+        Ok(at)
+    }
+}
+
+fn main() {}
