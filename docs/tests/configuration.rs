@@ -1,6 +1,6 @@
 //! `docs/configuration.md` lists every public method of every builder: each `pub fn` of
-//! `impl ServerBuilder`, `impl StreamableHttp`, `impl StdioConfig`, `impl Cli` and
-//! `impl Invocation` (found wherever they are in `crates/wymcp/src`) appears as `` `.name( ``
+//! `impl ServerBuilder`, `impl StreamableHttp`, `impl BearerAuth`, `impl StdioConfig`,
+//! `impl Cli` and `impl Invocation` (found wherever they are in `crates/wymcp/src`) appears as `` `.name( ``
 //! in the page's section for it. A method added without its line fails here.
 
 use std::fs;
@@ -90,6 +90,7 @@ fn configuration_md_lists_every_public_builder_method() {
             "The Streamable HTTP transport",
             &["builder"][..],
         ),
+        ("BearerAuth", "The Streamable HTTP transport", &["new"][..]),
         ("StdioConfig", "The stdio transport", &[][..]),
         ("Cli", "From the command line", &[][..]),
         ("Invocation", "From the command line", &[][..]),
