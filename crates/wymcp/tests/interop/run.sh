@@ -49,16 +49,6 @@ start_http "$target/debug/examples/streamable_http" --port 0
 "$venv/bin/python" "$here/python_notes_client.py" "$target/debug/examples/notes"
 start_http "$target/debug/examples/context" --port 0
 "$venv/bin/python" "$here/python_context_client.py" http "http://$addr/mcp"
-# The tasks example prints its URL on stderr, in a banner.
-log="$(mktemp)"
-logs+=("$log")
-WYMCP_TASKS_DATA="$data" "$target/debug/tasks" --port 0 2>"$log" &
-pids+=($!)
-url=""
-for _ in $(seq 1 100); do
-  url="$(grep -o 'http://127.0.0.1:[0-9]*/mcp' "$log" | head -n 1 || true)"
-  [ -n "$url" ] && break
-  sleep 0.1
-done
-[ -n "$url" ] || { cat "$log" >&2; exit 1; }
-timeout 300 "$venv/bin/python" "$here/python_modern_client.py" "$url"
+# The tasks example, with a data directory of its own.
+start_http env WYMCP_TASKS_DATA="$data" "$target/debug/tasks" --port 0
+timeout 300 "$venv/bin/python" "$here/python_modern_client.py" "http://$addr/mcp"
