@@ -25,6 +25,8 @@ pub mod guide_doctests {
     pub struct Transports;
     #[doc = include_str!("subscriptions.md")]
     pub struct Subscriptions;
+    #[doc = include_str!("limits.md")]
+    pub struct Limits;
     #[doc = include_str!("multi-round-trip.md")]
     pub struct MultiRoundTrip;
     #[doc = include_str!("telemetry.md")]

@@ -1,6 +1,6 @@
 //! `docs/configuration.md` lists every public method of every builder: each `pub fn` of
-//! `impl ServerBuilder`, `impl StreamableHttp`, `impl BearerAuth`, `impl StdioConfig`,
-//! `impl Cli` and `impl Invocation` (found wherever they are in `crates/wymcp/src`) appears as `` `.name( ``
+//! `impl ServerBuilder`, `impl Limits`, `impl StreamableHttp`, `impl BearerAuth`,
+//! `impl StdioConfig`, `impl Cli` and `impl Invocation` (found wherever they are in `crates/wymcp/src`) appears as `` `.name( ``
 //! in the page's section for it. A method added without its line fails here.
 
 use std::fs;
@@ -85,6 +85,7 @@ fn configuration_md_lists_every_public_builder_method() {
     // (type, the section listing it, constructors documented by their own name)
     let builders = [
         ("ServerBuilder", "The server", &["new"][..]),
+        ("Limits", "Limits", &[][..]),
         (
             "StreamableHttp",
             "The Streamable HTTP transport",

@@ -69,6 +69,7 @@
 pub mod completion;
 mod context;
 mod dispatch;
+pub mod limits;
 pub mod mrtr;
 mod paging;
 pub mod prompt;
@@ -89,6 +90,7 @@ pub mod tool_kinds {}
 pub use completion::{Complete, Completion, CompletionValues};
 pub use context::{Context, ContextBuilder, Delivery, Notifier};
 pub use dispatch::CallToolResult;
+pub use limits::Limits;
 pub use prompt::{GetPromptResult, Prompt, PromptArgument, PromptArguments, PromptMessage};
 pub use protocol::{ProtocolVersion, RpcError};
 pub use resource::{ReadResource, Resource, ResourceContents, ResourceError, ResourceTemplate};

@@ -56,17 +56,21 @@ pub(crate) fn admit(
     server: &Server,
     id: Value,
     name: String,
-    message: &Value,
+    message: Value,
 ) -> Result<Incoming, Refusal> {
-    if let Err(reason) = validate_envelope(message) {
+    if let Err(reason) = validate_envelope(&message) {
         return Err(Refusal::invalid(id, reason));
     }
     let Some(method) = Method::parse(&name)
-        .filter(|m| m.served_stateless() && m.is_served_by(&results::capabilities(server)))
+        .filter(|m| m.served_stateless() && m.is_served_by(results::capabilities(server)))
     else {
         return Err(Refusal::method_not_found(id));
     };
-    let params = message.get("params").cloned();
+    // The params move out of the message: a call's arguments are never copied.
+    let params = match message {
+        Value::Object(mut object) => object.remove("params"),
+        _ => None,
+    };
     let envelope = match Envelope::parse(params.as_ref()) {
         Ok(envelope) => envelope,
         Err(error) => return Err(Refusal::new(Class::Invalid, id, error)),

@@ -13,7 +13,16 @@ use crate::protocol::stateless::{CacheHints, SERVER_INFO_KEY, supported_versions
 /// ([`ServerBuilder::list_changed`](crate::ServerBuilder::list_changed)); there are no
 /// per-session tools here, so `tools.listChanged` is not declared by default.
 ///
-pub(crate) fn capabilities(server: &Server) -> Value {
+pub(crate) fn capabilities(server: &Server) -> &Value {
+    // A server's capabilities never change once built: worked out on first use, then read
+    // by every request's method check.
+    server
+        .features()
+        .stateless_capabilities
+        .get_or_init(|| capabilities_of(server))
+}
+
+fn capabilities_of(server: &Server) -> Value {
     let mut caps = server.capabilities(ProtocolVersion::V2026_07_28);
     let declared = server.features().list_changed;
     if let Some(map) = caps.as_object_mut() {
@@ -32,7 +41,7 @@ pub(crate) fn capabilities(server: &Server) -> Value {
 pub(crate) fn discover_result(server: &Server) -> Value {
     let mut result = Map::new();
     result.insert("supportedVersions".into(), json!(supported_versions()));
-    result.insert("capabilities".into(), capabilities(server));
+    result.insert("capabilities".into(), capabilities(server).clone());
     if let Some(instructions) = server.instructions() {
         result.insert("instructions".into(), json!(instructions));
     }
