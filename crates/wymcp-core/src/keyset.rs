@@ -410,10 +410,10 @@ fn schema_shape_offence(schema: &Value, at: &str) -> Option<crate::Problem> {
             }
         }
     }
-    if let Some(items) = map.get("items") {
-        if let Some(p) = schema_shape_offence(items, &pointer::push(at, "items")) {
-            return Some(p);
-        }
+    if let Some(items) = map.get("items")
+        && let Some(p) = schema_shape_offence(items, &pointer::push(at, "items"))
+    {
+        return Some(p);
     }
     if let Some(Value::Array(prefix)) = map.get("prefixItems") {
         for (i, sub) in prefix.iter().enumerate() {

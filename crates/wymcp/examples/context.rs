@@ -3,17 +3,16 @@
 //! Served over stdio or Streamable HTTP, for trying it with real MCP clients.
 //!
 //! ```sh
-//! cargo run -p wymcp --example context -- stdio
-//! cargo run -p wymcp --example context -- http 127.0.0.1:8080
+//! cargo run -p wymcp --example context -- --stdio
+//! cargo run -p wymcp --example context -- --port 8080    # Streamable HTTP (wymcp::run)
 //! ```
 //!
-//! Over HTTP it prints `listening on <addr>` once bound (port 0 picks a free port); the
-//! endpoint is `/mcp`. Over stdio, stdout carries JSON-RPC only.
+//! [`wymcp::run`] serves it: over HTTP its banner (stderr) says where it listens (port 0 picks a
+//! free port; the endpoint is `/mcp`). Over stdio, stdout carries JSON-RPC only.
 
 use serde_json::json;
 use wymcp::protocol::LogLevel;
 use wymcp::session::{Elicitation, Sampling};
-use wymcp::transport::http::{HttpServer, StreamableHttp};
 use wymcp::{ActionResult, ActionSchema, ActionTool, Actions, Context, Data, Reply, Server};
 
 struct Deploy;
@@ -83,21 +82,11 @@ impl ActionTool for Deploy {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let mut args = std::env::args().skip(1);
-    let mode = args.next().unwrap_or_else(|| "stdio".to_owned());
     let server = Server::builder()
         .name("wymcp-context-example")
         .version(env!("CARGO_PKG_VERSION"))
         .tool(Deploy)
         .build()?;
-    if mode == "http" {
-        let addr = args.next().unwrap_or_else(|| "127.0.0.1:8080".to_owned());
-        let http = HttpServer::bind(addr.as_str(), StreamableHttp::builder(server)).await?;
-        println!("listening on {}", http.local_addr()?);
-        http.run().await?;
-    } else {
-        eprintln!("wymcp context example: serving on stdio");
-        wymcp::transport::stdio::serve(server).await?;
-    }
+    wymcp::run(server).await?;
     Ok(())
 }

@@ -1,13 +1,14 @@
 //! A wymcp server over Streamable HTTP, for trying it with real MCP clients.
 //!
 //! ```sh
-//! cargo run -p wymcp --example streamable_http -- 127.0.0.1:8080
+//! cargo run -p wymcp --example streamable_http                 # 127.0.0.1:8080
+//! cargo run -p wymcp --example streamable_http -- --port 0     # a free port
 //! ```
 //!
-//! Prints `listening on <addr>` once bound (port 0 picks a free port); the endpoint is `/mcp`.
+//! [`wymcp::run`] serves it: the banner (stderr) says where it listens (the endpoint is `/mcp`)
+//! and how to connect clients; `--stdio` serves it over stdin/stdout instead.
 
 use serde_json::json;
-use wymcp::transport::http::{HttpServer, StreamableHttp};
 use wymcp::{ActionResult, ActionSchema, ActionTool, Actions, Context, Data, Reply, Server};
 
 struct Greeter;
@@ -35,17 +36,12 @@ impl ActionTool for Greeter {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let addr = std::env::args()
-        .nth(1)
-        .unwrap_or_else(|| "127.0.0.1:8080".to_owned());
     let server = Server::builder()
         .name("wymcp-example")
         .version(env!("CARGO_PKG_VERSION"))
         .instructions("Call greeter with action greet.")
         .tool(Greeter)
         .build()?;
-    let http = HttpServer::bind(addr.as_str(), StreamableHttp::builder(server)).await?;
-    println!("listening on {}", http.local_addr()?);
-    http.run().await?;
+    wymcp::run(server).await?;
     Ok(())
 }

@@ -44,8 +44,27 @@
 //! let server = Server::builder().name("greeter").tool(Greeter).build().unwrap();
 //! assert_eq!(server.tool_names(), ["greeter", "help"]);
 //! ```
+//!
+//! ## Cargo features
+//!
+//! | Feature | Default | Adds |
+//! |---|---|---|
+//! | `http` | on | [`transport::http`] (Streamable HTTP on axum and hyper), `--port`/`--bind` in [`run`] |
+//! | `stdio` | on | [`transport::stdio`], `--stdio` in [`run`] |
+//!
+//! Features only add. A stdio-only server builds no HTTP stack:
+//! `wymcp = { version = "0.1", default-features = false, features = ["stdio"] }`. With neither,
+//! the core remains (tools, gates, `help`, resources, prompts, [`testing`]) for a transport of
+//! your own; [`run`] needs one of the two.
 
 #![warn(missing_docs)]
+// The transport-neutral code (sessions, the stateless era, JSON-RPC framing) serves both
+// transports; a build with one of them left out leaves parts of it unused. The default build
+// (both) keeps every dead-code lint.
+#![cfg_attr(
+    not(all(feature = "http", feature = "stdio")),
+    allow(dead_code, unused_imports)
+)]
 
 pub mod completion;
 mod context;
@@ -56,10 +75,11 @@ mod paging;
 pub mod prompt;
 pub mod protocol;
 pub mod resource;
+#[cfg(any(feature = "http", feature = "stdio"))]
+mod run;
 mod serve;
 mod server;
 pub mod session;
-
 pub mod testing;
 mod tool;
 pub mod transport;
@@ -74,6 +94,8 @@ pub use limits::Limits;
 pub use prompt::{GetPromptResult, Prompt, PromptArgument, PromptArguments, PromptMessage};
 pub use protocol::{ProtocolVersion, RpcError};
 pub use resource::{ReadResource, Resource, ResourceContents, ResourceError, ResourceTemplate};
+#[cfg(any(feature = "http", feature = "stdio"))]
+pub use run::{Cli, CliError, Invocation, RunError, Transport, run};
 pub use server::{Server, ServerBuilder, ServerInfo};
 pub use tool::{
     ActionEnum, ActionError, ActionResult, ActionTool, CallError, CallOutput, CallResult, Content,
@@ -401,45 +423,8 @@ pub mod __private {
     }
 }
 
-/// The README's code, compiled as a doctest so it stays true.
+/// The crate's README (as crates.io shows it), its code compiled as a doctest so it stays true.
+/// The repository's README and guide are compiled by the `wymcp-guide` package (`docs/`).
 #[cfg(doctest)]
-#[doc = include_str!("../../../README.md")]
+#[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
-
-/// The guide's pages (`docs/*.md`), their code compiled as doctests so it stays true
-/// (`tests/docs_links.rs` checks that every page is listed here).
-#[cfg(doctest)]
-pub mod guide_doctests {
-    #[doc = include_str!("../../../docs/getting-started.md")]
-    pub struct GettingStarted;
-    #[doc = include_str!("../../../docs/tools-and-gates.md")]
-    pub struct ToolsAndGates;
-    #[doc = include_str!("../../../docs/help-and-hints.md")]
-    pub struct HelpAndHints;
-    #[doc = include_str!("../../../docs/plain-and-typed-tools.md")]
-    pub struct PlainAndTypedTools;
-    #[doc = include_str!("../../../docs/resources-and-prompts.md")]
-    pub struct ResourcesAndPrompts;
-    #[doc = include_str!("../../../docs/transports.md")]
-    pub struct Transports;
-    #[doc = include_str!("../../../docs/subscriptions.md")]
-    pub struct Subscriptions;
-    #[doc = include_str!("../../../docs/limits.md")]
-    pub struct Limits;
-    #[doc = include_str!("../../../docs/multi-round-trip.md")]
-    pub struct MultiRoundTrip;
-    #[doc = include_str!("../../../docs/telemetry.md")]
-    pub struct Telemetry;
-    #[doc = include_str!("../../../docs/testing.md")]
-    pub struct Testing;
-    #[doc = include_str!("../../../docs/configuration.md")]
-    pub struct Configuration;
-    #[doc = include_str!("../../../docs/limits.md")]
-    pub struct LimitsPage;
-    #[doc = include_str!("../../../docs/architecture.md")]
-    pub struct Architecture;
-    #[doc = include_str!("../../../docs/performance.md")]
-    pub struct Performance;
-    #[doc = include_str!("../../../docs/README.md")]
-    pub struct Index;
-}

@@ -12,7 +12,10 @@
 
 mod answer;
 mod call;
+// Public through `transport::http` only: a build without `http` keeps them crate-internal.
+#[cfg_attr(not(feature = "http"), allow(unreachable_pub))]
 mod hooks;
+#[cfg_attr(not(feature = "http"), allow(unreachable_pub))]
 mod identity;
 mod initialize;
 mod live;
@@ -31,7 +34,9 @@ use crate::protocol::ProtocolVersion;
 
 pub(crate) use answer::Answer;
 pub(crate) use call::{Call, Event};
+#[cfg_attr(not(feature = "http"), allow(unreachable_pub))]
 pub use hooks::{EndReason, SessionHooks, SessionStart};
+#[cfg_attr(not(feature = "http"), allow(unreachable_pub))]
 pub use identity::Identity;
 pub(crate) use live::SharedAssigns;
 pub(crate) use refusal::{Class, Refusal, invalid_request};

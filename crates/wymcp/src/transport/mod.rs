@@ -5,5 +5,7 @@
 //! the stateless era (MCP 2026-07-28) beside it, decided per request, through one
 //! transport-neutral code path.
 
+#[cfg(feature = "http")]
 pub mod http;
+#[cfg(feature = "stdio")]
 pub mod stdio;

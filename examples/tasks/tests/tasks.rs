@@ -2,18 +2,18 @@
 //! in-memory database) and once over real HTTP on 127.0.0.1.
 //!
 //! The example's own modules are compiled into this test: the tests drive the very tools
-//! `cargo run --example tasks` serves.
+//! `cargo run --bin tasks` serves.
 
 #![allow(clippy::unwrap_used, missing_docs)]
 
 #[allow(dead_code)]
-#[path = "../examples/tasks/resources.rs"]
+#[path = "../src/resources.rs"]
 mod resources;
 #[allow(dead_code)]
-#[path = "../examples/tasks/store.rs"]
+#[path = "../src/store.rs"]
 mod store;
 #[allow(dead_code)]
-#[path = "../examples/tasks/tools.rs"]
+#[path = "../src/tools.rs"]
 mod tools;
 
 use serde_json::{Value, json};

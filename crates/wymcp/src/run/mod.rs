@@ -1,0 +1,245 @@
+//! Serving from the command line: [`run`] for a binary whose only job is to serve, [`Cli`] for
+//! one with options of its own.
+//!
+//! The flags are `--stdio` (one session over stdin/stdout, the way Claude Desktop and the
+//! Inspector spawn servers), `--port <PORT>` and `--bind <ADDR>` (Streamable HTTP, default
+//! `127.0.0.1:8080`; port 0 picks a free one) and `-h`/`--help`. A build without the `http`
+//! feature serves stdio by default and refuses `--port`; one without `stdio` refuses `--stdio`.
+//!
+//! Over HTTP, a banner on stderr says where the server listens and how to connect Claude Code,
+//! Claude Desktop (the absolute path of the running binary, with `--stdio` and the options the
+//! app [forwards](Invocation::forward)) and the MCP Inspector. Over stdio it says one line, on
+//! stderr: stdout is the protocol's.
+
+mod args;
+mod banner;
+
+use std::net::SocketAddr;
+
+pub use args::{CliError, Transport};
+
+use crate::Server;
+
+/// Serves `server` as the command line says (`--stdio`, `--port`, `--bind`, `--help`), until
+/// end of input (stdio) or Ctrl-C/SIGTERM (HTTP).
+///
+/// `--help` prints the usage on stdout and exits with status 0; a refused command line prints
+/// the reason and the usage on stderr and exits with status 2.
+///
+/// ```no_run
+/// use wymcp::Server;
+///
+/// #[tokio::main]
+/// async fn main() -> Result<(), wymcp::RunError> {
+///     let server = Server::builder().name("notes").build().expect("valid schemas");
+///     wymcp::run(server).await // `notes --stdio`, `notes --port 9000`, `notes --help`
+/// }
+/// ```
+pub async fn run(server: Server) -> Result<(), RunError> {
+    let name = server.info().name.clone();
+    Cli::new(name).parse().serve(server).await
+}
+
+/// A failure while serving (the command line itself was accepted).
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The HTTP address could not be bound (in use, or not this machine's).
+    #[error("cannot listen on {addr}: {source}")]
+    Listen {
+        /// The address asked for.
+        addr: SocketAddr,
+        /// Why it failed.
+        source: std::io::Error,
+    },
+    /// The transport failed while serving.
+    #[error("serving failed: {0}")]
+    Serve(#[source] std::io::Error),
+}
+
+/// The command line of a serving binary, with options of the app's own beside the transport
+/// flags.
+///
+/// ```no_run
+/// use wymcp::{Cli, Server};
+///
+/// #[tokio::main]
+/// async fn main() -> Result<(), wymcp::RunError> {
+///     let cli = Cli::new("notes")
+///         .about("notes: short notes, served over MCP")
+///         .option("--dir", "DIR", "where the notes live (default ./notes)")
+///         .parse(); // exits on --help and on a refused command line
+///     let dir = cli.value("--dir").unwrap_or("notes").to_owned();
+///     let server = Server::builder().name("notes").build().expect("valid schemas");
+///     cli.detail("notes", dir).serve(server).await
+/// }
+/// ```
+#[derive(Debug, Clone)]
+pub struct Cli {
+    name: String,
+    about: Option<String>,
+    options: Vec<AppOption>,
+}
+
+#[derive(Debug, Clone)]
+struct AppOption {
+    flag: String,
+    value: String,
+    help: String,
+}
+
+impl Cli {
+    /// A command line for the server called `name` (the key of the printed client
+    /// configurations, and the usage's program name).
+    pub fn new(name: impl Into<String>) -> Self {
+        Cli {
+            name: name.into(),
+            about: None,
+            options: Vec::new(),
+        }
+    }
+
+    /// The first line of the usage and of the banner.
+    pub fn about(mut self, about: impl Into<String>) -> Self {
+        self.about = Some(about.into());
+        self
+    }
+
+    /// An option of the app's own, such as `("--data", "DIR", "the data directory")`; it takes
+    /// a value (`--data DIR` or `--data=DIR`), read back with [`Invocation::value`].
+    pub fn option(
+        mut self,
+        flag: impl Into<String>,
+        value: impl Into<String>,
+        help: impl Into<String>,
+    ) -> Self {
+        self.options.push(AppOption {
+            flag: flag.into(),
+            value: value.into(),
+            help: help.into(),
+        });
+        self
+    }
+
+    /// The usage text `--help` prints.
+    pub fn usage(&self) -> String {
+        banner::usage(self)
+    }
+
+    /// Parses `args` (without the program name).
+    ///
+    /// ```
+    /// use wymcp::{Cli, CliError, Transport};
+    ///
+    /// let cli = Cli::new("demo").option("--data", "DIR", "the data directory");
+    /// let ok = cli.try_parse_from(["--stdio", "--data=/tmp/d"].map(String::from)).unwrap();
+    /// assert_eq!(ok.transport(), Transport::Stdio);
+    /// assert_eq!(ok.value("--data"), Some("/tmp/d"));
+    /// let refused = cli.try_parse_from(["--port", "http"].map(String::from)).unwrap_err();
+    /// assert_eq!(refused.to_string(), "--port: \"http\" is not a port number (0-65535)");
+    /// assert!(matches!(cli.try_parse_from(["-h".to_owned()]), Err(CliError::Help(_))));
+    /// ```
+    pub fn try_parse_from(
+        &self,
+        args: impl IntoIterator<Item = String>,
+    ) -> Result<Invocation, CliError> {
+        let flags: Vec<&str> = self.options.iter().map(|o| o.flag.as_str()).collect();
+        let parsed = args::parse(args, &flags, || self.usage())?;
+        Ok(Invocation {
+            cli: self.clone(),
+            transport: parsed.transport,
+            values: parsed.values,
+            forwarded: Vec::new(),
+            details: Vec::new(),
+        })
+    }
+
+    /// Parses the process's arguments; on `--help` prints the usage on stdout and exits 0, on
+    /// a refused command line prints why and the usage on stderr and exits 2.
+    pub fn parse(self) -> Invocation {
+        match self.try_parse_from(std::env::args().skip(1)) {
+            Ok(invocation) => invocation,
+            Err(CliError::Help(usage)) => {
+                print!("{usage}");
+                std::process::exit(0)
+            }
+            Err(refused) => {
+                eprint!("error: {refused}\n\n{}", self.usage());
+                std::process::exit(i32::from(refused.exit_code()))
+            }
+        }
+    }
+}
+
+/// A parsed command line: the transport to serve, the app's option values, what the banner
+/// adds.
+#[derive(Debug, Clone)]
+pub struct Invocation {
+    cli: Cli,
+    transport: Transport,
+    values: Vec<(String, String)>,
+    forwarded: Vec<String>,
+    details: Vec<(String, String)>,
+}
+
+impl Invocation {
+    /// The transport the command line chose.
+    pub fn transport(&self) -> Transport {
+        self.transport
+    }
+
+    /// The value of an app option (the last one given), `None` when absent.
+    pub fn value(&self, flag: &str) -> Option<&str> {
+        self.values
+            .iter()
+            .rev()
+            .find(|(f, _)| f == flag)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Adds `flag value` to the arguments of the printed Claude Desktop configuration (after
+    /// `--stdio`), so the spawned server is configured like this one. Pass absolute paths:
+    /// a client spawns servers from a working directory of its own.
+    pub fn forward(mut self, flag: impl Into<String>, value: impl Into<String>) -> Self {
+        self.forwarded.push(flag.into());
+        self.forwarded.push(value.into());
+        self
+    }
+
+    /// A `label  value` line in the banner (a database path, say).
+    pub fn detail(mut self, label: impl Into<String>, value: impl Into<String>) -> Self {
+        self.details.push((label.into(), value.into()));
+        self
+    }
+
+    /// Serves `server` over the chosen transport, printing the banner on stderr.
+    pub async fn serve(self, server: Server) -> Result<(), RunError> {
+        match self.transport {
+            #[cfg(feature = "http")]
+            Transport::Http { bind, port } => self.serve_http(server, (bind, port).into()).await,
+            #[cfg(feature = "stdio")]
+            Transport::Stdio => {
+                eprint!("{}", banner::stdio(&self));
+                crate::transport::stdio::serve(server)
+                    .await
+                    .map_err(RunError::Serve)
+            }
+            // The parser never chooses a transport that is not compiled in.
+            #[allow(unreachable_patterns)]
+            _ => Err(RunError::Serve(std::io::Error::new(
+                std::io::ErrorKind::Unsupported,
+                "this transport is not compiled in",
+            ))),
+        }
+    }
+
+    #[cfg(feature = "http")]
+    async fn serve_http(self, server: Server, addr: SocketAddr) -> Result<(), RunError> {
+        use crate::transport::http::{HttpServer, StreamableHttp};
+        let http = HttpServer::bind(addr, StreamableHttp::builder(server))
+            .await
+            .map_err(|source| RunError::Listen { addr, source })?;
+        let local = http.local_addr().map_err(RunError::Serve)?;
+        eprint!("{}", banner::http(&self, local));
+        http.run().await.map_err(RunError::Serve)
+    }
+}

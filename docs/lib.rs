@@ -1,0 +1,44 @@
+//! The repository's README and guide (`docs/*.md`), their Rust code compiled as doctests:
+//! `cargo test -p wymcp-guide --doc`. A package of its own, never published, so that the
+//! published crates' doctests reach nothing outside them.
+
+/// The README's code, compiled as a doctest so it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
+/// The guide's pages (`docs/*.md`), their code compiled as doctests so it stays true
+/// (`tests/links.rs` checks that every page is listed here).
+#[cfg(doctest)]
+pub mod guide_doctests {
+    #[doc = include_str!("getting-started.md")]
+    pub struct GettingStarted;
+    #[doc = include_str!("tools-and-gates.md")]
+    pub struct ToolsAndGates;
+    #[doc = include_str!("help-and-hints.md")]
+    pub struct HelpAndHints;
+    #[doc = include_str!("plain-and-typed-tools.md")]
+    pub struct PlainAndTypedTools;
+    #[doc = include_str!("resources-and-prompts.md")]
+    pub struct ResourcesAndPrompts;
+    #[doc = include_str!("transports.md")]
+    pub struct Transports;
+    #[doc = include_str!("subscriptions.md")]
+    pub struct Subscriptions;
+    #[doc = include_str!("limits.md")]
+    pub struct Limits;
+    #[doc = include_str!("multi-round-trip.md")]
+    pub struct MultiRoundTrip;
+    #[doc = include_str!("telemetry.md")]
+    pub struct Telemetry;
+    #[doc = include_str!("testing.md")]
+    pub struct Testing;
+    #[doc = include_str!("configuration.md")]
+    pub struct Configuration;
+    #[doc = include_str!("architecture.md")]
+    pub struct Architecture;
+    #[doc = include_str!("performance.md")]
+    pub struct Performance;
+    #[doc = include_str!("README.md")]
+    pub struct Index;
+}

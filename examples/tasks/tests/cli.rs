@@ -1,0 +1,233 @@
+//! The `tasks` binary as a user and a client meet it: its `--help` (wymcp's `Cli`), its refusals,
+//! a real `tools/list` over stdio, and the Claude Desktop configuration its banner prints,
+//! spawned as printed from `/` with a home directory of its own.
+
+#![allow(clippy::unwrap_used, missing_docs)]
+
+use std::io::{BufRead as _, BufReader, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdout, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_tasks");
+/// How long one answer may take before the test gives up (a hang fails, it does not block).
+const WAIT: Duration = Duration::from_secs(30);
+
+/// A fresh scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("wymcp-tasks-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Lines of a child's stream, read on a thread so that a silent child times out.
+fn lines(stream: impl std::io::Read + Send + 'static) -> mpsc::Receiver<String> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stream).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+/// Sends initialize, initialized and tools/list over stdio; returns the tool names.
+fn list_tools_over_stdio(child: &mut Child, stdout: ChildStdout) -> Vec<String> {
+    let mut stdin = child.stdin.take().unwrap();
+    let answers = lines(stdout);
+    for message in [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "cli-test", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+    ] {
+        writeln!(stdin, "{message}").unwrap();
+    }
+    stdin.flush().unwrap();
+    let init: Value = serde_json::from_str(&answers.recv_timeout(WAIT).unwrap()).unwrap();
+    assert_eq!(
+        init["result"]["serverInfo"]["name"], "wymcp-tasks",
+        "{init}"
+    );
+    let list: Value = serde_json::from_str(&answers.recv_timeout(WAIT).unwrap()).unwrap();
+    assert_eq!(list["id"], 2, "{list}");
+    drop(stdin); // end of input ends the session
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status}");
+    list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn spawn_stdio(command: &mut Command) -> (Child, ChildStdout) {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    (child, stdout)
+}
+
+#[test]
+fn help_lists_every_flag_on_stdout_and_exits_0() {
+    let out = Command::new(BIN).arg("--help").output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let help = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        help.starts_with("wymcp tasks example: a task tracker served over MCP\n"),
+        "{help}"
+    );
+    assert!(help.contains("\nUSAGE:\n    tasks [OPTIONS]\n"), "{help}");
+    for flag in [
+        "--port <PORT>",
+        "--bind <ADDR>",
+        "--stdio",
+        "--data <DIR>",
+        "-h, --help",
+    ] {
+        assert!(
+            help.lines().any(|l| l.trim_start().starts_with(flag)),
+            "{flag} missing from:\n{help}"
+        );
+    }
+    assert!(out.stderr.is_empty());
+}
+
+#[test]
+fn a_refused_command_line_says_why_and_exits_2() {
+    for (args, reason) in [
+        (
+            &["--port", "http"][..],
+            "error: --port: \"http\" is not a port number (0-65535)\n",
+        ),
+        (
+            &["--bind", "localhost"],
+            "error: --bind: \"localhost\" is not an IP address",
+        ),
+        (
+            &["--frobnicate"],
+            "error: unknown argument \"--frobnicate\"\n",
+        ),
+        (&["--data"], "error: --data needs a value\n"),
+        (
+            &["--stdio", "--port", "9000"],
+            "error: --stdio serves over stdin/stdout: it takes no --port\n",
+        ),
+    ] {
+        let out = Command::new(BIN).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.starts_with(reason), "{args:?}: {err}");
+        assert!(err.contains("USAGE:"), "{args:?}: the usage follows: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn stdio_answers_tools_list() {
+    let data = scratch("stdio");
+    let (mut child, stdout) =
+        spawn_stdio(Command::new(BIN).arg("--stdio").arg("--data").arg(&data));
+    let names = list_tools_over_stdio(&mut child, stdout);
+    assert_eq!(names, ["tasks", "projects", "search", "help"]);
+    assert!(data.join("tasks.db").is_file());
+    let _ = std::fs::remove_dir_all(&data);
+}
+
+/// Starts the HTTP server with `--data <relative>` from `cwd`; returns the Desktop entry the
+/// banner printed.
+fn desktop_entry_printed(cwd: &Path, data: &str) -> Value {
+    let mut server = Command::new(BIN)
+        .args(["--port", "0", "--data", data])
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let banner = lines(server.stderr.take().unwrap());
+    let mut entry = None;
+    while entry.is_none() {
+        let line = banner
+            .recv_timeout(WAIT)
+            .expect("the banner's Desktop line");
+        if line.contains("\"--stdio\"") {
+            entry = Some(serde_json::from_str::<Value>(line.trim()).unwrap());
+        }
+    }
+    server.kill().unwrap();
+    server.wait().unwrap();
+    entry.unwrap()["mcpServers"]["tasks"].clone()
+}
+
+#[test]
+fn the_printed_claude_desktop_entry_works_from_root_with_the_same_data() {
+    let scratch = scratch("desktop");
+    let entry = desktop_entry_printed(&scratch, "relative-data");
+    let data = std::fs::canonicalize(scratch.join("relative-data")).unwrap();
+    let exe = std::fs::canonicalize(BIN).unwrap();
+    assert_eq!(
+        entry,
+        json!({"command": exe.display().to_string(),
+               "args": ["--stdio", "--data", data.display().to_string()]})
+    );
+    // As Claude Desktop would: the command and args as printed, from a working directory
+    // of its own, with nothing of this environment but a home directory.
+    let home = scratch.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let args: Vec<&str> = entry["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    let (mut child, stdout) = spawn_stdio(
+        Command::new(entry["command"].as_str().unwrap())
+            .args(args)
+            .current_dir("/")
+            .env_clear()
+            .env("HOME", &home),
+    );
+    let names = list_tools_over_stdio(&mut child, stdout);
+    assert_eq!(names, ["tasks", "projects", "search", "help"]);
+    assert!(data.join("tasks.db").is_file());
+    let _ = std::fs::remove_dir_all(&scratch);
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn by_default_the_data_lives_in_the_per_user_data_directory() {
+    let home = scratch("home");
+    let (mut child, stdout) = spawn_stdio(
+        Command::new(BIN)
+            .arg("--stdio")
+            .current_dir("/")
+            .env_clear()
+            .env("HOME", &home),
+    );
+    let said = lines(child.stderr.take().unwrap());
+    let names = list_tools_over_stdio(&mut child, stdout);
+    assert_eq!(names.len(), 4);
+    let db = home.join(".local/share/wymcp-tasks/tasks.db");
+    assert!(db.is_file(), "{} missing", db.display());
+    let line = said.recv_timeout(WAIT).unwrap();
+    let db = std::fs::canonicalize(db).unwrap();
+    assert_eq!(
+        line,
+        format!("tasks: serving over stdio (database {})", db.display())
+    );
+    let _ = std::fs::remove_dir_all(&home);
+}
