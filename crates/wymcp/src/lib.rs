@@ -49,6 +49,9 @@
 
 pub mod completion;
 mod context;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 mod dispatch;
 pub mod mrtr;
 mod paging;
@@ -439,6 +442,8 @@ pub mod guide_doctests {
     pub struct Architecture;
     #[doc = include_str!("../../../docs/performance.md")]
     pub struct Performance;
+    #[doc = include_str!("../../../docs/fuzzing.md")]
+    pub struct Fuzzing;
     #[doc = include_str!("../../../docs/README.md")]
     pub struct Index;
 }
