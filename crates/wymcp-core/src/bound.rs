@@ -28,7 +28,21 @@ pub const MAX_ITEMS: usize = 10;
 /// assert_eq!(echo(&long), format!("{}…(+50 chars)", "x".repeat(200)));
 /// ```
 pub fn echo(text: &str) -> String {
-    match text.char_indices().nth(MAX_CHARS) {
+    echo_within(text, MAX_CHARS)
+}
+
+/// Bounds a text to `max_chars` characters by the rule of [`echo`]: cut on a character
+/// boundary and marked `…(+N chars)` (the bound of an application's own error texts, which
+/// may say more than a quote).
+///
+/// ```
+/// use wymcp_core::bound::echo_within;
+///
+/// assert_eq!(echo_within("abcdef", 3), "abc…(+3 chars)");
+/// assert_eq!(echo_within("abc", 3), "abc");
+/// ```
+pub fn echo_within(text: &str, max_chars: usize) -> String {
+    match text.char_indices().nth(max_chars) {
         None => text.to_owned(),
         Some((cut, _)) => {
             let omitted = text[cut..].chars().count();

@@ -68,8 +68,33 @@ pub struct Invalid {
 pub struct InvalidValues {
     /// The first [`MAX_ITEMS`] offending paths in sort order, with their problems.
     pub listed: Vec<Invalid>,
-    /// How many paths offend in all.
+    /// How many paths offend in all (when [`complete`](Self::complete)), or how many were
+    /// found before the report stopped.
     pub count: usize,
+    /// Whether every offending path was counted: `false` when `data` held more than
+    /// [`MAX_REPORTED_VALUES`] values and only the first problem was reported.
+    pub complete: bool,
+}
+
+/// Most JSON values (every object, array and scalar, at any depth) of a failing `data` for
+/// which the value gate counts every problem; above it, the first problem alone is reported.
+pub const MAX_REPORTED_VALUES: usize = 50_000;
+
+/// Whether `value` holds more than `max` JSON values (stops counting past `max`).
+fn more_values_than(value: &Value, max: usize) -> bool {
+    fn count(value: &Value, budget: &mut usize) -> bool {
+        if *budget == 0 {
+            return true;
+        }
+        *budget -= 1;
+        match value {
+            Value::Array(items) => items.iter().any(|item| count(item, budget)),
+            Value::Object(map) => map.values().any(|item| count(item, budget)),
+            _ => false,
+        }
+    }
+    let mut budget = max;
+    count(value, &mut budget)
 }
 
 impl InvalidValues {
@@ -174,8 +199,12 @@ impl ValueGate {
         Err(self.report(value))
     }
 
-    /// Every problem of a value that does not pass, collected and bounded.
+    /// Every problem of a value that does not pass, collected and bounded (the first alone
+    /// when the value is too large to report whole; see the module's cost note).
     fn report(&self, value: &Value) -> InvalidValues {
+        if more_values_than(value, MAX_REPORTED_VALUES) {
+            return self.first_problem(value);
+        }
         let mut by_path: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for error in self.validator.iter_errors(value) {
             let text = bound::echo(&problem_text(error.kind()));
@@ -203,7 +232,36 @@ impl ValueGate {
                 problems,
             })
             .collect();
-        InvalidValues { listed, count }
+        InvalidValues {
+            listed,
+            count,
+            complete: true,
+        }
+    }
+
+    /// The report of a value too large to report whole: the first problem the validator meets.
+    #[cold]
+    fn first_problem(&self, value: &Value) -> InvalidValues {
+        let (path, text) = match self.validator.validate(value) {
+            Err(error) => (
+                error.instance_path().to_string(),
+                bound::echo(&problem_text(error.kind())),
+            ),
+            // Valid by the validator: the problem is an inexact integer.
+            Ok(()) => {
+                let paths = self.integers.as_ref().map(|plan| plan.inexact_paths(value));
+                let first = paths.into_iter().flatten().next().unwrap_or_default();
+                (first, "expected type integer".to_owned())
+            }
+        };
+        InvalidValues {
+            listed: vec![Invalid {
+                path: bound::echo(&path),
+                problems: vec![text],
+            }],
+            count: 1,
+            complete: false,
+        }
     }
 
     /// Casts whole-number floats to integers where the schema asks for an integer (only call on

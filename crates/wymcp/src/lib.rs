@@ -53,6 +53,7 @@ mod context;
 #[doc(hidden)]
 pub mod fuzzing;
 mod dispatch;
+pub mod limits;
 pub mod mrtr;
 mod paging;
 pub mod prompt;
@@ -72,6 +73,7 @@ pub mod tool_kinds {}
 pub use completion::{Complete, Completion, CompletionValues};
 pub use context::{Context, ContextBuilder, Delivery, Notifier};
 pub use dispatch::CallToolResult;
+pub use limits::Limits;
 pub use prompt::{GetPromptResult, Prompt, PromptArgument, PromptArguments, PromptMessage};
 pub use protocol::{ProtocolVersion, RpcError};
 pub use resource::{ReadResource, Resource, ResourceContents, ResourceError, ResourceTemplate};
@@ -430,6 +432,8 @@ pub mod guide_doctests {
     pub struct Transports;
     #[doc = include_str!("../../../docs/subscriptions.md")]
     pub struct Subscriptions;
+    #[doc = include_str!("../../../docs/limits.md")]
+    pub struct Limits;
     #[doc = include_str!("../../../docs/multi-round-trip.md")]
     pub struct MultiRoundTrip;
     #[doc = include_str!("../../../docs/telemetry.md")]

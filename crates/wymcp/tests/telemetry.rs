@@ -313,10 +313,48 @@ fn a_fault_event_carries_the_bounded_message_and_the_whole_payload() {
     assert!(message.ends_with("…(+999800 chars)"), "bounded");
     let error = events.one("wymcp.tool.error");
     assert_eq!(error.field("error"), Some(message.as_str()));
+    // Issue 19 (D15): the log gets the panic message bounded (4,096 characters) and escaped,
+    // not whole: a 1 MB message is not written to the log a million bytes at a time.
     assert_eq!(
-        error.field("crash_reason").map(str::len),
-        Some(1_000_000),
-        "crash_reason carries the whole payload"
+        error.field("crash_reason"),
+        Some(format!("{}…(+995904 chars)", "x".repeat(4096)).as_str()),
+        "crash_reason carries the payload bounded"
+    );
+}
+
+struct ForgingPanic;
+
+impl ActionTool for ForgingPanic {
+    fn name(&self) -> &str {
+        "forger"
+    }
+    fn description(&self) -> &str {
+        "Panics with a message that looks like log lines"
+    }
+    fn actions(&self) -> Actions {
+        Actions::new().action("boom", ActionSchema::new("Panics"))
+    }
+    async fn run_action(&self, _action: &str, _data: Data, _ctx: Context) -> ActionResult {
+        panic!("real\n2026-12-01T00:00:00Z ERROR forged: admin logged in")
+    }
+}
+
+#[test]
+fn a_fault_event_escapes_the_panic_message_so_it_cannot_forge_log_lines() {
+    let server = Server::builder().tool(ForgingPanic).build().unwrap();
+    let events = recorded(|| async {
+        assert!(
+            call(&server, "forger", json!({"action": "boom"}))
+                .await
+                .is_error()
+        );
+    });
+    let error = events.one("wymcp.tool.error");
+    let logged = error.field("crash_reason").unwrap();
+    assert!(!logged.contains('\n'), "{logged}");
+    assert_eq!(
+        logged,
+        "real\\n2026-12-01T00:00:00Z ERROR forged: admin logged in"
     );
 }
 

@@ -151,6 +151,38 @@ impl Context {
         self.inner.cancellation.is_cancelled()
     }
 
+    /// Runs blocking or CPU-heavy work (`f`) on Tokio's blocking threads, off the async
+    /// workers, so that one heavy call cannot stall `ping` and every other request of the
+    /// server; answers what `f` returns. A panic inside `f` is a panic of the call (contained
+    /// like any other: a `tool_fault` result).
+    ///
+    /// The call's timeout still answers the client when it elapses, but a blocking thread
+    /// cannot be interrupted: `f` itself runs to its end. Check
+    /// [`is_cancelled`](Self::is_cancelled) (on a clone of the context) between steps of a
+    /// long loop.
+    ///
+    /// ```
+    /// use wymcp::Context;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// let ctx = Context::default();
+    /// let sum = ctx.run_blocking(|| (1..=1_000_u64).sum::<u64>()).await;
+    /// assert_eq!(sum, 500_500);
+    /// # }
+    /// ```
+    pub async fn run_blocking<T, F>(&self, f: F) -> T
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: Send + 'static,
+    {
+        match tokio::task::spawn_blocking(f).await {
+            Ok(value) => value,
+            Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+            // The runtime is shutting down: the call is as good as cancelled.
+            Err(_) => std::future::pending().await,
+        }
+    }
+
     /// The live session the call belongs to: register and unregister tools on it, read its
     /// tool list. `None` for calls outside a session (and contexts built for tests).
     pub fn session(&self) -> Option<&SessionHandle> {

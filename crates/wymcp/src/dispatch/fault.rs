@@ -5,6 +5,9 @@ use std::any::Any;
 use serde_json::{Value, json};
 use wymcp_core::bound;
 
+/// Most characters of a panic message written to the log.
+pub(crate) const LOGGED_CHARS: usize = 4_096;
+
 /// A contained panic.
 pub(crate) struct Fault {
     message: String,
@@ -28,9 +31,18 @@ impl Fault {
         bound::echo(&self.message)
     }
 
-    /// The message, whole (the event's `crash_reason`).
+    /// The message, whole (a hook's panic, logged by its transport).
     pub(crate) fn whole_message(&self) -> &str {
         &self.message
+    }
+
+    /// The message as the error event's `crash_reason` carries it: cut to
+    /// [`LOGGED_CHARS`] characters and escaped (a newline is written `\n`), so a panic
+    /// message can neither flood the log nor forge a log line.
+    pub(crate) fn logged_message(&self) -> String {
+        bound::echo_within(&self.message, LOGGED_CHARS)
+            .escape_debug()
+            .to_string()
     }
 
     /// The `tool_fault` body.

@@ -13,6 +13,7 @@ use std::time::Instant;
 use futures_util::FutureExt;
 use serde_json::{Map, Value};
 
+use crate::Limits;
 use crate::context::Context;
 
 use crate::tool::erased::DynActionTool;
@@ -45,9 +46,9 @@ impl Outcome {
         }
     }
 
-    fn from_call_error(error: CallError) -> Self {
+    fn from_call_error(error: CallError, limits: &Limits) -> Self {
         Outcome::Err {
-            content: vec![Content::text(error.message())],
+            content: vec![Content::text(limits.error_text(error.message().to_owned()))],
             kind: error.kind(),
         }
     }
@@ -59,11 +60,12 @@ pub(crate) async fn call(
     tool: &RegisteredTool,
     arguments: Map<String, Value>,
     ctx: Context,
+    limits: &Limits,
 ) -> CallToolResult {
     // Without a subscriber (or with every level off) no clock is read and nothing is allocated.
     let trace = tracing::level_enabled!(tracing::Level::ERROR)
         .then(|| CallTrace::start(tool, &arguments, &ctx));
-    let run = std::panic::AssertUnwindSafe(run(tools, tool, arguments, ctx.clone()));
+    let run = std::panic::AssertUnwindSafe(run(tools, tool, arguments, ctx.clone(), limits));
     let outcome = match run.catch_unwind().await {
         Ok(outcome) => outcome,
         Err(payload) => return faulted(tool, &ctx, trace.as_ref(), payload.as_ref()),
@@ -139,12 +141,40 @@ fn faulted(
             duration_ns = trace.elapsed_ns(),
             exception = "panic",
             error = %fault.bounded_message(),
-            crash_reason = %fault.whole_message(),
+            crash_reason = %fault.logged_message(),
             "tool {} faulted", tool.name
         );
     }
     CallToolResult {
         content: vec![Content::json(&fault.body(&tool.name))],
+        is_error: true,
+        structured: None,
+        error_kind: None,
+    }
+}
+
+/// The answer to a call that ran longer than its timeout (and was aborted).
+#[cold]
+#[inline(never)]
+pub(crate) fn timed_out(tool: &str, timeout: std::time::Duration) -> CallToolResult {
+    tracing::warn!(
+        name: "wymcp.tool.timeout",
+        tool_name = tool,
+        timeout_ms = timeout.as_millis() as u64,
+        "tool call aborted at its timeout"
+    );
+    let body = serde_json::json!({
+        "errorType": "timeout",
+        "tool": tool,
+        "timeout_ms": timeout.as_millis() as u64,
+        "message": format!(
+            "The call ran longer than its limit of {} ms (Limits::call_timeout) and was aborted. \
+             Ask for less work per call, or retry later.",
+            timeout.as_millis()
+        ),
+    });
+    CallToolResult {
+        content: vec![Content::json(&body)],
         is_error: true,
         structured: None,
         error_kind: None,
@@ -157,6 +187,7 @@ async fn run(
     tool: &RegisteredTool,
     mut arguments: Map<String, Value>,
     ctx: Context,
+    limits: &Limits,
 ) -> Outcome {
     match &tool.kind {
         Kind::Action {
@@ -167,7 +198,7 @@ async fn run(
                 Ok(admitted) => admitted,
                 Err(refusal) => return Outcome::refused(&refusal),
             };
-            run_action(inner.as_ref(), action.name(), data, ctx).await
+            run_action(inner.as_ref(), action.name(), data, ctx, limits).await
         }
         Kind::Plain {
             tool: inner,
@@ -185,7 +216,7 @@ async fn run(
                         structured,
                     }
                 }
-                Err(error) => Outcome::from_call_error(error),
+                Err(error) => Outcome::from_call_error(error, limits),
             },
         },
         Kind::Help => help::answer(tools, &arguments, &ctx),
@@ -208,6 +239,7 @@ async fn run_action(
     action: &str,
     data: Map<String, Value>,
     ctx: Context,
+    limits: &Limits,
 ) -> Outcome {
     let data = crate::tool::Data::from_map(data);
     match tool.run_action(action, data, ctx.clone()).await {
@@ -229,7 +261,7 @@ async fn run_action(
                 structured: Some(response),
             }
         }
-        Err(failure) => failed(tool, action, failure, &ctx),
+        Err(failure) => failed(tool, action, failure, &ctx, limits),
     }
 }
 
@@ -241,9 +273,10 @@ fn failed(
     action: &str,
     failure: crate::tool::Failure,
     ctx: &Context,
+    limits: &Limits,
 ) -> Outcome {
     let (reason, hint_context) = failure.into_parts();
-    let message = tool.handle_error(&reason);
+    let message = limits.error_text(tool.handle_error(&reason));
     let Some(hc) = hint_context else {
         return Outcome::Err {
             content: vec![Content::text(message)],

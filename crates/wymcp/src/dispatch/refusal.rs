@@ -332,6 +332,18 @@ fn invalid_values(
         .collect();
     p.insert("invalid".into(), Value::Array(invalid));
     p.insert("invalid_count".into(), json!(report.count));
+    if !report.complete {
+        // The value gate stopped at its first problem (see `MAX_REPORTED_VALUES`).
+        p.insert("invalid_count_complete".into(), Value::Bool(false));
+        p.insert(
+            "note".into(),
+            Value::String(format!(
+                "data holds more than {} values, so only the first problem is reported; \
+                 fix it and call again",
+                wymcp_core::value_gate::MAX_REPORTED_VALUES
+            )),
+        );
+    }
     data_level(p, target, digest);
 }
 

@@ -32,6 +32,9 @@ impl RpcError {
     pub const INVALID_PARAMS: i64 = -32602;
     /// Internal error.
     pub const INTERNAL_ERROR: i64 = -32603;
+    /// `-32000`, a server error: the server is running its most work for this client (a
+    /// limit of [`Limits`](crate::Limits) is reached); retry later.
+    pub const SERVER_BUSY: i64 = -32000;
 
     /// An error with any code, message and data.
     pub fn new(code: i64, message: impl Into<String>, data: Option<Value>) -> Self {
@@ -40,6 +43,26 @@ impl RpcError {
             message: message.into(),
             data,
         }
+    }
+
+    /// The error with its message and every string of its `data` cut to `max_chars`
+    /// characters (marked `…(+N chars)`): an application's error text never makes an answer
+    /// as large as the input it quotes.
+    pub(crate) fn bounded(mut self, max_chars: usize) -> Self {
+        fn bound(text: &mut String, max_chars: usize) {
+            if text.len() > max_chars {
+                *text = wymcp_core::bound::echo_within(text, max_chars);
+            }
+        }
+        bound(&mut self.message, max_chars);
+        if let Some(Value::Object(data)) = &mut self.data {
+            for value in data.values_mut() {
+                if let Value::String(text) = value {
+                    bound(text, max_chars);
+                }
+            }
+        }
+        self
     }
 
     /// `-32602` "Invalid params" with `data.reason`.

@@ -57,7 +57,10 @@ impl Kind {
     /// answer to a call the client still awaits).
     pub(crate) fn rejection_id(&self) -> Value {
         match self {
-            Kind::Request { id, .. } => id.clone(),
+            // An id that is not a string or an integer (a float such as 2^64, which JSON
+            // numbers cannot carry exactly here, an object, null) is answered with `null`:
+            // never echoed back changed.
+            Kind::Request { id, .. } if valid_id(id) => id.clone(),
             _ => Value::Null,
         }
     }
@@ -95,8 +98,10 @@ pub(crate) fn validate_envelope(body: &Value) -> Result<(), String> {
         return match obj.get("id") {
             None => Ok(()),
             Some(id) if valid_id(id) => Ok(()),
-            // `"id": null` reads as a notification carrying an extra key.
-            Some(Value::Null) => Ok(()),
+            // MCP: unlike base JSON-RPC, a request id must not be null.
+            Some(Value::Null) => {
+                Err("\"id\" must not be null: a request id is a string or an integer".to_owned())
+            }
             Some(_) => Err("\"id\" must be a string or an integer".to_owned()),
         };
     }

@@ -241,26 +241,35 @@ pub(super) fn in_session(
     id: Value,
     params: Option<Value>,
     related: Related,
-) -> Call {
+) -> Result<Call, Refusal> {
+    let max = core.server().limits().max_calls_per_session;
+    let Some((registration, token)) = handle.start_call(&id, max) else {
+        return Err(Refusal::too_many_calls(id, max));
+    };
     let assigns = core.live().assigns(&record);
-    let (registration, token) = handle.start_call(&id);
     let ctx = session_context(&record, &handle, &id, params.as_ref(), assigns.clone());
     let core = core.clone();
-    Call::new(ctx, &related, token, Some(registration), move |ctx| {
-        Box::pin(async move {
-            let result = core.server().tools_call(params, ctx.clone()).await;
-            ctx.complete();
-            write_back(&core, &record, &assigns).await;
-            Ok(match result {
-                Ok(result) => Answer::Call {
-                    id,
-                    result,
-                    version: record.version,
-                },
-                Err(error) => Answer::Message(failure(id, &error)),
+    Ok(Call::new(
+        ctx,
+        &related,
+        token,
+        Some(registration),
+        move |ctx| {
+            Box::pin(async move {
+                let result = core.server().tools_call(params, ctx.clone()).await;
+                ctx.complete();
+                write_back(&core, &record, &assigns).await;
+                Ok(match result {
+                    Ok(result) => Answer::Call {
+                        id,
+                        result,
+                        version: record.version,
+                    },
+                    Err(error) => Answer::Message(failure(id, &error)),
+                })
             })
-        })
-    })
+        },
+    ))
 }
 
 /// The context of a `tools/call` in a session.

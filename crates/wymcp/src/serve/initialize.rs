@@ -15,7 +15,9 @@ pub(super) async fn start(
     id: Value,
     params: Option<&Value>,
     identity: Option<&Identity>,
+    client: Option<String>,
 ) -> Result<Outcome, Refusal> {
+    check_size(core, &id, params)?;
     let assigns = identity
         .map(|i| Map::from_iter([("identity".to_owned(), i.to_value())]))
         .unwrap_or_default();
@@ -26,25 +28,7 @@ pub(super) async fn start(
     }
     let session = record.id.clone();
     let client_info = wymcp_core::bound::echo(&record.client_info.to_string());
-    let settings = core.settings();
-    match core
-        .store()
-        .create(record, settings.max_sessions, settings.session_ttl)
-        .await
-    {
-        Ok(()) => {}
-        Err(CreateError::Full(max)) => {
-            tracing::warn!(max, "MCP session refused: the session limit is reached");
-            return Err(Refusal::new(
-                Class::Unavailable,
-                id,
-                super::invalid_request(format!(
-                    "Too many sessions: the limit of {max} live sessions is reached. Try again later."
-                )),
-            ));
-        }
-        Err(CreateError::Store(err)) => return Err(Refusal::store(id, &err)),
-    }
+    create(core, record, &id, client.as_deref()).await?;
     tracing::info!(
         name: "wymcp.session.start",
         session_id = session.as_str(),
@@ -56,6 +40,74 @@ pub(super) async fn start(
         session,
         message: success(id, initialize_result(core.server(), version)),
     })
+}
+
+/// Refuses `initialize` params larger than [`Limits::max_initialize_params`](crate::Limits).
+fn check_size(core: &Core, id: &Value, params: Option<&Value>) -> Result<(), Refusal> {
+    let max = core.server().limits().max_initialize_params;
+    if !params.is_some_and(|p| crate::limits::json_longer_than(p, max)) {
+        return Ok(());
+    }
+    Err(Refusal::new(
+        Class::Invalid,
+        id.clone(),
+        RpcError::invalid_params_reason(format!(
+            "initialize params refused: larger than the limit of {max} bytes \
+             (Limits::max_initialize_params)"
+        )),
+    ))
+}
+
+/// Stores the new session, counted against its client (when known): refused when the client
+/// or the server holds its most sessions.
+async fn create(
+    core: &Core,
+    record: SessionRecord,
+    id: &Value,
+    client: Option<&str>,
+) -> Result<(), Refusal> {
+    let session = record.id.clone();
+    let unavailable = |message: String| {
+        Refusal::new(
+            Class::Unavailable,
+            id.clone(),
+            super::invalid_request(message),
+        )
+    };
+    if let Some(client) = client {
+        let max = core.server().limits().max_sessions_per_client;
+        if !core.quota().reserve(client, &session, max) {
+            tracing::warn!(
+                max,
+                "MCP session refused: the client's session limit is reached"
+            );
+            return Err(unavailable(format!(
+                "Too many sessions for this client: the limit of {max} live sessions per \
+                 client is reached (Limits::max_sessions_per_client). End a session (DELETE) \
+                 or try again later."
+            )));
+        }
+    }
+    let settings = core.settings();
+    let created = core
+        .store()
+        .create(record, settings.max_sessions, settings.session_ttl)
+        .await;
+    match created {
+        Ok(()) => Ok(()),
+        Err(error) => {
+            core.quota().release(&session);
+            Err(match error {
+                CreateError::Full(max) => {
+                    tracing::warn!(max, "MCP session refused: the session limit is reached");
+                    unavailable(format!(
+                        "Too many sessions: the limit of {max} live sessions is reached. Try again later."
+                    ))
+                }
+                CreateError::Store(err) => Refusal::store(id.clone(), &err),
+            })
+        }
+    }
 }
 
 /// Runs the session hooks' start hook on a record about to be created: its assigns join the

@@ -74,6 +74,15 @@ impl LiveSessions {
         lock(&self.handles).keys().cloned().collect()
     }
 
+    /// The sessions running a call on this node.
+    pub(crate) fn busy(&self) -> Vec<String> {
+        lock(&self.handles)
+            .iter()
+            .filter(|(_, handle)| handle.is_busy())
+            .map(|(id, _)| id.clone())
+            .collect()
+    }
+
     /// Ends the session's live things here: closing its handle cancels its running calls and
     /// fails its waiting server requests.
     pub(crate) fn end(&self, session: &str) {

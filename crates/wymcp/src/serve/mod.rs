@@ -17,6 +17,7 @@ mod identity;
 mod initialize;
 mod live;
 mod notes;
+mod quota;
 mod refusal;
 mod serving;
 pub(crate) mod session;
@@ -74,6 +75,9 @@ pub(crate) struct Inbound<'a> {
     pub(crate) requested: Option<ProtocolVersion>,
     /// Stateless era: the routing headers to check against the body (none on stdio).
     pub(crate) headers: Option<&'a dyn RoutingHeaders>,
+    /// The client's address, when the transport knows it (HTTP): sessions are counted per
+    /// address when there is no identity.
+    pub(crate) client: Option<std::net::IpAddr>,
 }
 
 /// What serving one message produced.

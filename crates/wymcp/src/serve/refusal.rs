@@ -65,6 +65,22 @@ impl Refusal {
     }
 
     /// `-32603` with `data.reason` "session store unavailable" (the error is logged here).
+    /// A session (or stdio connection) running its most calls already.
+    pub(crate) fn too_many_calls(id: Value, max: usize) -> Self {
+        Refusal::new(
+            Class::Unavailable,
+            id,
+            RpcError::new(
+                RpcError::SERVER_BUSY,
+                format!(
+                    "Too many calls running: the limit is {max} at once \
+                     (Limits::max_calls_per_session). Wait for one to finish, then retry."
+                ),
+                None,
+            ),
+        )
+    }
+
     pub(crate) fn store(id: Value, err: &StoreError) -> Self {
         tracing::error!(%err, "MCP session store failed");
         let error = RpcError::new(

@@ -7,6 +7,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::live::LiveSessions;
+use super::quota::ClientQuota;
 use super::{
     EndReason, Era, Identity, Inbound, Outcome, Refusal, SessionHooks, session, stateless,
 };
@@ -45,6 +46,7 @@ struct Inner {
     hooks: Option<Arc<dyn SessionHooks>>,
     settings: Settings,
     live: LiveSessions,
+    quota: ClientQuota,
     standalone: Standalone,
     /// The stateless requests `notifications/cancelled` can reach (stdio, where requests share
     /// one connection); `None` where each request ends with its own (Streamable HTTP).
@@ -67,6 +69,7 @@ impl Core {
             hooks,
             settings,
             live: LiveSessions::default(),
+            quota: ClientQuota::default(),
             standalone,
             requests: cancellable_requests.then(Arc::default),
         }))
@@ -86,6 +89,11 @@ impl Core {
 
     pub(crate) fn settings(&self) -> &Settings {
         &self.0.settings
+    }
+
+    /// The live sessions of each client on this node.
+    pub(crate) fn quota(&self) -> &ClientQuota {
+        &self.0.quota
     }
 
     pub(crate) fn live(&self) -> &LiveSessions {
@@ -217,6 +225,11 @@ impl Core {
     /// Removes the sessions idle past the TTL, forgetting them here; answers their ids (the end
     /// hook runs through [`Core::ended`]).
     pub(crate) async fn reap(&self) -> Result<Vec<String>, StoreError> {
+        // A running call keeps its session alive: its idle timer restarts (a load does it).
+        let ttl = self.settings().session_ttl;
+        for id in self.0.live.busy() {
+            self.store().load(&id, ttl).await?;
+        }
         let gone = self.store().reap(self.settings().session_ttl).await?;
         for id in &gone {
             self.forget(id);
@@ -225,6 +238,7 @@ impl Core {
     }
 
     fn forget(&self, id: &str) {
+        self.0.quota.release(id);
         self.0.live.end(id);
         self.0.server.forget_session(Some(id));
     }

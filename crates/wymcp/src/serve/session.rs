@@ -22,6 +22,7 @@ pub(super) async fn serve(core: &Core, inbound: Inbound<'_>) -> Result<Outcome, 
         identity,
         related,
         requested,
+        client,
         ..
     } = inbound;
     let kind = Kind::of(&message);
@@ -33,7 +34,8 @@ pub(super) async fn serve(core: &Core, inbound: Inbound<'_>) -> Result<Outcome, 
             Some(Method::Initialize) if starts => {
                 validate(&message, &rid)?;
                 let params = message.get("params");
-                return super::initialize::start(core, id.clone(), params, identity).await;
+                let caller = super::quota::client_key(identity, client);
+                return super::initialize::start(core, id.clone(), params, identity, caller).await;
             }
             Some(Method::Ping) => {
                 validate(&message, &rid)?;
@@ -64,18 +66,7 @@ pub(super) async fn serve_batch(
     let record = core
         .resolve(session, inbound.identity, &Value::Null, None)
         .await?;
-    if !record.version.supports_batches() {
-        return Err(Refusal::invalid(
-            Value::Null,
-            format!(
-                "JSON-RPC batches are not supported by protocol version {}. Send one message per POST.",
-                record.version
-            ),
-        ));
-    }
-    if items.is_empty() {
-        return Err(Refusal::invalid(Value::Null, "Empty batch"));
-    }
+    check_batch(core, &record, items.len())?;
     let mut replies = Vec::new();
     for item in items {
         let kind = Kind::of(&item);
@@ -113,6 +104,34 @@ pub(super) async fn serve_batch(
         }
     }
     Ok((!replies.is_empty()).then_some(Value::Array(replies)))
+}
+
+/// A batch is served only by a revision that has batches, and only with 1 to
+/// [`Limits::max_batch`](crate::Limits) messages.
+fn check_batch(core: &Core, record: &SessionRecord, len: usize) -> Result<(), Refusal> {
+    if !record.version.supports_batches() {
+        return Err(Refusal::invalid(
+            Value::Null,
+            format!(
+                "JSON-RPC batches are not supported by protocol version {}. Send one message per POST.",
+                record.version
+            ),
+        ));
+    }
+    if len == 0 {
+        return Err(Refusal::invalid(Value::Null, "Empty batch"));
+    }
+    let max = core.server().limits().max_batch;
+    if len > max {
+        return Err(Refusal::invalid(
+            Value::Null,
+            format!(
+                "Batch of {len} messages refused: the limit is {max} per batch (Limits::max_batch). \
+                 Send smaller batches."
+            ),
+        ));
+    }
+    Ok(())
 }
 
 fn reply(message: Value) -> Outcome {
@@ -212,7 +231,7 @@ async fn request(
         Method::ToolsList => done(handle.list_tools()),
         Method::ToolsCall => Ok(Outcome::Call(call::in_session(
             core, record, handle, id, params, related,
-        ))),
+        )?)),
         Method::SetLevel => set_level(core, &record, &handle, id, params.as_ref()).await,
         _ => {
             let ctx = request_context(&record, &handle, &id);

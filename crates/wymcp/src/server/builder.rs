@@ -53,6 +53,7 @@ pub struct ServerBuilder {
     page_size: Option<usize>,
     list_changed: bool,
     request_state: RequestStateConfig,
+    limits: crate::Limits,
 }
 
 /// The `requestState` settings of multi round-trip requests.
@@ -107,6 +108,7 @@ impl ServerBuilder {
                 lifetime: crate::mrtr::DEFAULT_LIFETIME,
                 max_size: crate::mrtr::DEFAULT_MAX_SIZE,
             },
+            limits: crate::Limits::default(),
         }
     }
 
@@ -224,6 +226,20 @@ impl ServerBuilder {
         self
     }
 
+    /// What one client may make the serving core spend (see [`Limits`](crate::Limits);
+    /// safe defaults unless set).
+    ///
+    /// ```
+    /// use wymcp::{Limits, Server};
+    ///
+    /// let server = Server::builder().limits(Limits::default().max_batch(10)).build().unwrap();
+    /// assert_eq!(server.limits().max_batch, 10);
+    /// ```
+    pub fn limits(mut self, limits: crate::Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
     /// How many items one page of `resources/list`, `resources/templates/list` and
     /// `prompts/list` holds (default 50; 0 reads as 1).
     pub fn page_size(mut self, size: usize) -> Self {
@@ -316,6 +332,7 @@ impl ServerBuilder {
                 self.request_state.lifetime,
                 self.request_state.max_size,
             ),
+            limits: self.limits,
             ..Features::default()
         };
         Ok(Server::from_parts(

@@ -24,6 +24,8 @@ pub(crate) struct Features {
     pub(crate) hub: Hub,
     /// Seals and opens the stateless era's `requestState` (multi round-trip requests).
     pub(crate) request_state: crate::mrtr::Codec,
+    /// What one client may make the serving core spend.
+    pub(crate) limits: crate::Limits,
 }
 
 impl Default for Features {
@@ -36,6 +38,7 @@ impl Default for Features {
             list_changed: false,
             hub: Hub::new(),
             request_state: crate::mrtr::Codec::default(),
+            limits: crate::Limits::default(),
         }
     }
 }
@@ -135,7 +138,9 @@ impl Server {
     ) -> Result<Value, RpcError> {
         let params = params_object(params)?;
         let uri = uri_param(&params)?;
-        self.features().resources.read(uri, ctx).await
+        let max = self.limits().max_error_text;
+        let read = self.features().resources.read(uri, ctx).await;
+        read.map_err(|error| error.bounded(max))
     }
 
     /// Handles `resources/subscribe` for the context's session (a URI that names no resource
@@ -155,7 +160,8 @@ impl Server {
         }
         resources
             .subscriptions
-            .subscribe(uri, ctx.session_id().map(str::to_owned));
+            .subscribe(uri, ctx.session_id().map(str::to_owned), self.limits())
+            .map_err(|refused| RpcError::invalid_params_reason(refused.message()))?;
         Ok(json!({}))
     }
 
@@ -196,7 +202,9 @@ impl Server {
         ctx: Context,
     ) -> Result<Value, RpcError> {
         let params = params_object(params)?;
-        self.features().prompts.get(params, ctx).await
+        let max = self.limits().max_error_text;
+        let got = self.features().prompts.get(params, ctx).await;
+        got.map_err(|error| error.bounded(max))
     }
 
     /// Handles `completion/complete` for a prompt argument (`ref/prompt`) or a resource-template
@@ -209,10 +217,11 @@ impl Server {
     ) -> Result<Value, RpcError> {
         let params = params_object(params)?;
         let features = self.features();
-        features
+        let completed = features
             .completions
             .complete(params, &features.prompts, &features.resources, ctx)
-            .await
+            .await;
+        completed.map_err(|error| error.bounded(features.limits.max_error_text))
     }
 
     /// A receiver of the notifications the server emits to sessions outside any request

@@ -131,6 +131,11 @@ impl Server {
         &self.inner.features
     }
 
+    /// What one client may make the serving core spend.
+    pub fn limits(&self) -> &crate::Limits {
+        &self.inner.features.limits
+    }
+
     /// The server's identity.
     pub fn info(&self) -> &ServerInfo {
         &self.inner.info
@@ -190,13 +195,13 @@ impl Server {
             let Some(tool) = tools.iter().find(|t| t.name == name).cloned() else {
                 return Err(RpcError::unknown_tool(name));
             };
-            return Ok(dispatch::call(tools, &tool, arguments, ctx).await);
+            return Ok(dispatch::call(tools, &tool, arguments, ctx, self.limits()).await);
         }
         let Some(&i) = self.inner.index.get(name) else {
             return Err(RpcError::unknown_tool(name));
         };
         let tool = &self.inner.tools[i];
-        Ok(dispatch::call(&self.inner.tools, tool, arguments, ctx).await)
+        Ok(dispatch::call(&self.inner.tools, tool, arguments, ctx, self.limits()).await)
     }
 
     /// Handles a `tools/call` request's `params` as the protocol layer receives them, and
@@ -230,6 +235,15 @@ impl Server {
                 ));
             }
         };
-        self.call_tool(&name, params.remove("arguments"), ctx).await
+        let call = self.call_tool(&name, params.remove("arguments"), ctx);
+        // The serving core's calls run under their timeout (the transports' runtimes have
+        // timers; `call_tool` itself needs none, for runtimes built without them).
+        let Some(timeout) = self.limits().timeout_for(&name) else {
+            return call.await;
+        };
+        match tokio::time::timeout(timeout, call).await {
+            Ok(result) => result,
+            Err(_) => Ok(dispatch::timed_out(&name, timeout)),
+        }
     }
 }

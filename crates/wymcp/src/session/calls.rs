@@ -91,6 +91,19 @@ impl RunningCalls {
         (call, token)
     }
 
+    /// [`start`](Self::start), unless `max` calls are registered already (`None`).
+    pub(crate) fn start_within(
+        self: &Arc<Self>,
+        id: &Value,
+        work: Work,
+        max: usize,
+    ) -> Option<(RunningCall, CancellationToken)> {
+        if self.table().by_id.len() >= max {
+            return None;
+        }
+        Some(self.start(id, work))
+    }
+
     fn register(&self, id: &Value, work: Work) -> (Registration, CancellationToken) {
         let key = id.clone();
         let token = CancellationToken::new();
@@ -167,6 +180,11 @@ impl RunningCalls {
             running.token.cancel();
         }
         self.finished.notify_waiters();
+    }
+
+    /// Whether a call (listen streams aside) is registered.
+    pub(crate) fn is_busy(&self) -> bool {
+        self.table().by_id.values().any(|r| r.work == Work::Call)
     }
 
     /// How many calls are registered.

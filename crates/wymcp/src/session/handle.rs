@@ -305,8 +305,30 @@ impl SessionHandle {
     /// Registers a call running on this session under its request id, so that
     /// `notifications/cancelled` can reach it; answers the registration (dropping it
     /// unregisters the call) and the call's cancellation token.
-    pub(crate) fn start_call(&self, id: &Value) -> (RunningCall, CancellationToken) {
-        self.inner.calls.start(id, Work::Call)
+    ///
+    /// `None` when `max` calls run on the session already.
+    pub(crate) fn start_call(
+        &self,
+        id: &Value,
+        max: usize,
+    ) -> Option<(RunningCall, CancellationToken)> {
+        self.inner.calls.start_within(id, Work::Call, max)
+    }
+
+    /// Resolves once no call runs on this session here.
+    pub(crate) async fn drained(&self) {
+        self.inner.calls.drained().await;
+    }
+
+    /// The client can send nothing more (stdio input ended): the server requests waiting
+    /// for its answers fail now instead of waiting for answers that cannot come.
+    pub(crate) fn input_ended(&self) {
+        lock(&self.inner.pending).clear();
+    }
+
+    /// Whether a call runs on this session here (a running call keeps its session alive).
+    pub(crate) fn is_busy(&self) -> bool {
+        self.inner.calls.is_busy()
     }
 
     /// Cancels the running call with this request id; `false` when none runs here.

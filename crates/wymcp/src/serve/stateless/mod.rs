@@ -111,11 +111,11 @@ pub(super) async fn serve(core: &Core, inbound: Inbound<'_>) -> Result<Outcome, 
         let (id, params) = (prepared.id, prepared.params);
         return Ok(Outcome::Listen(Listen { id, params }));
     }
-    Ok(Outcome::Call(call(core, prepared, &related)))
+    Ok(Outcome::Call(call(core, prepared, &related)?))
 }
 
 /// A stateless request's handler as a call; registered where requests can be cancelled by id.
-fn call(core: &Core, prepared: Prepared, related: &Related) -> Call {
+fn call(core: &Core, prepared: Prepared, related: &Related) -> Result<Call, Refusal> {
     let Prepared {
         id,
         name,
@@ -126,13 +126,16 @@ fn call(core: &Core, prepared: Prepared, related: &Related) -> Call {
     } = prepared;
     let (registration, token) = match core.requests() {
         Some(requests) => {
-            let (registration, token) = requests.start(&id, Work::Call);
+            let max = core.server().limits().max_calls_per_session;
+            let Some((registration, token)) = requests.start_within(&id, Work::Call, max) else {
+                return Err(Refusal::too_many_calls(id, max));
+            };
             (Some(registration), token)
         }
         None => (None, CancellationToken::new()),
     };
     let core = core.clone();
-    Call::new(ctx, related, token, registration, move |ctx| {
+    Ok(Call::new(ctx, related, token, registration, move |ctx| {
         Box::pin(async move {
             let server = core.server();
             let result = execute(server, method, params, &ctx, round.as_deref()).await;
@@ -146,5 +149,5 @@ fn call(core: &Core, prepared: Prepared, related: &Related) -> Call {
                 result,
             )
         })
-    })
+    }))
 }

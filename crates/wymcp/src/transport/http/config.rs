@@ -130,11 +130,14 @@ impl std::fmt::Debug for StreamableHttp {
 impl StreamableHttp {
     /// Starts a builder with the default settings, an in-memory session store and event log.
     pub fn builder(server: Server) -> StreamableHttp {
+        let limits = server.limits();
+        let events =
+            InMemoryEventLog::with_limits(limits.max_logged_events, limits.max_logged_bytes);
         StreamableHttp {
             server,
             config: HttpConfig::default(),
             store: Arc::new(InMemorySessionStore::new()),
-            events: Arc::new(InMemoryEventLog::new()),
+            events: Arc::new(events),
             auth: None,
             auth_module: "",
             hooks: None,

@@ -8,9 +8,6 @@ use futures_util::future::BoxFuture;
 
 use crate::session::StoreError;
 
-/// Default number of events kept per stream by [`InMemoryEventLog`].
-pub const DEFAULT_EVENTS_PER_STREAM: usize = 256;
-
 /// An event as logged: its id and its `data` text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoggedEvent {
@@ -48,33 +45,73 @@ pub trait EventLog: Send + Sync + 'static {
 #[derive(Debug, Default)]
 struct SessionLog {
     next: u64,
-    streams: HashMap<String, VecDeque<LoggedEvent>>,
+    /// Every stream's events in the order they were sent, oldest first, with their streams.
+    events: VecDeque<(String, LoggedEvent)>,
+    /// The bytes of `data` held in `events`.
+    bytes: usize,
 }
 
-/// The default [`EventLog`]: a bounded buffer per stream in this process.
+/// The default [`EventLog`]: a bounded buffer per session in this process. A session keeps
+/// its most recent events across all of its streams, at most so many events and so many
+/// bytes of data (oldest dropped first; [`Limits::max_logged_events`] and
+/// [`Limits::max_logged_bytes`] by default), so no number of calls grows it past its bound.
+///
+/// [`Limits::max_logged_events`]: crate::Limits::max_logged_events
+/// [`Limits::max_logged_bytes`]: crate::Limits::max_logged_bytes
+///
+/// ```
+/// use wymcp::transport::http::{EventLog, InMemoryEventLog};
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let log = InMemoryEventLog::with_limits(2, 1024);
+/// let first = log.append("s", "post1", "a".into()).await.unwrap();
+/// log.append("s", "post2", "b".into()).await.unwrap();
+/// log.append("s", "post2", "c".into()).await.unwrap();
+/// // The oldest event (post1's) was dropped: its id no longer resumes.
+/// assert_eq!(log.replay_after("s", &first).await.unwrap(), None);
+/// # });
+/// ```
 #[derive(Debug)]
 pub struct InMemoryEventLog {
-    per_stream: usize,
+    max_events: usize,
+    max_bytes: usize,
     sessions: Mutex<HashMap<String, SessionLog>>,
 }
 
 impl Default for InMemoryEventLog {
     fn default() -> Self {
-        Self::with_capacity(DEFAULT_EVENTS_PER_STREAM)
+        Self::with_limits(
+            crate::limits::DEFAULT_MAX_LOGGED_EVENTS,
+            crate::limits::DEFAULT_MAX_LOGGED_BYTES,
+        )
     }
 }
 
 impl InMemoryEventLog {
-    /// A log keeping [`DEFAULT_EVENTS_PER_STREAM`] events per stream.
+    /// A log with the default bounds (1,000 events and 1 MiB per session).
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// A log keeping `per_stream` events per stream.
-    pub fn with_capacity(per_stream: usize) -> Self {
+    /// A log keeping at most `max_events` events and `max_bytes` bytes of event data per
+    /// session (at least the newest event is always kept).
+    pub fn with_limits(max_events: usize, max_bytes: usize) -> Self {
         InMemoryEventLog {
-            per_stream: per_stream.max(1),
+            max_events: max_events.max(1),
+            max_bytes,
             sessions: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+impl SessionLog {
+    /// Drops the oldest events until the log is within its bounds (the newest always stays).
+    fn trim(&mut self, max_events: usize, max_bytes: usize) {
+        while self.events.len() > max_events || (self.bytes > max_bytes && self.events.len() > 1) {
+            match self.events.pop_front() {
+                Some((_, dropped)) => self.bytes -= dropped.data.len(),
+                None => break,
+            }
         }
     }
 }
@@ -91,14 +128,13 @@ impl EventLog for InMemoryEventLog {
             let log = sessions.entry(session.to_owned()).or_default();
             log.next += 1;
             let id = format!("{stream}.{}", log.next);
-            let buffer = log.streams.entry(stream.to_owned()).or_default();
-            if buffer.len() >= self.per_stream {
-                buffer.pop_front();
-            }
-            buffer.push_back(LoggedEvent {
+            log.bytes += data.len();
+            let event = LoggedEvent {
                 id: id.clone(),
                 data,
-            });
+            };
+            log.events.push_back((stream.to_owned(), event));
+            log.trim(self.max_events, self.max_bytes);
             id
         };
         Box::pin(async move { Ok(id) })
@@ -112,9 +148,15 @@ impl EventLog for InMemoryEventLog {
         let result = (|| {
             let (stream, _) = last_event_id.rsplit_once('.')?;
             let sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
-            let buffer = sessions.get(session)?.streams.get(stream)?;
-            let at = buffer.iter().position(|e| e.id == last_event_id)?;
-            Some(buffer.iter().skip(at + 1).cloned().collect())
+            let events = &sessions.get(session)?.events;
+            let at = events.iter().position(|(_, e)| e.id == last_event_id)?;
+            let missed = events.iter().skip(at + 1);
+            Some(
+                missed
+                    .filter(|(name, _)| name == stream)
+                    .map(|(_, e)| e.clone())
+                    .collect(),
+            )
         })();
         Box::pin(async move { Ok(result) })
     }

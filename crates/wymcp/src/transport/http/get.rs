@@ -66,12 +66,7 @@ async fn open(state: Arc<State>, req: Request) -> Result<Response, WireRefusal> 
     // A GET resuming a POST stream (SEP-1699 polling) carries what that stream's call sends
     // from now on; it attaches before the replay is read, so no event falls in between (an
     // event both replayed and delivered live is written once).
-    let resumed = last_event_id
-        .as_deref()
-        .and_then(|last| last.rsplit_once('.'))
-        .map(|(stream, _)| stream)
-        .filter(|stream| *stream != GET_STREAM)
-        .map(str::to_owned);
+    let resumed = resumed_post_stream(last_event_id.as_deref());
     let (tx, rx) = mpsc::unbounded_channel();
     let stop = CancellationToken::new();
     // A stream attaching while the tool list is dirty hears about it right after priming.
@@ -91,14 +86,7 @@ async fn open(state: Arc<State>, req: Request) -> Result<Response, WireRefusal> 
     let replayed: HashSet<String> = first.iter().map(|e| e.id.clone()).collect();
     // The priming event belongs to the stream resumed, so a later resumption continues it.
     let stream = resumed.as_deref().unwrap_or(GET_STREAM);
-    let priming = match state.events.append(&record.id, stream, String::new()).await {
-        Ok(id) => id,
-        Err(err) => {
-            tracing::error!(%err, "SSE event log failed");
-            let refusal = (StatusCode::INTERNAL_SERVER_ERROR, "Event log unavailable");
-            return Err((refusal.0, refusal.1.to_owned()).into());
-        }
-    };
+    let priming = prime(&state, &record.id, stream).await?;
     let mut head: Vec<Bytes> = first
         .iter()
         .map(|e| sse::event(Some(&e.id), None, &e.data))
@@ -136,6 +124,24 @@ fn read_headers(
         },
     };
     Ok((session, requested))
+}
+
+/// The POST stream a `Last-Event-ID` resumes (SEP-1699 polling), if it names one.
+fn resumed_post_stream(last_event_id: Option<&str>) -> Option<String> {
+    let (stream, _) = last_event_id?.rsplit_once('.')?;
+    (stream != GET_STREAM).then(|| stream.to_owned())
+}
+
+/// Logs the stream's priming event (empty data); answers its id.
+async fn prime(state: &State, session: &str, stream: &str) -> Result<String, WireRefusal> {
+    match state.events.append(session, stream, String::new()).await {
+        Ok(id) => Ok(id),
+        Err(err) => {
+            tracing::error!(%err, "SSE event log failed");
+            let status = StatusCode::INTERNAL_SERVER_ERROR;
+            Err((status, "Event log unavailable".to_owned()).into())
+        }
+    }
 }
 
 /// The `Last-Event-ID` to resume after; a duplicated header is discarded.

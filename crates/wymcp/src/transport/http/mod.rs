@@ -47,7 +47,7 @@ pub use config::{
     DEFAULT_SESSION_TTL, HttpConfig, StreamableHttp,
 };
 pub use error::{ErrorBody, HttpError};
-pub use events::{DEFAULT_EVENTS_PER_STREAM, EventLog, InMemoryEventLog, LoggedEvent};
+pub use events::{EventLog, InMemoryEventLog, LoggedEvent};
 pub use serve::{HttpServer, protected_resource_router, serve};
 pub use service::{SESSION_HEADER, StreamableHttpService, VERSION_HEADER};
 

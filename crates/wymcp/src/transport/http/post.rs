@@ -3,10 +3,11 @@
 //! its era decided, and its message handed to the serving core; what comes back is written as
 //! JSON or, for a call that sends related messages, as an SSE stream ([`super::call`]).
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::body::Body;
-use axum::extract::Request;
+use axum::extract::{ConnectInfo, Request};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::FutureExt;
@@ -37,13 +38,7 @@ async fn process(state: Arc<State>, req: Request) -> Result<Response, HttpError>
     };
     let identity = identity.as_ref();
     let accept = Accept::of(headers);
-    if !accept.json {
-        return Err(HttpError::invalid_request(
-            StatusCode::NOT_ACCEPTABLE,
-            Value::Null,
-            "Not Acceptable: the client must accept application/json (and text/event-stream)",
-        ));
-    }
+    check_accept(&accept)?;
     check_content_type(headers)?;
     let body = read_body(&state, headers, body).await?;
     let message: Value =
@@ -59,6 +54,7 @@ async fn process(state: Arc<State>, req: Request) -> Result<Response, HttpError>
     let requested = version
         .session_era()
         .map_err(|raw| unsupported_version(&Kind::of(&message).rejection_id(), raw))?;
+    let client = peer(&parts);
     let inbound = |message: Value, related: Related| Inbound {
         message,
         era: Era::Session,
@@ -67,6 +63,7 @@ async fn process(state: Arc<State>, req: Request) -> Result<Response, HttpError>
         related,
         requested,
         headers: None,
+        client,
     };
     if let Value::Array(items) = message {
         return Box::pin(batch(&state, items, inbound(Value::Null, Related::None))).await;
@@ -83,6 +80,18 @@ async fn process(state: Arc<State>, req: Request) -> Result<Response, HttpError>
     let outcome = state.core.serve(inbound(message, related)).await?;
     let session = header_str(headers, &SESSION_NAME);
     Ok(respond(&state, headers, outcome, session).await)
+}
+
+/// A POST's client must take JSON answers.
+fn check_accept(accept: &Accept) -> Result<(), HttpError> {
+    if accept.json {
+        return Ok(());
+    }
+    Err(HttpError::invalid_request(
+        StatusCode::NOT_ACCEPTABLE,
+        Value::Null,
+        "Not Acceptable: the client must accept application/json (and text/event-stream)",
+    ))
 }
 
 /// Whether the message is a `tools/call` request: the only request whose answer may be a
@@ -125,6 +134,12 @@ impl RoutingHeaders for Headers<'_> {
 
 /// A POST of the stateless era (MCP 2026-07-28): served without a session; nothing is loaded
 /// from or written to the session store, and no `Mcp-Session-Id` is minted.
+/// The client's address, when the server was given it (`HttpServer` is).
+fn peer(parts: &axum::http::request::Parts) -> Option<std::net::IpAddr> {
+    let info = parts.extensions.get::<ConnectInfo<SocketAddr>>()?;
+    Some(info.0.ip())
+}
+
 async fn stateless_request(
     state: &Arc<State>,
     headers: &HeaderMap,
@@ -147,6 +162,7 @@ async fn stateless_request(
         related,
         requested: None,
         headers: Some(&Headers(headers)),
+        client: None,
     };
     let outcome = state.core.serve(inbound).await?;
     Ok(respond(state, headers, outcome, None).await)

@@ -82,6 +82,8 @@ impl HttpServer {
                 tracing::warn!(%err, "could not set TCP_NODELAY");
             }
         });
+        // The peer address reaches the core (sessions per client address, without auth).
+        let app = app.into_make_service_with_connect_info::<SocketAddr>();
         axum::serve(listener, app)
             .with_graceful_shutdown(shutdown)
             .await

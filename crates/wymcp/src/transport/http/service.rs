@@ -219,11 +219,12 @@ where
 
 /// Removes idle sessions and ends their live things, until the service is dropped.
 async fn reap(state: Weak<State>) {
+    // Twice per TTL at least: the reaper restarts the idle timer of a session running a call
+    // (see `Core::reap`), which must happen before that session's TTL is up.
     let period = match state.upgrade() {
-        Some(s) => s
-            .config
-            .session_ttl
-            .clamp(Duration::from_millis(10), Duration::from_secs(60)),
+        Some(s) => {
+            (s.config.session_ttl / 2).clamp(Duration::from_millis(10), Duration::from_secs(60))
+        }
         None => return,
     };
     let mut ticker = tokio::time::interval(period);

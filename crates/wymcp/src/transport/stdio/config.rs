@@ -10,8 +10,9 @@ pub const DEFAULT_MAX_LINE: usize = 4 * 1024 * 1024;
 /// Default most `subscriptions/listen` streams open at once on one connection.
 pub const DEFAULT_MAX_LISTEN_STREAMS: usize = 1_000;
 
-/// Default longest wait, once input ends, for stateless requests already read to be answered.
-pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+/// Default longest wait, once input ends, for the calls already read to be answered: the
+/// default call timeout (each call is bounded by its own timeout first).
+pub const DEFAULT_SHUTDOWN_GRACE: Duration = crate::limits::DEFAULT_CALL_TIMEOUT;
 
 /// Settings of the stdio transport.
 ///
@@ -41,8 +42,8 @@ pub struct StdioConfig {
     pub cache_hints: CacheHints,
     /// The most `subscriptions/listen` streams open at once; one more is refused (`-32600`).
     pub max_listen_streams: usize,
-    /// Once input ends, how long stateless requests already read may run to be answered
-    /// before they are cancelled.
+    /// Once input ends, how long the calls already read (both eras) may run to be answered
+    /// before they are cancelled (default 5 minutes; each call's own timeout applies first).
     pub shutdown_grace: Duration,
 }
 

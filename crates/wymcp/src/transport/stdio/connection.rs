@@ -64,17 +64,7 @@ where
                 eof = true;
                 break Ok(());
             }
-            Ok(Line::TooLong) => conn.write(&failure(
-                Value::Null,
-                &RpcError::new(
-                    RpcError::INVALID_REQUEST,
-                    format!(
-                        "Request too large: the line limit is {} bytes",
-                        config.max_line
-                    ),
-                    None,
-                ),
-            )),
+            Ok(Line::TooLong) => conn.write(&too_long(config.max_line)),
             Ok(Line::Complete) => conn.line(lines::trim_line(&line)).await,
             Err(err) => break Err(err),
         }
@@ -91,6 +81,15 @@ where
         Ok(Err(err)) => tracing::warn!(%err, "stdio: writing stdout failed"),
     }
     result
+}
+
+/// The answer to a line longer than the limit.
+fn too_long(max_line: usize) -> Value {
+    let reason = format!("Request too large: the line limit is {max_line} bytes");
+    failure(
+        Value::Null,
+        &RpcError::new(RpcError::INVALID_REQUEST, reason, None),
+    )
 }
 
 /// Writes the server's notifications (`notifications/resources/updated`, `list_changed`) to
@@ -238,6 +237,7 @@ impl<F: FnMut(&SessionHandle) + Send> Connection<F> {
             },
             requested: None,
             headers: None,
+            client: None,
         };
         match self.core.serve(inbound).await {
             Ok(Outcome::Accepted) => {}
@@ -270,15 +270,29 @@ impl<F: FnMut(&SessionHandle) + Send> Connection<F> {
 
     /// End of input: waits (at most `grace`, or until `stop`) for the stateless requests
     /// already read to be answered.
+    /// Input ended: the calls already read (both eras) run to their answers, each bounded by
+    /// its call timeout and all by `grace`; server requests waiting for the client fail.
     async fn drain(&self, grace: Duration, stop: &CancellationToken) {
-        let Some(requests) = self.core.requests() else {
-            return;
+        let handle = self
+            .session
+            .as_deref()
+            .and_then(|id| self.core.live().existing(id));
+        if let Some(handle) = &handle {
+            handle.input_ended();
+        }
+        let drained = async {
+            if let Some(requests) = self.core.requests() {
+                requests.drained().await;
+            }
+            if let Some(handle) = &handle {
+                handle.drained().await;
+            }
         };
         tokio::select! {
-            () = requests.drained() => {}
+            () = drained => {}
             () = stop.cancelled() => {}
             () = tokio::time::sleep(grace) => {
-                tracing::warn!("stdio: input ended; cancelling stateless requests still running");
+                tracing::warn!("stdio: input ended; cancelling the calls still running");
             }
         }
     }

@@ -1,0 +1,228 @@
+//! [`Limits`]: what one client may make the serving core spend, bounded and configurable.
+//!
+//! Every bound here has a safe default, applies to both eras and both transports, and is
+//! refused with an answer that names it (see `docs/limits.md`). The transports add the bounds
+//! of their own framing (the HTTP body limit and connection timeouts, the stdio line limit).
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+/// Default most messages in one JSON-RPC batch (2025-03-26 sessions).
+pub const DEFAULT_MAX_BATCH: usize = 100;
+/// Default largest `initialize` params, in bytes of compact JSON: 64 KiB.
+pub const DEFAULT_MAX_INITIALIZE_PARAMS: usize = 64 * 1024;
+/// Default most calls running at once in one session (or one stdio connection).
+pub const DEFAULT_MAX_CALLS_PER_SESSION: usize = 64;
+/// Default most resource subscriptions of one session.
+pub const DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION: usize = 1_000;
+/// Default most resource subscriptions of all sessions together.
+pub const DEFAULT_MAX_SUBSCRIPTIONS: usize = 100_000;
+/// Default most live sessions one principal (or, without auth, one client address) holds.
+pub const DEFAULT_MAX_SESSIONS_PER_CLIENT: usize = 1_000;
+/// Default longest a call may run before it is aborted: 5 minutes.
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(5 * 60);
+/// Default most characters of a tool's, prompt's, resource's or completion's own error text.
+pub const DEFAULT_MAX_ERROR_TEXT: usize = 2_000;
+/// Default most events kept for replay per session (Streamable HTTP's event log).
+pub const DEFAULT_MAX_LOGGED_EVENTS: usize = 1_000;
+/// Default most bytes of events kept for replay per session: 1 MiB.
+pub const DEFAULT_MAX_LOGGED_BYTES: usize = 1024 * 1024;
+
+/// The serving core's limits. Build one with [`Limits::default`] and the setters, and give it
+/// to [`ServerBuilder::limits`](crate::ServerBuilder::limits).
+///
+/// ```
+/// use std::time::Duration;
+/// use wymcp::{Limits, Server};
+///
+/// let limits = Limits::default()
+///     .max_batch(20)
+///     .call_timeout(Duration::from_secs(30))
+///     .tool_call_timeout("import", Duration::from_secs(600));
+/// let server = Server::builder().limits(limits).build().unwrap();
+/// assert_eq!(server.limits().max_batch, 20);
+/// assert_eq!(server.limits().timeout_for("import"), Some(Duration::from_secs(600)));
+/// assert_eq!(server.limits().timeout_for("other"), Some(Duration::from_secs(30)));
+/// ```
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Limits {
+    /// Most messages in one batch; a larger batch is refused whole (`-32600`, naming the
+    /// limit) before any of it runs.
+    pub max_batch: usize,
+    /// Largest `initialize` params in bytes of compact JSON; a larger `initialize` is refused
+    /// (`-32602`) and no session is created.
+    pub max_initialize_params: usize,
+    /// Most calls running at once in one session (stdio: on one connection); one more is
+    /// refused (`-32000`, naming the limit) until one ends.
+    pub max_calls_per_session: usize,
+    /// Most resource subscriptions of one session; one more is refused (`-32602`).
+    pub max_subscriptions_per_session: usize,
+    /// Most resource subscriptions of all sessions together; one more is refused (`-32602`).
+    pub max_subscriptions: usize,
+    /// Most live sessions of one principal, or of one client address when there is no auth
+    /// (a loopback address is not counted: behind a reverse proxy every client shares it);
+    /// one more `initialize` is refused (503) while the others live.
+    pub max_sessions_per_client: usize,
+    /// Longest a call may run (`None`: no limit); a call still running then is aborted and
+    /// answered with a `timeout` tool error.
+    pub call_timeout: Option<Duration>,
+    /// Per-tool call timeouts, overriding [`call_timeout`](Self::call_timeout).
+    pub tool_call_timeouts: HashMap<String, Duration>,
+    /// Most characters of an error text written by the application (a tool's `Err`,
+    /// `handle_error`, prompt, resource and completion errors); longer texts are cut and
+    /// marked `…(+N chars)`.
+    pub max_error_text: usize,
+    /// Most events a session's event log keeps for `Last-Event-ID` replay (oldest dropped).
+    pub max_logged_events: usize,
+    /// Most bytes of events a session's event log keeps (oldest dropped).
+    pub max_logged_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_batch: DEFAULT_MAX_BATCH,
+            max_initialize_params: DEFAULT_MAX_INITIALIZE_PARAMS,
+            max_calls_per_session: DEFAULT_MAX_CALLS_PER_SESSION,
+            max_subscriptions_per_session: DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION,
+            max_subscriptions: DEFAULT_MAX_SUBSCRIPTIONS,
+            max_sessions_per_client: DEFAULT_MAX_SESSIONS_PER_CLIENT,
+            call_timeout: Some(DEFAULT_CALL_TIMEOUT),
+            tool_call_timeouts: HashMap::new(),
+            max_error_text: DEFAULT_MAX_ERROR_TEXT,
+            max_logged_events: DEFAULT_MAX_LOGGED_EVENTS,
+            max_logged_bytes: DEFAULT_MAX_LOGGED_BYTES,
+        }
+    }
+}
+
+impl Limits {
+    /// Most messages in one batch (default 100).
+    pub fn max_batch(mut self, max: usize) -> Self {
+        self.max_batch = max;
+        self
+    }
+
+    /// Largest `initialize` params in bytes (default 64 KiB).
+    pub fn max_initialize_params(mut self, bytes: usize) -> Self {
+        self.max_initialize_params = bytes;
+        self
+    }
+
+    /// Most calls running at once in one session (default 64).
+    pub fn max_calls_per_session(mut self, max: usize) -> Self {
+        self.max_calls_per_session = max;
+        self
+    }
+
+    /// Most resource subscriptions of one session (default 1,000).
+    pub fn max_subscriptions_per_session(mut self, max: usize) -> Self {
+        self.max_subscriptions_per_session = max;
+        self
+    }
+
+    /// Most resource subscriptions of all sessions (default 100,000).
+    pub fn max_subscriptions(mut self, max: usize) -> Self {
+        self.max_subscriptions = max;
+        self
+    }
+
+    /// Most live sessions per principal or client address (default 1,000).
+    pub fn max_sessions_per_client(mut self, max: usize) -> Self {
+        self.max_sessions_per_client = max;
+        self
+    }
+
+    /// Longest a call may run (default 5 minutes).
+    pub fn call_timeout(mut self, timeout: Duration) -> Self {
+        self.call_timeout = Some(timeout);
+        self
+    }
+
+    /// No call timeout (a call runs until it ends or is cancelled).
+    pub fn no_call_timeout(mut self) -> Self {
+        self.call_timeout = None;
+        self
+    }
+
+    /// The call timeout of one tool, overriding [`call_timeout`](Self::call_timeout).
+    pub fn tool_call_timeout(mut self, tool: impl Into<String>, timeout: Duration) -> Self {
+        self.tool_call_timeouts.insert(tool.into(), timeout);
+        self
+    }
+
+    /// Most characters of an application's error text (default 2,000).
+    pub fn max_error_text(mut self, chars: usize) -> Self {
+        self.max_error_text = chars;
+        self
+    }
+
+    /// Most events kept for replay per session (default 1,000).
+    pub fn max_logged_events(mut self, max: usize) -> Self {
+        self.max_logged_events = max;
+        self
+    }
+
+    /// Most bytes of events kept for replay per session (default 1 MiB).
+    pub fn max_logged_bytes(mut self, bytes: usize) -> Self {
+        self.max_logged_bytes = bytes;
+        self
+    }
+
+    /// The call timeout of `tool`: its own, else the server's.
+    pub fn timeout_for(&self, tool: &str) -> Option<Duration> {
+        self.tool_call_timeouts
+            .get(tool)
+            .copied()
+            .or(self.call_timeout)
+    }
+
+    /// `text` cut to [`max_error_text`](Self::max_error_text) characters, marked
+    /// `…(+N chars)` when cut.
+    pub(crate) fn error_text(&self, text: String) -> String {
+        if text.len() <= self.max_error_text {
+            return text;
+        }
+        wymcp_core::bound::echo_within(&text, self.max_error_text)
+    }
+}
+
+/// Whether `value`'s compact JSON is longer than `max` bytes; stops writing once it is.
+pub(crate) fn json_longer_than(value: &serde_json::Value, max: usize) -> bool {
+    struct Budget(usize);
+    impl std::io::Write for Budget {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 = self
+                .0
+                .checked_sub(buf.len())
+                .ok_or_else(|| std::io::Error::other("over budget"))?;
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    serde_json::to_writer(Budget(max), value).is_err()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn json_length_is_measured_compact_and_stops_at_the_bound() {
+        let value = json!({"a": [1, 2], "b": "x"});
+        assert_eq!(value.to_string(), r#"{"a":[1,2],"b":"x"}"#);
+        assert!(!json_longer_than(&value, 19));
+        assert!(json_longer_than(&value, 18));
+    }
+
+    #[test]
+    fn error_texts_are_cut_at_the_limit_and_say_how_much_was_left_out() {
+        let limits = Limits::default().max_error_text(5);
+        assert_eq!(limits.error_text("short".into()), "short");
+        assert_eq!(limits.error_text("longer text".into()), "longe…(+6 chars)");
+    }
+}

@@ -1,0 +1,100 @@
+//! Sessions per client: how many live sessions each principal (or, without auth, each client
+//! address) holds on this node, so that one client cannot take every session slot.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use super::Identity;
+
+/// Whom a session is counted against: its principal, else its client's address. A loopback
+/// address counts against no one: behind a reverse proxy on the same host every client shares
+/// it, so counting it would let one client's sessions shut out every other client.
+pub(crate) fn client_key(identity: Option<&Identity>, client: Option<IpAddr>) -> Option<String> {
+    match (identity, client) {
+        (Some(identity), _) => Some(format!("principal:{}", identity.subject())),
+        (None, Some(address)) if !address.is_loopback() => Some(format!("address:{address}")),
+        (None, _) => None,
+    }
+}
+
+/// The live sessions of each client on this node.
+#[derive(Debug, Default)]
+pub(crate) struct ClientQuota {
+    state: Mutex<State>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    held: HashMap<String, usize>,
+    /// Session id → the client it is counted against.
+    owner: HashMap<String, String>,
+}
+
+impl ClientQuota {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // Each update changes both maps under the lock: a poisoned state is still consistent.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Counts `session` against `client`, unless the client holds `max` sessions already.
+    pub(crate) fn reserve(&self, client: &str, session: &str, max: usize) -> bool {
+        let mut state = self.lock();
+        let held = state.held.entry(client.to_owned()).or_default();
+        if *held >= max {
+            return false;
+        }
+        *held += 1;
+        state.owner.insert(session.to_owned(), client.to_owned());
+        true
+    }
+
+    /// The session ended (or was never created): its client's count goes down.
+    pub(crate) fn release(&self, session: &str) {
+        let mut state = self.lock();
+        let Some(client) = state.owner.remove(session) else {
+            return;
+        };
+        if let Some(held) = state.held.get_mut(&client) {
+            *held = held.saturating_sub(1);
+            if *held == 0 {
+                state.held.remove(&client);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sessions_count_against_the_principal_else_a_non_loopback_address() {
+        let alice = Identity::new("alice");
+        let remote = IpAddr::from([203, 0, 113, 7]);
+        let local = IpAddr::from([127, 0, 0, 1]);
+        assert_eq!(
+            client_key(Some(&alice), Some(remote)).as_deref(),
+            Some("principal:alice")
+        );
+        assert_eq!(
+            client_key(None, Some(remote)).as_deref(),
+            Some("address:203.0.113.7")
+        );
+        assert_eq!(client_key(None, Some(local)), None);
+        assert_eq!(client_key(None, None), None);
+    }
+
+    #[test]
+    fn a_client_holds_at_most_max_sessions_and_a_release_frees_a_place() {
+        let quota = ClientQuota::default();
+        assert!(quota.reserve("a", "s1", 2));
+        assert!(quota.reserve("a", "s2", 2));
+        assert!(!quota.reserve("a", "s3", 2));
+        assert!(quota.reserve("b", "s4", 2));
+        quota.release("s1");
+        assert!(quota.reserve("a", "s3", 2));
+        quota.release("unknown");
+        assert_eq!(quota.lock().held["a"], 2);
+    }
+}
