@@ -1,6 +1,6 @@
 //! RFC 6570 resource templates: arbitrary templates and URIs → parsing and matching never
 //! panic; what a template expands to (with non-empty values) it matches back, and the
-//! variables it matches expand to the same URI again.
+//! variables it matches expand to the same URI again (without explode modifiers).
 #![no_main]
 
 use arbitrary::{Result, Unstructured};
@@ -97,6 +97,11 @@ fuzz_target!(|bytes: &[u8]| {
     let Some(matched) = parsed.match_uri(&uri) else {
         panic!("{text:?} expanded to {uri:?}, which it does not match")
     };
+    // An exploded variable's value is a list to RFC 6570; matched back, it is the list's
+    // expansion as one string, which expands differently (`{/p*}`: `v/v` → `/v%2Fv`).
+    if text.contains('*') {
+        return;
+    }
     let mut again = SimpleContext::new();
     for (name, v) in matched.iter() {
         again.insert(name, v);

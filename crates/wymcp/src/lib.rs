@@ -49,10 +49,10 @@
 
 pub mod completion;
 mod context;
+mod dispatch;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
-mod dispatch;
 pub mod limits;
 pub mod mrtr;
 mod paging;
