@@ -39,12 +39,6 @@ pub(super) async fn serve(core: &Core, inbound: Inbound<'_>) -> Result<Outcome, 
             }
             Some(Method::Ping) => {
                 validate(&message, &rid)?;
-                // A ping naming a session is answered in it: 404 once the session is gone,
-                // like every request naming it (found by fuzzing). Without one, it is answered.
-                if let Some(session) = session {
-                    core.resolve(session, identity, &rid, Some(&message))
-                        .await?;
-                }
                 return Ok(reply(success(id.clone(), json!({}))));
             }
             _ => {}
