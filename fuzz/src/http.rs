@@ -291,6 +291,7 @@ impl Run {
                 .is_some()
         });
         let mut facts = Facts {
+            endpoint: path == "/" || path.starts_with("/?"),
             verb: verb.clone(),
             session: None,
             version_header: None,
@@ -437,7 +438,8 @@ impl Run {
                 if session.dead { "deleted" } else { "expired" },
             );
             session.last_named = Instant::now();
-            if status == StatusCode::NOT_FOUND {
+            // A 404 of the endpoint (not of a path the service does not serve) ends it.
+            if status == StatusCode::NOT_FOUND && facts.endpoint {
                 session.dead = true;
             }
             if facts.verb == Method::DELETE && status == StatusCode::OK {
@@ -545,6 +547,8 @@ impl Run {
 /// What the client knows about a request it sent.
 #[derive(Debug)]
 pub struct Facts {
+    /// The request's path is the endpoint's (others are answered 404 by the router).
+    endpoint: bool,
     verb: Method,
     session: Option<String>,
     version_header: Option<String>,
