@@ -69,6 +69,9 @@
 pub mod completion;
 mod context;
 mod dispatch;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod limits;
 pub mod mrtr;
 mod paging;

@@ -52,7 +52,7 @@
 mod drive;
 mod retry;
 mod round;
-mod seal;
+pub(crate) mod seal;
 
 use std::future::Future;
 

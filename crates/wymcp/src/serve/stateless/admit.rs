@@ -13,7 +13,7 @@ use crate::mrtr::{self, Round};
 use crate::protocol::stateless::{
     self as stateless, CLIENT_CAPABILITIES_KEY, Envelope, PROTOCOL_VERSION_KEY, header_mismatch,
 };
-use crate::protocol::{Method, ProtocolVersion, validate_envelope};
+use crate::protocol::{Kind, Method, ProtocolVersion, validate_envelope};
 use crate::serve::{Class, Refusal};
 use crate::{Context, Server};
 
@@ -59,7 +59,9 @@ pub(crate) fn admit(
     message: Value,
 ) -> Result<Incoming, Refusal> {
     if let Err(reason) = validate_envelope(&message) {
-        return Err(Refusal::invalid(id, reason));
+        // The refusal carries the id only when it is one (a string or an integer): an object
+        // or a boolean sent as the id is never echoed back (found by fuzzing).
+        return Err(Refusal::invalid(Kind::of(&message).rejection_id(), reason));
     }
     let Some(method) = Method::parse(&name)
         .filter(|m| m.served_stateless() && m.is_served_by(results::capabilities(server)))

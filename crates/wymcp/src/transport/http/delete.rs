@@ -37,7 +37,12 @@ pub(crate) async fn handle(state: Arc<State>, req: Request) -> Response {
         .await
     {
         Ok(Some(record)) if owns(&record, identity.as_ref()) => {}
-        Ok(_) => return plain_refusal((StatusCode::NOT_FOUND, "Session not found".to_owned())),
+        Ok(found) => {
+            if found.is_none() {
+                state.core.forget_gone(session);
+            }
+            return plain_refusal((StatusCode::NOT_FOUND, "Session not found".to_owned()));
+        }
         Err(err) => {
             tracing::error!(%err, "MCP session store failed");
             return plain_refusal((

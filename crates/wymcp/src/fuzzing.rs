@@ -1,0 +1,74 @@
+//! **Not API.** Crate internals the fuzz targets in `fuzz/` drive, behind the non-default
+//! `fuzzing` feature (`docs/fuzzing.md`). Nothing here is stable; never enable the feature in
+//! a program.
+//!
+//! Everything else the targets need (the HTTP service, stdio, templates, `build()`, the gates)
+//! is public API: only the `requestState` codec is reached through here.
+
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use crate::mrtr::RequestStateKeys;
+use crate::mrtr::seal::{Codec, Payload};
+
+/// The `requestState` codec of a server, with one key: seals sample payloads and opens tokens.
+#[derive(Debug, Clone)]
+pub struct StateCodec(Codec);
+
+/// The fields of a sample payload (the codec's own are crate-private).
+#[derive(Debug, Clone, Default)]
+pub struct Sample {
+    /// The method it is issued for.
+    pub method: String,
+    /// The tool name, prompt name or resource URI.
+    pub target: String,
+    /// The arguments' digest.
+    pub arguments: String,
+    /// The principal's digest.
+    pub principal: Option<String>,
+    /// Issued at (ms).
+    pub issued: u64,
+    /// The round.
+    pub round: u32,
+    /// The answers gathered so far.
+    pub answers: Map<String, Value>,
+    /// The keys asked.
+    pub asked: Vec<String>,
+    /// The tool's own value.
+    pub state: Option<Value>,
+}
+
+impl StateCodec {
+    /// A codec sealing with `key` (at least 32 bytes), states living `lifetime`, at most
+    /// `max_size` bytes.
+    pub fn new(key: &[u8], lifetime: Duration, max_size: usize) -> Option<Self> {
+        let keys = RequestStateKeys::new(key.to_vec()).ok()?;
+        Some(StateCodec(Codec::new(keys, lifetime, max_size)))
+    }
+
+    /// `sample` sealed (expiring after the codec's lifetime), or `None` over the size bound.
+    pub fn seal(&self, sample: Sample) -> Option<String> {
+        let payload = Payload {
+            m: sample.method,
+            t: sample.target,
+            a: sample.arguments,
+            p: sample.principal,
+            iat: sample.issued,
+            exp: self.0.expiry(sample.issued),
+            r: sample.round,
+            ans: sample.answers,
+            ask: sample.asked,
+            s: sample.state,
+        };
+        self.0.seal(&payload).ok()
+    }
+
+    /// Whether `token` opens at `now` (ms): `Ok` with the payload's JSON, or why not.
+    pub fn open(&self, token: &str, now: u64) -> Result<Value, String> {
+        self.0
+            .open(token, now)
+            .map(|payload| serde_json::to_value(payload).unwrap_or(Value::Null))
+            .map_err(|e| e.to_string())
+    }
+}
