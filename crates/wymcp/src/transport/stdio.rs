@@ -15,8 +15,10 @@
 //! * A line that is not JSON is answered with a parse error (`-32700`), a line longer than the
 //!   limit ([`DEFAULT_MAX_LINE`] unless [`StdioConfig::max_line`] says otherwise) with an
 //!   invalid request (`-32600`), both with `id: null`; the server reads on.
-//! * End of input (the client closed stdin) or SIGTERM ends the session cleanly: running
-//!   calls are cancelled, stdout is flushed, [`serve`] returns `Ok(())`.
+//! * End of input (the client closed stdin) ends the session cleanly: the calls already read
+//!   are answered (each within its call timeout, all within
+//!   [`StdioConfig::shutdown_grace`]), stdout is flushed, [`serve`] returns `Ok(())`. SIGTERM
+//!   cancels the running calls instead of waiting.
 //! * Tools reach the client while they run: progress, log messages (filtered by
 //!   `logging/setLevel`), sampling and elicitation round trips, and
 //!   `notifications/tools/list_changed` when runtime tools change the list.
