@@ -503,6 +503,10 @@ async fn oversize_body_is_413() {
     let body = answer.json();
     assert_eq!(body["id"], Value::Null);
     assert_eq!(body["error"]["code"], -32600);
+    assert_eq!(
+        body["error"]["data"]["error"],
+        "Payload Too Large: the body limit is 64 bytes (StreamableHttp::body_limit)"
+    );
     // Chunked (no content-length) is limited too.
     let chunks = futures_util::stream::iter(vec![Ok::<_, std::io::Error>(big.to_string())]);
     let answer = h.post_raw(&[], reqwest::Body::wrap_stream(chunks)).await;

@@ -96,6 +96,7 @@ fn help_lists_every_flag_on_stdout_and_exits_0() {
         "--bind <ADDR>",
         "--stdio",
         "--data <DIR>",
+        "-q, --quiet",
         "-h, --help",
     ] {
         assert!(
@@ -230,4 +231,56 @@ fn by_default_the_data_lives_in_the_per_user_data_directory() {
         format!("tasks: serving over stdio (database {})", db.display())
     );
     let _ = std::fs::remove_dir_all(&home);
+}
+
+/// Runs one refused call over stdio (`extra` flags added), closes stdin and returns stderr.
+fn stderr_of_a_refused_call(name: &str, extra: &[&str]) -> String {
+    let data = scratch(name);
+    let (mut child, stdout) = spawn_stdio(
+        Command::new(BIN)
+            .env_remove("RUST_LOG")
+            .arg("--stdio")
+            .arg("--data")
+            .arg(&data)
+            .args(extra),
+    );
+    let mut stdin = child.stdin.take().unwrap();
+    let answers = lines(stdout);
+    for message in [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "cli-test", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "tasks", "arguments": {"action": "frobnicate"}}}),
+    ] {
+        writeln!(stdin, "{message}").unwrap();
+    }
+    stdin.flush().unwrap();
+    answers.recv_timeout(WAIT).unwrap();
+    let refused: Value = serde_json::from_str(&answers.recv_timeout(WAIT).unwrap()).unwrap();
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let _ = std::fs::remove_dir_all(&data);
+    String::from_utf8(out.stderr).unwrap()
+}
+
+#[test]
+fn refused_calls_are_logged_on_stderr_unless_quiet() {
+    let logged = stderr_of_a_refused_call("log", &[]);
+    let line = logged
+        .lines()
+        .find(|l| l.contains("tool call answered with an error"))
+        .unwrap_or_else(|| panic!("no refusal logged:\n{logged}"));
+    assert!(line.contains(" INFO "), "{line}");
+    assert!(line.contains("tool_name=tasks"), "{line}");
+    assert!(line.contains("action=\"frobnicate\""), "{line}");
+    let quiet = stderr_of_a_refused_call("quiet", &["--quiet"]);
+    assert!(
+        !quiet.contains("tool call answered with an error"),
+        "{quiet}"
+    );
+    assert!(!quiet.contains(" INFO "), "{quiet}");
 }

@@ -26,7 +26,7 @@ impl Fault {
         Fault { message }
     }
 
-    /// The message, bounded (what the caller reads and the `error` field of the event).
+    /// The message, bounded: what the caller reads, and (escaped) the `error` field of the event.
     pub(crate) fn bounded_message(&self) -> String {
         bound::echo(&self.message)
     }

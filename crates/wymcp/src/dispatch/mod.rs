@@ -118,6 +118,16 @@ impl CallTrace {
             is_error = result.is_error,
             error_kind = result.error_kind.map(ErrorKind::as_str),
         );
+        if result.is_error {
+            tracing::info!(
+                name: "wymcp.tool.refused",
+                tool_name = %tool.name,
+                action = self.action.as_deref(),
+                session_id = ctx.session_id(),
+                error_kind = result.error_kind.map(ErrorKind::as_str),
+                "tool call answered with an error"
+            );
+        }
     }
 }
 
@@ -140,7 +150,7 @@ fn faulted(
             request_id = ctx.request_id().map(|id| wymcp_core::bound::echo(&id.to_string())),
             duration_ns = trace.elapsed_ns(),
             exception = "panic",
-            error = %fault.bounded_message(),
+            error = %fault.bounded_message().escape_debug(),
             crash_reason = %fault.logged_message(),
             "tool {} faulted", tool.name
         );

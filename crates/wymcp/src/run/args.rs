@@ -92,6 +92,8 @@ impl CliError {
 /// A command line that parsed: the transport, and the app's options in the order given.
 pub(super) struct Parsed {
     pub(super) transport: Transport,
+    /// `-q`/`--quiet`: log errors only.
+    pub(super) quiet: bool,
     pub(super) values: Vec<(String, String)>,
 }
 
@@ -103,6 +105,7 @@ pub(super) fn parse(
     usage: impl FnOnce() -> String,
 ) -> Result<Parsed, CliError> {
     let mut stdio = false;
+    let mut quiet = false;
     let mut bind: Option<IpAddr> = None;
     let mut port: Option<u16> = None;
     let mut values = Vec::new();
@@ -120,6 +123,7 @@ pub(super) fn parse(
         };
         match flag.as_str() {
             "-h" | "--help" => return Err(CliError::Help(usage())),
+            "-q" | "--quiet" => quiet = true,
             "--stdio" => {
                 require("--stdio", "stdio", cfg!(feature = "stdio"))?;
                 stdio = true;
@@ -158,7 +162,11 @@ pub(super) fn parse(
             Transport::Stdio => Transport::Stdio,
         }
     };
-    Ok(Parsed { transport, values })
+    Ok(Parsed {
+        transport,
+        quiet,
+        values,
+    })
 }
 
 fn require(flag: &'static str, feature: &'static str, built: bool) -> Result<(), CliError> {

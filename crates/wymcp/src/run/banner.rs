@@ -15,7 +15,7 @@ pub(super) fn usage(cli: &Cli) -> String {
         ));
         rows.push((
             "--bind <ADDR>".into(),
-            "address to listen on (default 127.0.0.1; another turns DNS-rebinding protection off)"
+            "address to listen on (default 127.0.0.1; another stops checking Host, Origin is still checked)"
                 .into(),
         ));
     }
@@ -33,6 +33,10 @@ pub(super) fn usage(cli: &Cli) -> String {
             option.help.clone(),
         ));
     }
+    rows.push((
+        "-q, --quiet".into(),
+        "log only errors on stderr (default: info, or RUST_LOG, e.g. warn,wymcp=debug)".into(),
+    ));
     rows.push(("-h, --help".into(), "print this help".into()));
     let width = rows.iter().map(|(f, _)| f.len()).max().unwrap_or(0);
     let mut text = String::new();

@@ -3,7 +3,8 @@
 //!
 //! The flags are `--stdio` (one session over stdin/stdout, the way Claude Desktop and the
 //! Inspector spawn servers), `--port <PORT>` and `--bind <ADDR>` (Streamable HTTP, default
-//! `127.0.0.1:8080`; port 0 picks a free one) and `-h`/`--help`. A build without the `http`
+//! `127.0.0.1:8080`; port 0 picks a free one), `-q`/`--quiet` (log errors only) and
+//! `-h`/`--help`. A build without the `http`
 //! feature serves stdio by default and refuses `--port`; one without `stdio` refuses `--stdio`.
 //!
 //! Over HTTP, a banner on stderr says where the server listens and how to connect Claude Code,
@@ -13,6 +14,7 @@
 
 mod args;
 mod banner;
+mod log;
 
 use std::net::SocketAddr;
 
@@ -147,6 +149,7 @@ impl Cli {
         Ok(Invocation {
             cli: self.clone(),
             transport: parsed.transport,
+            quiet: parsed.quiet,
             values: parsed.values,
             forwarded: Vec::new(),
             details: Vec::new(),
@@ -176,6 +179,7 @@ impl Cli {
 pub struct Invocation {
     cli: Cli,
     transport: Transport,
+    quiet: bool,
     values: Vec<(String, String)>,
     forwarded: Vec<String>,
     details: Vec<(String, String)>,
@@ -185,6 +189,11 @@ impl Invocation {
     /// The transport the command line chose.
     pub fn transport(&self) -> Transport {
         self.transport
+    }
+
+    /// Whether `-q`/`--quiet` was given: [`serve`](Self::serve) then logs errors only.
+    pub fn quiet(&self) -> bool {
+        self.quiet
     }
 
     /// The value of an app option (the last one given), `None` when absent.
@@ -212,7 +221,14 @@ impl Invocation {
     }
 
     /// Serves `server` over the chosen transport, printing the banner on stderr.
+    ///
+    /// Unless the program set a `tracing` subscriber of its own, this installs one that writes
+    /// wymcp's events to stderr, at `info` (sessions started and expired, refused and timed-out
+    /// calls, rejected requests, faults), or as `RUST_LOG` says (`warn,wymcp=debug`), or errors
+    /// only under `--quiet`; and a panic hook that writes a panic's message cut to 4,096
+    /// characters and escaped, so that no input can flood stderr or forge a log line.
     pub async fn serve(self, server: Server) -> Result<(), RunError> {
+        log::install(self.quiet);
         match self.transport {
             #[cfg(feature = "http")]
             Transport::Http { bind, port } => self.serve_http(server, (bind, port).into()).await,

@@ -157,7 +157,7 @@ async fn run_start_hook(
                 server,
                 session_id = record.id.as_str(),
                 exception = "panic",
-                error = %fault.bounded_message(),
+                error = %fault.bounded_message().escape_debug(),
                 request_id = %request_id,
                 "the server's session hook panicked"
             );

@@ -84,7 +84,7 @@ impl WireRefusal {
                 name: "wymcp.auth.error",
                 auth_module = failure.auth_module,
                 exception = "panic",
-                error = %wymcp_core::bound::echo(error),
+                error = %wymcp_core::bound::echo(error).escape_debug(),
                 request_id = request_id.as_deref(),
                 method = method.as_deref(),
                 http_method,

@@ -207,7 +207,9 @@ async fn read_body(
         HttpError::invalid_request(
             StatusCode::PAYLOAD_TOO_LARGE,
             Value::Null,
-            format!("Payload Too Large: the body limit is {limit} bytes"),
+            format!(
+                "Payload Too Large: the body limit is {limit} bytes (StreamableHttp::body_limit)"
+            ),
         )
     };
     let declared = headers
