@@ -171,6 +171,52 @@ async fn d4_one_principal_cannot_take_every_session() {
     assert_eq!(open("greedy-token").await.status, StatusCode::OK);
 }
 
+/// Without auth, behind a trusted reverse proxy: sessions count against the address the proxy
+/// forwards; from an untrusted peer the header is ignored (a loopback peer counts against no one).
+#[tokio::test]
+async fn d4_without_auth_a_forwarded_address_cannot_take_every_session() {
+    let limits = Limits::default().max_sessions_per_client(2);
+    let release = Arc::new(AtomicBool::new(false));
+    let behind_proxy = Http::serve(
+        StreamableHttp::builder(hostile_fixture::server(limits.clone(), release.clone()))
+            .trusted_proxies([std::net::Ipv4Addr::LOCALHOST.into()]),
+    )
+    .await;
+    async fn from(http: &Http, forwarded: &str) -> http_harness::Answer {
+        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "greedy", "version": "0"}}});
+        http.post_raw(&[("x-forwarded-for", forwarded)], init.to_string())
+            .await
+    }
+    // The client forges a left-most entry; the proxy appended the real address.
+    let greedy = "198.51.100.66, 203.0.113.7";
+    for _ in 0..2 {
+        assert_eq!(from(&behind_proxy, greedy).await.status, StatusCode::OK);
+    }
+    let refused = from(&behind_proxy, greedy).await;
+    assert_eq!(refused.status, StatusCode::SERVICE_UNAVAILABLE);
+    assert!(refused.header("mcp-session-id").is_none());
+    assert!(
+        refused.text.contains("Limits::max_sessions_per_client"),
+        "{}",
+        refused.text
+    );
+    // Another client behind the same proxy is not shut out.
+    assert_eq!(
+        from(&behind_proxy, "203.0.113.8").await.status,
+        StatusCode::OK
+    );
+    // Without trusted proxies the header is nobody's word: the loopback peer is not counted.
+    let direct = Http::serve(StreamableHttp::builder(hostile_fixture::server(
+        limits, release,
+    )))
+    .await;
+    for _ in 0..3 {
+        assert_eq!(from(&direct, greedy).await.status, StatusCode::OK);
+    }
+}
+
 #[tokio::test]
 async fn d5_a_huge_initialize_creates_no_session() {
     let (http, _) = serve(Limits::default()).await;

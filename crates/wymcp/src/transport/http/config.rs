@@ -71,6 +71,12 @@ pub struct HttpConfig {
     /// RFC 9728 protected-resource metadata, served by [`HttpServer`](super::HttpServer) at
     /// `/.well-known/oauth-protected-resource/mcp` (and without the path suffix).
     pub protected_resource: Option<serde_json::Value>,
+    /// Reverse proxies whose `X-Forwarded-For` is believed: a session opened through one of
+    /// them is counted against the right-most forwarded address that is not itself listed
+    /// ([`Limits::max_sessions_per_client`](crate::Limits::max_sessions_per_client) without
+    /// auth). Empty by default: the header is ignored, and a session counts against the
+    /// connection's address (a loopback address counts against no one).
+    pub trusted_proxies: Vec<std::net::IpAddr>,
     /// The cache hints (`ttlMs`, `cacheScope`) the stateless era (2026-07-28) puts on list
     /// results, `resources/read` and `server/discover`; `{0, "private"}` unless set.
     pub cache_hints: CacheHints,
@@ -92,6 +98,7 @@ impl Default for HttpConfig {
             strict_version_header: false,
             www_authenticate: Vec::new(),
             protected_resource: None,
+            trusted_proxies: Vec::new(),
             cache_hints: CacheHints::default(),
         }
     }
@@ -179,6 +186,14 @@ impl StreamableHttp {
         S: Into<String>,
     {
         self.config.allowed_origins = Some(origins.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Reverse proxies whose `X-Forwarded-For` names the client (see
+    /// [`HttpConfig::trusted_proxies`]): behind nginx on the same host,
+    /// `.trusted_proxies([std::net::Ipv4Addr::LOCALHOST.into()])`.
+    pub fn trusted_proxies(mut self, proxies: impl IntoIterator<Item = std::net::IpAddr>) -> Self {
+        self.config.trusted_proxies = proxies.into_iter().collect();
         self
     }
 

@@ -31,6 +31,7 @@ mod connections;
 mod delete;
 mod error;
 mod events;
+mod forwarded;
 mod framed;
 mod get;
 mod listen;

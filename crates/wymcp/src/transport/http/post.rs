@@ -54,7 +54,8 @@ async fn process(state: Arc<State>, req: Request) -> Result<Response, HttpError>
     let requested = version
         .session_era()
         .map_err(|raw| unsupported_version(&Kind::of(&message).rejection_id(), raw))?;
-    let client = peer(&parts);
+    let client = peer(&parts)
+        .map(|peer| super::forwarded::client_address(peer, headers, &state.config.trusted_proxies));
     let inbound = |message: Value, related: Related| Inbound {
         message,
         era: Era::Session,
@@ -134,7 +135,7 @@ impl RoutingHeaders for Headers<'_> {
 
 /// A POST of the stateless era (MCP 2026-07-28): served without a session; nothing is loaded
 /// from or written to the session store, and no `Mcp-Session-Id` is minted.
-/// The client's address, when the server was given it (`HttpServer` is).
+/// The connection's address, when the server was given it (`HttpServer` is).
 fn peer(parts: &axum::http::request::Parts) -> Option<std::net::IpAddr> {
     let info = parts.extensions.get::<ConnectInfo<SocketAddr>>()?;
     Some(info.0.ip())
