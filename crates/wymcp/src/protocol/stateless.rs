@@ -41,25 +41,31 @@ pub(crate) struct Envelope {
 }
 
 impl Envelope {
-    /// Reads the envelope from a request's `params`. A missing `_meta`, or one without a
+    /// Reads the envelope from a request's `params`, moving the client's capabilities and
+    /// info and the progress token out of `_meta` (nothing after admission reads them there:
+    /// moved, a request's envelope is never copied). A missing `_meta`, or one without a
     /// string `protocolVersion` or an object `clientCapabilities`, is `-32602` with
-    /// `data.envelope.missing` naming the missing keys.
-    pub(crate) fn parse(params: Option<&Value>) -> Result<Envelope, RpcError> {
+    /// `data.envelope.missing` naming the missing keys, and leaves `params` as it was.
+    pub(crate) fn parse(params: Option<&mut Value>) -> Result<Envelope, RpcError> {
         let meta = params
-            .and_then(|p| p.get("_meta"))
-            .and_then(Value::as_object);
+            .and_then(|p| p.get_mut("_meta"))
+            .and_then(Value::as_object_mut);
         let version = meta
+            .as_ref()
             .and_then(|m| m.get(PROTOCOL_VERSION_KEY))
-            .and_then(Value::as_str);
-        let capabilities = meta
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let has_capabilities = meta
+            .as_ref()
             .and_then(|m| m.get(CLIENT_CAPABILITIES_KEY))
-            .filter(|c| c.is_object());
-        let (Some(version), Some(capabilities)) = (version, capabilities) else {
+            .is_some_and(Value::is_object);
+        let version_missing = version.is_none();
+        let (Some(version), Some(meta), true) = (version, meta, has_capabilities) else {
             let mut missing = Vec::new();
-            if version.is_none() {
+            if version_missing {
                 missing.push(PROTOCOL_VERSION_KEY);
             }
-            if capabilities.is_none() {
+            if !has_capabilities {
                 missing.push(CLIENT_CAPABILITIES_KEY);
             }
             return Err(RpcError::new(
@@ -72,18 +78,24 @@ impl Envelope {
             ));
         };
         Ok(Envelope {
-            requested: version.to_owned(),
-            client_capabilities: capabilities.clone(),
-            client_info: meta
-                .and_then(|m| m.get(CLIENT_INFO_KEY))
-                .filter(|i| i.is_object())
-                .cloned(),
+            requested: version,
+            client_capabilities: meta.remove(CLIENT_CAPABILITIES_KEY).unwrap_or_default(),
+            client_info: meta.remove(CLIENT_INFO_KEY).filter(Value::is_object),
             log_level: meta
-                .and_then(|m| m.get(LOG_LEVEL_KEY))
+                .get(LOG_LEVEL_KEY)
                 .and_then(Value::as_str)
                 .and_then(LogLevel::parse),
-            progress_token: meta.and_then(|m| m.get("progressToken")).cloned(),
+            progress_token: meta.remove("progressToken"),
         })
+    }
+
+    /// The client's capabilities, info and progress token, moved out.
+    pub(crate) fn into_client(self) -> (Value, Option<Value>, Option<Value>) {
+        (
+            self.client_capabilities,
+            self.client_info,
+            self.progress_token,
+        )
     }
 
     /// The revision as the request wrote it.
@@ -100,24 +112,9 @@ impl Envelope {
         }
     }
 
-    /// The client's capabilities for this request.
-    pub(crate) fn client_capabilities(&self) -> &Value {
-        &self.client_capabilities
-    }
-
-    /// The client's `{name, version}`, when sent.
-    pub(crate) fn client_info(&self) -> Option<&Value> {
-        self.client_info.as_ref()
-    }
-
     /// The request's log level, when sent (and valid).
     pub(crate) fn log_level(&self) -> Option<LogLevel> {
         self.log_level
-    }
-
-    /// The request's progress token, when sent.
-    pub(crate) fn progress_token(&self) -> Option<&Value> {
-        self.progress_token.as_ref()
     }
 }
 
@@ -308,13 +305,22 @@ mod tests {
             "io.modelcontextprotocol/clientCapabilities": {},
             "io.modelcontextprotocol/logLevel": "info"
         }});
-        let envelope = Envelope::parse(Some(&params)).expect("an envelope");
+        let mut params = params;
+        let envelope = Envelope::parse(Some(&mut params)).expect("an envelope");
         assert_eq!(envelope.requested(), "2026-07-28");
         assert_eq!(
             envelope.version().expect("served"),
             ProtocolVersion::V2026_07_28
         );
-        assert!(Envelope::parse(Some(&json!({}))).is_err());
+        assert!(Envelope::parse(Some(&mut json!({}))).is_err());
+        let mut half = json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "c"}}});
+        let before = half.clone();
+        assert!(Envelope::parse(Some(&mut half)).is_err());
+        assert_eq!(
+            half, before,
+            "a refused envelope leaves params as they were"
+        );
     }
 
     #[test]

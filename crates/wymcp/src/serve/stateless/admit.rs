@@ -69,11 +69,11 @@ pub(crate) fn admit(
         return Err(Refusal::method_not_found(id));
     };
     // The params move out of the message: a call's arguments are never copied.
-    let params = match message {
+    let mut params = match message {
         Value::Object(mut object) => object.remove("params"),
         _ => None,
     };
-    let envelope = match Envelope::parse(params.as_ref()) {
+    let envelope = match Envelope::parse(params.as_mut()) {
         Ok(envelope) => envelope,
         Err(error) => return Err(Refusal::new(Class::Invalid, id, error)),
     };
@@ -177,17 +177,19 @@ impl Incoming {
         version: ProtocolVersion,
         principal: Option<&str>,
     ) -> Result<Prepared, Refusal> {
+        let log_level = self.envelope.log_level();
+        let (capabilities, info, progress) = self.envelope.into_client();
         let mut ctx = Context::builder()
             .request_id(self.id.clone())
             .protocol_version(version)
-            .client_capabilities(self.envelope.client_capabilities().clone());
-        if let Some(info) = self.envelope.client_info() {
-            ctx = ctx.client_info(info.clone());
+            .client_capabilities(capabilities);
+        if let Some(info) = info {
+            ctx = ctx.client_info(info);
         }
-        if let Some(token) = self.envelope.progress_token() {
-            ctx = ctx.progress_token(token.clone());
+        if let Some(token) = progress {
+            ctx = ctx.progress_token(token);
         }
-        if let Some(level) = self.envelope.log_level() {
+        if let Some(level) = log_level {
             ctx = ctx.log_level(level);
         }
         let round = match mrtr::round_for(
