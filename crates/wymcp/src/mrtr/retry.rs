@@ -62,10 +62,12 @@ fn request(method: &str, params: Option<&Value>, principal: Option<&str>) -> Bou
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_owned();
-    let arguments = match params.and_then(|p| p.get("arguments")) {
-        None | Some(Value::Null) => Value::Object(Map::new()),
-        Some(arguments) => arguments.clone(),
-    };
+    // Room for a typical call's arguments: the text is written without regrowing.
+    let mut arguments = Vec::with_capacity(256);
+    match params.and_then(|p| p.get("arguments")) {
+        None | Some(Value::Null) => arguments.extend_from_slice(b"{}"),
+        Some(given) => canonical(given, &mut arguments),
+    }
     BoundRequest {
         method: method.to_owned(),
         target,
@@ -79,24 +81,26 @@ fn request(method: &str, params: Option<&Value>, principal: Option<&str>) -> Bou
 pub(crate) fn digest(value: &Value) -> String {
     let mut text = Vec::new();
     canonical(value, &mut text);
-    URL_SAFE_NO_PAD.encode(Sha256::digest(&text))
+    digest_text(&text)
 }
 
+/// SHA-256 of a canonical JSON text (see [`digest`]), base64url.
+pub(crate) fn digest_text(text: &[u8]) -> String {
+    URL_SAFE_NO_PAD.encode(Sha256::digest(text))
+}
+
+/// Appends `value`'s canonical JSON (object keys sorted at every depth, compact) to `out`.
 fn canonical(value: &Value, out: &mut Vec<u8>) {
     match value {
+        // serde_json's map iterates in key order unless its `preserve_order` feature is on
+        // somewhere in the build: then (only) the keys are sorted here.
+        Value::Object(map) if map.keys().is_sorted() => {
+            canonical_entries(map.iter(), out);
+        }
         Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            out.push(b'{');
-            for (i, key) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_json(key, out);
-                out.push(b':');
-                canonical(&map[key], out);
-            }
-            out.push(b'}');
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            canonical_entries(entries.into_iter(), out);
         }
         Value::Array(items) => {
             out.push(b'[');
@@ -110,6 +114,22 @@ fn canonical(value: &Value, out: &mut Vec<u8>) {
         }
         scalar => write_json(scalar, out),
     }
+}
+
+fn canonical_entries<'a>(
+    entries: impl Iterator<Item = (&'a String, &'a Value)>,
+    out: &mut Vec<u8>,
+) {
+    out.push(b'{');
+    for (i, (key, value)) in entries.enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_json(key, out);
+        out.push(b':');
+        canonical(value, out);
+    }
+    out.push(b'}');
 }
 
 /// Appends `value`'s compact JSON to `out` (serde_json's own writing, no intermediate string).

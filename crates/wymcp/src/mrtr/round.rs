@@ -84,18 +84,20 @@ pub(crate) struct Binding {
 pub(crate) struct BoundRequest {
     pub(crate) method: String,
     pub(crate) target: String,
-    pub(crate) arguments: Value,
+    /// The arguments' canonical JSON text (written before the call consumes them: cheaper
+    /// than a copy of the tree, and all the digest needs).
+    pub(crate) arguments: Vec<u8>,
     pub(crate) principal: Option<String>,
 }
 
 impl BoundRequest {
     /// The binding: the method, the target, and digests of the arguments and the principal.
     pub(crate) fn bind(&self) -> Binding {
-        use super::retry::digest;
+        use super::retry::{digest, digest_text};
         Binding {
             method: self.method.clone(),
             target: self.target.clone(),
-            arguments: digest(&self.arguments),
+            arguments: digest_text(&self.arguments),
             principal: self
                 .principal
                 .as_ref()
