@@ -73,6 +73,18 @@ pub(crate) fn same_host(configured: &str, host: &str) -> bool {
     unbracketed(configured).eq_ignore_ascii_case(unbracketed(host))
 }
 
+/// The host names allowed when no `allowed_hosts` list is configured, without brackets.
+const LOOPBACK_NAMES: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
+
+/// Whether a parsed host is a loopback name (`localhost`, `127.0.0.1`, `[::1]`, any case):
+/// compared in place, on every request when no host list is configured.
+pub(crate) fn is_loopback_name(host: &str) -> bool {
+    let host = unbracketed(host);
+    LOOPBACK_NAMES
+        .iter()
+        .any(|name| name.eq_ignore_ascii_case(host))
+}
+
 fn unbracketed(host: &str) -> &str {
     host.strip_prefix('[')
         .and_then(|h| h.strip_suffix(']'))
@@ -81,7 +93,7 @@ fn unbracketed(host: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
-    use super::{authority_host, origin_host, same_host};
+    use super::{authority_host, is_loopback_name, origin_host, same_host};
 
     #[test]
     fn an_authority_is_a_host_and_an_optional_port() {
@@ -146,5 +158,15 @@ mod tests {
         assert!(same_host("::1", "[::1]"));
         assert!(same_host("[::1]", "[::1]"));
         assert!(!same_host("mcp.example", "mcp.example.evil"));
+    }
+
+    #[test]
+    fn the_loopback_names_are_localhost_127_0_0_1_and_bracketed_1() {
+        for host in ["localhost", "LOCALHOST", "127.0.0.1", "[::1]"] {
+            assert!(is_loopback_name(host), "{host}");
+        }
+        for host in ["localhost.evil", "127.0.0.2", "[::2]", "::1x", "evil"] {
+            assert!(!is_loopback_name(host), "{host}");
+        }
     }
 }

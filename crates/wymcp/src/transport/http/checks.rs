@@ -21,7 +21,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
 use super::auth::{ChallengeError, Identity, Presented, challenge, presented};
-use super::authority::{authority_host, origin_host, same_host};
+use super::authority::{authority_host, is_loopback_name, origin_host, same_host};
 use super::config::HttpConfig;
 use super::error::HttpError;
 use super::service::{SESSION_NAME, State, VERSION_NAME};
@@ -210,13 +210,11 @@ fn protection_on(config: &HttpConfig) -> bool {
     config.dns_rebinding_protection.unwrap_or(true)
 }
 
-const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "[::1]"];
-
 /// Whether a parsed host name is allowed: by `allowed_hosts`, else a loopback name.
 fn host_allowed(config: &HttpConfig, host: &str) -> bool {
     match &config.allowed_hosts {
         Some(list) => list.iter().any(|h| same_host(h, host)),
-        None => LOOPBACK_HOSTS.iter().any(|h| same_host(h, host)),
+        None => is_loopback_name(host),
     }
 }
 

@@ -127,9 +127,20 @@ async fn respond(
 /// The headers of a stateless request, for the era's routing checks.
 struct Headers<'h>(&'h HeaderMap);
 
+/// The routing headers read on every stateless request, as names parsed once.
+static METHOD_NAME: axum::http::HeaderName = axum::http::HeaderName::from_static("mcp-method");
+static NAME_NAME: axum::http::HeaderName = axum::http::HeaderName::from_static("mcp-name");
+
 impl RoutingHeaders for Headers<'_> {
     fn get(&self, name: &str) -> Option<&str> {
-        header_str(self.0, name)
+        // A name given as text is parsed (lower-cased, checked) at each lookup: the three read
+        // on every request are looked up by their prepared names.
+        match name {
+            "mcp-protocol-version" => header_str(self.0, &VERSION_NAME),
+            "mcp-method" => header_str(self.0, &METHOD_NAME),
+            "mcp-name" => header_str(self.0, &NAME_NAME),
+            other => header_str(self.0, other),
+        }
     }
 }
 
