@@ -10,11 +10,10 @@
 //!
 //! [`server`] assembles them; `main.rs` serves it and the tests call it in-process.
 
-use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use wymcp::{
     ActionEnum, ActionResult, ActionTool, Actions, CallError, CallOutput, CallResult,
-    ConfigurationError, Context, Data, Failure, Hint, JsonSchema, PlainTool, Reply, Server,
+    ConfigurationError, Context, Data, Failure, Hint, PlainTool, Reply, Server,
     TypedActionTool,
 };
 
@@ -62,7 +61,8 @@ fn twenty() -> u32 {
 }
 
 /// Create a task.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[wymcp::data]
+#[derive(Debug)]
 pub(crate) struct CreateTask {
     /// What to do, in a few words
     #[schemars(length(min = 1, max = 200))]
@@ -87,7 +87,8 @@ pub(crate) struct CreateTask {
 }
 
 /// Find one task.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[wymcp::data]
+#[derive(Debug)]
 pub(crate) struct GetTask {
     /// The task's id
     #[schemars(range(min = 1))]
@@ -98,7 +99,8 @@ pub(crate) struct GetTask {
 }
 
 /// Which tasks to list, by status.
-#[derive(Debug, Default, Clone, Copy, Deserialize, JsonSchema)]
+#[wymcp::data]
+#[derive(Debug, Default, Clone, Copy)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum StatusFilter {
     /// Open tasks only.
@@ -111,7 +113,8 @@ pub(crate) enum StatusFilter {
 }
 
 /// List tasks.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[wymcp::data]
+#[derive(Debug)]
 pub(crate) struct ListTasks {
     /// open, done or all
     #[serde(default)]
@@ -130,7 +133,8 @@ pub(crate) struct ListTasks {
 }
 
 /// Change a task.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[wymcp::data]
+#[derive(Debug)]
 pub(crate) struct UpdateTask {
     /// The task's id
     #[schemars(range(min = 1))]
@@ -157,7 +161,8 @@ pub(crate) struct UpdateTask {
 }
 
 /// A task by id.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[wymcp::data]
+#[derive(Debug)]
 pub(crate) struct TaskId {
     /// The task's id
     #[schemars(range(min = 1))]
@@ -165,7 +170,8 @@ pub(crate) struct TaskId {
 }
 
 /// One task of a bulk import.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[wymcp::data]
+#[derive(Debug)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ImportItem {
     /// What to do
@@ -184,7 +190,8 @@ pub(crate) struct ImportItem {
 }
 
 /// Import many tasks at once.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[wymcp::data]
+#[derive(Debug)]
 pub(crate) struct ImportTasks {
     /// The tasks, 1 to 1000
     #[schemars(length(min = 1, max = 1000))]
