@@ -5,7 +5,7 @@
 
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::{FnArg, ImplItem, ItemImpl};
+use syn::{FnArg, ImplItem, ItemFn, ItemImpl};
 
 /// The stub `ActionEnum` of a refused derive (an enum without generics only).
 pub(crate) fn action_enum(input: &syn::DeriveInput) -> TokenStream {
@@ -88,4 +88,31 @@ pub(crate) fn impl_block(item: TokenStream, stub: Stub) -> TokenStream {
         }
     };
     quote!(#block #stub)
+}
+
+/// The unit struct a refused `#[wymcp::prompt]` would have made of the function, with a stub
+/// `Prompt`, so that `.prompt(summarize)` adds no "cannot find value" error. A method (a
+/// `self` receiver) or an unreadable item gets none: the function stays where it was.
+pub(crate) fn prompt(item: TokenStream) -> TokenStream {
+    let Ok(function) = syn::parse2::<ItemFn>(item) else {
+        return quote!();
+    };
+    if matches!(function.sig.inputs.first(), Some(FnArg::Receiver(_))) {
+        return quote!();
+    }
+    let ident = &function.sig.ident;
+    let vis = &function.vis;
+    quote! {
+        #[allow(non_camel_case_types, dead_code)]
+        #[derive(Debug, Clone, Copy, Default)]
+        #vis struct #ident;
+
+        impl ::wymcp::prompt::Prompt for #ident {
+            fn name(&self) -> &str { "" }
+            async fn get(&self, _: ::wymcp::prompt::PromptArguments, _: ::wymcp::Context)
+                -> ::core::result::Result<::wymcp::prompt::GetPromptResult, ::wymcp::prompt::PromptError> {
+                ::core::result::Result::Err(::wymcp::prompt::PromptError::Failed(::std::string::String::new()))
+            }
+        }
+    }
 }

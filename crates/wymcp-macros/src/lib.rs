@@ -103,9 +103,14 @@ pub fn plain_tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// `wymcp::prompt::Prompt`. See `wymcp::prompt` for the rules.
 #[proc_macro_attribute]
 pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
-    match prompt::expand(attr.into(), item.into()) {
+    let item = proc_macro2::TokenStream::from(item);
+    match prompt::expand(attr.into(), item.clone()) {
         Ok(tokens) => tokens.into(),
-        Err(error) => error.to_compile_error().into(),
+        Err(error) => {
+            let error = error.to_compile_error();
+            let stub = fallback::prompt(item);
+            quote!(#error #stub).into()
+        }
     }
 }
 

@@ -257,6 +257,9 @@ struct MethodAction<'a> {
     method: &'a syn::Ident,
     params: Vec<Param>,
     output: Span,
+    /// Whether the return type is an answer type (`Result`, `Reply`, ...) rather than the
+    /// success value itself.
+    returns_answer: bool,
     /// The action schema validated at compile time, as JSON (property form).
     schema: Option<Value>,
 }
@@ -264,7 +267,7 @@ struct MethodAction<'a> {
 impl<'a> MethodAction<'a> {
     fn parse(method: &'a ImplItemFn, params: Vec<Param>) -> syn::Result<Self> {
         let sig = &method.sig;
-        let output = check_signature(sig)?;
+        let (output, returns_answer) = check_signature(sig)?;
         let mut contexts = params.iter().filter(|p| matches!(p, Param::Context { .. }));
         if let (Some(_), Some(second)) = (contexts.next(), contexts.next()) {
             return Err(syn::Error::new(
@@ -297,6 +300,7 @@ impl<'a> MethodAction<'a> {
             method: &sig.ident,
             params,
             output,
+            returns_answer,
             schema: None,
         };
         if structs == 0 {
@@ -308,8 +312,13 @@ impl<'a> MethodAction<'a> {
     }
 }
 
-/// An action's signature: `&self` first, not generic, a return type (whose span it gives).
-fn check_signature(sig: &syn::Signature) -> syn::Result<Span> {
+/// The return types an action's answer converts from (`IntoActionResult`); any other is the
+/// success value itself.
+const ANSWER_TYPES: [&str; 4] = ["Result", "ActionResult", "Reply", "Value"];
+
+/// An action's signature: `&self` first, not generic, a return type (whose span it gives,
+/// and whether it is an answer type rather than the value itself).
+fn check_signature(sig: &syn::Signature) -> syn::Result<(Span, bool)> {
     match sig.inputs.first() {
         Some(syn::FnArg::Receiver(r)) if r.reference.is_some() && r.mutability.is_none() => {}
         other => {
@@ -327,10 +336,10 @@ fn check_signature(sig: &syn::Signature) -> syn::Result<Span> {
         ));
     }
     match &sig.output {
-        ReturnType::Type(_, ty) => Ok(ty.span()),
+        ReturnType::Type(_, ty) => Ok((ty.span(), params::is_answer_type(ty, &ANSWER_TYPES))),
         ReturnType::Default => Err(syn::Error::new(
             sig.ident.span(),
-            "an action returns its answer: `-> Result<T, Failure>` (`T: Serialize`), `-> Reply` or `-> ActionResult`",
+            "an action returns its answer: `-> T` or `-> Result<T, Failure>` (`T: Serialize`), `-> Reply` or `-> ActionResult`",
         )),
     }
 }
@@ -456,8 +465,13 @@ impl MethodAction<'_> {
                 }
             }
         }
-        let answer = quote_spanned! {self.output=>
-            ::wymcp::__private::answer(Self::#method(self, #(#args),*).await)
+        let call = quote_spanned!(self.output=> Self::#method(self, #(#args),*).await);
+        let answer = if self.returns_answer {
+            quote_spanned! {self.output=> ::wymcp::__private::answer(#call) }
+        } else {
+            quote_spanned! {self.output=>
+                ::wymcp::__private::answer(::core::result::Result::<_, ::wymcp::Failure>::Ok(#call))
+            }
         };
         quote! {
             #name => {

@@ -278,6 +278,14 @@ pub(crate) fn single_argument<'t>(ty: &'t Type, name: &str) -> Option<&'t Type> 
     }
 }
 
+/// Whether a method's return type is one of the answer types `names` (the last path segment
+/// of a `Result`, `ActionResult`, `Reply`, ...), converted by wymcp's answer traits. Any
+/// other type is the answer itself, a success: the generated call wraps it in
+/// `Ok::<_, Failure>`, so `-> Note` serves `Note` as JSON.
+pub(crate) fn is_answer_type(ty: &Type, names: &[&str]) -> bool {
+    last_segment(ty).is_some_and(|segment| names.iter().any(|name| segment.ident == name))
+}
+
 /// `T` when `ty` is `<name><T, ...>`.
 pub(crate) fn single_or_first_argument<'t>(ty: &'t Type, name: &str) -> Option<&'t Type> {
     let segment = last_segment(ty)?;

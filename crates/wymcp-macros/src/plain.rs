@@ -3,7 +3,8 @@
 //!
 //! The tool's name is the method's, its description the method's doc comment, its input schema
 //! the parameters (as for an action method, without defaults: a plain tool's arguments have
-//! none), its output schema the `JsonSchema` of the `T` the method returns in `Result<T, E>`.
+//! none), its output schema the `JsonSchema` of the `T` the method returns (`-> T` or
+//! `-> Result<T, E>`).
 //! An input schema of standard types is validated here by the runtime's own check.
 
 use proc_macro2::{Span, TokenStream};
@@ -19,6 +20,10 @@ use crate::params::{self, Param, Property};
 
 /// The keys `#[wymcp::plain_tool(...)]` accepts.
 const TOOL_KEYS: [&str; 2] = ["name", "description"];
+
+/// The return types a plain tool's answer converts from (`IntoCallResult`); any other is the
+/// success value itself.
+const ANSWER_TYPES: [&str; 2] = ["Result", "CallResult"];
 
 /// The `PlainTool` methods a same-named, non-async method of the block provides.
 const FORWARDED: [&str; 3] = ["output_schema", "title", "annotations"];
@@ -49,7 +54,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
         (ReturnType::Default, false) => {
             return Err(syn::Error::new(
                 sig.ident.span(),
-                "a plain tool returns its answer: `-> Result<T, Failure>` (`T: Serialize + JsonSchema` gives the output schema), or `-> CallResult`",
+                "a plain tool returns its answer: `-> T` or `-> Result<T, Failure>` (`T: Serialize + JsonSchema` gives the output schema), or `-> CallResult`",
             ));
         }
     };
@@ -236,12 +241,14 @@ fn property_span(params: &[Param], message: &str) -> Option<Span> {
     })
 }
 
-/// `output_schema()` from the `T` of `Result<T, E>`: derived and validated now for a standard
+/// `output_schema()` from the `T` of `-> T` or `-> Result<T, E>`: derived and validated now for a standard
 /// object type (a `String`-keyed map), `T`'s `JsonSchema` for any other; none for a standard
 /// type that is not an object (it is served as text only) or a `CallOutput`.
 fn output_schema(ty: &Type) -> syn::Result<TokenStream> {
-    let Some(ok) = params::single_or_first_argument(ty, "Result") else {
-        return Ok(quote!());
+    let ok = match params::single_or_first_argument(ty, "Result") {
+        Some(ok) => ok,
+        None if params::is_answer_type(ty, &ANSWER_TYPES) => return Ok(quote!()),
+        None => ty,
     };
     let map = quote!(::wymcp::__private::serde_json::Map<::std::string::String, ::wymcp::__private::serde_json::Value>);
     let body = match params::derive_schema(ok) {
@@ -288,12 +295,17 @@ fn run_body(sig: &syn::Signature, params: &[Param]) -> TokenStream {
             }
         }
     }
-    let output = match &sig.output {
-        ReturnType::Type(_, ty) => ty.span(),
-        ReturnType::Default => sig.ident.span(),
+    let (output, returns_answer) = match &sig.output {
+        ReturnType::Type(_, ty) => (ty.span(), params::is_answer_type(ty, &ANSWER_TYPES)),
+        ReturnType::Default => (sig.ident.span(), true),
     };
-    let answer = quote_spanned! {output=>
-        ::wymcp::__private::plain_answer(Self::#method(self, #(#args),*).await)
+    let call = quote_spanned!(output=> Self::#method(self, #(#args),*).await);
+    let answer = if returns_answer {
+        quote_spanned! {output=> ::wymcp::__private::plain_answer(#call) }
+    } else {
+        quote_spanned! {output=>
+            ::wymcp::__private::plain_answer(::core::result::Result::<_, ::wymcp::Failure>::Ok(#call))
+        }
     };
     quote! {
         #[allow(unused_mut)]

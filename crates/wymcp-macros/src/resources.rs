@@ -290,8 +290,12 @@ fn reader(method: &Method) -> TokenStream {
         Some(false) => args.push(quote!(ctx)),
         None => {}
     }
+    let mime_type = match &method.mime_type {
+        Some(m) => quote!(::core::option::Option::Some(#m)),
+        None => quote!(::core::option::Option::None),
+    };
     let answer = quote_spanned! {method.output=>
-        ::wymcp::__private::resource_answer(this.#ident(#(#args),*).await, &uri)
+        ::wymcp::__private::resource_answer(this.#ident(#(#args),*).await, &uri, #mime_type)
     };
     quote! {
         ::wymcp::resource::read_fn(move |uri, vars, ctx| {

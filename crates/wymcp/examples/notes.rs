@@ -21,24 +21,22 @@ impl Notes {
         &self,
         #[wymcp(minLength = 1, maxLength = 500)] text: String,
         #[wymcp(default = [])] tags: Vec<String>,
-    ) -> Result<Note, Failure> {
+    ) -> Note {
         let mut notes = self.0.lock().await;
         let id = notes.last().map_or(1, |n| n.id + 1);
         let note = Note { id, text, tags };
         notes.push(note.clone());
-        Ok(note)
+        note
     }
     /// List the notes, oldest first
     async fn list(
         &self,
         #[wymcp(description = "Only the notes carrying this tag")] tag: Option<String>,
         #[wymcp(default = 20, minimum = 1, maximum = 100)] limit: u32,
-    ) -> Result<Vec<Note>, Failure> {
-        let notes = self.0.lock().await;
-        let tagged = notes
-            .iter()
-            .filter(|n| tag.iter().all(|t| n.tags.contains(t)));
-        Ok(tagged.take(limit as usize).cloned().collect())
+    ) -> Vec<Note> {
+        let mut notes = self.0.lock().await.clone();
+        notes.retain(|n| tag.iter().all(|t| n.tags.contains(t)));
+        notes.into_iter().take(limit as usize).collect()
     }
     /// Delete a note by id
     async fn delete(&self, id: u32) -> Result<Note, Failure> {
@@ -51,12 +49,12 @@ impl Notes {
 #[wymcp::plain_tool]
 impl Notes {
     /// Count the notes carrying each tag
-    async fn tag_counts(&self) -> Result<std::collections::BTreeMap<String, u32>, Failure> {
+    async fn tag_counts(&self) -> std::collections::BTreeMap<String, u32> {
         let mut counts = std::collections::BTreeMap::new();
         for tag in self.0.lock().await.iter().flat_map(|n| &n.tags) {
             *counts.entry(tag.clone()).or_default() += 1;
         }
-        Ok(counts)
+        counts
     }
 }
 

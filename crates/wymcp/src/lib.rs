@@ -149,8 +149,11 @@ pub use wymcp_macros::ActionEnum;
 ///   Schema keywords (`minimum`, `maxLength`, `pattern`, `format`, `enum`, ...) and
 ///   `schema = {...}` go in the same attribute. A parameter of type [`Context`] (or
 ///   `&Context`) receives the call's context instead. Or one struct: `Params(x): Params<T>`.
-/// * **Its answer**: anything [`IntoActionResult`]: a `Result<T: Serialize, E>` whose error
-///   converts into a [`Failure`], a [`Reply`], an [`ActionResult`], a `serde_json::Value`.
+/// * **Its answer**: a `T: Serialize` itself (`-> Note`: always a success), or anything
+///   [`IntoActionResult`]: a `Result<T: Serialize, E>` whose error converts into a
+///   [`Failure`], a [`Reply`], an [`ActionResult`], a `serde_json::Value`. The return type is
+///   read by its name: one whose last segment is `Result`, `ActionResult`, `Reply` or `Value`
+///   is converted, any other is the value answered.
 /// * **The rest of [`ActionTool`]**: a non-async method of the block named `hints`,
 ///   `handle_error`, `output_schema`, `title`, `annotations` or `action_context`, with
 ///   `ActionTool`'s signature, provides it. `hints` and `action_context` may take the action
@@ -212,7 +215,7 @@ pub use wymcp_macros::tool;
 /// `#[wymcp::plain_tool(name = "...", description = "...")]` overrides either. Its input
 /// schema is the method's parameters, as for a [`tool`] action (doc comments, keywords,
 /// `Option` for optional; no defaults: a plain tool's arguments have none), validated while
-/// your crate compiles when their types are standard ones. A method returning
+/// your crate compiles when their types are standard ones. A method returning `T` or
 /// `Result<T, E>` with a struct `T` (deriving `Serialize` and `JsonSchema`, or [`data`]) gets
 /// `T`'s schema as its `outputSchema`, and its answers are served as `structuredContent`
 /// validated against it, with the JSON as text content. A non-async `title`, `annotations`

@@ -1,66 +1,47 @@
 //! The task tracker's resources and prompt: one resource per project
-//! (`tasks://projects/{name}`), and "plan my day".
+//! (`tasks://projects/{name}`, a `#[wymcp::resources]` template), and "plan my day" (a
+//! `Prompt` by hand: it reads the store, which a `#[wymcp::prompt]` function has no way to).
 
 use serde_json::json;
 use wymcp::prompt::{
     GetPromptResult, Prompt, PromptArgument, PromptArguments, PromptError, PromptMessage,
 };
-use wymcp::resource::{ReadResource, ResourceContents, ResourceError, ResourceTemplate, Variables};
+use wymcp::resource::{ResourceError, ResourceTemplate};
 use wymcp::{Content, Context};
 
-use crate::store::{Status, Store, TaskFilter};
+use crate::store::{Status, Store, StoreError, TaskFilter};
 
-/// The URI template of a project's resource.
-pub(crate) const PROJECT_URI: &str = "tasks://projects/{name}";
-
-/// Reads a project and its open tasks as JSON.
-pub(crate) struct ProjectReader {
+/// The projects, one resource each: a project and its open tasks, as JSON.
+#[derive(Clone)]
+pub(crate) struct Projects {
     /// Where the projects live.
     pub(crate) store: Store,
 }
 
-/// The resource template: one resource per project.
-pub(crate) fn project_template(store: Store) -> ResourceTemplate {
-    ResourceTemplate::new(PROJECT_URI, "project", ProjectReader { store })
-        .title("A project and its open tasks")
-        .description(
-            "Read tasks://projects/<name> for a project and its open tasks, most urgent first",
-        )
-        .mime_type("application/json")
+#[wymcp::resources]
+impl Projects {
+    /// Read tasks://projects/<name> for a project and its open tasks, most urgent first
+    #[wymcp(template = "tasks://projects/{name}", mime_type = "application/json")]
+    async fn project(&self, name: String) -> Result<String, ResourceError> {
+        let failed = |e: StoreError| ResourceError::Failed(e.to_string());
+        let project = self.store.project(name.clone()).await.map_err(failed)?;
+        let project = project.ok_or(ResourceError::NotFound)?;
+        let open = TaskFilter {
+            status: Some(Status::Open),
+            project: Some(name),
+            limit: 100,
+            ..TaskFilter::default()
+        };
+        let tasks = self.store.list_tasks(open).await.map_err(failed)?;
+        Ok(json!({"project": project, "open_tasks": tasks}).to_string())
+    }
 }
 
-impl ReadResource for ProjectReader {
-    async fn read(
-        &self,
-        uri: &str,
-        vars: Variables,
-        _ctx: Context,
-    ) -> Result<Vec<ResourceContents>, ResourceError> {
-        let name = vars
-            .get("name")
-            .ok_or_else(|| ResourceError::Invalid("the URI names no project".into()))?
-            .to_owned();
-        let project = self
-            .store
-            .project(name.clone())
-            .await
-            .map_err(|e| ResourceError::Failed(e.to_string()))?
-            .ok_or(ResourceError::NotFound)?;
-        let tasks = self
-            .store
-            .list_tasks(TaskFilter {
-                status: Some(Status::Open),
-                project: Some(name),
-                limit: 100,
-                ..TaskFilter::default()
-            })
-            .await
-            .map_err(|e| ResourceError::Failed(e.to_string()))?;
-        let body = json!({"project": project, "open_tasks": tasks});
-        Ok(vec![
-            ResourceContents::text(uri, body.to_string()).with_mime_type("application/json"),
-        ])
-    }
+/// The resource template: one resource per project.
+pub(crate) fn project_template(store: Store) -> ResourceTemplate {
+    Projects { store }
+        .project_resource()
+        .title("A project and its open tasks")
 }
 
 /// The "plan my day" prompt: today's open tasks, overdue first, and how to plan them.
@@ -113,7 +94,7 @@ impl Prompt for PlanMyDay {
             limit: 50,
             ..TaskFilter::default()
         };
-        let failed = |e: crate::store::StoreError| PromptError::Failed(e.to_string());
+        let failed = |e: StoreError| PromptError::Failed(e.to_string());
         let overdue = self.store.list_tasks(filter(true)).await.map_err(failed)?;
         let open = self.store.list_tasks(filter(false)).await.map_err(failed)?;
         let listing = serde_json::to_string_pretty(&json!({"overdue": overdue, "open": open}))

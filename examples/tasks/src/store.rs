@@ -9,11 +9,12 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rusqlite::{Connection, OptionalExtension, Row, params};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 /// A task's status.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, wymcp::JsonSchema)]
+#[wymcp::data]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum Status {
     /// Still to do.
@@ -32,7 +33,8 @@ impl Status {
 }
 
 /// One item of a task's checklist.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, wymcp::JsonSchema)]
+#[wymcp::data]
+#[derive(Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ChecklistItem {
     /// What to do

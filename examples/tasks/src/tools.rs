@@ -4,18 +4,17 @@
 //!   below are the schema;
 //! * `projects`: an action tool whose actions are a JSON literal (`wymcp::actions!`), checked
 //!   while the crate compiles;
-//! * `search`: a plain tool with its own input schema and an output schema;
+//! * `search`: a plain tool (`#[wymcp::plain_tool]`): its parameters are the input schema,
+//!   the struct it returns the output schema;
 //!
 //! plus a resource per project and the "plan my day" prompt (`resources.rs`).
 //!
 //! [`server`] assembles them; `main.rs` serves it and the tests call it in-process.
 
-use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use wymcp::{
-    ActionEnum, ActionResult, ActionTool, Actions, CallError, CallOutput, CallResult,
-    ConfigurationError, Context, Data, Failure, Hint, JsonSchema, PlainTool, Reply, Server,
-    TypedActionTool,
+    ActionEnum, ActionResult, ActionTool, Actions, ConfigurationError, Context, Data, Failure,
+    Hint, Reply, Server, TypedActionTool,
 };
 
 use wymcp::session::{ClientRequestError, Elicitation};
@@ -62,7 +61,8 @@ fn twenty() -> u32 {
 }
 
 /// Create a task.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[wymcp::data]
+#[derive(Debug)]
 pub(crate) struct CreateTask {
     /// What to do, in a few words
     #[schemars(length(min = 1, max = 200))]
@@ -87,7 +87,8 @@ pub(crate) struct CreateTask {
 }
 
 /// Find one task.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[wymcp::data]
+#[derive(Debug)]
 pub(crate) struct GetTask {
     /// The task's id
     #[schemars(range(min = 1))]
@@ -98,7 +99,8 @@ pub(crate) struct GetTask {
 }
 
 /// Which tasks to list, by status.
-#[derive(Debug, Default, Clone, Copy, Deserialize, JsonSchema)]
+#[wymcp::data]
+#[derive(Debug, Default, Clone, Copy)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum StatusFilter {
     /// Open tasks only.
@@ -111,7 +113,8 @@ pub(crate) enum StatusFilter {
 }
 
 /// List tasks.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[wymcp::data]
+#[derive(Debug)]
 pub(crate) struct ListTasks {
     /// open, done or all
     #[serde(default)]
@@ -130,7 +133,8 @@ pub(crate) struct ListTasks {
 }
 
 /// Change a task.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[wymcp::data]
+#[derive(Debug)]
 pub(crate) struct UpdateTask {
     /// The task's id
     #[schemars(range(min = 1))]
@@ -157,7 +161,8 @@ pub(crate) struct UpdateTask {
 }
 
 /// A task by id.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[wymcp::data]
+#[derive(Debug)]
 pub(crate) struct TaskId {
     /// The task's id
     #[schemars(range(min = 1))]
@@ -165,7 +170,8 @@ pub(crate) struct TaskId {
 }
 
 /// One task of a bulk import.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[wymcp::data]
+#[derive(Debug)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ImportItem {
     /// What to do
@@ -184,7 +190,8 @@ pub(crate) struct ImportItem {
 }
 
 /// Import many tasks at once.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[wymcp::data]
+#[derive(Debug)]
 pub(crate) struct ImportTasks {
     /// The tasks, 1 to 1000
     #[schemars(length(min = 1, max = 1000))]
@@ -573,111 +580,72 @@ impl ActionTool for ProjectsTool {
 // search: a plain tool with an output schema
 // ---------------------------------------------------------------------------------------------
 
+/// One task `search` found.
+#[wymcp::data]
+pub(crate) struct Found {
+    id: i64,
+    title: String,
+    status: Status,
+    priority: u8,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    due: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    project: Option<String>,
+}
+
+/// What `search` answers: its `outputSchema` is this struct's.
+#[wymcp::data]
+pub(crate) struct SearchResults {
+    query: String,
+    count: u32,
+    results: Vec<Found>,
+}
+
 /// The `search` tool.
 pub(crate) struct SearchTool {
     /// Where the tasks live.
     pub(crate) store: Store,
 }
 
-fn object(value: Value) -> Map<String, Value> {
-    match value {
-        Value::Object(map) => map,
-        _ => Map::new(),
-    }
-}
-
-impl PlainTool for SearchTool {
-    fn name(&self) -> &str {
-        "search"
-    }
-
-    fn description(&self) -> &str {
-        "Find tasks whose title, notes or tags contain some text."
-    }
-
-    fn input_schema(&self) -> Map<String, Value> {
-        object(json!({
-            "type": "object",
-            "properties": {
-                "query": {"type": "string", "minLength": 1, "maxLength": 200,
-                          "description": "Text to look for (case-insensitive)"},
-                "include_done": {"type": "boolean",
-                                 "description": "Also search done tasks (default false)"},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 50,
-                          "description": "At most this many results (default 10)"}
-            },
-            "required": ["query"]
-        }))
-    }
-
-    fn output_schema(&self) -> Option<Map<String, Value>> {
-        Some(object(json!({
-            "type": "object",
-            "properties": {
-                "query": {"type": "string"},
-                "count": {"type": "integer", "minimum": 0},
-                "results": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "id": {"type": "integer"},
-                            "title": {"type": "string"},
-                            "status": {"type": "string", "enum": ["open", "done"]},
-                            "priority": {"type": "integer"},
-                            "due": {"type": "string"},
-                            "project": {"type": "string"}
-                        },
-                        "required": ["id", "title", "status", "priority"]
-                    }
-                }
-            },
-            "required": ["query", "count", "results"]
-        })))
+#[wymcp::plain_tool]
+impl SearchTool {
+    /// Find tasks whose title, notes or tags contain some text.
+    async fn search(
+        &self,
+        /// Text to look for (case-insensitive)
+        #[wymcp(minLength = 1, maxLength = 200)]
+        query: String,
+        /// Also search done tasks (default false)
+        include_done: Option<bool>,
+        /// At most this many results (default 10)
+        #[wymcp(minimum = 1, maximum = 50)]
+        limit: Option<u32>,
+    ) -> Result<SearchResults, Failure> {
+        let (include_done, limit) = (include_done.unwrap_or(false), limit.unwrap_or(10));
+        let tasks = self.store.search(query.clone(), include_done, limit).await;
+        let tasks = tasks.map_err(|e| Failure::msg(format!("Search failed: {e}")))?;
+        let results: Vec<Found> = tasks
+            .into_iter()
+            .map(|t| Found {
+                id: t.id,
+                title: t.title,
+                status: t.status,
+                priority: t.priority,
+                due: t.due,
+                project: t.project,
+            })
+            .collect();
+        let count = u32::try_from(results.len()).unwrap_or(u32::MAX);
+        Ok(SearchResults {
+            query,
+            count,
+            results,
+        })
     }
 
     fn annotations(&self) -> Option<Map<String, Value>> {
-        Some(object(
-            json!({"readOnlyHint": true, "openWorldHint": false}),
-        ))
-    }
-
-    async fn run(&self, arguments: Map<String, Value>, _ctx: Context) -> CallResult {
-        let query = arguments
-            .get("query")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned();
-        let include_done = arguments
-            .get("include_done")
-            .and_then(Value::as_bool)
-            .unwrap_or(false);
-        let limit = arguments
-            .get("limit")
-            .and_then(Value::as_u64)
-            .map_or(10, |n| n.min(50) as u32);
-        let tasks = self
-            .store
-            .search(query.clone(), include_done, limit)
-            .await
-            .map_err(|e| CallError::tool(format!("Search failed: {e}")))?;
-        let results: Vec<Value> = tasks
-            .iter()
-            .map(|t| {
-                let mut item = json!({
-                    "id": t.id, "title": t.title, "status": t.status, "priority": t.priority,
-                });
-                if let Some(due) = &t.due {
-                    item["due"] = json!(due);
-                }
-                if let Some(project) = &t.project {
-                    item["project"] = json!(project);
-                }
-                item
-            })
-            .collect();
-        Ok(CallOutput::json(
-            json!({"query": query, "count": results.len(), "results": results}),
-        ))
+        json!({"readOnlyHint": true, "openWorldHint": false})
+            .as_object()
+            .cloned()
     }
 }

@@ -122,11 +122,22 @@ pub(crate) mod support {
         })
     }
 
-    /// The contents of a read, whatever [`IntoContents`] the method returned.
+    /// The contents of a read, whatever [`IntoContents`] the method returned; contents
+    /// without a MIME type get the one the attribute declared (`mime_type = "..."`), so a
+    /// method answering a `String` serves the type the listing announces.
     pub fn resource_answer<R: IntoContents>(
         result: R,
         uri: &str,
+        mime_type: Option<&str>,
     ) -> Result<Vec<ResourceContents>, ResourceError> {
-        result.into_contents(uri)
+        let contents = result.into_contents(uri)?;
+        let Some(mime_type) = mime_type else {
+            return Ok(contents);
+        };
+        let typed = |c: ResourceContents| match c.mime_type() {
+            Some(_) => c,
+            None => c.with_mime_type(mime_type),
+        };
+        Ok(contents.into_iter().map(typed).collect())
     }
 }

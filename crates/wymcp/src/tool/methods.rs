@@ -38,7 +38,7 @@ use crate::tool::{ActionResult, CallError, CallOutput, CallResult, Data, Failure
 /// ```
 #[diagnostic::on_unimplemented(
     message = "an action method cannot return `{Self}`",
-    label = "return a `wymcp::Reply`, a `serde_json::Value`, or a `Result<T, E>` whose `T` is `Serialize` and whose `E` converts into `wymcp::Failure` (any std error, or `Failure::msg(\"...\")`)"
+    label = "return a `T: Serialize` itself, a `wymcp::Reply`, a `serde_json::Value`, or a `Result<T, E>` whose `T` is `Serialize` and whose `E` converts into `wymcp::Failure` (any std error, or `Failure::msg(\"...\")`)"
 )]
 pub trait IntoActionResult {
     /// The action's answer.
@@ -88,7 +88,7 @@ impl<T: Serialize, E: Into<Failure>> IntoActionResult for Result<T, E> {
 /// ```
 #[diagnostic::on_unimplemented(
     message = "a plain tool's method cannot return `{Self}`",
-    label = "return a `Result<T, E>` whose `T` is `Serialize` and whose `E` converts into `wymcp::Failure`, or a `wymcp::CallResult`"
+    label = "return a `T: Serialize` itself, a `Result<T, E>` whose `T` is `Serialize` and whose `E` converts into `wymcp::Failure`, or a `wymcp::CallResult`"
 )]
 pub trait IntoCallResult {
     /// The tool's answer.
