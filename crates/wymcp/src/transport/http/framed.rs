@@ -10,7 +10,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::extract::ConnectInfo;
-use axum::http::{HeaderMap, Request};
+use axum::http::{HeaderMap, HeaderName, Request};
 use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
 use tokio::time::Sleep;
@@ -81,9 +81,12 @@ pub(crate) struct Framed<S> {
 /// Whether a request could open a session (only those need the client's address, for the
 /// sessions per client): one without a session id, outside the stateless era.
 fn may_open_session(headers: &HeaderMap) -> bool {
-    !headers.contains_key("mcp-session-id")
+    // Prepared names: a name given as text is parsed again at every lookup.
+    static SESSION: HeaderName = HeaderName::from_static("mcp-session-id");
+    static VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+    !headers.contains_key(&SESSION)
         && headers
-            .get("mcp-protocol-version")
+            .get(&VERSION)
             .is_none_or(|v| v.as_bytes().trim_ascii() != b"2026-07-28")
 }
 
