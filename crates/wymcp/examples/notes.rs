@@ -1,4 +1,4 @@
-//! A notes server in wymcp's shortest form; `cargo run -p wymcp --example notes` serves stdio.
+//! A notes server in wymcp's shortest form; `cargo run -p wymcp --example notes -- --stdio`.
 use wymcp::{Failure, Resource, Server};
 
 #[wymcp::data]
@@ -76,5 +76,5 @@ pub(crate) fn server() -> Result<Server, wymcp::ConfigurationError> {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    Ok(wymcp::transport::stdio::serve(server()?).await?)
+    Ok(wymcp::run(server()?).await?)
 }
