@@ -24,6 +24,13 @@ pub trait Authenticate: Send + Sync + 'static {
         &'a self,
         headers: &'a HeaderMap,
     ) -> BoxFuture<'a, Result<Identity, AuthRefusal>>;
+
+    /// Told, when the service is built, the `resource` of its protected-resource metadata
+    /// (RFC 9728): a hook checking a token's audience takes it as the audience it expects
+    /// unless it was configured with one. The default ignores it.
+    fn set_resource(&self, resource: &str) {
+        let _ = resource;
+    }
 }
 
 type Verifier = Box<dyn Fn(&str) -> Option<Identity> + Send + Sync>;

@@ -108,6 +108,16 @@ impl StreamableHttpService {
     pub(crate) fn new(builder: StreamableHttp) -> Self {
         let streams = Arc::new(Streams::default());
         let config = builder.config;
+        if let (Some(auth), Some(resource)) = (
+            &builder.auth,
+            config
+                .protected_resource
+                .as_ref()
+                .and_then(|metadata| metadata.get("resource"))
+                .and_then(serde_json::Value::as_str),
+        ) {
+            auth.set_resource(resource);
+        }
         let settings = Settings {
             max_sessions: config.max_sessions,
             session_ttl: config.session_ttl,
