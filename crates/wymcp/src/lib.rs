@@ -99,6 +99,7 @@ pub use protocol::{ProtocolVersion, RpcError};
 pub use resource::{ReadResource, Resource, ResourceContents, ResourceError, ResourceTemplate};
 #[cfg(any(feature = "http", feature = "stdio"))]
 pub use run::{Cli, CliError, Invocation, RunError, Transport, run};
+pub use serve::Identity;
 pub use server::{Server, ServerBuilder, ServerInfo};
 pub use tool::{
     ActionEnum, ActionError, ActionResult, ActionTool, CallError, CallOutput, CallResult, Content,

@@ -102,9 +102,16 @@ impl PlainTool for WhoAmI {
         json!({"type": "object"}).as_object().cloned().unwrap()
     }
     async fn run(&self, _arguments: Map<String, Value>, ctx: Context) -> CallResult {
-        Ok(CallOutput::json(
-            ctx.assigns().get("identity").cloned().unwrap_or_default(),
-        ))
+        let typed = ctx.identity().map(|who| {
+            json!({
+                "subject": who.subject(), "scopes": who.scopes(),
+                "issuer": who.issuer(), "client_id": who.client_id(),
+            })
+        });
+        Ok(CallOutput::json(json!({
+            "typed": typed,
+            "assigned": ctx.assigns().get("identity"),
+        })))
     }
 }
 
@@ -187,38 +194,79 @@ async fn a_valid_token_is_accepted_and_its_claims_are_the_identity() {
     let provider = Provider::start(&[A_JWK], "max-age=300").await;
     let http = serve(jwks_auth(&provider).build().unwrap()).await;
     let token = signed("key-a", A_KEY, &good_claims());
+    let answer = ping(&http, &format!("Bearer {token}")).await;
+    assert_eq!(answer.status, StatusCode::OK);
+    let identity = whoami_after(&http, &token, &token).await;
     assert_eq!(
-        ping(&http, &format!("Bearer {token}")).await.status,
-        StatusCode::OK
+        identity["typed"],
+        json!({"subject": "alice", "scopes": ["tasks:read", "tasks:write"],
+               "issuer": ISSUER, "client_id": "desktop"})
     );
+    assert_eq!(identity["assigned"]["subject"], "alice");
+    assert_eq!(
+        identity["assigned"]["claims"]["scope"],
+        "tasks:read tasks:write"
+    );
+    // The JWKS was fetched once, and kept (max-age=300) for the later requests.
+    assert_eq!(provider.hits(), 1);
+}
+
+/// Opens a session with `opening`; the session id.
+async fn open(http: &Http, opening: &str) -> String {
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
                       "params": {"protocolVersion": "2025-11-25"}});
-    let bearer = format!("Bearer {token}");
+    let bearer = format!("Bearer {opening}");
     let answer = http
         .post_raw(&[("authorization", &bearer)], init.to_string())
         .await;
     assert_eq!(answer.status, StatusCode::OK);
-    let session = answer.header("mcp-session-id").unwrap().to_owned();
+    answer.header("mcp-session-id").unwrap().to_owned()
+}
+
+/// `whoami` called with `calling` in `session`: the answer.
+async fn call_whoami(http: &Http, session: &str, calling: &str) -> Answer {
     let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
                       "params": {"name": "whoami", "arguments": {}}});
-    let answer = http
-        .post_raw(
-            &[
-                ("authorization", &bearer),
-                ("mcp-session-id", &session),
-                ("mcp-protocol-version", "2025-11-25"),
-            ],
-            call.to_string(),
-        )
-        .await;
-    let body = answer.json();
-    let identity: Value =
-        serde_json::from_str(body["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
-    assert_eq!(identity["subject"], "alice");
-    assert_eq!(identity["claims"]["scope"], "tasks:read tasks:write");
-    assert_eq!(identity["claims"]["iss"], ISSUER);
-    // The JWKS was fetched once, and kept (max-age=300) for the later requests.
-    assert_eq!(provider.hits(), 1);
+    let bearer = format!("Bearer {calling}");
+    http.post_raw(
+        &[
+            ("authorization", &bearer),
+            ("mcp-session-id", session),
+            ("mcp-protocol-version", "2025-11-25"),
+        ],
+        call.to_string(),
+    )
+    .await
+}
+
+/// `whoami` in a session opened with `opening`, called with `calling`: what it answered.
+async fn whoami_after(http: &Http, opening: &str, calling: &str) -> Value {
+    let session = open(http, opening).await;
+    let body = call_whoami(http, &session, calling).await.json();
+    serde_json::from_str(body["result"]["content"][0]["text"].as_str().unwrap()).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_context_holds_each_request_s_own_identity_after_a_step_up() {
+    let provider = Provider::start(&[A_JWK], "max-age=300").await;
+    let http = serve(jwks_auth(&provider).build().unwrap()).await;
+    let reader = signed("key-a", A_KEY, &with(&[("scope", json!("tasks:read"))]));
+    let writer = signed(
+        "key-a",
+        A_KEY,
+        &with(&[("scp", json!(["tasks:read", "tasks:write"]))]),
+    );
+    // The session opened with the read-only token; the call presents the stepped-up one.
+    let identity = whoami_after(&http, &reader, &writer).await;
+    assert_eq!(
+        identity["typed"]["scopes"],
+        json!(["tasks:read", "tasks:write"])
+    );
+    // Another subject's valid token cannot use the session.
+    let mallory = signed("key-a", A_KEY, &with(&[("sub", json!("mallory"))]));
+    let session = open(&http, &reader).await;
+    let answer = call_whoami(&http, &session, &mallory).await;
+    assert_eq!(answer.status, StatusCode::NOT_FOUND);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
