@@ -5,6 +5,8 @@ use wymcp_core::schema::InputSchema;
 use wymcp_core::{ValidatedAction, ValidatedActions};
 
 use crate::dispatch::refusal::{Refusal, Target, help_pointer};
+use crate::dispatch::scopes;
+use crate::serve::Identity;
 
 /// The JSON type an argument must have.
 #[derive(Debug, Clone, Copy)]
@@ -80,6 +82,7 @@ pub(crate) fn admit_action<'a>(
     tool: &'a str,
     actions: &'a ValidatedActions,
     arguments: &'a mut Map<String, Value>,
+    identity: Option<&Identity>,
 ) -> Result<(&'a ValidatedAction, Map<String, Value>), Refusal<'a>> {
     check_arguments(arguments, &ACTION_ARGUMENTS, || {
         help_pointer(Some(tool), None)
@@ -93,6 +96,14 @@ pub(crate) fn admit_action<'a>(
         tool,
         action: Some(action.name()),
     };
+    let missing = scopes::missing(action.scopes(), identity);
+    if !missing.is_empty() {
+        return Err(Refusal::InsufficientScope {
+            target,
+            required: action.scopes(),
+            missing,
+        });
+    }
     let digest = action.digest();
     check_required(target, action, &data)?;
     let gate = action.value_gate();

@@ -37,6 +37,16 @@ pub(crate) struct RegisteredTool {
     pub(crate) output: Option<ValueGate>,
 }
 
+impl RegisteredTool {
+    /// The scopes its actions declare (each action's; a plain tool's own).
+    pub(crate) fn declared_scopes(&self) -> Vec<&String> {
+        match &self.kind {
+            Kind::Action { actions, .. } => actions.iter().flat_map(|a| a.scopes()).collect(),
+            Kind::Plain { .. } | Kind::Help => Vec::new(),
+        }
+    }
+}
+
 impl std::fmt::Debug for RegisteredTool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RegisteredTool")

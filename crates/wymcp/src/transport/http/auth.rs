@@ -235,6 +235,23 @@ pub(crate) fn challenge(params: &[(String, String)], error: ChallengeError) -> H
     })
 }
 
+/// The step-up challenge of a call refused for lacking scopes: `Bearer
+/// error="insufficient_scope", scope="<scopes>"` followed by the configured auth-params
+/// (`resource_metadata`, …; a configured `scope` is replaced by the scopes needed).
+pub(crate) fn step_up_challenge(params: &[(String, String)], scopes: &[String]) -> HeaderValue {
+    let mut all = vec![
+        ("error".to_owned(), "insufficient_scope".to_owned()),
+        ("scope".to_owned(), scopes.join(" ")),
+    ];
+    all.extend(
+        params
+            .iter()
+            .filter(|(k, _)| !k.eq_ignore_ascii_case("scope") && !k.eq_ignore_ascii_case("error"))
+            .cloned(),
+    );
+    challenge(&all, ChallengeError::None)
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
