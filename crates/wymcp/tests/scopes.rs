@@ -49,10 +49,32 @@ impl ActionTool for Tasks {
     }
 }
 
+/// A tool all of whose actions need `admin`.
+struct Admin;
+
+impl ActionTool for Admin {
+    fn name(&self) -> &str {
+        "admin"
+    }
+    fn description(&self) -> &str {
+        "Administers the server"
+    }
+    fn actions(&self) -> Actions {
+        Actions::new().action(
+            "purge",
+            ActionSchema::new("Purge everything").scopes(["admin"]),
+        )
+    }
+    async fn run_action(&self, _: &str, _: Data, _: Context) -> ActionResult {
+        Ok(Reply::new(json!({"purged": true})))
+    }
+}
+
 fn server() -> Server {
     Server::builder()
         .name("scoped")
         .tool(Tasks)
+        .tool(Admin)
         .build()
         .unwrap()
 }
@@ -179,8 +201,125 @@ async fn the_protected_resource_metadata_lists_the_declared_scopes() {
     let config = http.service.config();
     assert_eq!(
         config.protected_resource.as_ref().unwrap()["scopes_supported"],
-        json!(["tasks:read", "tasks:write"])
+        json!(["admin", "tasks:read", "tasks:write"])
     );
+}
+
+/// The `tools/list` of `token` in a 2025-11-25 session, and in a 2026-07-28 request.
+async fn lists(http: &Http, token: &str) -> [Value; 2] {
+    let bearer = format!("Bearer {token}");
+    let auth = [("authorization", bearer.as_str())];
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                      "params": {"protocolVersion": "2025-11-25"}});
+    let opened = http.post_raw(&auth, init.to_string()).await;
+    let session = opened.header("mcp-session-id").unwrap().to_owned();
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    let headers = [
+        auth[0],
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let session_era = http.post_raw(&headers, list.to_string()).await.json();
+    let body = request(json!(2), "tools/list", json!({}));
+    let owned = modern_headers(&body);
+    let mut headers = borrowed(&owned);
+    headers.push(("authorization", &bearer));
+    let stateless = http.post_raw(&headers, body.to_string()).await.json();
+    [session_era["result"].clone(), stateless["result"].clone()]
+}
+
+/// Each listed tool's name with its action enum and description lines (`null` for help).
+fn shown(result: &Value) -> Vec<(String, Value, Value)> {
+    let tools = result["tools"].as_array().unwrap();
+    tools
+        .iter()
+        .map(|t| {
+            let action = &t["inputSchema"]["properties"]["action"];
+            let name = t["name"].as_str().unwrap().to_owned();
+            (name, action["enum"].clone(), action["description"].clone())
+        })
+        .collect()
+}
+
+fn names(result: &Value) -> Vec<String> {
+    shown(result).into_iter().map(|(n, _, _)| n).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_principals_see_different_tools_lists_in_both_eras() {
+    let http = serve().await;
+    for result in lists(&http, "reader-token").await {
+        assert_eq!(
+            shown(&result),
+            [
+                (
+                    "tasks".to_owned(),
+                    json!(["about", "list"]),
+                    json!("about: What this tool is\nlist: List the tasks")
+                ),
+                (
+                    "help".to_owned(),
+                    Value::Null,
+                    json!("Action name within that tool (requires tool)")
+                ),
+            ]
+        );
+    }
+    for result in lists(&http, "writer-token").await {
+        assert_eq!(names(&result), ["tasks", "help"]);
+        assert_eq!(shown(&result)[0].1, json!(["about", "create", "list"]));
+    }
+    // Without auth (the testing client, no identity), everything is listed as configured.
+    let all = TestClient::new(server()).list_tools(wymcp::ProtocolVersion::V2025_11_25);
+    assert_eq!(names(&all), ["tasks", "admin", "help"]);
+}
+
+#[tokio::test]
+async fn help_and_refusals_show_only_the_callable_actions() {
+    let client = TestClient::new(server());
+    let ask = |arguments: Value, who: Identity| {
+        let client = &client;
+        async move {
+            let result = client
+                .call_tool_with("help", arguments, |ctx| ctx.identity(who))
+                .await
+                .unwrap();
+            result.json().unwrap().clone()
+        }
+    };
+    let index = ask(json!({}), reader()).await;
+    let tools: Vec<&str> = index["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["tool"].as_str().unwrap())
+        .collect();
+    assert_eq!(tools, ["tasks", "help"]);
+    assert_eq!(
+        index["tools"][0]["actions"],
+        json!(["about: What this tool is", "list: List the tasks"])
+    );
+    let tool = ask(json!({"tool": "tasks"}), reader()).await;
+    let keys: Vec<&String> = tool["actions"].as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["about", "list"]);
+    let hidden = ask(json!({"tool": "tasks", "action": "create"}), reader()).await;
+    assert_eq!(hidden["error"], "unknown_action");
+    assert_eq!(hidden["valid_actions"], json!(["about", "list"]));
+    let admin = ask(json!({"tool": "admin"}), reader()).await;
+    assert_eq!(admin["error"], "unknown_tool");
+    let unknown = client
+        .call_tool_with("tasks", json!({"action": "nope"}), |ctx| {
+            ctx.identity(reader())
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        unknown.json().unwrap()["valid_actions"],
+        json!(["about", "list"])
+    );
+    // The writer's help has the action in full, its scopes included.
+    let create = ask(json!({"tool": "tasks", "action": "create"}), writer()).await;
+    assert_eq!(create["scopes"], json!(["tasks:write"]));
 }
 
 #[tokio::test]

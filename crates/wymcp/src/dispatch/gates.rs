@@ -91,7 +91,7 @@ pub(crate) fn admit_action<'a>(
         Some(Value::Object(map)) => map,
         _ => Map::new(),
     };
-    let action = find_action(tool, actions, arguments)?;
+    let action = find_action(tool, actions, arguments, identity)?;
     let target = Target {
         tool,
         action: Some(action.name()),
@@ -141,18 +141,28 @@ fn find_action<'a>(
     tool: &'a str,
     actions: &'a ValidatedActions,
     arguments: &'a Map<String, Value>,
+    identity: Option<&Identity>,
 ) -> Result<&'a ValidatedAction, Refusal<'a>> {
+    // The refusals list only the actions the caller may call (visibility follows
+    // authorization); a hidden action named exactly is found, and the scope gate answers.
+    let valid = || -> Vec<&'a str> {
+        actions
+            .iter()
+            .filter(|a| scopes::missing(a.scopes(), identity).is_empty())
+            .map(ValidatedAction::name)
+            .collect()
+    };
     let Some(sent) = arguments.get("action") else {
         return Err(Refusal::MissingAction {
             tool,
-            valid: actions.names(),
+            valid: valid(),
         });
     };
     let sent = sent.as_str().unwrap_or_default();
     actions.get(sent).ok_or_else(|| Refusal::UnknownAction {
         tool,
         sent,
-        valid: actions.names(),
+        valid: valid(),
     })
 }
 

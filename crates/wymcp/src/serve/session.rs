@@ -238,7 +238,7 @@ async fn request(
             mark_initialized(core, &record, &id).await?;
             done(json!({}))
         }
-        Method::ToolsList => done(handle.list_tools()),
+        Method::ToolsList => done(handle.list_tools_for(identity)),
         Method::ToolsCall => Ok(Outcome::Call(call::in_session(
             core,
             record,

@@ -11,6 +11,7 @@ use serde_json::{Map, Value, json};
 use crate::context::Context;
 use crate::dispatch::{self, CallToolResult};
 use crate::protocol::{ProtocolVersion, RpcError};
+use crate::serve::Identity;
 use crate::tool::registered::RegisteredTool;
 
 pub use builder::ServerBuilder;
@@ -199,6 +200,12 @@ impl Server {
             .map(|t| t.definition.for_version(version).clone())
             .collect();
         json!({ "tools": tools })
+    }
+
+    /// The `tools/list` result as `identity` sees it: only what it may call (an action tool
+    /// lists the actions whose scopes it holds; a tool with none is left out).
+    pub fn list_tools_for(&self, version: ProtocolVersion, identity: Option<&Identity>) -> Value {
+        crate::tool::visibility::list(&self.inner.tools, version, identity)
     }
 
     /// Calls a tool by name. `arguments` absent or `null` reads as `{}`. When the context

@@ -182,12 +182,4 @@ impl RegisteredTool {
             output: None,
         }
     }
-
-    /// The action summaries (empty for plain tools and help).
-    pub(crate) fn summaries(&self) -> Vec<String> {
-        match &self.kind {
-            Kind::Action { actions, .. } => wymcp_core::action_summaries(actions),
-            _ => Vec::new(),
-        }
-    }
 }
