@@ -438,3 +438,52 @@ async fn typed_actions_declare_scopes_by_attribute() {
         .unwrap();
     assert_eq!(read.json().unwrap()["did"], "Read");
 }
+
+/// A plain tool needing `tasks:read`.
+struct Search;
+
+impl wymcp::PlainTool for Search {
+    fn name(&self) -> &str {
+        "search"
+    }
+    fn description(&self) -> &str {
+        "Searches the tasks"
+    }
+    fn input_schema(&self) -> serde_json::Map<String, Value> {
+        json!({"type": "object", "properties": {"q": {"type": "string"}}})
+            .as_object()
+            .cloned()
+            .unwrap()
+    }
+    fn scopes(&self) -> Vec<String> {
+        vec!["tasks:read".to_owned()]
+    }
+    async fn run(&self, _: serde_json::Map<String, Value>, _: Context) -> wymcp::CallResult {
+        Ok(wymcp::CallOutput::json(json!({"found": []})))
+    }
+}
+
+#[tokio::test]
+async fn a_plain_tool_declaring_scopes_is_hidden_and_refused_without_them() {
+    let server = Server::builder().plain_tool(Search).build().unwrap();
+    assert_eq!(server.declared_scopes(), ["tasks:read"]);
+    let nobody = Identity::new("n");
+    let listed = server.list_tools_for(wymcp::ProtocolVersion::V2025_11_25, Some(&nobody));
+    assert_eq!(names(&listed), ["help"]);
+    let listed = server.list_tools_for(wymcp::ProtocolVersion::V2025_11_25, Some(&reader()));
+    assert_eq!(names(&listed), ["search", "help"]);
+    let client = TestClient::new(server);
+    let refused = client
+        .call_tool_with("search", json!({"q": "x"}), |ctx| ctx.identity(nobody))
+        .await
+        .unwrap();
+    let body = refused.json().unwrap();
+    assert_eq!(body["error"], "insufficient_scope");
+    assert_eq!(body["missing_scopes"], json!(["tasks:read"]));
+    assert!(body.get("action").is_none());
+    let found = client
+        .call_tool_with("search", json!({"q": "x"}), |ctx| ctx.identity(reader()))
+        .await
+        .unwrap();
+    assert!(!found.is_error());
+}

@@ -172,6 +172,13 @@ pub fn validate_actions(actions: &Actions) -> Result<ValidatedActions, Configura
     Ok(ValidatedActions { actions: validated })
 }
 
+/// Validates a list of OAuth scopes (a plain tool's): RFC 6749 scope tokens, each once.
+pub fn validate_scopes(scopes: &[String]) -> Result<Vec<String>, Problem> {
+    let mut schema = Map::new();
+    schema.insert("scopes".into(), Value::from(scopes.to_vec()));
+    fields::scopes(&schema)
+}
+
 /// `related` naming something that is not one of the tool's actions (`names`, sorted).
 pub fn related_offence(related: &[String], names: &[&str]) -> Option<Problem> {
     let unknown: Vec<String> = related

@@ -207,9 +207,19 @@ pub(crate) fn admit_plain<'a>(
     tool: &'a str,
     input: &'a InputSchema,
     digest: &'a Value,
+    required: &'a [String],
     arguments: Map<String, Value>,
+    identity: Option<&Identity>,
 ) -> Result<Map<String, Value>, Refusal<'a>> {
     let target = Target { tool, action: None };
+    let missing = scopes::missing(required, identity);
+    if !missing.is_empty() {
+        return Err(Refusal::InsufficientScope {
+            target,
+            required,
+            missing,
+        });
+    }
     let gate = input.value_gate();
     if let Some(report) = gate.unknown_keys(&arguments) {
         return Err(Refusal::UnknownParams {

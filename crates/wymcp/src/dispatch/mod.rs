@@ -220,7 +220,9 @@ async fn run(
             tool: inner,
             input,
             digest,
-        } => match gates::admit_plain(&tool.name, input, digest, arguments) {
+            scopes,
+        } => match gates::admit_plain(&tool.name, input, digest, scopes, arguments, ctx.identity())
+        {
             Err(refusal) => Outcome::refused(&refusal),
             Ok(arguments) => match inner.run(arguments, ctx).await {
                 Ok(output) => {

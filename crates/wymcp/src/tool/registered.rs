@@ -24,6 +24,8 @@ pub(crate) enum Kind {
         input: InputSchema,
         /// The published input schema, as refusals carry it.
         digest: serde_json::Value,
+        /// The scopes a caller must hold.
+        scopes: Vec<String>,
     },
     Help,
 }
@@ -42,7 +44,8 @@ impl RegisteredTool {
     pub(crate) fn declared_scopes(&self) -> Vec<&String> {
         match &self.kind {
             Kind::Action { actions, .. } => actions.iter().flat_map(|a| a.scopes()).collect(),
-            Kind::Plain { .. } | Kind::Help => Vec::new(),
+            Kind::Plain { scopes, .. } => scopes.iter().collect(),
+            Kind::Help => Vec::new(),
         }
     }
 }
@@ -157,7 +160,10 @@ impl RegisteredTool {
                 .in_callback(Callback::InputSchema)
         })?;
         let published = serde_json::Value::Object(input.published().clone());
+        let scopes = wymcp_core::validate_scopes(&tool.scopes())
+            .map_err(|p| ConfigurationError::new(p).in_tool(d.name.clone()))?;
         let kind = Kind::Plain {
+            scopes,
             tool,
             digest: published.clone(),
             input,

@@ -40,7 +40,10 @@ fn narrowed(tool: &RegisteredTool, identity: Option<&Identity>) -> bool {
                     .iter()
                     .any(|a| !scopes::missing(a.scopes(), identity).is_empty())
         }
-        Kind::Plain { .. } | Kind::Help => false,
+        Kind::Plain {
+            scopes: required, ..
+        } => !scopes::missing(required, identity).is_empty(),
+        Kind::Help => false,
     }
 }
 
@@ -58,6 +61,7 @@ pub(crate) fn definition_for<'a>(
     }
     let shown = callable(tool, identity);
     if shown.is_empty() {
+        // No callable action, or a plain tool whose scopes the caller lacks.
         return None;
     }
     let names: Vec<&str> = shown.iter().map(|a| a.name()).collect();
