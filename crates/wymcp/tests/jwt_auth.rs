@@ -549,3 +549,23 @@ fn identity_reads_scopes_issuer_and_client_from_the_claims() {
     assert_eq!(who.client_id(), Some("cli"));
     assert_eq!(who.issuer(), None);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_without_kid_is_verified_only_by_a_lone_key() {
+    let unnamed = encode(
+        &Header::new(Algorithm::RS256),
+        &good_claims(),
+        &EncodingKey::from_rsa_pem(A_KEY).unwrap(),
+    )
+    .unwrap();
+    let lone = Provider::start(&[A_JWK], "max-age=300").await;
+    let http = serve(jwks_auth(&lone).build().unwrap()).await;
+    let answer = ping(&http, &format!("Bearer {unnamed}")).await;
+    assert_eq!(answer.status, StatusCode::OK);
+    let several = Provider::start(&[A_JWK, B_JWK], "max-age=300").await;
+    let http = serve(jwks_auth(&several).build().unwrap()).await;
+    assert_invalid_token(
+        &ping(&http, &format!("Bearer {unnamed}")).await,
+        "names no key (`kid`)",
+    );
+}

@@ -3,8 +3,8 @@
 //!
 //! What a token must have to be accepted:
 //! * an algorithm in the allowlist (`none` is never one; no HMAC algorithm with a JWKS),
-//!   and a signature that verifies with a key of that algorithm (by its `kid` when it names
-//!   one);
+//!   and a signature that verifies with the key its `kid` names (without a `kid`, the one key
+//!   of that algorithm, when there is only one);
 //! * `iss` equal to a configured issuer;
 //! * `aud` holding a configured audience, by default the `resource` of the server's
 //!   protected-resource metadata (RFC 8707/9728): a token issued for another resource is
@@ -151,6 +151,13 @@ impl JwtAuth {
                 Some(kid) => format!("no key with id {kid:?} verifies {:?}", header.alg),
                 None => format!("no key verifies {:?}", header.alg),
             }));
+        }
+        // Without a `kid`, only a lone key is tried: a forged token cannot make the server try
+        // every key of the set.
+        if header.kid.is_none() && keys.len() > 1 {
+            return Err(refused(
+                "the token names no key (`kid`) and several keys could verify it",
+            ));
         }
         let validation = self.validation(header.alg, &audiences);
         let mut failure = None;
