@@ -23,6 +23,8 @@ pub mod guide_doctests {
     pub struct ResourcesAndPrompts;
     #[doc = include_str!("transports.md")]
     pub struct Transports;
+    #[doc = include_str!("auth.md")]
+    pub struct Auth;
     #[doc = include_str!("subscriptions.md")]
     pub struct Subscriptions;
     #[doc = include_str!("limits.md")]

@@ -95,6 +95,7 @@ fn configuration_md_lists_every_public_builder_method() {
         ("StdioConfig", "The stdio transport", &[][..]),
         ("Cli", "From the command line", &[][..]),
         ("Invocation", "From the command line", &[][..]),
+        ("JwtAuthBuilder", "JWT auth", &[][..]),
     ];
     let mut missing = Vec::new();
     for (ty, heading, constructors) in builders {

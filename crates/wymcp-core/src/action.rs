@@ -2,15 +2,16 @@
 //! tool's actions, in declaration order).
 //!
 //! Both produce the action-schema JSON object of the contract's vocabulary (`description`,
-//! `properties`, `required`, `required_one_of`, `defaults`, `notes`, `related`, `examples`).
+//! `properties`, `required`, `required_one_of`, `defaults`, `notes`, `related`, `examples`,
+//! `scopes`).
 //! Whichever way an action was written (this builder, a JSON literal through
 //! [`Actions::from_value`], or the compile-time macro), it is validated by the one chain in
 //! [`validate`](crate::validate), so every rule holds identically.
 
 use serde_json::{Map, Value};
 
-/// The eight keys of the action-schema vocabulary, in the order messages list them.
-pub const ACTION_SCHEMA_KEYS: [&str; 8] = [
+/// The nine keys of the action-schema vocabulary, in the order messages list them.
+pub const ACTION_SCHEMA_KEYS: [&str; 9] = [
     "description",
     "properties",
     "required",
@@ -19,6 +20,7 @@ pub const ACTION_SCHEMA_KEYS: [&str; 8] = [
     "notes",
     "related",
     "examples",
+    "scopes",
 ];
 
 /// One action's schema, written with a builder.
@@ -105,6 +107,27 @@ impl ActionSchema {
         S: Into<String>,
     {
         self.schema.insert("related".into(), strings(names));
+        self
+    }
+
+    /// The OAuth scopes a caller must hold, all of them, to call (and, by default, to see)
+    /// this action: checked after authentication and before the gates read `data`.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use wymcp_core::ActionSchema;
+    ///
+    /// let create = ActionSchema::new("Create a task")
+    ///     .property("title", json!({"type": "string"}))
+    ///     .scopes(["tasks:write"]);
+    /// assert_eq!(create.to_value()["scopes"], json!(["tasks:write"]));
+    /// ```
+    pub fn scopes<I, S>(mut self, scopes: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.schema.insert("scopes".into(), strings(scopes));
         self
     }
 

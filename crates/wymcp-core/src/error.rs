@@ -66,7 +66,7 @@ pub enum Problem {
     ActionNotObject(String),
     /// An action schema carries keys outside the vocabulary.
     #[error(
-        "unknown action-schema key(s): {}. Known keys: description, properties, required, required_one_of, defaults, notes, related, examples",
+        "unknown action-schema key(s): {}. Known keys: description, properties, required, required_one_of, defaults, notes, related, examples, scopes",
         quoted(.0)
     )]
     UnknownKeys(Vec<String>),
@@ -171,6 +171,12 @@ pub enum Problem {
     /// `related` is not a list of strings.
     #[error("related must be a list of strings, got {0}")]
     RelatedNotList(String),
+    /// `scopes` is not a list of scope tokens (RFC 6749 §3.3: printable ASCII without spaces,
+    /// `"` or `\\`).
+    #[error(
+        "scopes must be a list of OAuth scope tokens (no spaces, quotes or backslashes), got {0}"
+    )]
+    ScopesInvalid(String),
     /// `examples` is not a list of objects.
     #[error("examples must be a list of objects, got {0}")]
     ExamplesNotList(String),

@@ -23,5 +23,5 @@ pub use error::{Callback, ConfigurationError, Problem};
 pub use hint::Hint;
 pub use validate::{
     ValidatedAction, ValidatedActions, action_summaries, related_offence, validate_action,
-    validate_actions,
+    validate_actions, validate_scopes,
 };

@@ -24,6 +24,11 @@ pub(crate) fn forward(ident: &syn::Ident) -> TokenStream {
             quote!(),
             quote!(::core::option::Option<::std::string::String>),
         ),
+        "scopes" => (
+            quote!(),
+            quote!(),
+            quote!(::std::vec::Vec<::std::string::String>),
+        ),
         "action_context" => (
             quote!(action: &str, ctx: &::wymcp::Context),
             quote!(action, ctx),

@@ -52,6 +52,7 @@ pub(crate) fn span_of(root: &Node, error: &ConfigurationError) -> Span {
         }
         Problem::NotesNotString(_) => field("notes").map(Node::span),
         Problem::RelatedNotList(_) => field("related").map(Node::span),
+        Problem::ScopesInvalid(_) => field("scopes").map(Node::span),
         Problem::ExamplesNotList(_) => field("examples").map(Node::span),
         Problem::ExampleRefused { index, .. } => field("examples").map(|e| match e {
             Node::Array(items, span) => items.get(*index).map_or(*span, Node::span),

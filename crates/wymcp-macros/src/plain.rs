@@ -26,7 +26,7 @@ const TOOL_KEYS: [&str; 2] = ["name", "description"];
 const ANSWER_TYPES: [&str; 2] = ["Result", "CallResult"];
 
 /// The `PlainTool` methods a same-named, non-async method of the block provides.
-const FORWARDED: [&str; 3] = ["output_schema", "title", "annotations"];
+const FORWARDED: [&str; 4] = ["output_schema", "title", "annotations", "scopes"];
 
 pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let mut block: ItemImpl = syn::parse2(item)?;

@@ -19,7 +19,14 @@ use crate::json::Node;
 use crate::locate;
 
 /// The keys `#[wymcp(...)]` accepts on a variant.
-const VARIANT_KEYS: [&str; 5] = ["rename", "required_one_of", "notes", "related", "example"];
+const VARIANT_KEYS: [&str; 6] = [
+    "rename",
+    "required_one_of",
+    "notes",
+    "related",
+    "example",
+    "scopes",
+];
 
 pub(crate) fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
     let Data::Enum(data) = &input.data else {
@@ -37,7 +44,7 @@ pub(crate) fn derive(input: DeriveInput) -> syn::Result<TokenStream> {
     if let Some(attr) = input.attrs.iter().find(|a| a.path().is_ident("wymcp")) {
         return Err(syn::Error::new(
             attr.span(),
-            "`#[wymcp(...)]` goes on a variant (rename, required_one_of, notes, related, example), not on the enum",
+            "`#[wymcp(...)]` goes on a variant (rename, required_one_of, notes, related, example, scopes), not on the enum",
         ));
     }
     if data.variants.is_empty() {

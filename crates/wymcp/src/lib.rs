@@ -51,6 +51,7 @@
 //! |---|---|---|
 //! | `http` | on | [`transport::http`] (Streamable HTTP on axum and hyper), `--port`/`--bind` in [`run`] |
 //! | `stdio` | on | [`transport::stdio`], `--stdio` in [`run`] |
+//! | `jwt` | off | `transport::http::JwtAuth`: JWT access tokens verified against static keys or a JWKS URL (jsonwebtoken, reqwest with rustls) |
 //!
 //! Features only add. A stdio-only server builds no HTTP stack:
 //! `wymcp = { version = "0.1", default-features = false, features = ["stdio"] }`. With neither,
@@ -99,6 +100,7 @@ pub use protocol::{ProtocolVersion, RpcError};
 pub use resource::{ReadResource, Resource, ResourceContents, ResourceError, ResourceTemplate};
 #[cfg(any(feature = "http", feature = "stdio"))]
 pub use run::{Cli, CliError, Invocation, RunError, Transport, run};
+pub use serve::Identity;
 pub use server::{Server, ServerBuilder, ServerInfo};
 pub use tool::{
     ActionEnum, ActionError, ActionResult, ActionTool, CallError, CallOutput, CallResult, Content,

@@ -99,7 +99,7 @@ fn accepted_literal(actions: Value) -> Server {
     server
 }
 
-const KNOWN_KEYS: &str = "Known keys: description, properties, required, required_one_of, defaults, notes, related, examples";
+const KNOWN_KEYS: &str = "Known keys: description, properties, required, required_one_of, defaults, notes, related, examples, scopes";
 
 // DEF-1 -------------------------------------------------------------------------------------
 

@@ -6,6 +6,8 @@
 //! cargo run --bin tasks -- --bind 0.0.0.0    # every interface (mind the auth!)
 //! cargo run --bin tasks -- --stdio           # stdio, for clients that spawn servers
 //! cargo run --bin tasks -- --data /tmp/t     # another data directory
+//! cargo run --bin tasks -- --jwks-url https://id.example.com/jwks \
+//!     --issuer https://id.example.com --audience http://127.0.0.1:8080/mcp  # JWT auth
 //! ```
 //!
 //! Tasks live in an SQLite database, `tasks.db` in the data directory: the per-user one
@@ -15,6 +17,7 @@
 //! `--data` are [`wymcp::run`]'s. Everything the program says goes to stderr, so stdout stays
 //! the protocol's under `--stdio`.
 
+mod auth;
 mod resources;
 mod store;
 mod tools;
@@ -22,7 +25,7 @@ mod tools;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use wymcp::Cli;
+use wymcp::{Cli, Transport};
 
 use crate::store::Store;
 
@@ -41,7 +44,33 @@ async fn main() -> ExitCode {
             "DIR",
             "data directory (default $WYMCP_TASKS_DATA, else the per-user data directory)",
         )
+        .option(
+            "--jwks-url",
+            "URL",
+            "accept JWTs signed by the keys of this JWKS (with --issuer, --audience)",
+        )
+        .option(
+            "--issuer",
+            "ISS",
+            "the issuer (`iss`) of the tokens accepted",
+        )
+        .option(
+            "--audience",
+            "AUD",
+            "this server's resource URL, the audience (`aud`) tokens must name",
+        )
         .parse();
+    let auth = match auth::AuthSettings::from_values(
+        cli.value("--jwks-url"),
+        cli.value("--issuer"),
+        cli.value("--audience"),
+    ) {
+        Ok(auth) => auth,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::FAILURE;
+        }
+    };
     let explicit = cli
         .value("--data")
         .map(PathBuf::from)
@@ -74,7 +103,22 @@ async fn main() -> ExitCode {
         let absolute = db.parent().map_or(dir.clone(), Path::to_path_buf);
         cli = cli.forward("--data", absolute.display().to_string());
     }
-    match cli.serve(server).await {
+    let protect = match auth.as_ref().map(auth::AuthSettings::protect).transpose() {
+        Ok(protect) => protect,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let served = match protect {
+        None => cli.serve(server).await,
+        Some(_) if matches!(cli.transport(), Transport::Stdio) => {
+            eprintln!("error: --jwks-url protects the HTTP transport; --stdio takes none");
+            return ExitCode::FAILURE;
+        }
+        Some(protect) => cli.serve_with(server, protect).await,
+    };
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");

@@ -206,30 +206,34 @@ pub(crate) enum TaskAction {
     /// Create a task
     ///
     /// Only the title is required; priority defaults to 3. Answers the stored task with its id.
-    #[wymcp(related = ["update", "complete"])]
+    #[wymcp(related = ["update", "complete"], scopes = ["tasks:write"])]
     #[wymcp(example = {"title": "Renew passport", "due": "2026-12-01T17:00:00Z", "tags": ["admin"],
                        "checklist": [{"text": "Take photos"}, {"text": "Fill in the form"}]})]
     Create(CreateTask),
     /// Get one task by id or by exact title
-    #[wymcp(required_one_of = [["id"], ["title"]])]
+    #[wymcp(required_one_of = [["id"], ["title"]], scopes = ["tasks:read"])]
     #[wymcp(example = {"id": 1})]
     #[wymcp(example = {"title": "Renew passport"})]
     Get(GetTask),
     /// List tasks, most urgent first
-    #[wymcp(related = ["get"])]
+    #[wymcp(related = ["get"], scopes = ["tasks:read"])]
     List(ListTasks),
     /// Change a task's fields; omitted fields stay as they are
+    #[wymcp(scopes = ["tasks:write"])]
     Update(UpdateTask),
     /// Mark a task done
+    #[wymcp(scopes = ["tasks:write"])]
     Complete(TaskId),
     /// Delete a task for good
     ///
     /// When the client supports elicitation, the user is asked to confirm first.
+    #[wymcp(scopes = ["tasks:write"])]
     Delete(TaskId),
     /// Import many tasks in one call, reporting progress
     ///
     /// Tasks are written in batches of 50; a client that sent a progress token receives
     /// `notifications/progress` after each batch.
+    #[wymcp(scopes = ["tasks:write"])]
     Import(ImportTasks),
 }
 
@@ -528,7 +532,8 @@ impl ActionTool for ProjectsTool {
                 },
                 "required": ["name"],
                 "examples": [{"name": "home", "description": "Chores and repairs"}],
-                "related": ["list"]
+                "related": ["list"],
+                "scopes": ["tasks:write"]
             },
             "list": {
                 "description": "List projects with their open task counts",
@@ -536,14 +541,16 @@ impl ActionTool for ProjectsTool {
                     "include_archived": {"type": "boolean",
                                          "description": "Also list archived projects"}
                 },
-                "defaults": {"include_archived": false}
+                "defaults": {"include_archived": false},
+                "scopes": ["tasks:read"]
             },
             "archive": {
                 "description": "Archive a project: it keeps its tasks but takes no new ones",
                 "properties": {
                     "name": {"type": "string", "description": "The project's name"}
                 },
-                "required": ["name"]
+                "required": ["name"],
+                "scopes": ["tasks:write"]
             }
         })
     }
@@ -641,6 +648,10 @@ impl SearchTool {
             count,
             results,
         })
+    }
+
+    fn scopes(&self) -> Vec<String> {
+        vec!["tasks:read".to_owned()]
     }
 
     fn annotations(&self) -> Option<Map<String, Value>> {

@@ -91,6 +91,30 @@ pub(super) fn related(schema: &Map<String, Value>) -> Result<Option<Vec<String>>
     }
 }
 
+/// `scopes`: a list of RFC 6749 scope tokens, when declared (none: the action needs no scope).
+pub(super) fn scopes(schema: &Map<String, Value>) -> Result<Vec<String>, Problem> {
+    let Some(value) = schema.get("scopes") else {
+        return Ok(Vec::new());
+    };
+    let is_token = |s: &String| {
+        !s.is_empty()
+            && s.bytes()
+                .all(|b| b == 0x21 || (0x23..=0x5b).contains(&b) || (0x5d..=0x7e).contains(&b))
+    };
+    match string_list(value) {
+        Some(list) if list.iter().all(is_token) => {
+            let mut unique: Vec<String> = Vec::with_capacity(list.len());
+            for scope in list {
+                if !unique.contains(&scope) {
+                    unique.push(scope);
+                }
+            }
+            Ok(unique)
+        }
+        _ => Err(Problem::ScopesInvalid(render(value))),
+    }
+}
+
 /// `examples`: a list of objects, when declared (checked against the gates once compiled).
 pub(super) fn examples(schema: &Map<String, Value>) -> Result<Option<Vec<Value>>, Problem> {
     match schema.get("examples") {

@@ -5,7 +5,7 @@
 //!
 //! A key outside the vocabulary ([`ACTION_SCHEMA_KEYS`]) is refused; a key inside it reaches a
 //! check. The checks run in a fixed order (name, vocabulary, description, properties, required,
-//! required_one_of, defaults, notes, related, examples, then the JSON Schema build and the
+//! required_one_of, defaults, notes, related, examples, scopes, then the JSON Schema build and the
 //! defaults against it), and the first refusal is reported. What passes is a
 //! [`ValidatedAction`]: the only way to obtain one, so an unvalidated schema cannot be served.
 
@@ -35,6 +35,7 @@ pub struct ValidatedAction {
     notes: Option<String>,
     related: Option<Vec<String>>,
     examples: Option<Vec<Value>>,
+    scopes: Vec<String>,
     gate: ValueGate,
     rendered: Map<String, Value>,
     digest: Value,
@@ -76,6 +77,11 @@ impl ValidatedAction {
     /// The example payloads, when declared.
     pub fn examples(&self) -> Option<&[Value]> {
         self.examples.as_deref()
+    }
+    /// The OAuth scopes a caller must hold (all of them) to call this action; empty when it
+    /// needs none.
+    pub fn scopes(&self) -> &[String] {
+        &self.scopes
     }
     /// The compiled value gate.
     pub fn value_gate(&self) -> &ValueGate {
@@ -166,6 +172,13 @@ pub fn validate_actions(actions: &Actions) -> Result<ValidatedActions, Configura
     Ok(ValidatedActions { actions: validated })
 }
 
+/// Validates a list of OAuth scopes (a plain tool's): RFC 6749 scope tokens, each once.
+pub fn validate_scopes(scopes: &[String]) -> Result<Vec<String>, Problem> {
+    let mut schema = Map::new();
+    schema.insert("scopes".into(), Value::from(scopes.to_vec()));
+    fields::scopes(&schema)
+}
+
 /// `related` naming something that is not one of the tool's actions (`names`, sorted).
 pub fn related_offence(related: &[String], names: &[&str]) -> Option<Problem> {
     let unknown: Vec<String> = related
@@ -192,6 +205,7 @@ pub fn validate_action(name: &str, schema: &Value) -> Result<ValidatedAction, Pr
     let notes = fields::notes(schema)?;
     let related = fields::related(schema)?;
     let examples = fields::examples(schema)?;
+    let scopes = fields::scopes(schema)?;
     let gate = ValueGate::for_properties(&properties).map_err(Problem::SchemaBuild)?;
     if let Some(defaults) = &defaults {
         fields::default_values(defaults, &properties, &gate)?;
@@ -218,6 +232,7 @@ pub fn validate_action(name: &str, schema: &Value) -> Result<ValidatedAction, Pr
         notes,
         related,
         examples,
+        scopes,
         gate,
         rendered: Map::new(),
         digest: Value::Null,

@@ -48,6 +48,9 @@ fn rendered(action: &ValidatedAction, published: &Map<String, Value>) -> Map<Str
     if let Some(e) = &action.examples {
         rendered.insert("examples".into(), Value::Array(e.clone()));
     }
+    if !action.scopes.is_empty() {
+        rendered.insert("scopes".into(), strings(&action.scopes));
+    }
     rendered
 }
 

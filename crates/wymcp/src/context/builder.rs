@@ -8,6 +8,7 @@ use tokio_util::sync::CancellationToken;
 use super::{Context, Inner, ProgressState};
 use crate::mrtr::Round;
 use crate::protocol::{LogLevel, ProtocolVersion};
+use crate::serve::Identity;
 use crate::session::{Notifier, SessionHandle};
 
 /// Builds a [`Context`].
@@ -29,6 +30,7 @@ pub struct ContextBuilder {
     pub(super) stream_closer: Option<CancellationToken>,
     pub(super) log_level: Option<LogLevel>,
     pub(super) input: Option<Arc<Round>>,
+    pub(super) identity: Option<Arc<Identity>>,
 }
 
 impl ContextBuilder {
@@ -114,6 +116,23 @@ impl ContextBuilder {
         self.input = Some(round);
         self
     }
+    /// Who the caller is, as the transport authenticated it ([`Context::identity`]).
+    ///
+    /// ```
+    /// use wymcp::{Context, Identity};
+    /// use serde_json::json;
+    ///
+    /// let ctx = Context::builder()
+    ///     .identity(Identity::new("alice").claim("scope", json!("tasks:read")))
+    ///     .build();
+    /// let who = ctx.identity().unwrap();
+    /// assert_eq!(who.subject(), "alice");
+    /// assert!(who.has_scope("tasks:read"));
+    /// ```
+    pub fn identity(mut self, identity: impl Into<Arc<Identity>>) -> Self {
+        self.identity = Some(identity.into());
+        self
+    }
     /// The context.
     pub fn build(self) -> Context {
         Context {
@@ -133,6 +152,7 @@ impl ContextBuilder {
                 log_level: self.log_level,
                 required_capabilities: Mutex::new(None),
                 input: self.input,
+                identity: self.identity,
                 request_state: Mutex::new(None),
             }),
         }

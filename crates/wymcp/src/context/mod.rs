@@ -59,6 +59,8 @@ struct Inner {
     /// Stateless era: the call's multi round-trip input round (`tools/call`, `prompts/get`,
     /// `resources/read`).
     input: Option<Arc<Round>>,
+    /// The caller, as the transport authenticated it.
+    identity: Option<Arc<crate::serve::Identity>>,
     /// The tool's own request state when the call has no input round.
     request_state: Mutex<Option<Value>>,
 }
@@ -92,7 +94,16 @@ impl Context {
             stream_closer: None,
             log_level: None,
             input: None,
+            identity: None,
         }
+    }
+
+    /// Who the caller is, when the transport authenticated it: the identity of this very
+    /// request's credentials (subject, scopes, issuer, client id, claims). In the session era
+    /// a later request of the session may present a token with other scopes (after a step-up);
+    /// this is that request's. The assigns keep the JSON form under `"identity"`.
+    pub fn identity(&self) -> Option<&crate::serve::Identity> {
+        self.inner.identity.as_deref()
     }
 
     /// The JSON-RPC id of the request being served, when there is one.

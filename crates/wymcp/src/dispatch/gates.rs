@@ -5,6 +5,8 @@ use wymcp_core::schema::InputSchema;
 use wymcp_core::{ValidatedAction, ValidatedActions};
 
 use crate::dispatch::refusal::{Refusal, Target, help_pointer};
+use crate::dispatch::scopes;
+use crate::serve::Identity;
 
 /// The JSON type an argument must have.
 #[derive(Debug, Clone, Copy)]
@@ -80,6 +82,7 @@ pub(crate) fn admit_action<'a>(
     tool: &'a str,
     actions: &'a ValidatedActions,
     arguments: &'a mut Map<String, Value>,
+    identity: Option<&Identity>,
 ) -> Result<(&'a ValidatedAction, Map<String, Value>), Refusal<'a>> {
     check_arguments(arguments, &ACTION_ARGUMENTS, || {
         help_pointer(Some(tool), None)
@@ -88,11 +91,19 @@ pub(crate) fn admit_action<'a>(
         Some(Value::Object(map)) => map,
         _ => Map::new(),
     };
-    let action = find_action(tool, actions, arguments)?;
+    let action = find_action(tool, actions, arguments, identity)?;
     let target = Target {
         tool,
         action: Some(action.name()),
     };
+    let missing = scopes::missing(action.scopes(), identity);
+    if !missing.is_empty() {
+        return Err(Refusal::InsufficientScope {
+            target,
+            required: action.scopes(),
+            missing,
+        });
+    }
     let digest = action.digest();
     check_required(target, action, &data)?;
     let gate = action.value_gate();
@@ -130,18 +141,28 @@ fn find_action<'a>(
     tool: &'a str,
     actions: &'a ValidatedActions,
     arguments: &'a Map<String, Value>,
+    identity: Option<&Identity>,
 ) -> Result<&'a ValidatedAction, Refusal<'a>> {
+    // The refusals list only the actions the caller may call (visibility follows
+    // authorization); a hidden action named exactly is found, and the scope gate answers.
+    let valid = || -> Vec<&'a str> {
+        actions
+            .iter()
+            .filter(|a| scopes::missing(a.scopes(), identity).is_empty())
+            .map(ValidatedAction::name)
+            .collect()
+    };
     let Some(sent) = arguments.get("action") else {
         return Err(Refusal::MissingAction {
             tool,
-            valid: actions.names(),
+            valid: valid(),
         });
     };
     let sent = sent.as_str().unwrap_or_default();
     actions.get(sent).ok_or_else(|| Refusal::UnknownAction {
         tool,
         sent,
-        valid: actions.names(),
+        valid: valid(),
     })
 }
 
@@ -186,9 +207,19 @@ pub(crate) fn admit_plain<'a>(
     tool: &'a str,
     input: &'a InputSchema,
     digest: &'a Value,
+    required: &'a [String],
     arguments: Map<String, Value>,
+    identity: Option<&Identity>,
 ) -> Result<Map<String, Value>, Refusal<'a>> {
     let target = Target { tool, action: None };
+    let missing = scopes::missing(required, identity);
+    if !missing.is_empty() {
+        return Err(Refusal::InsufficientScope {
+            target,
+            required,
+            missing,
+        });
+    }
     let gate = input.value_gate();
     if let Some(report) = gate.unknown_keys(&arguments) {
         return Err(Refusal::UnknownParams {

@@ -1,5 +1,6 @@
 //! The injected `help` tool: an index, a tool, or one action in full, answered from the
-//! session's effective tool list, with dispatch's own argument gates and refusal builders.
+//! session's effective tool list as the caller sees it (only what it may call), with
+//! dispatch's own argument gates and refusal builders.
 
 use std::sync::Arc;
 
@@ -9,7 +10,9 @@ use super::Outcome;
 use super::gates::{ArgType, Vocabulary, check_arguments};
 use super::refusal::{Refusal, help_pointer};
 use crate::context::Context;
+use crate::serve::Identity;
 use crate::tool::registered::{Kind, RegisteredTool};
+use crate::tool::visibility::{callable, sees};
 use crate::tool::{Content, ErrorKind};
 
 /// Help's arguments: `tool` and `action`, both strings (read from its hand-written schema).
@@ -34,7 +37,13 @@ pub(crate) fn answer(
         (Some(_), None) => "tool",
         (None, None) => "index",
     };
-    let result = resolve(tools, tool, action, ctx);
+    let identity = ctx.identity();
+    let seen: Vec<Arc<RegisteredTool>> = tools
+        .iter()
+        .filter(|t| sees(t, identity))
+        .cloned()
+        .collect();
+    let result = resolve(&seen, tool, action, ctx);
     tracing::debug!(
         name: "wymcp.help.called",
         tool = tool.map(wymcp_core::bound::echo),
@@ -75,7 +84,7 @@ fn resolve(
             }
             .payload());
         }
-        return Ok(index(tools));
+        return Ok(index(tools, ctx.identity()));
     };
     let Some(target) = tools.iter().find(|t| t.name == tool_name) else {
         return Err(Refusal::UnknownTool {
@@ -85,21 +94,26 @@ fn resolve(
         .payload());
     };
     match action {
-        None => Ok(tool_level(target)),
+        None => Ok(tool_level(target, ctx.identity())),
         Some(action) => action_level(target, action, ctx),
     }
 }
 
-/// `help {}`: every tool with its description and action summaries.
-pub(crate) fn index(tools: &[Arc<RegisteredTool>]) -> Value {
+/// `help {}`: every tool with its description and the summaries of the actions `identity`
+/// may call.
+fn index(tools: &[Arc<RegisteredTool>], identity: Option<&Identity>) -> Value {
     let entries: Vec<Value> = tools
         .iter()
-        .map(|t| json!({"tool": t.name, "description": t.description, "actions": t.summaries()}))
+        .map(|t| {
+            let summaries: Vec<String> =
+                callable(t, identity).iter().map(|a| a.summary()).collect();
+            json!({"tool": t.name, "description": t.description, "actions": summaries})
+        })
         .collect();
     json!({ "tools": entries })
 }
 
-fn tool_level(tool: &RegisteredTool) -> Value {
+fn tool_level(tool: &RegisteredTool, identity: Option<&Identity>) -> Value {
     let mut body = Map::new();
     body.insert("tool".into(), Value::String(tool.name.clone()));
     body.insert(
@@ -108,8 +122,8 @@ fn tool_level(tool: &RegisteredTool) -> Value {
     );
     let mut actions = Map::new();
     match &tool.kind {
-        Kind::Action { actions: list, .. } => {
-            for action in list.iter() {
+        Kind::Action { .. } => {
+            for action in callable(tool, identity) {
                 actions.insert(
                     action.name().to_owned(),
                     Value::Object(action.rendered().clone()),
@@ -130,17 +144,23 @@ fn action_level(tool: &RegisteredTool, action: &str, ctx: &Context) -> Result<Va
         Kind::Action {
             tool: inner,
             actions,
-        } => match actions.get(action) {
-            Some(found) => (inner, found),
-            None => {
-                return Err(Refusal::UnknownAction {
-                    tool: &tool.name,
-                    sent: action,
-                    valid: actions.names(),
+        } => {
+            let shown = callable(tool, ctx.identity());
+            match actions
+                .get(action)
+                .filter(|a| shown.iter().any(|s| s.name() == a.name()))
+            {
+                Some(found) => (inner, found),
+                None => {
+                    return Err(Refusal::UnknownAction {
+                        tool: &tool.name,
+                        sent: action,
+                        valid: shown.iter().map(|a| a.name()).collect(),
+                    }
+                    .payload());
                 }
-                .payload());
             }
-        },
+        }
         _ => {
             return Err(Refusal::UnknownAction {
                 tool: &tool.name,

@@ -6,6 +6,7 @@ pub(crate) mod gates;
 mod help;
 pub(crate) mod refusal;
 mod result;
+pub(crate) mod scopes;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -34,12 +35,23 @@ pub(crate) enum Outcome {
         content: Vec<Content>,
         kind: ErrorKind,
     },
+    /// The scope gate refused: the caller lacks `scopes`.
+    Forbidden {
+        content: Vec<Content>,
+        scopes: Vec<String>,
+    },
 }
 
 impl Outcome {
     #[cold]
     #[inline(never)]
     pub(crate) fn refused(refusal: &refusal::Refusal<'_>) -> Self {
+        if let refusal::Refusal::InsufficientScope { required, .. } = refusal {
+            return Outcome::Forbidden {
+                content: vec![Content::json(&refusal.payload())],
+                scopes: required.to_vec(),
+            };
+        }
         Outcome::Err {
             content: vec![Content::json(&refusal.payload())],
             kind: ErrorKind::Dispatch,
@@ -160,6 +172,7 @@ fn faulted(
         is_error: true,
         structured: None,
         error_kind: None,
+        scopes_needed: None,
     }
 }
 
@@ -188,6 +201,7 @@ pub(crate) fn timed_out(tool: &str, timeout: std::time::Duration) -> CallToolRes
         is_error: true,
         structured: None,
         error_kind: None,
+        scopes_needed: None,
     }
 }
 
@@ -204,7 +218,9 @@ async fn run(
             tool: inner,
             actions,
         } => {
-            let (action, data) = match gates::admit_action(&tool.name, actions, &mut arguments) {
+            let identity = ctx.identity();
+            let admitted = gates::admit_action(&tool.name, actions, &mut arguments, identity);
+            let (action, data) = match admitted {
                 Ok(admitted) => admitted,
                 Err(refusal) => return Outcome::refused(&refusal),
             };
@@ -214,7 +230,9 @@ async fn run(
             tool: inner,
             input,
             digest,
-        } => match gates::admit_plain(&tool.name, input, digest, arguments) {
+            scopes,
+        } => match gates::admit_plain(&tool.name, input, digest, scopes, arguments, ctx.identity())
+        {
             Err(refusal) => Outcome::refused(&refusal),
             Ok(arguments) => match inner.run(arguments, ctx).await {
                 Ok(output) => {
@@ -333,11 +351,19 @@ fn merge(value: Value, extra: Map<String, Value>) -> Value {
 /// Attaches validated structured content and builds the result.
 fn finish(tool: &RegisteredTool, outcome: Outcome) -> CallToolResult {
     match outcome {
+        Outcome::Forbidden { content, scopes } => CallToolResult {
+            content,
+            is_error: true,
+            structured: None,
+            error_kind: Some(ErrorKind::Dispatch),
+            scopes_needed: Some(scopes),
+        },
         Outcome::Err { content, kind } => CallToolResult {
             content,
             is_error: true,
             structured: None,
             error_kind: Some(kind),
+            scopes_needed: None,
         },
         Outcome::Ok {
             content,
@@ -371,6 +397,7 @@ fn finish(tool: &RegisteredTool, outcome: Outcome) -> CallToolResult {
                 is_error: false,
                 structured,
                 error_kind: None,
+                scopes_needed: None,
             }
         }
     }

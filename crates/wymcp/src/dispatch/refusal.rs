@@ -89,6 +89,12 @@ pub(crate) enum Refusal<'a> {
         report: InvalidValues,
         digest: &'a Value,
     },
+    /// The scope gate: the caller's credentials lack scopes the action or tool declares.
+    InsufficientScope {
+        target: Target<'a>,
+        required: &'a [String],
+        missing: Vec<&'a str>,
+    },
     /// Help: an action without a tool.
     MissingTool {
         action: &'a str,
@@ -112,6 +118,7 @@ impl Refusal<'_> {
             Refusal::InvalidValues { .. } => "invalid_values",
             Refusal::MissingTool { .. } => "missing_tool",
             Refusal::UnknownTool { .. } => "unknown_tool",
+            Refusal::InsufficientScope { .. } => "insufficient_scope",
         }
     }
 
@@ -127,6 +134,11 @@ impl Refusal<'_> {
                 self.action_fields(&mut p);
             }
             Refusal::MissingTool { .. } | Refusal::UnknownTool { .. } => self.tool_fields(&mut p),
+            Refusal::InsufficientScope {
+                target,
+                required,
+                missing,
+            } => scope_fields(&mut p, target, required, missing),
             _ => self.data_fields(&mut p),
         }
         Value::Object(p)
@@ -297,6 +309,28 @@ impl Refusal<'_> {
             _ => {}
         }
     }
+}
+
+/// `insufficient_scope`: what the call needs, what the caller lacks, and what to do.
+fn scope_fields(
+    p: &mut Map<String, Value>,
+    target: &Target<'_>,
+    required: &[String],
+    missing: &[&str],
+) {
+    p.insert(
+        "message".into(),
+        Value::String(format!(
+            "The caller's credentials lack the scope(s) {} that {} of tool '{}' needs. \
+             Authorize again with these scopes, then retry.",
+            missing.join(", "),
+            target.subject(),
+            target.tool
+        )),
+    );
+    p.insert("required_scopes".into(), json!(required));
+    p.insert("missing_scopes".into(), json!(missing));
+    target.insert_action(p);
 }
 
 /// `invalid_values`: each invalid path with its problems (the whole data shown as `(data)`).

@@ -14,6 +14,9 @@ pub struct CallToolResult {
     pub(crate) is_error: bool,
     pub(crate) structured: Option<Value>,
     pub(crate) error_kind: Option<ErrorKind>,
+    /// The scopes the caller lacked, when the call was refused for them (HTTP answers 403
+    /// with the step-up challenge naming them).
+    pub(crate) scopes_needed: Option<Vec<String>>,
 }
 
 impl CallToolResult {
@@ -35,6 +38,12 @@ impl CallToolResult {
     /// How an error was classified (`None` for success and for faults).
     pub fn error_kind(&self) -> Option<ErrorKind> {
         self.error_kind
+    }
+
+    /// The scopes the call needs and the caller's credentials lack, when it was refused for
+    /// them (`insufficient_scope`).
+    pub fn scopes_needed(&self) -> Option<&[String]> {
+        self.scopes_needed.as_deref()
     }
 
     /// The first content item's text, when it is a text item.
@@ -192,6 +201,7 @@ mod tests {
                     is_error,
                     structured: structured.clone(),
                     error_kind: None,
+                    scopes_needed: None,
                 };
                 for version in [
                     ProtocolVersion::V2025_03_26,

@@ -231,7 +231,10 @@ impl Invocation {
         log::install(self.quiet);
         match self.transport {
             #[cfg(feature = "http")]
-            Transport::Http { bind, port } => self.serve_http(server, (bind, port).into()).await,
+            Transport::Http { bind, port } => {
+                self.serve_http(server, (bind, port).into(), |http| http)
+                    .await
+            }
             #[cfg(feature = "stdio")]
             Transport::Stdio => {
                 eprint!("{}", banner::stdio(&self));
@@ -248,10 +251,53 @@ impl Invocation {
         }
     }
 
+    /// [`serve`](Self::serve), the Streamable HTTP settings adjusted by `configure` first (an
+    /// auth hook, protected-resource metadata, …); over stdio `configure` is not used.
+    ///
+    /// ```no_run
+    /// use wymcp::transport::http::BearerAuth;
+    /// use wymcp::{Cli, Identity, Server};
+    ///
+    /// # async fn run() -> Result<(), wymcp::RunError> {
+    /// let server = Server::builder().name("demo").build().expect("valid");
+    /// Cli::new("demo")
+    ///     .parse()
+    ///     .serve_with(server, |http| {
+    ///         http.auth(BearerAuth::new().token("dev-token", Identity::new("dev")))
+    ///     })
+    ///     .await
+    /// # }
+    /// ```
     #[cfg(feature = "http")]
-    async fn serve_http(self, server: Server, addr: SocketAddr) -> Result<(), RunError> {
+    pub async fn serve_with(
+        self,
+        server: Server,
+        configure: impl FnOnce(
+            crate::transport::http::StreamableHttp,
+        ) -> crate::transport::http::StreamableHttp,
+    ) -> Result<(), RunError> {
+        log::install(self.quiet);
+        match self.transport {
+            Transport::Http { bind, port } => {
+                self.serve_http(server, (bind, port).into(), configure)
+                    .await
+            }
+            #[allow(unreachable_patterns)]
+            _ => self.serve(server).await,
+        }
+    }
+
+    #[cfg(feature = "http")]
+    async fn serve_http(
+        self,
+        server: Server,
+        addr: SocketAddr,
+        configure: impl FnOnce(
+            crate::transport::http::StreamableHttp,
+        ) -> crate::transport::http::StreamableHttp,
+    ) -> Result<(), RunError> {
         use crate::transport::http::{HttpServer, StreamableHttp};
-        let http = HttpServer::bind(addr, StreamableHttp::builder(server))
+        let http = HttpServer::bind(addr, configure(StreamableHttp::builder(server)))
             .await
             .map_err(|source| RunError::Listen { addr, source })?;
         let local = http.local_addr().map_err(RunError::Serve)?;

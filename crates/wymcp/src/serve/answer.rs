@@ -45,6 +45,16 @@ impl Answer {
         }
     }
 
+    /// The scopes a `tools/call` was refused for lacking (`insufficient_scope`), if it was.
+    pub(crate) fn scopes_needed(&self) -> Option<&[String]> {
+        match self {
+            Answer::Call { result, .. } | Answer::Stateless { result, .. } => {
+                result.scopes_needed()
+            }
+            Answer::Message(_) => None,
+        }
+    }
+
     /// The message as one line of text (stdio, SSE).
     pub(crate) fn into_text(self) -> String {
         match self {
@@ -105,6 +115,7 @@ mod tests {
                 is_error: false,
                 structured: None,
                 error_kind: None,
+                scopes_needed: None,
             },
             version: ProtocolVersion::V2025_11_25,
         };

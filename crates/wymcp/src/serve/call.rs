@@ -240,14 +240,17 @@ pub(super) fn in_session(
     handle: SessionHandle,
     id: Value,
     params: Option<Value>,
-    related: Related,
+    (related, identity): (Related, Option<&super::Identity>),
 ) -> Result<Call, Refusal> {
     let max = core.server().limits().max_calls_per_session;
     let Some((registration, token)) = handle.start_call(&id, max) else {
         return Err(Refusal::too_many_calls(id, max));
     };
     let assigns = core.live().assigns(&record);
-    let ctx = session_context(&record, &handle, &id, params.as_ref(), assigns.clone());
+    let mut ctx = session_context(&record, &handle, &id, params.as_ref(), assigns.clone());
+    if let Some(identity) = identity {
+        ctx = ctx.identity(identity.clone());
+    }
     let core = core.clone();
     Ok(Call::new(
         ctx,

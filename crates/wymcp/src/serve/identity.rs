@@ -41,6 +41,60 @@ impl Identity {
         &self.claims
     }
 
+    /// The issuer: the `iss` claim.
+    ///
+    /// ```
+    /// use wymcp::transport::http::Identity;
+    /// use serde_json::json;
+    ///
+    /// let who = Identity::new("alice").claim("iss", json!("https://id.example.com"));
+    /// assert_eq!(who.issuer(), Some("https://id.example.com"));
+    /// ```
+    pub fn issuer(&self) -> Option<&str> {
+        self.claims.get("iss").and_then(Value::as_str)
+    }
+
+    /// The OAuth client the token was issued to: the `client_id` claim (RFC 9068), else `azp`.
+    ///
+    /// ```
+    /// use wymcp::transport::http::Identity;
+    /// use serde_json::json;
+    ///
+    /// let who = Identity::new("alice").claim("azp", json!("desktop-app"));
+    /// assert_eq!(who.client_id(), Some("desktop-app"));
+    /// ```
+    pub fn client_id(&self) -> Option<&str> {
+        ["client_id", "azp"]
+            .iter()
+            .find_map(|key| self.claims.get(*key).and_then(Value::as_str))
+    }
+
+    /// The scopes granted: the `scope` claim (space-separated, RFC 8693/9068) or, without it,
+    /// `scp` (a string or an array of strings, as Entra and Okta issue it).
+    ///
+    /// ```
+    /// use wymcp::transport::http::Identity;
+    /// use serde_json::json;
+    ///
+    /// let who = Identity::new("alice").claim("scope", json!("tasks:read tasks:write"));
+    /// assert_eq!(who.scopes(), ["tasks:read", "tasks:write"]);
+    /// let who = Identity::new("bob").claim("scp", json!(["tasks:read"]));
+    /// assert!(who.has_scope("tasks:read") && !who.has_scope("tasks:write"));
+    /// ```
+    pub fn scopes(&self) -> Vec<&str> {
+        let claim = self.claims.get("scope").or_else(|| self.claims.get("scp"));
+        match claim {
+            Some(Value::String(joined)) => joined.split_ascii_whitespace().collect(),
+            Some(Value::Array(items)) => items.iter().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Whether [`scopes`](Self::scopes) holds `scope`.
+    pub fn has_scope(&self, scope: &str) -> bool {
+        self.scopes().contains(&scope)
+    }
+
     /// `{"subject": …, "claims": {…}}`, as tools see it.
     pub fn to_value(&self) -> Value {
         json!({ "subject": self.subject, "claims": self.claims })

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::call;
-use super::{Answer, Core, Inbound, Outcome, Refusal, Related};
+use super::{Answer, Core, Identity, Inbound, Outcome, Refusal, Related};
 use crate::Context;
 use crate::protocol::{
     Kind, LogLevel, Method, ProtocolVersion, RpcError, failure, success, validate_envelope,
@@ -50,7 +50,7 @@ pub(super) async fn serve(core: &Core, inbound: Inbound<'_>) -> Result<Outcome, 
     let record = core
         .resolve(session, identity, &rid, Some(&message))
         .await?;
-    in_session(core, record, requested, kind, message, related).await
+    in_session(core, record, requested, kind, message, (related, identity)).await
 }
 
 /// A 2025-03-26 batch of session `session`: each message served in turn against the session's
@@ -84,7 +84,8 @@ pub(super) async fn serve_batch(
             {
                 Ok(Some(fresh)) => {
                     let requested = inbound.requested;
-                    in_session(core, fresh, requested, kind, item, Related::None).await
+                    let with = (Related::None, inbound.identity);
+                    in_session(core, fresh, requested, kind, item, with).await
                 }
                 Ok(None) => return Err(Refusal::session_gone(Value::Null)),
                 Err(err) => Err(Refusal::store(rid, &err)),
@@ -153,7 +154,7 @@ async fn in_session(
     requested: Option<ProtocolVersion>,
     kind: Kind,
     mut message: Value,
-    related: Related,
+    (related, identity): (Related, Option<&Identity>),
 ) -> Result<Outcome, Refusal> {
     let rid = kind.rejection_id();
     core.check_version(&record, requested, &rid)?;
@@ -195,7 +196,16 @@ async fn in_session(
             let Some(method) = method.filter(|m| m.served_in_session()) else {
                 return Err(Refusal::method_not_found(id));
             };
-            request(core, record, handle, method, id, params, related).await
+            request(
+                core,
+                record,
+                handle,
+                method,
+                id,
+                params,
+                (related, identity),
+            )
+            .await
         }
         Kind::Response { .. } | Kind::Unknown => Ok(Outcome::Accepted),
     }
@@ -209,7 +219,7 @@ async fn request(
     method: Method,
     id: Value,
     params: Option<Value>,
-    related: Related,
+    (related, identity): (Related, Option<&Identity>),
 ) -> Result<Outcome, Refusal> {
     let done = |result: Value| Ok(reply(success(id.clone(), result)));
     match method {
@@ -228,13 +238,18 @@ async fn request(
             mark_initialized(core, &record, &id).await?;
             done(json!({}))
         }
-        Method::ToolsList => done(handle.list_tools()),
+        Method::ToolsList => done(handle.list_tools_for(identity)),
         Method::ToolsCall => Ok(Outcome::Call(call::in_session(
-            core, record, handle, id, params, related,
+            core,
+            record,
+            handle,
+            id,
+            params,
+            (related, identity),
         )?)),
         Method::SetLevel => set_level(core, &record, &handle, id, params.as_ref()).await,
         _ => {
-            let ctx = request_context(&record, &handle, &id);
+            let ctx = request_context(&record, &handle, &id, identity);
             let result = core.server().feature(method, params, ctx).await;
             Ok(reply(match result {
                 Ok(result) => success(id, result),
@@ -275,7 +290,12 @@ async fn set_level(
 
 /// The context of a request answered inline (resources, prompts, completion): the session,
 /// its revision, client info and capabilities, a snapshot of its assigns.
-fn request_context(record: &SessionRecord, handle: &SessionHandle, id: &Value) -> Context {
+fn request_context(
+    record: &SessionRecord,
+    handle: &SessionHandle,
+    id: &Value,
+    identity: Option<&Identity>,
+) -> Context {
     // The session id is the handle's (`Context::session_id` reads it there): no copy per request.
     debug_assert_eq!(handle.id(), record.id);
     let mut ctx = Context::builder()
@@ -288,6 +308,9 @@ fn request_context(record: &SessionRecord, handle: &SessionHandle, id: &Value) -
         .session(handle.clone());
     for (key, value) in &record.assigns {
         ctx = ctx.assign(key.clone(), value.clone());
+    }
+    if let Some(identity) = identity {
+        ctx = ctx.identity(identity.clone());
     }
     ctx.build()
 }

@@ -11,6 +11,7 @@ use serde_json::{Map, Value, json};
 use crate::context::Context;
 use crate::dispatch::{self, CallToolResult};
 use crate::protocol::{ProtocolVersion, RpcError};
+use crate::serve::Identity;
 use crate::tool::registered::RegisteredTool;
 
 pub use builder::ServerBuilder;
@@ -151,6 +152,39 @@ impl Server {
         &self.inner.tools
     }
 
+    /// Every OAuth scope a tool or action declares, sorted and once each: what the
+    /// protected-resource metadata publishes as `scopes_supported`.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use wymcp::{ActionResult, ActionSchema, ActionTool, Actions, Context, Data, Reply, Server};
+    ///
+    /// struct Tasks;
+    /// impl ActionTool for Tasks {
+    ///     fn name(&self) -> &str { "tasks" }
+    ///     fn description(&self) -> &str { "Tasks" }
+    ///     fn actions(&self) -> Actions {
+    ///         Actions::new()
+    ///             .action("list", ActionSchema::new("List tasks").scopes(["tasks:read"]))
+    ///             .action("create", ActionSchema::new("Create a task").scopes(["tasks:write"]))
+    ///     }
+    ///     async fn run_action(&self, _action: &str, _data: Data, _ctx: Context) -> ActionResult {
+    ///         Ok(Reply::new(json!({})))
+    ///     }
+    /// }
+    /// let server = Server::builder().tool(Tasks).build().unwrap();
+    /// assert_eq!(server.declared_scopes(), ["tasks:read", "tasks:write"]);
+    /// ```
+    pub fn declared_scopes(&self) -> Vec<String> {
+        let scopes: std::collections::BTreeSet<&String> = self
+            .inner
+            .tools
+            .iter()
+            .flat_map(|tool| tool.declared_scopes())
+            .collect();
+        scopes.into_iter().cloned().collect()
+    }
+
     /// Tool names in `tools/list` order (help last).
     pub fn tool_names(&self) -> Vec<&str> {
         self.inner.tools.iter().map(|t| t.name.as_str()).collect()
@@ -166,6 +200,12 @@ impl Server {
             .map(|t| t.definition.for_version(version).clone())
             .collect();
         json!({ "tools": tools })
+    }
+
+    /// The `tools/list` result as `identity` sees it: only what it may call (an action tool
+    /// lists the actions whose scopes it holds; a tool with none is left out).
+    pub fn list_tools_for(&self, version: ProtocolVersion, identity: Option<&Identity>) -> Value {
+        crate::tool::visibility::list(&self.inner.tools, version, identity)
     }
 
     /// Calls a tool by name. `arguments` absent or `null` reads as `{}`. When the context

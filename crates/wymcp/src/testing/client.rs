@@ -286,6 +286,7 @@ impl TestClient {
                 is_error: true,
                 structured: None,
                 error_kind: Some(ErrorKind::Dispatch),
+                scopes_needed: None,
             }),
         }
     }

@@ -36,6 +36,7 @@ pub(crate) trait DynActionTool: DynDescribe {
 pub(crate) trait DynPlainTool: DynDescribe {
     fn input_schema(&self) -> Map<String, Value>;
     fn run(&self, arguments: Map<String, Value>, ctx: Context) -> BoxFuture<'_, CallResult>;
+    fn scopes(&self) -> Vec<String>;
 }
 
 /// Adapts an [`ActionTool`].
@@ -97,5 +98,8 @@ impl<T: PlainTool> DynPlainTool for PlainAdapter<T> {
     }
     fn run(&self, arguments: Map<String, Value>, ctx: Context) -> BoxFuture<'_, CallResult> {
         Box::pin(self.0.run(arguments, ctx))
+    }
+    fn scopes(&self) -> Vec<String> {
+        self.0.scopes()
     }
 }

@@ -11,6 +11,7 @@ pub(crate) mod registered;
 mod reply;
 mod runtime;
 pub(crate) mod typed;
+pub(crate) mod visibility;
 
 use std::future::Future;
 

@@ -73,6 +73,12 @@ pub trait PlainTool: Send + Sync + 'static {
     fn annotations(&self) -> Option<Map<String, Value>> {
         None
     }
+
+    /// The OAuth scopes a caller must hold, all of them, to call and to see this tool
+    /// (RFC 6749 scope tokens, checked by `build()`). Default: none.
+    fn scopes(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// A successful tool result: content items and, optionally, structured content.

@@ -24,6 +24,8 @@ pub(crate) enum Kind {
         input: InputSchema,
         /// The published input schema, as refusals carry it.
         digest: serde_json::Value,
+        /// The scopes a caller must hold.
+        scopes: Vec<String>,
     },
     Help,
 }
@@ -35,6 +37,17 @@ pub(crate) struct RegisteredTool {
     pub(crate) definition: ToolDefinition,
     pub(crate) kind: Kind,
     pub(crate) output: Option<ValueGate>,
+}
+
+impl RegisteredTool {
+    /// The scopes its actions declare (each action's; a plain tool's own).
+    pub(crate) fn declared_scopes(&self) -> Vec<&String> {
+        match &self.kind {
+            Kind::Action { actions, .. } => actions.iter().flat_map(|a| a.scopes()).collect(),
+            Kind::Plain { scopes, .. } => scopes.iter().collect(),
+            Kind::Help => Vec::new(),
+        }
+    }
 }
 
 impl std::fmt::Debug for RegisteredTool {
@@ -147,7 +160,10 @@ impl RegisteredTool {
                 .in_callback(Callback::InputSchema)
         })?;
         let published = serde_json::Value::Object(input.published().clone());
+        let scopes = wymcp_core::validate_scopes(&tool.scopes())
+            .map_err(|p| ConfigurationError::new(p).in_tool(d.name.clone()))?;
         let kind = Kind::Plain {
+            scopes,
             tool,
             digest: published.clone(),
             input,
@@ -170,14 +186,6 @@ impl RegisteredTool {
             ),
             kind: Kind::Help,
             output: None,
-        }
-    }
-
-    /// The action summaries (empty for plain tools and help).
-    pub(crate) fn summaries(&self) -> Vec<String> {
-        match &self.kind {
-            Kind::Action { actions, .. } => wymcp_core::action_summaries(actions),
-            _ => Vec::new(),
         }
     }
 }

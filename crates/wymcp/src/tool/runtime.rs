@@ -10,7 +10,7 @@ use std::any::Any;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use wymcp_core::{ConfigurationError, Problem};
 
 use crate::protocol::{LogLevel, ProtocolVersion};
@@ -174,14 +174,16 @@ impl SessionHandle {
     /// Serves `tools/list`: the merged list for the session's revision; clears the dirty flag
     /// (read and clear are one step).
     pub fn list_tools(&self) -> Value {
+        self.list_tools_for(None)
+    }
+
+    /// [`list_tools`](Self::list_tools) as `identity` sees it: only what it may call.
+    pub fn list_tools_for(&self, identity: Option<&crate::serve::Identity>) -> Value {
         let tools = self.tools();
         let mut state = tools.lock();
         state.dirty = false;
-        let listed: Vec<Value> = merge(&tools.configured, &state.runtime)
-            .iter()
-            .map(|t| t.definition.for_version(tools.version).clone())
-            .collect();
-        json!({ "tools": listed })
+        let merged = merge(&tools.configured, &state.runtime);
+        crate::tool::visibility::list(&merged, tools.version, identity)
     }
 
     /// Whether the tool list changed since `tools/list` was last served.

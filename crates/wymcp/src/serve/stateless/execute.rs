@@ -31,7 +31,7 @@ pub(crate) async fn execute(
     let ctx = ctx.clone();
     let value = match method {
         Method::Discover => Ok(results::discover_result(server)),
-        Method::ToolsList => Ok(server.list_tools(ctx.protocol_version())),
+        Method::ToolsList => Ok(server.list_tools_for(ctx.protocol_version(), ctx.identity())),
         Method::ToolsCall => {
             let call = server.tools_call(params, ctx);
             return Ok(match mrtr::run_typed(round, call).await? {

@@ -105,7 +105,10 @@ pub(super) async fn serve(core: &Core, inbound: Inbound<'_>) -> Result<Outcome, 
     }
     let mut prepared = incoming.prepare(server, version, identity.map(|i| i.subject()))?;
     if let Some(identity) = identity {
-        prepared.ctx = prepared.ctx.assign("identity", identity.to_value());
+        prepared.ctx = prepared
+            .ctx
+            .assign("identity", identity.to_value())
+            .identity(identity.clone());
     }
     if prepared.method == Method::SubscriptionsListen {
         let (id, params) = (prepared.id, prepared.params);

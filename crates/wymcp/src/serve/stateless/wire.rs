@@ -79,6 +79,7 @@ mod tests {
             is_error,
             structured,
             error_kind: is_error.then_some(ErrorKind::Tool),
+            scopes_needed: None,
         }
     }
 

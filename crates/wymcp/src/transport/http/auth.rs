@@ -24,6 +24,13 @@ pub trait Authenticate: Send + Sync + 'static {
         &'a self,
         headers: &'a HeaderMap,
     ) -> BoxFuture<'a, Result<Identity, AuthRefusal>>;
+
+    /// Told, when the service is built, the `resource` of its protected-resource metadata
+    /// (RFC 9728): a hook checking a token's audience takes it as the audience it expects
+    /// unless it was configured with one. The default ignores it.
+    fn set_resource(&self, resource: &str) {
+        let _ = resource;
+    }
 }
 
 type Verifier = Box<dyn Fn(&str) -> Option<Identity> + Send + Sync>;
@@ -226,6 +233,23 @@ pub(crate) fn challenge(params: &[(String, String)], error: ChallengeError) -> H
         tracing::error!("www_authenticate: the configured auth-params are not a valid header");
         HeaderValue::from_static("Bearer")
     })
+}
+
+/// The step-up challenge of a call refused for lacking scopes: `Bearer
+/// error="insufficient_scope", scope="<scopes>"` followed by the configured auth-params
+/// (`resource_metadata`, …; a configured `scope` is replaced by the scopes needed).
+pub(crate) fn step_up_challenge(params: &[(String, String)], scopes: &[String]) -> HeaderValue {
+    let mut all = vec![
+        ("error".to_owned(), "insufficient_scope".to_owned()),
+        ("scope".to_owned(), scopes.join(" ")),
+    ];
+    all.extend(
+        params
+            .iter()
+            .filter(|(k, _)| !k.eq_ignore_ascii_case("scope") && !k.eq_ignore_ascii_case("error"))
+            .cloned(),
+    );
+    challenge(&all, ChallengeError::None)
 }
 
 #[cfg(test)]

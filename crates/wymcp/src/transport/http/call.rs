@@ -26,6 +26,9 @@ use crate::serve::{Call, Event};
 pub(crate) async fn answer(state: &Arc<State>, mut call: Call, session: Option<&str>) -> Response {
     let first = match call.next().await {
         Event::Finished(Ok(answer)) => {
+            if let Some(scopes) = answer.scopes_needed() {
+                return step_up(state, scopes, answer.to_bytes());
+            }
             return json_bytes_response(StatusCode::OK, answer.to_bytes());
         }
         Event::Finished(Err(refusal)) => return HttpError::from(refusal).into_response(),
@@ -48,6 +51,17 @@ pub(crate) async fn answer(state: &Arc<State>, mut call: Call, session: Option<&
         answered: false,
     };
     sse::response(futures_util::stream::unfold(stream, next_frame).map(Ok::<Bytes, Infallible>))
+}
+
+/// A call refused for lacking `scopes`: 403 with the step-up challenge (the MCP authorization
+/// spec's `insufficient_scope`, RFC 6750 §3.1), the refusal's JSON-RPC message as the body.
+fn step_up(state: &State, scopes: &[String], body: Vec<u8>) -> Response {
+    let challenge = super::auth::step_up_challenge(&state.config.www_authenticate, scopes);
+    let mut response = json_bytes_response(StatusCode::FORBIDDEN, body);
+    response
+        .headers_mut()
+        .insert(axum::http::header::WWW_AUTHENTICATE, challenge);
+    response
 }
 
 /// Where a session's stream logs its events.

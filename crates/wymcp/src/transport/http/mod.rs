@@ -34,6 +34,8 @@ mod events;
 mod forwarded;
 mod framed;
 mod get;
+#[cfg(feature = "jwt")]
+pub mod jwt;
 mod listen;
 mod post;
 mod serve;
@@ -56,6 +58,8 @@ pub use connections::{
 };
 pub use error::{ErrorBody, HttpError};
 pub use events::{EventLog, InMemoryEventLog, LoggedEvent};
+#[cfg(feature = "jwt")]
+pub use jwt::JwtAuth;
 pub use serve::{HttpServer, protected_resource_router, serve};
 pub use service::{SESSION_HEADER, StreamableHttpService, VERSION_HEADER};
 

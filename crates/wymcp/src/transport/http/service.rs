@@ -107,7 +107,18 @@ impl std::fmt::Debug for StreamableHttpService {
 impl StreamableHttpService {
     pub(crate) fn new(builder: StreamableHttp) -> Self {
         let streams = Arc::new(Streams::default());
-        let config = builder.config;
+        let mut config = builder.config;
+        publish_scopes(&mut config, &builder.server);
+        if let (Some(auth), Some(resource)) = (
+            &builder.auth,
+            config
+                .protected_resource
+                .as_ref()
+                .and_then(|metadata| metadata.get("resource"))
+                .and_then(serde_json::Value::as_str),
+        ) {
+            auth.set_resource(resource);
+        }
         let settings = Settings {
             max_sessions: config.max_sessions,
             session_ttl: config.session_ttl,
@@ -319,4 +330,16 @@ fn route(
 
 async fn not_found() -> Response {
     (StatusCode::NOT_FOUND, "Not found").into_response()
+}
+
+/// Adds `scopes_supported` (RFC 9728 §2), the scopes the server's tools declare, to the
+/// protected-resource metadata when it has none of its own.
+fn publish_scopes(config: &mut HttpConfig, server: &crate::Server) {
+    let Some(serde_json::Value::Object(metadata)) = &mut config.protected_resource else {
+        return;
+    };
+    let scopes = server.declared_scopes();
+    if !scopes.is_empty() && !metadata.contains_key("scopes_supported") {
+        metadata.insert("scopes_supported".into(), serde_json::json!(scopes));
+    }
 }

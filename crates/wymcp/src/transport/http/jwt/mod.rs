@@ -1,0 +1,247 @@
+//! [`JwtAuth`]: bearer tokens that are JWTs (RFC 7519, RFC 9068 access tokens), verified
+//! against static keys or the keys of a JWKS URL, with the issuer and the audience checked.
+//!
+//! What a token must have to be accepted:
+//! * an algorithm in the allowlist (`none` is never one; no HMAC algorithm with a JWKS),
+//!   and a signature that verifies with the key its `kid` names (without a `kid`, the one key
+//!   of that algorithm, when there is only one);
+//! * `iss` equal to a configured issuer;
+//! * `aud` holding a configured audience, by default the `resource` of the server's
+//!   protected-resource metadata (RFC 8707/9728): a token issued for another resource is
+//!   refused;
+//! * `exp` in the future and `nbf`, when present, in the past, within the leeway;
+//! * a non-empty `sub`.
+//!
+//! Every refusal is answered 401 with `WWW-Authenticate: Bearer …, error="invalid_token"`
+//! and a message saying what failed.
+
+mod builder;
+mod claims;
+mod error;
+mod jwks;
+mod keys;
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use axum::http::HeaderMap;
+use futures_util::future::BoxFuture;
+use jsonwebtoken::errors::ErrorKind;
+use jsonwebtoken::{Validation, decode, decode_header};
+use serde_json::{Map, Value};
+
+pub use error::JwtConfigError;
+pub use jsonwebtoken::{Algorithm, DecodingKey};
+
+use self::jwks::Jwks;
+use self::keys::VerifyingKey;
+use super::auth::{AuthRefusal, Authenticate, Identity, Presented, presented};
+
+/// The longest token read, in bytes.
+pub const MAX_TOKEN_BYTES: usize = 16 * 1024;
+
+/// The algorithms accepted unless [`JwtAuthBuilder::algorithms`] says otherwise: the
+/// asymmetric ones.
+const DEFAULT_ALGORITHMS: [Algorithm; 9] = [
+    Algorithm::RS256,
+    Algorithm::RS384,
+    Algorithm::RS512,
+    Algorithm::PS256,
+    Algorithm::PS384,
+    Algorithm::PS512,
+    Algorithm::ES256,
+    Algorithm::ES384,
+    Algorithm::EdDSA,
+];
+
+/// JWT bearer auth: an [`Authenticate`] hook verifying access tokens issued by an
+/// authorization server.
+///
+/// ```no_run
+/// use wymcp::transport::http::jwt::JwtAuth;
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let auth = JwtAuth::builder()
+///     .issuer("https://id.example.com/realms/main")
+///     .jwks_url("https://id.example.com/realms/main/protocol/openid-connect/certs")
+///     .audience("https://mcp.example.com/mcp")
+///     .build()?;
+/// # let _ = auth; Ok(()) }
+/// ```
+pub struct JwtAuth {
+    issuers: Vec<String>,
+    audiences: Vec<String>,
+    /// The resource URL of the protected-resource metadata, the audience when none is set.
+    resource: OnceLock<String>,
+    leeway: Duration,
+    allowed: Vec<Algorithm>,
+    keys: Vec<VerifyingKey>,
+    jwks: Option<Jwks>,
+}
+
+impl std::fmt::Debug for JwtAuth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JwtAuth")
+            .field("issuers", &self.issuers)
+            .field("audiences", &self.audiences())
+            .field("allowed", &self.allowed)
+            .field("keys", &self.keys)
+            .field("jwks", &self.jwks)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Builds a [`JwtAuth`] ([`JwtAuth::builder`]).
+#[derive(Debug, Default)]
+#[must_use]
+pub struct JwtAuthBuilder {
+    issuers: Vec<String>,
+    audiences: Vec<String>,
+    leeway: Option<Duration>,
+    algorithms: Option<Vec<Algorithm>>,
+    keys: Vec<(Option<String>, DecodingKey, Algorithm)>,
+    jwks_url: Option<String>,
+    refetch_interval: Option<Duration>,
+    cache_bounds: Option<(Duration, Duration)>,
+    fetch_timeout: Option<Duration>,
+}
+
+impl JwtAuth {
+    /// Starts a builder: an issuer and keys are required.
+    pub fn builder() -> JwtAuthBuilder {
+        JwtAuthBuilder::default()
+    }
+
+    /// The audiences a token must name one of: the configured ones, else the resource URL
+    /// of the protected-resource metadata.
+    pub fn audiences(&self) -> Vec<String> {
+        match (self.audiences.is_empty(), self.resource.get()) {
+            (false, _) => self.audiences.clone(),
+            (true, Some(resource)) => vec![resource.clone()],
+            (true, None) => Vec::new(),
+        }
+    }
+
+    /// Verifies `token`: the identity of its claims, or why not.
+    pub async fn verify(&self, token: &str) -> Result<Identity, AuthRefusal> {
+        if token.len() > MAX_TOKEN_BYTES {
+            return Err(refused(format!(
+                "the token is longer than {MAX_TOKEN_BYTES} bytes"
+            )));
+        }
+        let header = decode_header(token).map_err(|_| {
+            refused("the token is not a signed JWT with a supported algorithm (`alg`)")
+        })?;
+        if !self.allowed.contains(&header.alg) {
+            return Err(refused(format!(
+                "the token's algorithm {:?} is not accepted",
+                header.alg
+            )));
+        }
+        let audiences = self.audiences();
+        if audiences.is_empty() {
+            tracing::error!(
+                "JwtAuth has no audience: set `.audience(…)` or the protected-resource metadata"
+            );
+            return Err(refused("no audience is configured on this server"));
+        }
+        let keys = self.keys_for(header.kid.as_deref(), header.alg).await;
+        if keys.is_empty() {
+            return Err(refused(match &header.kid {
+                Some(kid) => format!("no key with id {kid:?} verifies {:?}", header.alg),
+                None => format!("no key verifies {:?}", header.alg),
+            }));
+        }
+        // Without a `kid`, only a lone key is tried: a forged token cannot make the server try
+        // every key of the set.
+        if header.kid.is_none() && keys.len() > 1 {
+            return Err(refused(
+                "the token names no key (`kid`) and several keys could verify it",
+            ));
+        }
+        let validation = self.validation(header.alg, &audiences);
+        let mut failure = None;
+        for key in &keys {
+            match decode::<Map<String, Value>>(token, &key.key, &validation) {
+                Ok(data) => {
+                    return claims::identity(data.claims)
+                        .ok_or_else(|| refused("the token has no `sub` claim"));
+                }
+                Err(error) => failure = Some(error),
+            }
+        }
+        Err(refused(
+            failure.map_or("the token is invalid", |e| describe(e.kind())),
+        ))
+    }
+
+    /// The keys that may verify a token naming `kid` under `alg`: the static ones, then
+    /// the JWKS's.
+    async fn keys_for(&self, kid: Option<&str>, alg: Algorithm) -> Vec<VerifyingKey> {
+        let usable = |key: &VerifyingKey| {
+            key.algorithms.contains(&alg) && (kid.is_none() || key.kid.as_deref() == kid)
+        };
+        let mut keys: Vec<VerifyingKey> = self.keys.iter().filter(|k| usable(k)).cloned().collect();
+        if keys.is_empty()
+            && let Some(jwks) = &self.jwks
+        {
+            keys = jwks.keys_for(kid).await;
+            keys.retain(|k| k.algorithms.contains(&alg));
+        }
+        keys
+    }
+
+    fn validation(&self, alg: Algorithm, audiences: &[String]) -> Validation {
+        let mut validation = Validation::new(alg);
+        validation.set_issuer(&self.issuers);
+        validation.set_audience(audiences);
+        validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
+        validation.validate_nbf = true;
+        validation.leeway = self.leeway.as_secs();
+        validation
+    }
+}
+
+/// What a verification failure tells the client.
+fn describe(kind: &ErrorKind) -> &'static str {
+    match kind {
+        ErrorKind::ExpiredSignature => "the token has expired (`exp`)",
+        ErrorKind::ImmatureSignature => "the token is not valid yet (`nbf`)",
+        ErrorKind::InvalidAudience => {
+            "the token was issued for another audience (`aud`): not for this resource"
+        }
+        ErrorKind::InvalidIssuer => "the token's issuer (`iss`) is not accepted",
+        ErrorKind::InvalidSignature => "the token's signature does not verify",
+        ErrorKind::MissingRequiredClaim(_) => {
+            "the token lacks a required claim (`exp`, `iss`, `aud` and `sub` are required)"
+        }
+        ErrorKind::InvalidAlgorithm => "the token's algorithm does not fit the key",
+        _ => "the token is invalid",
+    }
+}
+
+fn refused(why: impl std::fmt::Display) -> AuthRefusal {
+    AuthRefusal(format!("invalid_token: {why}"))
+}
+
+impl Authenticate for JwtAuth {
+    fn authenticate<'a>(
+        &'a self,
+        headers: &'a HeaderMap,
+    ) -> BoxFuture<'a, Result<Identity, AuthRefusal>> {
+        Box::pin(async move {
+            match presented(headers) {
+                Presented::Bearer(token) => self.verify(token).await,
+                Presented::Nothing | Presented::OtherScheme => {
+                    Err(AuthRefusal("Unauthorized".to_owned()))
+                }
+                Presented::Malformed(_) => Err(AuthRefusal("invalid_request".to_owned())),
+            }
+        })
+    }
+
+    fn set_resource(&self, resource: &str) {
+        // The first resource told is kept (one server, one resource).
+        let _ = self.resource.set(resource.to_owned());
+    }
+}

@@ -1,0 +1,571 @@
+//! `JwtAuth` against a JWKS served on 127.0.0.1 by the test, in front of a real Streamable
+//! HTTP server: what is accepted, what is refused (and how), and the JWKS cache's fetches.
+
+#![allow(clippy::unwrap_used)]
+
+mod http_harness;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use axum::extract::State;
+use axum::response::IntoResponse;
+use base64::Engine as _;
+use http_harness::{Answer, Http};
+use jsonwebtoken::{EncodingKey, Header, encode};
+use reqwest::StatusCode;
+use serde_json::{Map, Value, json};
+use wymcp::transport::http::jwt::{Algorithm, DecodingKey, JwtAuth, JwtConfigError};
+use wymcp::transport::http::{Identity, StreamableHttp};
+use wymcp::{CallOutput, CallResult, Context, PlainTool, Server};
+
+const ISSUER: &str = "https://id.example.test/realms/main";
+const RESOURCE: &str = "https://mcp.example.test/mcp";
+const PRM: &str = "https://mcp.example.test/.well-known/oauth-protected-resource/mcp";
+
+const A_KEY: &[u8] = include_bytes!("fixtures/jwt/a.key.pem");
+const A_PUB: &[u8] = include_bytes!("fixtures/jwt/a.pub.pem");
+const A_JWK: &str = include_str!("fixtures/jwt/a.jwk.json");
+const B_KEY: &[u8] = include_bytes!("fixtures/jwt/b.key.pem");
+const B_JWK: &str = include_str!("fixtures/jwt/b.jwk.json");
+
+// ---------------------------------------------------------------------------------------------
+// The identity provider's JWKS endpoint
+
+/// A JWKS endpoint on 127.0.0.1: the keys it publishes (changed by the test to rotate), the
+/// `Cache-Control` it sends, and how many times it was fetched.
+#[derive(Clone)]
+struct Provider {
+    keys: Arc<Mutex<Vec<Value>>>,
+    cache_control: Arc<str>,
+    hits: Arc<AtomicUsize>,
+    url: String,
+}
+
+impl Provider {
+    async fn start(jwks: &[&str], cache_control: &str) -> Provider {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/jwks", listener.local_addr().unwrap());
+        let provider = Provider {
+            keys: Arc::new(Mutex::new(jwks.iter().map(|k| jwk(k)).collect())),
+            cache_control: cache_control.into(),
+            hits: Arc::default(),
+            url,
+        };
+        let app = axum::Router::new()
+            .route("/jwks", axum::routing::get(serve_jwks))
+            .with_state(provider.clone());
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        provider
+    }
+
+    fn publish(&self, jwks: &[&str]) {
+        *self.keys.lock().unwrap() = jwks.iter().map(|k| jwk(k)).collect();
+    }
+
+    fn hits(&self) -> usize {
+        self.hits.load(Ordering::SeqCst)
+    }
+}
+
+async fn serve_jwks(State(provider): State<Provider>) -> impl IntoResponse {
+    provider.hits.fetch_add(1, Ordering::SeqCst);
+    let keys = provider.keys.lock().unwrap().clone();
+    (
+        [
+            ("content-type", "application/json".to_owned()),
+            ("cache-control", provider.cache_control.to_string()),
+        ],
+        json!({ "keys": keys }).to_string(),
+    )
+}
+
+fn jwk(text: &str) -> Value {
+    serde_json::from_str(text).unwrap()
+}
+
+// ---------------------------------------------------------------------------------------------
+// The MCP server
+
+/// Answers the identity its context holds.
+struct WhoAmI;
+
+impl PlainTool for WhoAmI {
+    fn name(&self) -> &str {
+        "whoami"
+    }
+    fn description(&self) -> &str {
+        "Tells the caller who it is"
+    }
+    fn input_schema(&self) -> Map<String, Value> {
+        json!({"type": "object"}).as_object().cloned().unwrap()
+    }
+    async fn run(&self, _arguments: Map<String, Value>, ctx: Context) -> CallResult {
+        let typed = ctx.identity().map(|who| {
+            json!({
+                "subject": who.subject(), "scopes": who.scopes(),
+                "issuer": who.issuer(), "client_id": who.client_id(),
+            })
+        });
+        Ok(CallOutput::json(json!({
+            "typed": typed,
+            "assigned": ctx.assigns().get("identity"),
+        })))
+    }
+}
+
+/// A server whose audience is its protected-resource metadata's `resource`.
+async fn serve(auth: JwtAuth) -> Http {
+    let server = Server::builder()
+        .name("jwt-test")
+        .plain_tool(WhoAmI)
+        .build()
+        .unwrap();
+    Http::serve(
+        StreamableHttp::builder(server)
+            .auth(auth)
+            .protected_resource(json!({"resource": RESOURCE, "authorization_servers": [ISSUER]}))
+            .www_authenticate([("resource_metadata", PRM)]),
+    )
+    .await
+}
+
+fn jwks_auth(provider: &Provider) -> wymcp::transport::http::jwt::JwtAuthBuilder {
+    JwtAuth::builder().issuer(ISSUER).jwks_url(&provider.url)
+}
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+/// Claims of a token that should be accepted.
+fn good_claims() -> Value {
+    json!({
+        "iss": ISSUER, "aud": RESOURCE, "sub": "alice", "azp": "desktop",
+        "exp": now() + 600, "iat": now(), "scope": "tasks:read tasks:write",
+    })
+}
+
+fn signed(kid: &str, pem: &[u8], claims: &Value) -> String {
+    let mut header = Header::new(Algorithm::RS256);
+    header.kid = Some(kid.to_owned());
+    encode(&header, claims, &EncodingKey::from_rsa_pem(pem).unwrap()).unwrap()
+}
+
+fn with(claims: &[(&str, Value)]) -> Value {
+    let mut all = good_claims();
+    for (k, v) in claims {
+        all[*k] = v.clone();
+    }
+    all
+}
+
+async fn ping(http: &Http, authorization: &str) -> Answer {
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}).to_string();
+    http.post_raw(&[("authorization", authorization)], ping)
+        .await
+}
+
+/// Asserts a 401 `invalid_token` challenge whose reason says `why`.
+fn assert_invalid_token(answer: &Answer, why: &str) {
+    assert_eq!(answer.status, StatusCode::UNAUTHORIZED, "{}", answer.text);
+    assert_eq!(
+        answer.header("www-authenticate"),
+        Some(format!(r#"Bearer resource_metadata="{PRM}", error="invalid_token""#).as_str())
+    );
+    let reason = answer.refusal_reason();
+    assert!(reason.starts_with("invalid_token: "), "{reason}");
+    assert!(reason.contains(why), "{reason} lacks {why:?}");
+}
+
+fn b64(value: &Value) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(value.to_string())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tests
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_valid_token_is_accepted_and_its_claims_are_the_identity() {
+    let provider = Provider::start(&[A_JWK], "max-age=300").await;
+    let http = serve(jwks_auth(&provider).build().unwrap()).await;
+    let token = signed("key-a", A_KEY, &good_claims());
+    let answer = ping(&http, &format!("Bearer {token}")).await;
+    assert_eq!(answer.status, StatusCode::OK);
+    let identity = whoami_after(&http, &token, &token).await;
+    assert_eq!(
+        identity["typed"],
+        json!({"subject": "alice", "scopes": ["tasks:read", "tasks:write"],
+               "issuer": ISSUER, "client_id": "desktop"})
+    );
+    assert_eq!(identity["assigned"]["subject"], "alice");
+    assert_eq!(
+        identity["assigned"]["claims"]["scope"],
+        "tasks:read tasks:write"
+    );
+    // The JWKS was fetched once, and kept (max-age=300) for the later requests.
+    assert_eq!(provider.hits(), 1);
+}
+
+/// Opens a session with `opening`; the session id.
+async fn open(http: &Http, opening: &str) -> String {
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                      "params": {"protocolVersion": "2025-11-25"}});
+    let bearer = format!("Bearer {opening}");
+    let answer = http
+        .post_raw(&[("authorization", &bearer)], init.to_string())
+        .await;
+    assert_eq!(answer.status, StatusCode::OK);
+    answer.header("mcp-session-id").unwrap().to_owned()
+}
+
+/// `whoami` called with `calling` in `session`: the answer.
+async fn call_whoami(http: &Http, session: &str, calling: &str) -> Answer {
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                      "params": {"name": "whoami", "arguments": {}}});
+    let bearer = format!("Bearer {calling}");
+    http.post_raw(
+        &[
+            ("authorization", &bearer),
+            ("mcp-session-id", session),
+            ("mcp-protocol-version", "2025-11-25"),
+        ],
+        call.to_string(),
+    )
+    .await
+}
+
+/// `whoami` in a session opened with `opening`, called with `calling`: what it answered.
+async fn whoami_after(http: &Http, opening: &str, calling: &str) -> Value {
+    let session = open(http, opening).await;
+    let body = call_whoami(http, &session, calling).await.json();
+    serde_json::from_str(body["result"]["content"][0]["text"].as_str().unwrap()).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_context_holds_each_request_s_own_identity_after_a_step_up() {
+    let provider = Provider::start(&[A_JWK], "max-age=300").await;
+    let http = serve(jwks_auth(&provider).build().unwrap()).await;
+    let reader = signed("key-a", A_KEY, &with(&[("scope", json!("tasks:read"))]));
+    let writer = signed(
+        "key-a",
+        A_KEY,
+        &with(&[("scp", json!(["tasks:read", "tasks:write"]))]),
+    );
+    // The session opened with the read-only token; the call presents the stepped-up one.
+    let identity = whoami_after(&http, &reader, &writer).await;
+    assert_eq!(
+        identity["typed"]["scopes"],
+        json!(["tasks:read", "tasks:write"])
+    );
+    // Another subject's valid token cannot use the session.
+    let mallory = signed("key-a", A_KEY, &with(&[("sub", json!("mallory"))]));
+    let session = open(&http, &reader).await;
+    let answer = call_whoami(&http, &session, &mallory).await;
+    assert_eq!(answer.status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tokens_for_another_audience_or_issuer_or_out_of_time_are_invalid_tokens() {
+    let provider = Provider::start(&[A_JWK], "max-age=300").await;
+    let http = serve(jwks_auth(&provider).build().unwrap()).await;
+    let cases = [
+        (
+            with(&[("aud", json!("https://other.example.test/mcp"))]),
+            "another audience",
+        ),
+        (
+            with(&[("aud", json!(["https://a.test", "https://b.test"]))]),
+            "another audience",
+        ),
+        (
+            with(&[("iss", json!("https://evil.example.test"))]),
+            "issuer (`iss`) is not accepted",
+        ),
+        (with(&[("exp", json!(now() - 3600))]), "has expired (`exp`)"),
+        (
+            with(&[("nbf", json!(now() + 3600))]),
+            "not valid yet (`nbf`)",
+        ),
+        (with(&[("sub", json!(""))]), "no `sub` claim"),
+    ];
+    for (claims, why) in cases {
+        let token = signed("key-a", A_KEY, &claims);
+        assert_invalid_token(&ping(&http, &format!("Bearer {token}")).await, why);
+    }
+    let mut no_aud = good_claims();
+    no_aud.as_object_mut().unwrap().remove("aud");
+    let token = signed("key-a", A_KEY, &no_aud);
+    assert_invalid_token(
+        &ping(&http, &format!("Bearer {token}")).await,
+        "required claim",
+    );
+    // A token of the right key signed by another key does not verify.
+    let forged = signed("key-a", B_KEY, &good_claims());
+    assert_invalid_token(&ping(&http, &format!("Bearer {forged}")).await, "signature");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_leeway_admits_a_just_expired_token() {
+    let provider = Provider::start(&[A_JWK], "max-age=300").await;
+    let auth = jwks_auth(&provider)
+        .leeway(Duration::from_secs(120))
+        .build()
+        .unwrap();
+    let http = serve(auth).await;
+    let token = signed("key-a", A_KEY, &with(&[("exp", json!(now() - 60))]));
+    assert_eq!(
+        ping(&http, &format!("Bearer {token}")).await.status,
+        StatusCode::OK
+    );
+    let token = signed("key-a", A_KEY, &with(&[("exp", json!(now() - 600))]));
+    assert_invalid_token(&ping(&http, &format!("Bearer {token}")).await, "expired");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn alg_none_and_hs256_signed_with_the_public_key_are_refused() {
+    let provider = Provider::start(&[A_JWK], "max-age=300").await;
+    let http = serve(jwks_auth(&provider).build().unwrap()).await;
+    let unsigned = format!(
+        "{}.{}.",
+        b64(&json!({"alg": "none", "typ": "JWT", "kid": "key-a"})),
+        b64(&good_claims())
+    );
+    assert_invalid_token(
+        &ping(&http, &format!("Bearer {unsigned}")).await,
+        "not a signed JWT",
+    );
+    let mut header = Header::new(Algorithm::HS256);
+    header.kid = Some("key-a".to_owned());
+    let confused = encode(
+        &header,
+        &good_claims(),
+        &EncodingKey::from_secret(A_PUB).unwrap(),
+    )
+    .unwrap();
+    assert_invalid_token(
+        &ping(&http, &format!("Bearer {confused}")).await,
+        "algorithm HS256 is not accepted",
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unknown_kid_is_fetched_once_and_a_rotated_key_is_accepted() {
+    let provider = Provider::start(&[A_JWK], "max-age=3600").await;
+    let auth = jwks_auth(&provider)
+        .refetch_interval(Duration::ZERO)
+        .build()
+        .unwrap();
+    let http = serve(auth).await;
+    let old = signed("key-a", A_KEY, &good_claims());
+    assert_eq!(
+        ping(&http, &format!("Bearer {old}")).await.status,
+        StatusCode::OK
+    );
+    assert_eq!(provider.hits(), 1);
+    // The provider rotates: key-b is published; a token of key-b makes one refetch.
+    provider.publish(&[A_JWK, B_JWK]);
+    let new = signed("key-b", B_KEY, &good_claims());
+    assert_eq!(
+        ping(&http, &format!("Bearer {new}")).await.status,
+        StatusCode::OK
+    );
+    assert_eq!(provider.hits(), 2);
+    assert_eq!(
+        ping(&http, &format!("Bearer {new}")).await.status,
+        StatusCode::OK
+    );
+    assert_eq!(provider.hits(), 2);
+    // key-a retired: still held until the set goes stale, so the old token passes for now.
+    provider.publish(&[B_JWK]);
+    assert_eq!(
+        ping(&http, &format!("Bearer {old}")).await.status,
+        StatusCode::OK
+    );
+    assert_eq!(provider.hits(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unknown_kids_cause_at_most_one_fetch_per_refetch_interval() {
+    let provider = Provider::start(&[A_JWK], "max-age=3600").await;
+    let auth = jwks_auth(&provider)
+        .refetch_interval(Duration::from_secs(3600))
+        .build()
+        .unwrap();
+    let http = serve(auth).await;
+    for i in 0..5 {
+        let token = signed(&format!("nobody-{i}"), B_KEY, &good_claims());
+        assert_invalid_token(
+            &ping(&http, &format!("Bearer {token}")).await,
+            &format!("no key with id \"nobody-{i}\""),
+        );
+    }
+    assert_eq!(provider.hits(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_jwks_without_max_age_or_with_no_store_is_fetched_again_when_stale() {
+    let provider = Provider::start(&[A_JWK], "no-store").await;
+    let auth = jwks_auth(&provider)
+        .refetch_interval(Duration::ZERO)
+        .jwks_cache_bounds(Duration::ZERO, Duration::from_secs(60))
+        .build()
+        .unwrap();
+    let http = serve(auth).await;
+    let token = signed("key-a", A_KEY, &good_claims());
+    for _ in 0..3 {
+        assert_eq!(
+            ping(&http, &format!("Bearer {token}")).await.status,
+            StatusCode::OK
+        );
+    }
+    assert_eq!(provider.hits(), 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_malformed_header_is_400_and_no_token_is_a_bare_challenge() {
+    let provider = Provider::start(&[A_JWK], "max-age=300").await;
+    let http = serve(jwks_auth(&provider).build().unwrap()).await;
+    let answer = ping(&http, "Bearer two tokens").await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        answer.header("www-authenticate"),
+        Some(format!(r#"Bearer resource_metadata="{PRM}", error="invalid_request""#).as_str())
+    );
+    assert!(
+        answer
+            .refusal_reason()
+            .contains("Malformed Authorization header")
+    );
+    let ping_body = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}).to_string();
+    let answer = http.post_raw(&[], ping_body).await;
+    assert_eq!(answer.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        answer.header("www-authenticate"),
+        Some(format!(r#"Bearer resource_metadata="{PRM}""#).as_str())
+    );
+    // Not a JWT at all.
+    assert_invalid_token(
+        &ping(&http, "Bearer opaque-token").await,
+        "not a signed JWT",
+    );
+    assert_eq!(provider.hits(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn static_keys_verify_without_a_jwks_and_an_explicit_audience_wins() {
+    let auth = JwtAuth::builder()
+        .issuer(ISSUER)
+        .audience("api://tasks")
+        .key(
+            Some("key-a"),
+            DecodingKey::from_rsa_pem(A_PUB).unwrap(),
+            Algorithm::RS256,
+        )
+        .build()
+        .unwrap();
+    assert_eq!(auth.audiences(), ["api://tasks"]);
+    let http = serve(auth).await;
+    let token = signed("key-a", A_KEY, &with(&[("aud", json!("api://tasks"))]));
+    assert_eq!(
+        ping(&http, &format!("Bearer {token}")).await.status,
+        StatusCode::OK
+    );
+    let token = signed("key-a", A_KEY, &good_claims());
+    assert_invalid_token(
+        &ping(&http, &format!("Bearer {token}")).await,
+        "another audience",
+    );
+}
+
+#[test]
+fn unsafe_settings_are_refused_when_built() {
+    let jwks = || {
+        JwtAuth::builder()
+            .issuer(ISSUER)
+            .jwks_url("https://id.example.test/jwks")
+    };
+    assert!(matches!(
+        JwtAuth::builder()
+            .jwks_url("https://id.example.test/jwks")
+            .build(),
+        Err(JwtConfigError::NoIssuer)
+    ));
+    assert!(matches!(
+        JwtAuth::builder().issuer(ISSUER).build(),
+        Err(JwtConfigError::NoKeys)
+    ));
+    let hmac = jwks()
+        .algorithms([Algorithm::RS256, Algorithm::HS256])
+        .build();
+    assert!(matches!(&hmac, Err(JwtConfigError::HmacWithJwks(alg)) if alg == "HS256"));
+    assert!(
+        hmac.unwrap_err()
+            .to_string()
+            .contains("never serve as an HMAC secret")
+    );
+    assert!(matches!(
+        jwks().algorithms([]).build(),
+        Err(JwtConfigError::NoAlgorithms)
+    ));
+    for insecure in [
+        "http://id.example.test/jwks",
+        "http://127.0.0.1@evil.test/jwks",
+        "ftp://x",
+    ] {
+        assert!(
+            matches!(
+                JwtAuth::builder().issuer(ISSUER).jwks_url(insecure).build(),
+                Err(JwtConfigError::InsecureJwksUrl(_))
+            ),
+            "{insecure}"
+        );
+    }
+    let mismatched = JwtAuth::builder()
+        .issuer(ISSUER)
+        .algorithms([Algorithm::ES256])
+        .key(
+            None,
+            DecodingKey::from_rsa_pem(A_PUB).unwrap(),
+            Algorithm::RS256,
+        )
+        .build();
+    assert!(matches!(
+        mismatched,
+        Err(JwtConfigError::KeyOutsideAllowlist { .. })
+    ));
+}
+
+#[test]
+fn identity_reads_scopes_issuer_and_client_from_the_claims() {
+    let who = Identity::new("alice")
+        .claim("scp", json!("a b"))
+        .claim("client_id", json!("cli"));
+    assert_eq!(who.scopes(), ["a", "b"]);
+    assert_eq!(who.client_id(), Some("cli"));
+    assert_eq!(who.issuer(), None);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_without_kid_is_verified_only_by_a_lone_key() {
+    let unnamed = encode(
+        &Header::new(Algorithm::RS256),
+        &good_claims(),
+        &EncodingKey::from_rsa_pem(A_KEY).unwrap(),
+    )
+    .unwrap();
+    let lone = Provider::start(&[A_JWK], "max-age=300").await;
+    let http = serve(jwks_auth(&lone).build().unwrap()).await;
+    let answer = ping(&http, &format!("Bearer {unnamed}")).await;
+    assert_eq!(answer.status, StatusCode::OK);
+    let several = Provider::start(&[A_JWK, B_JWK], "max-age=300").await;
+    let http = serve(jwks_auth(&several).build().unwrap()).await;
+    assert_invalid_token(
+        &ping(&http, &format!("Bearer {unnamed}")).await,
+        "names no key (`kid`)",
+    );
+}
