@@ -66,6 +66,7 @@
     allow(dead_code, unused_imports)
 )]
 
+pub mod card;
 pub mod completion;
 mod context;
 mod dispatch;

@@ -94,6 +94,8 @@ impl ServerBuilder {
                 description: None,
                 website_url: None,
                 icons: Vec::new(),
+                repository: None,
+                remotes: Vec::new(),
             },
             instructions: None,
             tools: Vec::new(),
@@ -145,6 +147,20 @@ impl ServerBuilder {
     /// An icon (an MCP `Icon` object: `src`, optional `mimeType`, `sizes`, `theme`).
     pub fn icon(mut self, icon: serde_json::Value) -> Self {
         self.info.icons.push(icon);
+        self
+    }
+
+    /// Where the server's source lives, for the Server Card and `server.json`
+    /// ([`crate::card`]).
+    pub fn repository(mut self, repository: crate::card::Repository) -> Self {
+        self.info.repository = Some(repository);
+        self
+    }
+
+    /// A URL clients connect to, for the Server Card and `server.json` ([`crate::card`]);
+    /// listed in the order added.
+    pub fn remote(mut self, remote: crate::card::Remote) -> Self {
+        self.info.remotes.push(remote);
         self
     }
 
