@@ -84,6 +84,7 @@ mod run;
 mod serve;
 mod server;
 pub mod session;
+pub mod skill;
 pub mod testing;
 mod tool;
 pub mod transport;

@@ -53,6 +53,12 @@ pub enum Method {
     /// `subscriptions/listen` (2026-07-28): a long-lived stream of the change notifications
     /// the client opts in to.
     SubscriptionsListen,
+    /// `skills/list` (the skills extension, 2026-07-28).
+    SkillsList,
+    /// `skills/get` (the skills extension, 2026-07-28).
+    SkillsGet,
+    /// `resources/directory/read` (the skills extension's `directoryRead`, 2026-07-28).
+    ResourcesDirectoryRead,
 }
 
 impl Method {
@@ -76,6 +82,9 @@ impl Method {
             "completion/complete" => Method::Complete,
             "server/discover" => Method::Discover,
             "subscriptions/listen" => Method::SubscriptionsListen,
+            "skills/list" => Method::SkillsList,
+            "skills/get" => Method::SkillsGet,
+            "resources/directory/read" => Method::ResourcesDirectoryRead,
             _ => return None,
         })
     }
@@ -100,12 +109,23 @@ impl Method {
             Method::Complete => "completion/complete",
             Method::Discover => "server/discover",
             Method::SubscriptionsListen => "subscriptions/listen",
+            Method::SkillsList => "skills/list",
+            Method::SkillsGet => "skills/get",
+            Method::ResourcesDirectoryRead => "resources/directory/read",
         }
     }
 
-    /// Served in a session (2025-03-26 to 2025-11-25).
+    /// Served in a session (2025-03-26 to 2025-11-25). The extensions' methods are not: a
+    /// session's capabilities have no `extensions` to declare them in.
     pub fn served_in_session(self) -> bool {
-        !matches!(self, Method::Discover | Method::SubscriptionsListen)
+        !matches!(
+            self,
+            Method::Discover
+                | Method::SubscriptionsListen
+                | Method::SkillsList
+                | Method::SkillsGet
+                | Method::ResourcesDirectoryRead
+        )
     }
 
     /// Served in the stateless era (2026-07-28), which removed `initialize`, `ping`,
@@ -145,9 +165,16 @@ impl Method {
     /// assert!(listen.is_served_by(&json!({"tools": {"listChanged": true}})));
     /// assert!(listen.is_served_by(&json!({"resources": {"subscribe": true}})));
     /// assert!(!Method::PromptsGet.is_served_by(&json!({"tools": {}})));
+    ///
+    /// let skills = json!({"extensions": {"io.modelcontextprotocol/skills": {}}});
+    /// assert!(Method::SkillsList.is_served_by(&skills));
+    /// assert!(!Method::ResourcesDirectoryRead.is_served_by(&skills));
     /// ```
     pub fn is_served_by(self, capabilities: &Value) -> bool {
+        let skills = &capabilities["extensions"][crate::skill::SKILLS_EXTENSION];
         let needs = match self {
+            Method::SkillsList | Method::SkillsGet => return skills.is_object(),
+            Method::ResourcesDirectoryRead => return skills["directoryRead"] == Value::Bool(true),
             Method::SubscriptionsListen => {
                 return ["tools", "prompts", "resources"].iter().any(|kind| {
                     let declared = |flag: &str| capabilities[kind][flag] == Value::Bool(true);

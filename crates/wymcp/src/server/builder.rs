@@ -50,6 +50,7 @@ pub struct ServerBuilder {
     templates: Vec<ResourceTemplate>,
     prompts: Vec<Arc<dyn DynPrompt>>,
     completions: Vec<PendingCompletion>,
+    skills: Vec<crate::skill::Skill>,
     page_size: Option<usize>,
     list_changed: bool,
     request_state: RequestStateConfig,
@@ -103,6 +104,7 @@ impl ServerBuilder {
             templates: Vec::new(),
             prompts: Vec::new(),
             completions: Vec::new(),
+            skills: Vec::new(),
             page_size: None,
             list_changed: false,
             request_state: RequestStateConfig {
@@ -207,6 +209,21 @@ impl ServerBuilder {
     /// unique.
     pub fn prompt<P: Prompt>(mut self, prompt: P) -> Self {
         self.prompts.push(Arc::new(prompt));
+        self
+    }
+
+    /// Serves a skill (the skills extension, [`crate::skill`]): its files as `skill://`
+    /// resources, listed by `skills/list` in the order added; `build()` refuses a skill that
+    /// breaks the extension's rules.
+    pub fn skill(mut self, skill: crate::skill::Skill) -> Self {
+        self.skills.push(skill);
+        self
+    }
+
+    /// Serves every skill of `skills` (from [`Skill::load_all`](crate::skill::Skill::load_all),
+    /// say), in order.
+    pub fn skills(mut self, skills: impl IntoIterator<Item = crate::skill::Skill>) -> Self {
+        self.skills.extend(skills);
         self
     }
 
@@ -332,13 +349,17 @@ impl ServerBuilder {
             tools.push(Arc::new(tool));
         }
         tools.push(Arc::new(RegisteredTool::help()));
-        let resources = ResourceRegistry::build(self.resources, self.templates)?;
+        let (skills, mut skill_files) = crate::skill::registry::SkillRegistry::build(self.skills)?;
+        let mut resources = self.resources;
+        resources.append(&mut skill_files);
+        let resources = ResourceRegistry::build(resources, self.templates)?;
         let prompts = PromptRegistry::build(self.prompts)?;
         let completions = CompletionRegistry::build(self.completions, &prompts, &resources)?;
         let features = Features {
             resources,
             prompts,
             completions,
+            skills,
             page_size: self.page_size.unwrap_or(crate::paging::DEFAULT_PAGE_SIZE),
             list_changed: self.list_changed,
             request_state: Codec::new(

@@ -33,6 +33,12 @@ fn capabilities_of(server: &Server) -> Value {
                 capability.remove("listChanged");
             }
         }
+        // Extensions are declared in the stateless era only (a session's capabilities have no
+        // `extensions`).
+        if !server.features().skills.is_empty() {
+            let skills = json!({ crate::skill::SKILLS_EXTENSION: { "directoryRead": true } });
+            map.insert("extensions".into(), skills);
+        }
     }
     caps
 }
