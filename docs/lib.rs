@@ -25,6 +25,8 @@ pub mod guide_doctests {
     pub struct Transports;
     #[doc = include_str!("subscriptions.md")]
     pub struct Subscriptions;
+    #[doc = include_str!("skills.md")]
+    pub struct Skills;
     #[doc = include_str!("limits.md")]
     pub struct Limits;
     #[doc = include_str!("multi-round-trip.md")]
