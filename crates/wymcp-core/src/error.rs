@@ -337,6 +337,9 @@ pub enum Problem {
         /// The rule it breaks.
         reason: String,
     },
+    /// Task support is declared for a tool the server does not have.
+    #[error("task support is declared for unknown tool {0:?}")]
+    InvalidTaskTool(String),
 }
 
 fn quoted(items: &[String]) -> String {

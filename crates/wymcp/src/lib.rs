@@ -85,6 +85,7 @@ mod serve;
 mod server;
 pub mod session;
 pub mod skill;
+pub mod task;
 pub mod testing;
 mod tool;
 pub mod transport;

@@ -19,6 +19,7 @@ mod listen;
 mod modern;
 mod mrtr;
 mod skills;
+mod tasks;
 
 use std::time::Duration;
 
@@ -577,6 +578,7 @@ fn server() -> Result<Server, Box<dyn std::error::Error>> {
     builder = mrtr::register(builder);
     builder = modern::register(builder);
     builder = skills::register(builder)?;
+    builder = tasks::register(builder);
     Ok(builder.build()?)
 }
 

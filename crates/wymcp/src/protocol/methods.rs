@@ -59,6 +59,12 @@ pub enum Method {
     SkillsGet,
     /// `resources/directory/read` (the skills extension's `directoryRead`, 2026-07-28).
     ResourcesDirectoryRead,
+    /// `tasks/get` (the tasks extension, 2026-07-28).
+    TasksGet,
+    /// `tasks/update` (the tasks extension, 2026-07-28).
+    TasksUpdate,
+    /// `tasks/cancel` (the tasks extension, 2026-07-28).
+    TasksCancel,
 }
 
 impl Method {
@@ -85,6 +91,9 @@ impl Method {
             "skills/list" => Method::SkillsList,
             "skills/get" => Method::SkillsGet,
             "resources/directory/read" => Method::ResourcesDirectoryRead,
+            "tasks/get" => Method::TasksGet,
+            "tasks/update" => Method::TasksUpdate,
+            "tasks/cancel" => Method::TasksCancel,
             _ => return None,
         })
     }
@@ -112,6 +121,9 @@ impl Method {
             Method::SkillsList => "skills/list",
             Method::SkillsGet => "skills/get",
             Method::ResourcesDirectoryRead => "resources/directory/read",
+            Method::TasksGet => "tasks/get",
+            Method::TasksUpdate => "tasks/update",
+            Method::TasksCancel => "tasks/cancel",
         }
     }
 
@@ -125,6 +137,9 @@ impl Method {
                 | Method::SkillsList
                 | Method::SkillsGet
                 | Method::ResourcesDirectoryRead
+                | Method::TasksGet
+                | Method::TasksUpdate
+                | Method::TasksCancel
         )
     }
 
@@ -149,6 +164,7 @@ impl Method {
         match self {
             Method::ToolsCall | Method::PromptsGet => Some("name"),
             Method::ResourcesRead => Some("uri"),
+            Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => Some("taskId"),
             _ => None,
         }
     }
@@ -175,6 +191,9 @@ impl Method {
         let needs = match self {
             Method::SkillsList | Method::SkillsGet => return skills.is_object(),
             Method::ResourcesDirectoryRead => return skills["directoryRead"] == Value::Bool(true),
+            Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => {
+                return capabilities["extensions"][crate::task::TASKS_EXTENSION].is_object();
+            }
             Method::SubscriptionsListen => {
                 return ["tools", "prompts", "resources"].iter().any(|kind| {
                     let declared = |flag: &str| capabilities[kind][flag] == Value::Bool(true);

@@ -51,6 +51,7 @@ pub struct ServerBuilder {
     prompts: Vec<Arc<dyn DynPrompt>>,
     completions: Vec<PendingCompletion>,
     skills: Vec<crate::skill::Skill>,
+    tasks: crate::task::Tasks,
     page_size: Option<usize>,
     list_changed: bool,
     request_state: RequestStateConfig,
@@ -105,6 +106,7 @@ impl ServerBuilder {
             prompts: Vec::new(),
             completions: Vec::new(),
             skills: Vec::new(),
+            tasks: crate::task::Tasks::default(),
             page_size: None,
             list_changed: false,
             request_state: RequestStateConfig {
@@ -224,6 +226,32 @@ impl ServerBuilder {
     /// say), in order.
     pub fn skills(mut self, skills: impl IntoIterator<Item = crate::skill::Skill>) -> Self {
         self.skills.extend(skills);
+        self
+    }
+
+    /// Whether tool `tool` runs as a task (the tasks extension, [`crate::task`]; MCP
+    /// 2026-07-28): a client declaring the extension is answered a task handle; `build()`
+    /// refuses a tool that does not exist.
+    pub fn task_support(
+        mut self,
+        tool: impl Into<String>,
+        support: crate::task::TaskSupport,
+    ) -> Self {
+        self.tasks.support.insert(tool.into(), support);
+        self
+    }
+
+    /// Where tasks are kept (default [`InMemoryTaskStore`](crate::task::InMemoryTaskStore)).
+    pub fn task_store(mut self, store: impl crate::task::TaskStore) -> Self {
+        self.tasks.store = Arc::new(store);
+        self
+    }
+
+    /// How long a task is kept after it was created (default
+    /// [`DEFAULT_TASK_TTL`](crate::task::DEFAULT_TASK_TTL), one hour); then `tasks/get` says
+    /// it does not exist.
+    pub fn task_ttl(mut self, ttl: Duration) -> Self {
+        self.tasks.ttl = ttl;
         self
     }
 
@@ -349,6 +377,16 @@ impl ServerBuilder {
             tools.push(Arc::new(tool));
         }
         tools.push(Arc::new(RegisteredTool::help()));
+        if let Some(unknown) = self
+            .tasks
+            .support
+            .keys()
+            .find(|t| !names.contains(*t) && *t != "help")
+        {
+            return Err(ConfigurationError::new(Problem::InvalidTaskTool(
+                unknown.clone(),
+            )));
+        }
         let (skills, mut skill_files) = crate::skill::registry::SkillRegistry::build(self.skills)?;
         let mut resources = self.resources;
         resources.append(&mut skill_files);
@@ -360,6 +398,7 @@ impl ServerBuilder {
             prompts,
             completions,
             skills,
+            tasks: self.tasks,
             page_size: self.page_size.unwrap_or(crate::paging::DEFAULT_PAGE_SIZE),
             list_changed: self.list_changed,
             request_state: Codec::new(

@@ -22,6 +22,8 @@ pub(crate) struct Features {
     pub(crate) completions: CompletionRegistry,
     /// The skills extension's skills (their files are in `resources`).
     pub(crate) skills: crate::skill::registry::SkillRegistry,
+    /// The tasks extension: the tools that run as tasks, the store, the running calls.
+    pub(crate) tasks: crate::task::Tasks,
     pub(crate) page_size: usize,
     pub(crate) list_changed: bool,
     pub(crate) hub: Hub,
@@ -40,6 +42,7 @@ impl Default for Features {
             prompts: PromptRegistry::default(),
             completions: CompletionRegistry::default(),
             skills: crate::skill::registry::SkillRegistry::default(),
+            tasks: crate::task::Tasks::default(),
             page_size: paging::DEFAULT_PAGE_SIZE,
             list_changed: false,
             hub: Hub::new(),
