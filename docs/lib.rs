@@ -27,6 +27,10 @@ pub mod guide_doctests {
     pub struct Auth;
     #[doc = include_str!("subscriptions.md")]
     pub struct Subscriptions;
+    #[doc = include_str!("skills.md")]
+    pub struct Skills;
+    #[doc = include_str!("tasks.md")]
+    pub struct Tasks;
     #[doc = include_str!("limits.md")]
     pub struct Limits;
     #[doc = include_str!("multi-round-trip.md")]

@@ -334,6 +334,18 @@ pub enum Problem {
     /// Two completion providers serve the same prompt argument or template variable.
     #[error("duplicate completion provider for {0}")]
     DuplicateCompletion(String),
+    /// A skill (the skills extension) cannot be served: its frontmatter, name, paths or
+    /// size break the extension's rules.
+    #[error("skill {skill:?}: {reason}")]
+    InvalidSkill {
+        /// The skill, as `<prefix>/<name>` (or `(unnamed)`).
+        skill: String,
+        /// The rule it breaks.
+        reason: String,
+    },
+    /// Task support is declared for a tool the server does not have.
+    #[error("task support is declared for unknown tool {0:?}")]
+    InvalidTaskTool(String),
 }
 
 fn quoted(items: &[String]) -> String {

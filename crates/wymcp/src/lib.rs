@@ -67,6 +67,7 @@
     allow(dead_code, unused_imports)
 )]
 
+pub mod card;
 pub mod completion;
 mod context;
 mod dispatch;
@@ -84,6 +85,8 @@ mod run;
 mod serve;
 mod server;
 pub mod session;
+pub mod skill;
+pub mod task;
 pub mod testing;
 mod tool;
 pub mod transport;

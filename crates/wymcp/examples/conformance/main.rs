@@ -1,7 +1,7 @@
 //! The fixture server of the official MCP conformance suite
 //! (`@modelcontextprotocol/conformance` 0.1.16, and 0.2.0-alpha.12 at 2026-07-28, server
-//! scenarios): exactly the tools, resources, prompts and completion its scenarios call, served
-//! over Streamable HTTP.
+//! scenarios): exactly the tools, resources, prompts, completion and skills its scenarios
+//! call, served over Streamable HTTP.
 //!
 //! ```sh
 //! cargo run -p wymcp --example conformance -- 3001        # or PORT=3001
@@ -18,6 +18,8 @@
 mod listen;
 mod modern;
 mod mrtr;
+mod skills;
+mod tasks;
 
 use std::time::Duration;
 
@@ -523,7 +525,7 @@ fn prompts() -> Vec<FixturePrompt> {
 }
 
 /// The fixture server, everything declared once and validated by `build()`.
-fn server() -> Result<Server, wymcp::ConfigurationError> {
+fn server() -> Result<Server, Box<dyn std::error::Error>> {
     let mut builder = Server::builder()
         .name("mcp-conformance-test-server")
         .version("1.0.0")
@@ -575,7 +577,9 @@ fn server() -> Result<Server, wymcp::ConfigurationError> {
     builder = listen::register(builder);
     builder = mrtr::register(builder);
     builder = modern::register(builder);
-    builder.build()
+    builder = skills::register(builder)?;
+    builder = tasks::register(builder);
+    Ok(builder.build()?)
 }
 
 #[tokio::main]

@@ -232,6 +232,25 @@ impl Context {
         true
     }
 
+    /// Stateless era: records that the request needs extension `id` it did not declare, so
+    /// it is refused `-32021` naming `{"extensions": {id: {}}}`.
+    pub(crate) fn require_extension(&self, id: &str) {
+        let mut required = self
+            .inner
+            .required_capabilities
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let all = required.get_or_insert_with(|| Value::Object(Map::new()));
+        if let Some(all) = all.as_object_mut() {
+            let extensions = all
+                .entry("extensions")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Some(extensions) = extensions.as_object_mut() {
+                extensions.insert(id.to_owned(), Value::Object(Map::new()));
+            }
+        }
+    }
+
     /// The client capabilities the call asked for but the stateless request did not declare
     /// (a `ClientCapabilities` object), if any.
     pub(crate) fn required_capabilities(&self) -> Option<Value> {

@@ -53,6 +53,18 @@ pub enum Method {
     /// `subscriptions/listen` (2026-07-28): a long-lived stream of the change notifications
     /// the client opts in to.
     SubscriptionsListen,
+    /// `skills/list` (the skills extension, 2026-07-28).
+    SkillsList,
+    /// `skills/get` (the skills extension, 2026-07-28).
+    SkillsGet,
+    /// `resources/directory/read` (the skills extension's `directoryRead`, 2026-07-28).
+    ResourcesDirectoryRead,
+    /// `tasks/get` (the tasks extension, 2026-07-28).
+    TasksGet,
+    /// `tasks/update` (the tasks extension, 2026-07-28).
+    TasksUpdate,
+    /// `tasks/cancel` (the tasks extension, 2026-07-28).
+    TasksCancel,
 }
 
 impl Method {
@@ -76,6 +88,12 @@ impl Method {
             "completion/complete" => Method::Complete,
             "server/discover" => Method::Discover,
             "subscriptions/listen" => Method::SubscriptionsListen,
+            "skills/list" => Method::SkillsList,
+            "skills/get" => Method::SkillsGet,
+            "resources/directory/read" => Method::ResourcesDirectoryRead,
+            "tasks/get" => Method::TasksGet,
+            "tasks/update" => Method::TasksUpdate,
+            "tasks/cancel" => Method::TasksCancel,
             _ => return None,
         })
     }
@@ -100,12 +118,29 @@ impl Method {
             Method::Complete => "completion/complete",
             Method::Discover => "server/discover",
             Method::SubscriptionsListen => "subscriptions/listen",
+            Method::SkillsList => "skills/list",
+            Method::SkillsGet => "skills/get",
+            Method::ResourcesDirectoryRead => "resources/directory/read",
+            Method::TasksGet => "tasks/get",
+            Method::TasksUpdate => "tasks/update",
+            Method::TasksCancel => "tasks/cancel",
         }
     }
 
-    /// Served in a session (2025-03-26 to 2025-11-25).
+    /// Served in a session (2025-03-26 to 2025-11-25). The extensions' methods are not: a
+    /// session's capabilities have no `extensions` to declare them in.
     pub fn served_in_session(self) -> bool {
-        !matches!(self, Method::Discover | Method::SubscriptionsListen)
+        !matches!(
+            self,
+            Method::Discover
+                | Method::SubscriptionsListen
+                | Method::SkillsList
+                | Method::SkillsGet
+                | Method::ResourcesDirectoryRead
+                | Method::TasksGet
+                | Method::TasksUpdate
+                | Method::TasksCancel
+        )
     }
 
     /// Served in the stateless era (2026-07-28), which removed `initialize`, `ping`,
@@ -129,6 +164,7 @@ impl Method {
         match self {
             Method::ToolsCall | Method::PromptsGet => Some("name"),
             Method::ResourcesRead => Some("uri"),
+            Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => Some("taskId"),
             _ => None,
         }
     }
@@ -145,9 +181,19 @@ impl Method {
     /// assert!(listen.is_served_by(&json!({"tools": {"listChanged": true}})));
     /// assert!(listen.is_served_by(&json!({"resources": {"subscribe": true}})));
     /// assert!(!Method::PromptsGet.is_served_by(&json!({"tools": {}})));
+    ///
+    /// let skills = json!({"extensions": {"io.modelcontextprotocol/skills": {}}});
+    /// assert!(Method::SkillsList.is_served_by(&skills));
+    /// assert!(!Method::ResourcesDirectoryRead.is_served_by(&skills));
     /// ```
     pub fn is_served_by(self, capabilities: &Value) -> bool {
+        let skills = &capabilities["extensions"][crate::skill::SKILLS_EXTENSION];
         let needs = match self {
+            Method::SkillsList | Method::SkillsGet => return skills.is_object(),
+            Method::ResourcesDirectoryRead => return skills["directoryRead"] == Value::Bool(true),
+            Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => {
+                return capabilities["extensions"][crate::task::TASKS_EXTENSION].is_object();
+            }
             Method::SubscriptionsListen => {
                 return ["tools", "prompts", "resources"].iter().any(|kind| {
                     let declared = |flag: &str| capabilities[kind][flag] == Value::Bool(true);

@@ -239,7 +239,8 @@ pub struct CacheHint {
 }
 
 /// The cache hints served per method (`tools/list`, `prompts/list`, `resources/list`,
-/// `resources/templates/list`, `resources/read`, `server/discover`); every one is
+/// `resources/templates/list`, `resources/read`, `server/discover`, and the skills
+/// extension's `skills/list`, `skills/get` and `resources/directory/read`); every one is
 /// `{ttlMs: 0, cacheScope: "private"}` unless set.
 ///
 /// ```
@@ -257,13 +258,16 @@ pub struct CacheHints {
 }
 
 /// The methods whose results carry cache hints.
-pub const CACHED_METHODS: [&str; 6] = [
+pub const CACHED_METHODS: [&str; 9] = [
     "tools/list",
     "prompts/list",
     "resources/list",
     "resources/templates/list",
     "resources/read",
     "server/discover",
+    "skills/list",
+    "skills/get",
+    "resources/directory/read",
 ];
 
 impl CacheHints {

@@ -50,6 +50,8 @@ pub struct ServerBuilder {
     templates: Vec<ResourceTemplate>,
     prompts: Vec<Arc<dyn DynPrompt>>,
     completions: Vec<PendingCompletion>,
+    skills: Vec<crate::skill::Skill>,
+    tasks: crate::task::Tasks,
     page_size: Option<usize>,
     list_changed: bool,
     request_state: RequestStateConfig,
@@ -94,6 +96,8 @@ impl ServerBuilder {
                 description: None,
                 website_url: None,
                 icons: Vec::new(),
+                repository: None,
+                remotes: Vec::new(),
             },
             instructions: None,
             tools: Vec::new(),
@@ -101,6 +105,8 @@ impl ServerBuilder {
             templates: Vec::new(),
             prompts: Vec::new(),
             completions: Vec::new(),
+            skills: Vec::new(),
+            tasks: crate::task::Tasks::default(),
             page_size: None,
             list_changed: false,
             request_state: RequestStateConfig {
@@ -148,6 +154,20 @@ impl ServerBuilder {
         self
     }
 
+    /// Where the server's source lives, for the Server Card and `server.json`
+    /// ([`crate::card`]).
+    pub fn repository(mut self, repository: crate::card::Repository) -> Self {
+        self.info.repository = Some(repository);
+        self
+    }
+
+    /// A URL clients connect to, for the Server Card and `server.json` ([`crate::card`]);
+    /// listed in the order added.
+    pub fn remote(mut self, remote: crate::card::Remote) -> Self {
+        self.info.remotes.push(remote);
+        self
+    }
+
     /// Instructions for the model, sent in `initialize` verbatim.
     pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
         self.instructions = Some(instructions.into());
@@ -191,6 +211,47 @@ impl ServerBuilder {
     /// unique.
     pub fn prompt<P: Prompt>(mut self, prompt: P) -> Self {
         self.prompts.push(Arc::new(prompt));
+        self
+    }
+
+    /// Serves a skill (the skills extension, [`crate::skill`]): its files as `skill://`
+    /// resources, listed by `skills/list` in the order added; `build()` refuses a skill that
+    /// breaks the extension's rules.
+    pub fn skill(mut self, skill: crate::skill::Skill) -> Self {
+        self.skills.push(skill);
+        self
+    }
+
+    /// Serves every skill of `skills` (from [`Skill::load_all`](crate::skill::Skill::load_all),
+    /// say), in order.
+    pub fn skills(mut self, skills: impl IntoIterator<Item = crate::skill::Skill>) -> Self {
+        self.skills.extend(skills);
+        self
+    }
+
+    /// Whether tool `tool` runs as a task (the tasks extension, [`crate::task`]; MCP
+    /// 2026-07-28): a client declaring the extension is answered a task handle; `build()`
+    /// refuses a tool that does not exist.
+    pub fn task_support(
+        mut self,
+        tool: impl Into<String>,
+        support: crate::task::TaskSupport,
+    ) -> Self {
+        self.tasks.support.insert(tool.into(), support);
+        self
+    }
+
+    /// Where tasks are kept (default [`InMemoryTaskStore`](crate::task::InMemoryTaskStore)).
+    pub fn task_store(mut self, store: impl crate::task::TaskStore) -> Self {
+        self.tasks.store = Arc::new(store);
+        self
+    }
+
+    /// How long a task is kept after it was created (default
+    /// [`DEFAULT_TASK_TTL`](crate::task::DEFAULT_TASK_TTL), one hour); then `tasks/get` says
+    /// it does not exist.
+    pub fn task_ttl(mut self, ttl: Duration) -> Self {
+        self.tasks.ttl = ttl;
         self
     }
 
@@ -316,13 +377,28 @@ impl ServerBuilder {
             tools.push(Arc::new(tool));
         }
         tools.push(Arc::new(RegisteredTool::help()));
-        let resources = ResourceRegistry::build(self.resources, self.templates)?;
+        if let Some(unknown) = self
+            .tasks
+            .support
+            .keys()
+            .find(|t| !names.contains(*t) && *t != "help")
+        {
+            return Err(ConfigurationError::new(Problem::InvalidTaskTool(
+                unknown.clone(),
+            )));
+        }
+        let (skills, mut skill_files) = crate::skill::registry::SkillRegistry::build(self.skills)?;
+        let mut resources = self.resources;
+        resources.append(&mut skill_files);
+        let resources = ResourceRegistry::build(resources, self.templates)?;
         let prompts = PromptRegistry::build(self.prompts)?;
         let completions = CompletionRegistry::build(self.completions, &prompts, &resources)?;
         let features = Features {
             resources,
             prompts,
             completions,
+            skills,
+            tasks: self.tasks,
             page_size: self.page_size.unwrap_or(crate::paging::DEFAULT_PAGE_SIZE),
             list_changed: self.list_changed,
             request_state: Codec::new(

@@ -20,6 +20,10 @@ pub(crate) struct Features {
     pub(crate) resources: ResourceRegistry,
     pub(crate) prompts: PromptRegistry,
     pub(crate) completions: CompletionRegistry,
+    /// The skills extension's skills (their files are in `resources`).
+    pub(crate) skills: crate::skill::registry::SkillRegistry,
+    /// The tasks extension: the tools that run as tasks, the store, the running calls.
+    pub(crate) tasks: crate::task::Tasks,
     pub(crate) page_size: usize,
     pub(crate) list_changed: bool,
     pub(crate) hub: Hub,
@@ -37,6 +41,8 @@ impl Default for Features {
             resources: ResourceRegistry::default(),
             prompts: PromptRegistry::default(),
             completions: CompletionRegistry::default(),
+            skills: crate::skill::registry::SkillRegistry::default(),
+            tasks: crate::task::Tasks::default(),
             page_size: paging::DEFAULT_PAGE_SIZE,
             list_changed: false,
             hub: Hub::new(),
@@ -160,6 +166,9 @@ impl Server {
                 Ok(json!({}))
             }
             Method::PromptsList => prompts.list(&object()?, size, version),
+            Method::SkillsList => features.skills.list(&object()?, size),
+            Method::SkillsGet => features.skills.get(&object()?),
+            Method::ResourcesDirectoryRead => features.skills.read_directory(&object()?, size),
             Method::PromptsGet => prompts.get(object()?, ctx).await,
             Method::Complete => {
                 let completions = &features.completions;

@@ -32,6 +32,10 @@ pub struct ServerInfo {
     pub website_url: Option<String>,
     /// Icons, as MCP `Icon` objects (2025-11-25 and later).
     pub icons: Vec<Value>,
+    /// Where the source lives (the Server Card and `server.json` only).
+    pub repository: Option<crate::card::Repository>,
+    /// The URLs clients connect to (the Server Card and `server.json` only).
+    pub remotes: Vec<crate::card::Remote>,
 }
 
 impl ServerInfo {
@@ -140,6 +144,23 @@ impl Server {
     /// The server's identity.
     pub fn info(&self) -> &ServerInfo {
         &self.inner.info
+    }
+
+    /// The Server Card (SEP-2127) generated from the builder's identity, as the HTTP transport
+    /// serves it at `<endpoint>/server-card` (see [`crate::card`]).
+    pub fn server_card(&self) -> Value {
+        crate::card::document::server_card(&self.inner.info)
+    }
+
+    /// The MCP registry's `server.json` (schema 2025-12-11) for this server and `packages`,
+    /// or why the registry would refuse it: a name that is not reverse-DNS
+    /// `namespace/server`, a missing or over-100-character description, a version range, or
+    /// neither a package nor a remote (see [`crate::card`]).
+    pub fn server_json(
+        &self,
+        packages: &[crate::card::Package],
+    ) -> Result<Value, crate::card::RegistryError> {
+        crate::card::registry::server_json(&self.inner.info, packages)
     }
 
     /// The `instructions` sent in `initialize`, verbatim.

@@ -33,11 +33,18 @@ pub(crate) async fn execute(
         Method::Discover => Ok(results::discover_result(server)),
         Method::ToolsList => Ok(server.list_tools_for(ctx.protocol_version(), ctx.identity())),
         Method::ToolsCall => {
+            let params = match crate::task::serve::route_call(server, params, &ctx) {
+                crate::task::serve::Route::Sync(params) => params,
+                crate::task::serve::Route::Answered(answer) => return answer.map(Done::Value),
+            };
             let call = server.tools_call(params, ctx);
             return Ok(match mrtr::run_typed(round, call).await? {
                 Ok(result) => Done::Call(result),
                 Err(input_required) => Done::Value(input_required),
             });
+        }
+        Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => {
+            crate::task::serve::method(server, method, params, &ctx)
         }
         Method::ResourcesRead | Method::PromptsGet => {
             mrtr::run(round, server.feature(method, params, ctx)).await

@@ -33,6 +33,19 @@ fn capabilities_of(server: &Server) -> Value {
                 capability.remove("listChanged");
             }
         }
+        // Extensions are declared in the stateless era only (a session's capabilities have no
+        // `extensions`).
+        let mut extensions = Map::new();
+        if !server.features().skills.is_empty() {
+            let skills = json!({ "directoryRead": true });
+            extensions.insert(crate::skill::SKILLS_EXTENSION.into(), skills);
+        }
+        if server.features().tasks.is_enabled() {
+            extensions.insert(crate::task::TASKS_EXTENSION.into(), json!({}));
+        }
+        if !extensions.is_empty() {
+            map.insert("extensions".into(), Value::Object(extensions));
+        }
     }
     caps
 }

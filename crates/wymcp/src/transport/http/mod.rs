@@ -25,6 +25,7 @@
 mod auth;
 mod authority;
 mod call;
+mod card;
 mod checks;
 mod config;
 mod connections;

@@ -94,6 +94,8 @@ fn get_stream(streams: Weak<Streams>) -> crate::serve::Standalone {
 pub struct StreamableHttpService {
     state: Arc<State>,
     router: Router,
+    /// The Server Card, served at `<endpoint>/server-card`.
+    card: Arc<super::card::CardDocument>,
 }
 
 impl std::fmt::Debug for StreamableHttpService {
@@ -149,11 +151,17 @@ impl StreamableHttpService {
             let notifications = state.core.server().notifications();
             handle.spawn(drain(Arc::downgrade(&state), notifications));
         }
+        let card = Arc::new(super::card::CardDocument::new(state.core.server()));
         let router = Router::new()
             .route("/", any(route))
             .fallback(not_found)
-            .with_state(state.clone());
-        StreamableHttpService { state, router }
+            .with_state(state.clone())
+            .merge(super::card::router("/server-card", card.clone()));
+        StreamableHttpService {
+            state,
+            router,
+            card,
+        }
     }
 
     /// The endpoint routed at `path` and `path/` directly, as `nest_service(path, ..)` serves
@@ -163,6 +171,10 @@ impl StreamableHttpService {
             .route(path, any(route))
             .route(&format!("{path}/"), any(route))
             .with_state(self.state.clone())
+            .merge(super::card::router(
+                &format!("{path}/server-card"),
+                self.card.clone(),
+            ))
     }
 
     /// The settings the service runs with.

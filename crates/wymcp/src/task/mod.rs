@@ -1,0 +1,100 @@
+//! The tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663, MCP 2026-07-28): a tool
+//! declared to support tasks, called by a client that declares the extension in its request's
+//! capabilities, answers at once with a task handle (`resultType: "task"`) and runs on; the
+//! client polls `tasks/get` for its status and, once done, its result, and may `tasks/cancel`
+//! it.
+//!
+//! Task ids are 128 random bits; each task is bound to the subject of the identity that
+//! created it (another caller is told the task does not exist) and kept for its TTL, then
+//! forgotten. Tasks are kept in a [`TaskStore`] ([`InMemoryTaskStore`] unless set).
+//!
+//! ```
+//! use std::time::Duration;
+//! use wymcp::Server;
+//! use wymcp::task::TaskSupport;
+//!
+//! let server = Server::builder()
+//!     // ... .plain_tool(Report) ...
+//!     .task_support("help", TaskSupport::Optional)
+//!     .task_ttl(Duration::from_secs(600))
+//!     .build()?;
+//! # let _ = server;
+//! # Ok::<(), wymcp::ConfigurationError>(())
+//! ```
+
+mod clock;
+pub(crate) mod serve;
+mod store;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
+pub use store::{InMemoryTaskStore, TaskRecord, TaskStatus, TaskStore, TaskStoreError};
+
+/// The extension's identifier, under `capabilities.extensions`.
+pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+/// How long a task is kept after it was created, unless set: one hour.
+pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(3600);
+/// How often a client is told to poll `tasks/get`: every half second.
+pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_millis(500);
+
+/// Whether a tool runs as a task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum TaskSupport {
+    /// Never: every call answers its result (the default).
+    #[default]
+    Forbidden,
+    /// When the client declares the extension; otherwise the call answers its result.
+    Optional,
+    /// Always: a client that does not declare the extension is refused `-32021`.
+    Required,
+}
+
+/// The tasks of one server: which tools support them, the store, the calls running here.
+pub(crate) struct Tasks {
+    pub(crate) support: HashMap<String, TaskSupport>,
+    pub(crate) store: Arc<dyn TaskStore>,
+    pub(crate) ttl: Duration,
+    pub(crate) poll_interval: Duration,
+    /// The calls this node runs, by task id: cancelling one ends its call.
+    pub(crate) running: Mutex<HashMap<String, CancellationToken>>,
+    /// Serializes the status transitions of this node's tasks (a cancel racing a finish).
+    pub(crate) transitions: Mutex<()>,
+}
+
+impl std::fmt::Debug for Tasks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tasks")
+            .field("support", &self.support)
+            .field("ttl", &self.ttl)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Tasks {
+    fn default() -> Self {
+        Tasks {
+            support: HashMap::new(),
+            store: Arc::new(InMemoryTaskStore::default()),
+            ttl: DEFAULT_TASK_TTL,
+            poll_interval: DEFAULT_POLL_INTERVAL,
+            running: Mutex::new(HashMap::new()),
+            transitions: Mutex::new(()),
+        }
+    }
+}
+
+impl Tasks {
+    /// Whether any tool runs as a task (the server then declares the extension).
+    pub(crate) fn is_enabled(&self) -> bool {
+        self.support.values().any(|s| *s != TaskSupport::Forbidden)
+    }
+
+    pub(crate) fn support_of(&self, tool: &str) -> TaskSupport {
+        self.support.get(tool).copied().unwrap_or_default()
+    }
+}
