@@ -328,6 +328,17 @@ pub enum Problem {
     /// Two completion providers serve the same prompt argument or template variable.
     #[error("duplicate completion provider for {0}")]
     DuplicateCompletion(String),
+    /// A layer is attached to a tool the server does not have.
+    #[error("a layer is attached to unknown tool {0:?}")]
+    LayerUnknownTool(String),
+    /// A layer is attached to an action its tool does not have (or to a plain tool's action).
+    #[error("a layer is attached to action {action:?}, which tool {tool:?} does not have")]
+    LayerUnknownAction {
+        /// The tool.
+        tool: String,
+        /// The unknown action.
+        action: String,
+    },
 }
 
 fn quoted(items: &[String]) -> String {

@@ -73,6 +73,7 @@ mod dispatch;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod limits;
+pub mod middleware;
 pub mod mrtr;
 mod paging;
 pub mod prompt;

@@ -29,6 +29,7 @@ pub struct ContextBuilder {
     pub(super) stream_closer: Option<CancellationToken>,
     pub(super) log_level: Option<LogLevel>,
     pub(super) input: Option<Arc<Round>>,
+    pub(super) origin: super::Origin,
 }
 
 impl ContextBuilder {
@@ -114,6 +115,11 @@ impl ContextBuilder {
         self.input = Some(round);
         self
     }
+    /// Where the call came from (set by the serving core).
+    pub(crate) fn origin(mut self, origin: super::Origin) -> Self {
+        self.origin = origin;
+        self
+    }
     /// The context.
     pub fn build(self) -> Context {
         Context {
@@ -134,6 +140,7 @@ impl ContextBuilder {
                 required_capabilities: Mutex::new(None),
                 input: self.input,
                 request_state: Mutex::new(None),
+                origin: self.origin,
             }),
         }
     }

@@ -7,6 +7,7 @@ use tokio_util::sync::CancellationToken;
 
 mod builder;
 mod client;
+mod origin;
 
 use crate::mrtr::Round;
 use crate::protocol::{LogLevel, ProtocolVersion};
@@ -14,6 +15,8 @@ use crate::session::SessionHandle;
 pub use crate::session::{Delivery, Notifier};
 
 pub use builder::ContextBuilder;
+pub(crate) use origin::Origin;
+pub use origin::TransportKind;
 
 /// What a tool knows about the call it serves: the request, the session, the negotiated
 /// revision, the assigns, and a cancellation token.
@@ -61,6 +64,8 @@ struct Inner {
     input: Option<Arc<Round>>,
     /// The tool's own request state when the call has no input round.
     request_state: Mutex<Option<Value>>,
+    /// The call's transport and client address.
+    origin: Origin,
 }
 
 #[derive(Debug, Default)]
@@ -92,6 +97,7 @@ impl Context {
             stream_closer: None,
             log_level: None,
             input: None,
+            origin: Origin::default(),
         }
     }
 
@@ -107,6 +113,19 @@ impl Context {
             .session_id
             .as_deref()
             .or_else(|| self.inner.session.as_ref().map(SessionHandle::id))
+    }
+
+    /// Where the call came from (its transport, the client's address).
+    pub(crate) fn origin(&self) -> Origin {
+        self.inner.origin
+    }
+
+    /// The subject of the caller's identity (the assign `identity.subject`), when the
+    /// transport authenticated one.
+    pub(crate) fn principal(&self) -> Option<String> {
+        let assigns = self.lock();
+        let subject = assigns.get("identity")?.get("subject")?.as_str()?;
+        Some(subject.to_owned())
     }
 
     /// The protocol revision negotiated for the call.

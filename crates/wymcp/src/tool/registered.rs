@@ -173,6 +173,14 @@ impl RegisteredTool {
         }
     }
 
+    /// Whether the tool is an action tool with action `name`.
+    pub(crate) fn has_action(&self, name: &str) -> bool {
+        match &self.kind {
+            Kind::Action { actions, .. } => actions.names().contains(&name),
+            _ => false,
+        }
+    }
+
     /// The action summaries (empty for plain tools and help).
     pub(crate) fn summaries(&self) -> Vec<String> {
         match &self.kind {
