@@ -12,13 +12,13 @@ mod matrix_kit;
 mod mcp_schema;
 mod middleware_fixture;
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 use tower::ServiceExt;
-use tower::layer::layer_fn;
+use tower::layer::{LayerFn, layer_fn};
 use tower::limit::ConcurrencyLimitLayer;
 use tower::load_shed::LoadShedLayer;
 use tower::timeout::TimeoutLayer;
@@ -27,7 +27,35 @@ use wymcp::middleware::{BoxOperation, Operation, Refusal};
 use wymcp::{CallToolResult, Context, Problem};
 
 use matrix_kit::Client;
-use middleware_fixture::{Log, PATHS, action, builder, entries, logging};
+use middleware_fixture::{PATHS, action, builder};
+
+/// What the layers saw, in order.
+pub(crate) type Log = Arc<Mutex<Vec<String>>>;
+
+/// The logged entries.
+pub(crate) fn entries(log: &Log) -> Vec<String> {
+    log.lock().unwrap().clone()
+}
+
+/// A layer of one's own (`layer_fn`): it logs `name` and what the operation says, then calls on.
+pub(crate) fn logging(
+    name: &'static str,
+    log: &Log,
+) -> LayerFn<impl Fn(BoxOperation) -> BoxOperation + Clone + use<>> {
+    let log = log.clone();
+    layer_fn(move |inner: BoxOperation| {
+        let log = log.clone();
+        BoxOperation::new(tower::service_fn(move |op: Operation| {
+            log.lock().unwrap().push(format!(
+                "{name} {} {} {}",
+                op.tool(),
+                op.action().unwrap_or("-"),
+                Value::Object(op.data().clone())
+            ));
+            inner.clone().oneshot(op)
+        }))
+    })
+}
 
 #[tokio::test]
 async fn a_layers_refusal_reaches_the_model_as_an_is_error_result_on_every_path() {

@@ -1,13 +1,9 @@
 //! The operation-middleware tests' tool and helpers, shared by `middleware.rs` and
 //! `middleware_builtins.rs` (a directory module, so not a test target).
 
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tower::ServiceExt;
-use tower::layer::{LayerFn, layer_fn};
-use wymcp::middleware::{BoxOperation, Operation};
 use wymcp::ServerBuilder;
 
 use crate::matrix_kit::{NAME, Path, VERSION};
@@ -71,32 +67,4 @@ pub(crate) fn builder() -> ServerBuilder {
 /// `{"action": action, "data": data}`.
 pub(crate) fn action(action: &str, data: Value) -> Value {
     json!({"action": action, "data": data})
-}
-
-/// What the layers saw, in order.
-pub(crate) type Log = Arc<Mutex<Vec<String>>>;
-
-/// The logged entries.
-pub(crate) fn entries(log: &Log) -> Vec<String> {
-    log.lock().unwrap().clone()
-}
-
-/// A layer of one's own (`layer_fn`): it logs `name` and what the operation says, then calls on.
-pub(crate) fn logging(
-    name: &'static str,
-    log: &Log,
-) -> LayerFn<impl Fn(BoxOperation) -> BoxOperation + Clone + use<>> {
-    let log = log.clone();
-    layer_fn(move |inner: BoxOperation| {
-        let log = log.clone();
-        BoxOperation::new(tower::service_fn(move |op: Operation| {
-            log.lock().unwrap().push(format!(
-                "{name} {} {} {}",
-                op.tool(),
-                op.action().unwrap_or("-"),
-                Value::Object(op.data().clone())
-            ));
-            inner.clone().oneshot(op)
-        }))
-    })
 }
