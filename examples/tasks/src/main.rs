@@ -6,15 +6,20 @@
 //! cargo run --bin tasks -- --bind 0.0.0.0    # every interface (mind the auth!)
 //! cargo run --bin tasks -- --stdio           # stdio, for clients that spawn servers
 //! cargo run --bin tasks -- --data /tmp/t     # another data directory
+//! cargo run --bin tasks -- --rate-limit 5/s   # at most 5 calls a second per caller
+//! cargo run --bin tasks -- --max-concurrent-calls 4   # at most 4 calls at once per caller
 //! ```
 //!
 //! Tasks live in an SQLite database, `tasks.db` in the data directory: the per-user one
 //! (`~/.local/share/wymcp-tasks` on Linux, `~/Library/Application Support/wymcp-tasks` on
 //! macOS, `%APPDATA%\wymcp-tasks` on Windows) unless `--data` or `$WYMCP_TASKS_DATA` says
-//! otherwise, whatever the working directory; created on first run. The flags other than
-//! `--data` are [`wymcp::run`]'s. Everything the program says goes to stderr, so stdout stays
+//! otherwise, whatever the working directory; created on first run. `--rate-limit` and
+//! `--max-concurrent-calls` put wymcp's operation middleware on every tool (`policy.rs`),
+//! counted per caller; a call over either is answered `rate_limited` (with `retryAfterMs`) or
+//! `concurrency_limited`. The other flags are [`wymcp::run`]'s. Everything the program says goes to stderr, so stdout stays
 //! the protocol's under `--stdio`.
 
+mod policy;
 mod resources;
 mod store;
 mod tools;
@@ -24,6 +29,7 @@ use std::process::ExitCode;
 
 use wymcp::Cli;
 
+use crate::policy::Policy;
 use crate::store::Store;
 
 /// The environment variable naming the data directory.
@@ -41,7 +47,27 @@ async fn main() -> ExitCode {
             "DIR",
             "data directory (default $WYMCP_TASKS_DATA, else the per-user data directory)",
         )
+        .option(
+            "--rate-limit",
+            "RATE",
+            "at most RATE tool calls per caller, such as 5/s or 100/min (default: no limit)",
+        )
+        .option(
+            "--max-concurrent-calls",
+            "N",
+            "at most N tool calls running at once per caller (default: no limit)",
+        )
         .parse();
+    let policy = match Policy::parse(
+        cli.value("--rate-limit"),
+        cli.value("--max-concurrent-calls"),
+    ) {
+        Ok(policy) => policy,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::from(2);
+        }
+    };
     let explicit = cli
         .value("--data")
         .map(PathBuf::from)
@@ -60,7 +86,7 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let server = match tools::server(store) {
+    let server = match policy.apply(tools::builder(store)).build() {
         Ok(server) => server,
         Err(e) => {
             eprintln!("error: {e}");
@@ -73,6 +99,11 @@ async fn main() -> ExitCode {
         // (absolute) this run uses, so both see the same tasks.
         let absolute = db.parent().map_or(dir.clone(), Path::to_path_buf);
         cli = cli.forward("--data", absolute.display().to_string());
+    }
+    for flag in ["--rate-limit", "--max-concurrent-calls"] {
+        if let Some(value) = cli.value(flag).map(str::to_owned) {
+            cli = cli.forward(flag, value);
+        }
     }
     match cli.serve(server).await {
         Ok(()) => ExitCode::SUCCESS,

@@ -122,7 +122,7 @@ mod tests {
             .into_result("tasks", Some("list"));
         assert!(result.is_error());
         assert_eq!(
-            result.json().unwrap(),
+            result.json().expect("a refusal is one JSON text item"),
             serde_json::json!({"errorType": "rate_limited", "tool": "tasks", "action": "list",
                 "message": "Wait.", "retryAfterMs": 2, "limit": "5/s"})
         );
