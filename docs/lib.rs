@@ -27,6 +27,8 @@ pub mod guide_doctests {
     pub struct Subscriptions;
     #[doc = include_str!("limits.md")]
     pub struct Limits;
+    #[doc = include_str!("middleware.md")]
+    pub struct Middleware;
     #[doc = include_str!("multi-round-trip.md")]
     pub struct MultiRoundTrip;
     #[doc = include_str!("telemetry.md")]

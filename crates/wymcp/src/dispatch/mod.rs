@@ -15,7 +15,6 @@ use serde_json::{Map, Value};
 
 use crate::Limits;
 use crate::context::Context;
-use crate::middleware::{Operation, Stack};
 
 use crate::tool::erased::DynActionTool;
 use crate::tool::registered::{Kind, RegisteredTool};
@@ -23,6 +22,18 @@ use crate::tool::{CallError, Content, ErrorKind};
 
 pub use result::CallToolResult;
 pub(crate) use result::WireResult;
+
+/// What runs an admitted call when the server has operation middleware: its layers, then
+/// [`run_admitted`]. Implemented by `middleware::Stack`; `dispatch` knows no layer.
+pub(crate) trait AfterGates: Send + Sync {
+    fn run(
+        &self,
+        tool: Arc<RegisteredTool>,
+        action: Option<&str>,
+        data: Map<String, Value>,
+        ctx: Context,
+    ) -> futures_util::future::BoxFuture<'static, CallToolResult>;
+}
 
 /// What a tool's run produced, before the output schema and the revision shape it.
 pub(crate) enum Outcome {
@@ -63,7 +74,7 @@ pub(crate) async fn call(
     arguments: Map<String, Value>,
     ctx: Context,
     limits: &Limits,
-    stack: Option<&Stack>,
+    stack: Option<&dyn AfterGates>,
 ) -> CallToolResult {
     // Without a subscriber (or with every level off) no clock is read and nothing is allocated.
     let trace = tracing::level_enabled!(tracing::Level::ERROR)
@@ -192,7 +203,7 @@ async fn run(
     mut arguments: Map<String, Value>,
     ctx: Context,
     limits: &Limits,
-    stack: Option<&Stack>,
+    stack: Option<&dyn AfterGates>,
 ) -> CallToolResult {
     match &tool.kind {
         Kind::Action {
@@ -204,8 +215,9 @@ async fn run(
                 Err(refusal) => return finish(tool, Outcome::refused(&refusal)),
             };
             if let Some(stack) = stack {
-                let operation = Operation::new(tool.clone(), Some(action.name()), data, ctx);
-                return stack.call(operation).await;
+                return stack
+                    .run(tool.clone(), Some(action.name()), data, ctx)
+                    .await;
             }
             finish(
                 tool,
@@ -218,9 +230,7 @@ async fn run(
                 Err(refusal) => return finish(tool, Outcome::refused(&refusal)),
             };
             if let Some(stack) = stack {
-                return stack
-                    .call(Operation::new(tool.clone(), None, arguments, ctx))
-                    .await;
+                return stack.run(tool.clone(), None, arguments, ctx).await;
             }
             run_admitted(tool, None, arguments, ctx, limits).await
         }

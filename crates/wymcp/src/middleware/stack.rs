@@ -8,12 +8,15 @@ use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll};
 
 use futures_util::future::BoxFuture;
+use serde_json::{Map, Value};
 use tower::util::BoxCloneSyncService;
 use tower::{BoxError, Layer, Service, ServiceExt};
 
 use super::{Operation, Refusal};
 use crate::Limits;
-use crate::dispatch::{self, CallToolResult};
+use crate::context::Context;
+use crate::dispatch::{self, AfterGates, CallToolResult};
+use crate::tool::registered::RegisteredTool;
 
 /// An operation service, boxed: what every layer attached with
 /// [`ServerBuilder::layer`](crate::ServerBuilder::layer) wraps.
@@ -102,15 +105,26 @@ impl Stack {
             service: wrap(routed, layers.server.iter()),
         })
     }
+}
 
-    /// Runs `operation` through the stack; a layer's error becomes its refusal's result.
-    pub(crate) async fn call(&self, operation: Operation) -> CallToolResult {
-        let tool = operation.tool.clone();
+impl AfterGates for Stack {
+    /// Runs the admitted call through the stack; a layer's error becomes its refusal's result.
+    fn run(
+        &self,
+        tool: Arc<RegisteredTool>,
+        action: Option<&str>,
+        data: Map<String, Value>,
+        ctx: Context,
+    ) -> BoxFuture<'static, CallToolResult> {
+        let operation = Operation::new(tool.clone(), action, data, ctx);
         let action = operation.action.clone();
-        match self.service.clone().oneshot(operation).await {
-            Ok(result) => result,
-            Err(error) => refused(error, &tool.name, action.as_deref()),
-        }
+        let call = self.service.clone().oneshot(operation);
+        Box::pin(async move {
+            match call.await {
+                Ok(result) => result,
+                Err(error) => refused(error, &tool.name, action.as_deref()),
+            }
+        })
     }
 }
 

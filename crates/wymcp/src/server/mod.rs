@@ -131,6 +131,12 @@ impl Server {
         &self.inner.features
     }
 
+    /// The operation middleware, when the server has layers.
+    fn after_gates(&self) -> Option<&dyn dispatch::AfterGates> {
+        let stack = self.inner.features.middleware.as_ref()?;
+        Some(stack)
+    }
+
     /// What one client may make the serving core spend.
     pub fn limits(&self) -> &crate::Limits {
         &self.inner.features.limits
@@ -195,7 +201,7 @@ impl Server {
             let Some(tool) = tools.iter().find(|t| t.name == name).cloned() else {
                 return Err(RpcError::unknown_tool(name));
             };
-            let stack = self.inner.features.middleware.as_ref();
+            let stack = self.after_gates();
             let result = dispatch::call(tools, &tool, arguments, ctx, self.limits(), stack);
             return Ok(result.await);
         }
@@ -203,7 +209,7 @@ impl Server {
             return Err(RpcError::unknown_tool(name));
         };
         let tool = &self.inner.tools[i];
-        let stack = self.inner.features.middleware.as_ref();
+        let stack = self.after_gates();
         let tools = &self.inner.tools;
         Ok(dispatch::call(tools, tool, arguments, ctx, self.limits(), stack).await)
     }
