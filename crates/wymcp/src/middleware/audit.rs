@@ -81,6 +81,11 @@ where
 
     fn call(&mut self, operation: Operation) -> Self::Future {
         let span = span_of(&operation);
+        if span.is_disabled() {
+            // No subscriber wants it: no clock, no record.
+            let call = self.inner.call(operation);
+            return Box::pin(async move { call.await.map_err(Into::into) });
+        }
         let started = Instant::now();
         let call = {
             let _entered = span.enter();
@@ -106,9 +111,7 @@ fn span_of(operation: &Operation) -> tracing::Span {
         TransportKind::Stdio => (Some("pipe"), None),
         _ => (None, None),
     };
-    let request_id = ctx
-        .request_id()
-        .map(|id| wymcp_core::bound::echo(&id.to_string()));
+    // The values are computed only when the span is enabled.
     tracing::info_span!(
         target: "wymcp::audit",
         "mcp.server.operation",
@@ -119,7 +122,10 @@ fn span_of(operation: &Operation) -> tracing::Span {
         gen_ai.tool.name = operation.tool(),
         mcp.session.id = operation.session_id(),
         mcp.protocol.version = operation.protocol_version().as_str(),
-        jsonrpc.request.id = request_id.as_deref(),
+        jsonrpc.request.id = ctx
+            .request_id()
+            .map(|id| wymcp_core::bound::echo(&id.to_string()))
+            .as_deref(),
         network.transport = transport,
         network.protocol.name = protocol,
         client.address = operation.client_address().map(|a| a.to_string()),

@@ -27,7 +27,8 @@ use crate::tool::registered::RegisteredTool;
 #[derive(Debug)]
 pub struct Operation {
     pub(crate) tool: Arc<RegisteredTool>,
-    pub(crate) action: Option<String>,
+    /// The action's position among the tool's (no copy of its name per call).
+    pub(crate) action: Option<usize>,
     pub(crate) data: Map<String, Value>,
     pub(crate) principal: Option<String>,
     pub(crate) ctx: Context,
@@ -42,8 +43,8 @@ impl Operation {
         ctx: Context,
     ) -> Self {
         Operation {
+            action: action.and_then(|name| tool.action_index(name)),
             tool,
-            action: action.map(str::to_owned),
             data,
             principal: ctx.principal(),
             ctx,
@@ -62,7 +63,7 @@ impl Operation {
 
     /// The action, for an action-dispatched tool.
     pub fn action(&self) -> Option<&str> {
-        self.action.as_deref()
+        self.tool.action_name(self.action?)
     }
 
     /// The validated data: an action's `data`, a plain tool's arguments.

@@ -77,6 +77,12 @@ impl Stack {
         let handler = BoxOperation::new(Handler {
             limits: Arc::new(limits.clone()),
         });
+        // Server layers only: no router in between.
+        if layers.tools.is_empty() && layers.actions.is_empty() {
+            return Some(Stack {
+                service: wrap(handler, layers.server.iter()),
+            });
+        }
         let mut tools: HashMap<String, BoxOperation> = HashMap::new();
         let mut names: Vec<&str> = layers.tools.iter().map(|(t, _)| t.as_str()).collect();
         names.extend(layers.actions.iter().map(|(t, _, _)| t.as_str()));
@@ -117,12 +123,15 @@ impl AfterGates for Stack {
         ctx: Context,
     ) -> BoxFuture<'static, CallToolResult> {
         let operation = Operation::new(tool.clone(), action, data, ctx);
-        let action = operation.action.clone();
+        let action = operation.action;
         let call = self.service.clone().oneshot(operation);
         Box::pin(async move {
             match call.await {
                 Ok(result) => result,
-                Err(error) => refused(error, &tool.name, action.as_deref()),
+                Err(error) => {
+                    let action = action.and_then(|i| tool.action_name(i));
+                    refused(error, &tool.name, action)
+                }
             }
         })
     }
@@ -238,7 +247,8 @@ impl Service<Operation> for Handler {
                 ctx,
                 ..
             } = operation;
-            Ok(dispatch::run_admitted(&tool, action.as_deref(), data, ctx, &limits).await)
+            let action = action.and_then(|i| tool.action_name(i));
+            Ok(dispatch::run_admitted(&tool, action, data, ctx, &limits).await)
         })
     }
 }
