@@ -33,6 +33,8 @@ pub mod guide_doctests {
     pub struct Tasks;
     #[doc = include_str!("limits.md")]
     pub struct Limits;
+    #[doc = include_str!("middleware.md")]
+    pub struct Middleware;
     #[doc = include_str!("multi-round-trip.md")]
     pub struct MultiRoundTrip;
     #[doc = include_str!("telemetry.md")]

@@ -346,6 +346,17 @@ pub enum Problem {
     /// Task support is declared for a tool the server does not have.
     #[error("task support is declared for unknown tool {0:?}")]
     InvalidTaskTool(String),
+    /// A layer is attached to a tool the server does not have.
+    #[error("a layer is attached to unknown tool {0:?}")]
+    LayerUnknownTool(String),
+    /// A layer is attached to an action its tool does not have (or to a plain tool's action).
+    #[error("a layer is attached to action {action:?}, which tool {tool:?} does not have")]
+    LayerUnknownAction {
+        /// The tool.
+        tool: String,
+        /// The unknown action.
+        action: String,
+    },
 }
 
 fn quoted(items: &[String]) -> String {

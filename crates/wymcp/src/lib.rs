@@ -75,6 +75,7 @@ mod dispatch;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod limits;
+pub mod middleware;
 pub mod mrtr;
 mod paging;
 pub mod prompt;

@@ -8,16 +8,21 @@
 //! cargo run --bin tasks -- --data /tmp/t     # another data directory
 //! cargo run --bin tasks -- --jwks-url https://id.example.com/jwks \
 //!     --issuer https://id.example.com --audience http://127.0.0.1:8080/mcp  # JWT auth
+//! cargo run --bin tasks -- --rate-limit 5/s   # at most 5 calls a second per caller
+//! cargo run --bin tasks -- --max-concurrent-calls 4   # at most 4 calls at once per caller
 //! ```
 //!
 //! Tasks live in an SQLite database, `tasks.db` in the data directory: the per-user one
 //! (`~/.local/share/wymcp-tasks` on Linux, `~/Library/Application Support/wymcp-tasks` on
 //! macOS, `%APPDATA%\wymcp-tasks` on Windows) unless `--data` or `$WYMCP_TASKS_DATA` says
-//! otherwise, whatever the working directory; created on first run. The flags other than
-//! `--data` are [`wymcp::run`]'s. Everything the program says goes to stderr, so stdout stays
+//! otherwise, whatever the working directory; created on first run. `--rate-limit` and
+//! `--max-concurrent-calls` put wymcp's operation middleware on every tool (`policy.rs`),
+//! counted per caller; a call over either is answered `rate_limited` (with `retryAfterMs`) or
+//! `concurrency_limited`. The other flags are [`wymcp::run`]'s. Everything the program says goes to stderr, so stdout stays
 //! the protocol's under `--stdio`.
 
 mod auth;
+mod policy;
 mod resources;
 mod store;
 mod tools;
@@ -27,6 +32,7 @@ use std::process::ExitCode;
 
 use wymcp::{Cli, Transport};
 
+use crate::policy::Policy;
 use crate::store::Store;
 
 /// The environment variable naming the data directory.
@@ -59,6 +65,16 @@ async fn main() -> ExitCode {
             "AUD",
             "this server's resource URL, the audience (`aud`) tokens must name",
         )
+        .option(
+            "--rate-limit",
+            "RATE",
+            "at most RATE tool calls per caller, such as 5/s or 100/min (default: no limit)",
+        )
+        .option(
+            "--max-concurrent-calls",
+            "N",
+            "at most N tool calls running at once per caller (default: no limit)",
+        )
         .parse();
     let auth = match auth::AuthSettings::from_values(
         cli.value("--jwks-url"),
@@ -69,6 +85,16 @@ async fn main() -> ExitCode {
         Err(message) => {
             eprintln!("error: {message}");
             return ExitCode::FAILURE;
+        }
+    };
+    let policy = match Policy::parse(
+        cli.value("--rate-limit"),
+        cli.value("--max-concurrent-calls"),
+    ) {
+        Ok(policy) => policy,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::from(2);
         }
     };
     let explicit = cli
@@ -89,7 +115,7 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let server = match tools::server(store) {
+    let server = match policy.apply(tools::builder(store)).build() {
         Ok(server) => server,
         Err(e) => {
             eprintln!("error: {e}");
@@ -102,6 +128,11 @@ async fn main() -> ExitCode {
         // (absolute) this run uses, so both see the same tasks.
         let absolute = db.parent().map_or(dir.clone(), Path::to_path_buf);
         cli = cli.forward("--data", absolute.display().to_string());
+    }
+    for flag in ["--rate-limit", "--max-concurrent-calls"] {
+        if let Some(value) = cli.value(flag).map(str::to_owned) {
+            cli = cli.forward(flag, value);
+        }
     }
     let protect = match auth.as_ref().map(auth::AuthSettings::protect).transpose() {
         Ok(protect) => protect,

@@ -14,7 +14,7 @@
 use serde_json::{Map, Value, json};
 use wymcp::{
     ActionEnum, ActionResult, ActionTool, Actions, ConfigurationError, Context, Data, Failure,
-    Hint, Reply, Server, TypedActionTool,
+    Hint, Reply, Server, ServerBuilder, TypedActionTool,
 };
 
 use wymcp::session::{ClientRequestError, Elicitation};
@@ -28,7 +28,15 @@ tasks; `projects` groups them; `search` finds tasks by text. Call `help {}` for 
 `help {tool: \"tasks\", action: \"create\"}` for one action in full.";
 
 /// Builds the task tracker's server over `store`.
+// The tests build through it; `main.rs` goes through `builder`, to add its policies.
+#[allow(dead_code)]
 pub(crate) fn server(store: Store) -> Result<Server, ConfigurationError> {
+    builder(store).build()
+}
+
+/// The task tracker's server over `store`, before `build()` (`main.rs` adds the command
+/// line's policies).
+pub(crate) fn builder(store: Store) -> ServerBuilder {
     Server::builder()
         .name("wymcp-tasks")
         .version(env!("CARGO_PKG_VERSION"))
@@ -45,7 +53,6 @@ pub(crate) fn server(store: Store) -> Result<Server, ConfigurationError> {
         })
         .resource_template(project_template(store.clone()))
         .prompt(PlanMyDay { store })
-        .build()
 }
 
 // ---------------------------------------------------------------------------------------------

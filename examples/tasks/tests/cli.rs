@@ -97,6 +97,8 @@ fn help_lists_every_flag_on_stdout_and_exits_0() {
         "--stdio",
         "--data <DIR>",
         "-q, --quiet",
+        "--rate-limit <RATE>",
+        "--max-concurrent-calls <N>",
         "-h, --help",
     ] {
         assert!(
@@ -283,4 +285,88 @@ fn refused_calls_are_logged_on_stderr_unless_quiet() {
         "{quiet}"
     );
     assert!(!quiet.contains(" INFO "), "{quiet}");
+}
+
+/// Writes `messages` to the child's stdin, one per line, at once.
+fn send_all(stdin: &mut std::process::ChildStdin, messages: &[Value]) {
+    let mut burst = String::new();
+    for message in messages {
+        burst.push_str(&format!("{message}\n"));
+    }
+    stdin.write_all(burst.as_bytes()).unwrap();
+    stdin.flush().unwrap();
+}
+
+/// A `tools/call` of `tasks` `list` with id `id`.
+fn list_call(id: u64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": "tasks", "arguments": {"action": "list", "data": {}}}})
+}
+
+/// The JSON a tool answered in its one text item.
+fn tool_json(answer: &Value) -> Value {
+    serde_json::from_str(answer["result"]["content"][0]["text"].as_str().unwrap()).unwrap()
+}
+
+#[test]
+fn rate_limit_5_per_second_refuses_most_of_a_burst_of_20_then_lets_a_later_call_through() {
+    let dir = scratch("rate-limit");
+    let (mut child, stdout) = spawn_stdio(Command::new(BIN).args([
+        "--stdio",
+        "--rate-limit",
+        "5/s",
+        "--data",
+        dir.to_str().unwrap(),
+    ]));
+    let mut stdin = child.stdin.take().unwrap();
+    let answers = lines(stdout);
+    send_all(
+        &mut stdin,
+        &[
+            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "cli-test", "version": "1"}}}),
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        ],
+    );
+    answers.recv_timeout(WAIT).unwrap();
+    let burst: Vec<Value> = (1..=20).map(list_call).collect();
+    send_all(&mut stdin, &burst);
+    let (mut limited, mut longest) = (0, 0);
+    for _ in 0..20 {
+        let answer: Value = serde_json::from_str(&answers.recv_timeout(WAIT).unwrap()).unwrap();
+        let body = tool_json(&answer);
+        if body["errorType"] == "rate_limited" {
+            assert_eq!(answer["result"]["isError"], true, "{answer}");
+            assert_eq!(body["limit"], "5/s", "{body}");
+            let wait = body["retryAfterMs"].as_u64().unwrap();
+            assert!((1..=1000).contains(&wait), "{body}");
+            longest = longest.max(wait);
+            limited += 1;
+        } else {
+            assert_eq!(answer["result"]["isError"], false, "{answer}");
+        }
+    }
+    assert!(limited >= 10, "only {limited} of 20 were rate_limited");
+    std::thread::sleep(Duration::from_millis(longest));
+    send_all(&mut stdin, &[list_call(21)]);
+    let after: Value = serde_json::from_str(&answers.recv_timeout(WAIT).unwrap()).unwrap();
+    assert_eq!(after["id"], 21, "{after}");
+    assert_eq!(after["result"]["isError"], false, "{after}");
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}
+
+#[test]
+fn a_malformed_rate_limit_is_refused_with_status_2() {
+    let out = Command::new(BIN)
+        .args(["--stdio", "--rate-limit", "fast"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("--rate-limit: \"fast\" is not a rate such as 5/s or 100/min"),
+        "{stderr}"
+    );
 }

@@ -1,7 +1,10 @@
 //! (b) wymcp: one action-dispatched tool `calc` (action `add`, `a` and `b` required integers),
 //! stateful Streamable HTTP at `/mcp`, through the full gate chain.
 //!
-//! `wymcp_calc <addr>`: prints `listening on <addr>` once bound.
+//! `wymcp_calc <addr>`: prints `listening on <addr>` once bound. `WYMCP_CALC_LAYER` puts one
+//! operation-middleware layer on the server, to measure its cost on the hot path: `noop` (a
+//! `layer_fn` that passes the call on), `rate`, `concurrency`, `result-size`, `timeout`,
+//! `audit` (the built-ins, with limits the load never reaches).
 
 use serde_json::json;
 use wymcp::transport::http::{HttpServer, StreamableHttp};
@@ -37,11 +40,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let addr = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "127.0.0.1:0".to_owned());
-    let server = Server::builder()
-        .name("calc")
-        .version("1.0.0")
-        .tool(Calc)
-        .build()?;
+    let builder = Server::builder().name("calc").version("1.0.0").tool(Calc);
+    let server = with_layer(builder, std::env::var("WYMCP_CALC_LAYER").ok().as_deref())?.build()?;
     // Room for the 10,000 idle sessions of the scale figure plus the 64 of the load.
     let http = HttpServer::bind(
         addr.as_str(),
@@ -51,4 +51,28 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("listening on {}", http.local_addr()?);
     http.run().await?;
     Ok(())
+}
+
+/// `builder` with the layer `name` names (none for `None`).
+fn with_layer(
+    builder: wymcp::ServerBuilder,
+    name: Option<&str>,
+) -> Result<wymcp::ServerBuilder, String> {
+    use std::num::NonZeroU32;
+    use std::time::Duration;
+    use wymcp::middleware::{
+        AuditLayer, BoxOperation, CallConcurrencyLayer, CallTimeoutLayer, RateLimitLayer,
+        ResultSizeLimitLayer,
+    };
+    let unlimited = NonZeroU32::new(1_000_000_000).ok_or("a non-zero rate")?;
+    Ok(match name {
+        None => builder,
+        Some("noop") => builder.layer(tower::layer::layer_fn(|inner: BoxOperation| inner)),
+        Some("rate") => builder.layer(RateLimitLayer::per_second(unlimited)),
+        Some("concurrency") => builder.layer(CallConcurrencyLayer::new(10_000)),
+        Some("result-size") => builder.layer(ResultSizeLimitLayer::new(1 << 20)),
+        Some("timeout") => builder.layer(CallTimeoutLayer::new(Duration::from_secs(60))),
+        Some("audit") => builder.layer(AuditLayer::new()),
+        Some(other) => return Err(format!("WYMCP_CALC_LAYER: unknown layer {other:?}")),
+    })
 }

@@ -31,6 +31,7 @@ pub struct ContextBuilder {
     pub(super) log_level: Option<LogLevel>,
     pub(super) input: Option<Arc<Round>>,
     pub(super) identity: Option<Arc<Identity>>,
+    pub(super) origin: super::Origin,
 }
 
 impl ContextBuilder {
@@ -133,6 +134,12 @@ impl ContextBuilder {
         self.identity = Some(identity.into());
         self
     }
+
+    /// Where the call came from (set by the serving core).
+    pub(crate) fn origin(mut self, origin: super::Origin) -> Self {
+        self.origin = origin;
+        self
+    }
     /// The context.
     pub fn build(self) -> Context {
         Context {
@@ -154,6 +161,7 @@ impl ContextBuilder {
                 input: self.input,
                 identity: self.identity,
                 request_state: Mutex::new(None),
+                origin: self.origin,
             }),
         }
     }

@@ -7,6 +7,7 @@ use tokio_util::sync::CancellationToken;
 
 mod builder;
 mod client;
+mod origin;
 
 use crate::mrtr::Round;
 use crate::protocol::{LogLevel, ProtocolVersion};
@@ -14,6 +15,8 @@ use crate::session::SessionHandle;
 pub use crate::session::{Delivery, Notifier};
 
 pub use builder::ContextBuilder;
+pub(crate) use origin::Origin;
+pub use origin::TransportKind;
 
 /// What a tool knows about the call it serves: the request, the session, the negotiated
 /// revision, the assigns, and a cancellation token.
@@ -63,6 +66,8 @@ struct Inner {
     identity: Option<Arc<crate::serve::Identity>>,
     /// The tool's own request state when the call has no input round.
     request_state: Mutex<Option<Value>>,
+    /// The call's transport and client address.
+    origin: Origin,
 }
 
 #[derive(Debug, Default)]
@@ -95,6 +100,7 @@ impl Context {
             log_level: None,
             input: None,
             identity: None,
+            origin: Origin::default(),
         }
     }
 
@@ -118,6 +124,22 @@ impl Context {
             .session_id
             .as_deref()
             .or_else(|| self.inner.session.as_ref().map(SessionHandle::id))
+    }
+
+    /// Where the call came from (its transport, the client's address).
+    pub(crate) fn origin(&self) -> Origin {
+        self.inner.origin
+    }
+
+    /// The subject of the caller's identity ([`identity`](Self::identity), else the assign
+    /// `identity.subject` upstream middleware set), when the transport authenticated one.
+    pub(crate) fn principal(&self) -> Option<String> {
+        if let Some(identity) = self.identity() {
+            return Some(identity.subject().to_owned());
+        }
+        let assigns = self.lock();
+        let subject = assigns.get("identity")?.get("subject")?.as_str()?;
+        Some(subject.to_owned())
     }
 
     /// The protocol revision negotiated for the call.

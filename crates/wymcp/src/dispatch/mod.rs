@@ -24,6 +24,18 @@ use crate::tool::{CallError, Content, ErrorKind};
 pub use result::CallToolResult;
 pub(crate) use result::WireResult;
 
+/// What runs an admitted call when the server has operation middleware: its layers, then
+/// [`run_admitted`]. Implemented by `middleware::Stack`; `dispatch` knows no layer.
+pub(crate) trait AfterGates: Send + Sync {
+    fn run(
+        &self,
+        tool: Arc<RegisteredTool>,
+        action: Option<&str>,
+        data: Map<String, Value>,
+        ctx: Context,
+    ) -> futures_util::future::BoxFuture<'static, CallToolResult>;
+}
+
 /// What a tool's run produced, before the output schema and the revision shape it.
 pub(crate) enum Outcome {
     Ok {
@@ -66,23 +78,24 @@ impl Outcome {
     }
 }
 
-/// Calls a registered tool with raw arguments and answers whatever happens inside.
+/// Calls a registered tool with raw arguments and answers whatever happens inside: the gates,
+/// then the operation middleware (`stack`, when the server has layers), then the tool.
 pub(crate) async fn call(
     tools: &[Arc<RegisteredTool>],
-    tool: &RegisteredTool,
+    tool: &Arc<RegisteredTool>,
     arguments: Map<String, Value>,
     ctx: Context,
     limits: &Limits,
+    stack: Option<&dyn AfterGates>,
 ) -> CallToolResult {
     // Without a subscriber (or with every level off) no clock is read and nothing is allocated.
     let trace = tracing::level_enabled!(tracing::Level::ERROR)
         .then(|| CallTrace::start(tool, &arguments, &ctx));
-    let run = std::panic::AssertUnwindSafe(run(tools, tool, arguments, ctx.clone(), limits));
-    let outcome = match run.catch_unwind().await {
-        Ok(outcome) => outcome,
+    let run = run(tools, tool, arguments, ctx.clone(), limits, stack);
+    let result = match std::panic::AssertUnwindSafe(run).catch_unwind().await {
+        Ok(result) => result,
         Err(payload) => return faulted(tool, &ctx, trace.as_ref(), payload.as_ref()),
     };
-    let result = finish(tool, outcome);
     if let Some(trace) = &trace {
         trace.stop(tool, &ctx, &result);
     }
@@ -176,10 +189,11 @@ fn faulted(
     }
 }
 
-/// The answer to a call that ran longer than its timeout (and was aborted).
+/// The answer to a call that ran longer than its timeout (and was aborted); `setting` names
+/// where the timeout was configured.
 #[cold]
 #[inline(never)]
-pub(crate) fn timed_out(tool: &str, timeout: std::time::Duration) -> CallToolResult {
+pub(crate) fn timed_out(tool: &str, timeout: std::time::Duration, setting: &str) -> CallToolResult {
     tracing::warn!(
         name: "wymcp.tool.timeout",
         tool_name = tool,
@@ -191,7 +205,7 @@ pub(crate) fn timed_out(tool: &str, timeout: std::time::Duration) -> CallToolRes
         "tool": tool,
         "timeout_ms": timeout.as_millis() as u64,
         "message": format!(
-            "The call ran longer than its limit of {} ms (Limits::call_timeout) and was aborted. \
+            "The call ran longer than its limit of {} ms ({setting}) and was aborted. \
              Ask for less work per call, or retry later.",
             timeout.as_millis()
         ),
@@ -205,14 +219,16 @@ pub(crate) fn timed_out(tool: &str, timeout: std::time::Duration) -> CallToolRes
     }
 }
 
-/// The tool's `run`: gates, then the tool's own code, mapped to an [`Outcome`].
+/// The tool's `run`: gates, then the layers (when there are any), then the tool's own code.
+/// `help` is the server's own answer: no layer sees it.
 async fn run(
     tools: &[Arc<RegisteredTool>],
-    tool: &RegisteredTool,
+    tool: &Arc<RegisteredTool>,
     mut arguments: Map<String, Value>,
     ctx: Context,
     limits: &Limits,
-) -> Outcome {
+    stack: Option<&dyn AfterGates>,
+) -> CallToolResult {
     match &tool.kind {
         Kind::Action {
             tool: inner,
@@ -222,33 +238,69 @@ async fn run(
             let admitted = gates::admit_action(&tool.name, actions, &mut arguments, identity);
             let (action, data) = match admitted {
                 Ok(admitted) => admitted,
-                Err(refusal) => return Outcome::refused(&refusal),
+                Err(refusal) => return finish(tool, Outcome::refused(&refusal)),
             };
-            run_action(inner.as_ref(), action.name(), data, ctx, limits).await
+            if let Some(stack) = stack {
+                return stack
+                    .run(tool.clone(), Some(action.name()), data, ctx)
+                    .await;
+            }
+            finish(
+                tool,
+                run_action(inner.as_ref(), action.name(), data, ctx, limits).await,
+            )
         }
         Kind::Plain {
-            tool: inner,
             input,
             digest,
             scopes,
-        } => match gates::admit_plain(&tool.name, input, digest, scopes, arguments, ctx.identity())
-        {
-            Err(refusal) => Outcome::refused(&refusal),
-            Ok(arguments) => match inner.run(arguments, ctx).await {
-                Ok(output) => {
-                    let structured = output
-                        .structured
-                        .or_else(|| single_json_object(&output.content));
-                    Outcome::Ok {
-                        content: output.content,
-                        structured,
-                    }
-                }
-                Err(error) => Outcome::from_call_error(error, limits),
-            },
-        },
-        Kind::Help => help::answer(tools, &arguments, &ctx),
+            ..
+        } => {
+            let admitted =
+                gates::admit_plain(&tool.name, input, digest, scopes, arguments, ctx.identity());
+            let arguments = match admitted {
+                Ok(arguments) => arguments,
+                Err(refusal) => return finish(tool, Outcome::refused(&refusal)),
+            };
+            if let Some(stack) = stack {
+                return stack.run(tool.clone(), None, arguments, ctx).await;
+            }
+            run_admitted(tool, None, arguments, ctx, limits).await
+        }
+        Kind::Help => finish(tool, help::answer(tools, &arguments, &ctx)),
     }
+}
+
+/// An admitted call's handler: the tool's own code on the validated `data`, its result
+/// shaped (the innermost service of the operation middleware).
+pub(crate) async fn run_admitted(
+    tool: &RegisteredTool,
+    action: Option<&str>,
+    data: Map<String, Value>,
+    ctx: Context,
+    limits: &Limits,
+) -> CallToolResult {
+    let outcome = match &tool.kind {
+        Kind::Action { tool: inner, .. } => {
+            let action = action.unwrap_or_default();
+            run_action(inner.as_ref(), action, data, ctx, limits).await
+        }
+        Kind::Plain { tool: inner, .. } => match inner.run(data, ctx).await {
+            Ok(output) => {
+                let structured = output
+                    .structured
+                    .or_else(|| single_json_object(&output.content));
+                Outcome::Ok {
+                    content: output.content,
+                    structured,
+                }
+            }
+            Err(error) => Outcome::from_call_error(error, limits),
+        },
+        // Not reached: help is answered before the layers.
+        Kind::Help => help::answer(&[], &data, &ctx),
+    };
+    finish(tool, outcome)
 }
 
 /// The structured candidate of plain content: one text item holding a JSON object.

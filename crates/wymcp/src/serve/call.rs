@@ -13,7 +13,7 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::notes::{self, NoteReceiver};
 use super::{Answer, Core, Refusal, Related, SharedAssigns};
-use crate::context::ContextBuilder;
+use crate::context::{ContextBuilder, Origin};
 use crate::protocol::failure;
 use crate::session::{RunningCall, SessionHandle, SessionRecord};
 use crate::{Context, Delivery, Notifier};
@@ -247,7 +247,12 @@ pub(super) fn in_session(
         return Err(Refusal::too_many_calls(id, max));
     };
     let assigns = core.live().assigns(&record);
-    let mut ctx = session_context(&record, &handle, &id, params.as_ref(), assigns.clone());
+    let origin = Origin {
+        transport: core.settings().transport,
+        client: None,
+    };
+    let mut ctx =
+        session_context(&record, &handle, &id, params.as_ref(), assigns.clone()).origin(origin);
     if let Some(identity) = identity {
         ctx = ctx.identity(identity.clone());
     }

@@ -31,6 +31,8 @@ pub(crate) struct Settings {
     pub(crate) cache_hints: CacheHints,
     /// The transport serves one session (stdio): `initialize` inside it is refused.
     pub(crate) one_session: bool,
+    /// Which transport this is (operation middleware sees it).
+    pub(crate) transport: crate::context::TransportKind,
 }
 
 /// The standalone stream of a session (messages no request owns), as its transport carries it.

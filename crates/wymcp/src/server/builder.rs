@@ -6,8 +6,12 @@ use std::time::Duration;
 
 use wymcp_core::{ConfigurationError, Problem};
 
+use tower::{BoxError, Layer, Service};
+
 use crate::completion::registry::{CompletionRegistry, PendingCompletion};
 use crate::completion::{Complete, CompletionRef};
+use crate::dispatch::CallToolResult;
+use crate::middleware::{BoxOperation, Layers, Operation, Stack, Wrap};
 use crate::mrtr::{Codec, RequestStateKeys};
 use crate::prompt::Prompt;
 use crate::prompt::definition::DynPrompt;
@@ -56,6 +60,7 @@ pub struct ServerBuilder {
     list_changed: bool,
     request_state: RequestStateConfig,
     limits: crate::Limits,
+    layers: Layers,
 }
 
 /// The `requestState` settings of multi round-trip requests.
@@ -115,6 +120,7 @@ impl ServerBuilder {
                 max_size: crate::mrtr::DEFAULT_MAX_SIZE,
             },
             limits: crate::Limits::default(),
+            layers: Layers::default(),
         }
     }
 
@@ -301,6 +307,67 @@ impl ServerBuilder {
         self
     }
 
+    /// Wraps every tool call in `layer` (operation middleware, `docs/middleware.md`): after the
+    /// gates admitted the call, before the tool's own code, on every transport and in both
+    /// eras. Layers added first run first (outermost), server layers before a tool's, a
+    /// tool's before an action's. A layer's [`Refusal`](crate::middleware::Refusal) reaches
+    /// the model as an `isError` result. `help` passes no layer.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use wymcp::Server;
+    /// use wymcp::middleware::RateLimitLayer;
+    ///
+    /// let server = Server::builder()
+    ///     .layer(tower::limit::ConcurrencyLimitLayer::new(64))
+    ///     .layer(RateLimitLayer::per_second(std::num::NonZeroU32::new(10).unwrap()))
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = server;
+    /// ```
+    pub fn layer<L>(mut self, layer: L) -> Self
+    where
+        L: Layer<BoxOperation> + Send + Sync + 'static,
+        L::Service: Service<Operation, Response = CallToolResult> + Clone + Send + Sync + 'static,
+        <L::Service as Service<Operation>>::Error: Into<BoxError>,
+        <L::Service as Service<Operation>>::Future: Send + 'static,
+    {
+        self.layers.server.push(Wrap::new(layer));
+        self
+    }
+
+    /// Wraps the calls of tool `tool` in `layer` (inside the server's layers; see
+    /// [`layer`](Self::layer)). `build()` refuses a tool the server does not have.
+    pub fn tool_layer<L>(mut self, tool: impl Into<String>, layer: L) -> Self
+    where
+        L: Layer<BoxOperation> + Send + Sync + 'static,
+        L::Service: Service<Operation, Response = CallToolResult> + Clone + Send + Sync + 'static,
+        <L::Service as Service<Operation>>::Error: Into<BoxError>,
+        <L::Service as Service<Operation>>::Future: Send + 'static,
+    {
+        self.layers.tools.push((tool.into(), Wrap::new(layer)));
+        self
+    }
+
+    /// Wraps the calls of action `action` of tool `tool` in `layer` (inside the tool's layers;
+    /// see [`layer`](Self::layer)). `build()` refuses an action the tool does not have.
+    pub fn action_layer<L>(
+        mut self,
+        tool: impl Into<String>,
+        action: impl Into<String>,
+        layer: L,
+    ) -> Self
+    where
+        L: Layer<BoxOperation> + Send + Sync + 'static,
+        L::Service: Service<Operation, Response = CallToolResult> + Clone + Send + Sync + 'static,
+        <L::Service as Service<Operation>>::Error: Into<BoxError>,
+        <L::Service as Service<Operation>>::Future: Send + 'static,
+    {
+        let wrap = Wrap::new(layer);
+        self.layers.actions.push((tool.into(), action.into(), wrap));
+        self
+    }
+
     /// How many items one page of `resources/list`, `resources/templates/list` and
     /// `prompts/list` holds (default 50; 0 reads as 1).
     pub fn page_size(mut self, size: usize) -> Self {
@@ -376,6 +443,7 @@ impl ServerBuilder {
             }
             tools.push(Arc::new(tool));
         }
+        check_layers(&self.layers, &tools)?;
         tools.push(Arc::new(RegisteredTool::help()));
         if let Some(unknown) = self
             .tasks
@@ -408,6 +476,7 @@ impl ServerBuilder {
                 self.request_state.lifetime,
                 self.request_state.max_size,
             ),
+            middleware: Stack::build(self.layers, &self.limits),
             limits: self.limits,
             ..Features::default()
         };
@@ -418,4 +487,30 @@ impl ServerBuilder {
             features,
         ))
     }
+}
+
+/// Every tool and action a layer is attached to exists.
+fn check_layers(layers: &Layers, tools: &[Arc<RegisteredTool>]) -> Result<(), ConfigurationError> {
+    let find = |name: &str| tools.iter().find(|t| t.name == name);
+    for (name, _) in &layers.tools {
+        if find(name).is_none() {
+            return Err(ConfigurationError::new(Problem::LayerUnknownTool(
+                name.clone(),
+            )));
+        }
+    }
+    for (name, action, _) in &layers.actions {
+        let Some(tool) = find(name) else {
+            return Err(ConfigurationError::new(Problem::LayerUnknownTool(
+                name.clone(),
+            )));
+        };
+        if !tool.has_action(action) {
+            return Err(ConfigurationError::new(Problem::LayerUnknownAction {
+                tool: name.clone(),
+                action: action.clone(),
+            }));
+        }
+    }
+    Ok(())
 }

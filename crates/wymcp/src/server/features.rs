@@ -33,6 +33,8 @@ pub(crate) struct Features {
     pub(crate) limits: crate::Limits,
     /// The capabilities the stateless era declares (made on first use).
     pub(crate) stateless_capabilities: std::sync::OnceLock<Value>,
+    /// The operation middleware, composed; `None` when no layer is configured.
+    pub(crate) middleware: Option<crate::middleware::Stack>,
 }
 
 impl Default for Features {
@@ -49,6 +51,7 @@ impl Default for Features {
             request_state: crate::mrtr::Codec::default(),
             limits: crate::Limits::default(),
             stateless_capabilities: std::sync::OnceLock::new(),
+            middleware: None,
         }
     }
 }

@@ -136,6 +136,12 @@ impl Server {
         &self.inner.features
     }
 
+    /// The operation middleware, when the server has layers.
+    fn after_gates(&self) -> Option<&dyn dispatch::AfterGates> {
+        let stack = self.inner.features.middleware.as_ref()?;
+        Some(stack)
+    }
+
     /// What one client may make the serving core spend.
     pub fn limits(&self) -> &crate::Limits {
         &self.inner.features.limits
@@ -256,13 +262,17 @@ impl Server {
             let Some(tool) = tools.iter().find(|t| t.name == name).cloned() else {
                 return Err(RpcError::unknown_tool(name));
             };
-            return Ok(dispatch::call(tools, &tool, arguments, ctx, self.limits()).await);
+            let stack = self.after_gates();
+            let result = dispatch::call(tools, &tool, arguments, ctx, self.limits(), stack);
+            return Ok(result.await);
         }
         let Some(&i) = self.inner.index.get(name) else {
             return Err(RpcError::unknown_tool(name));
         };
         let tool = &self.inner.tools[i];
-        Ok(dispatch::call(&self.inner.tools, tool, arguments, ctx, self.limits()).await)
+        let stack = self.after_gates();
+        let tools = &self.inner.tools;
+        Ok(dispatch::call(tools, tool, arguments, ctx, self.limits(), stack).await)
     }
 
     /// Serves a `tools/call` request's `params` (`name`, `arguments`) as a transport receives
@@ -299,7 +309,7 @@ impl Server {
         };
         match tokio::time::timeout(timeout, call).await {
             Ok(result) => result,
-            Err(_) => Ok(dispatch::timed_out(&name, timeout)),
+            Err(_) => Ok(dispatch::timed_out(&name, timeout, "Limits::call_timeout")),
         }
     }
 }

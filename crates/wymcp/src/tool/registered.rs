@@ -188,4 +188,28 @@ impl RegisteredTool {
             output: None,
         }
     }
+
+    /// The position of action `name` among the tool's actions (sorted by name).
+    pub(crate) fn action_index(&self, name: &str) -> Option<usize> {
+        match &self.kind {
+            Kind::Action { actions, .. } => actions.iter().position(|a| a.name() == name),
+            _ => None,
+        }
+    }
+
+    /// The name of the action at `index` (see [`action_index`](Self::action_index)).
+    pub(crate) fn action_name(&self, index: usize) -> Option<&str> {
+        match &self.kind {
+            Kind::Action { actions, .. } => actions.iter().nth(index).map(|a| a.name()),
+            _ => None,
+        }
+    }
+
+    /// Whether the tool is an action tool with action `name`.
+    pub(crate) fn has_action(&self, name: &str) -> bool {
+        match &self.kind {
+            Kind::Action { actions, .. } => actions.names().contains(&name),
+            _ => false,
+        }
+    }
 }

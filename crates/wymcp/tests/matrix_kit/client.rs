@@ -138,6 +138,14 @@ impl Client {
         Client::open_on(path, era::capabilities(), fixture::server(true)).await
     }
 
+    /// Serves `server` (instead of the matrix's fixture) on `path` and opens the conversation.
+    // The middleware tests' entry; `matrix.rs` serves its fixture.
+    #[allow(dead_code)]
+    pub(crate) async fn open_serving(path: Path, server: Server) -> Client {
+        let (_, slow) = tokio::sync::watch::channel(None);
+        Client::open_on(path, era::capabilities(), (server, slow)).await
+    }
+
     async fn open_on(
         path: Path,
         capabilities: Value,

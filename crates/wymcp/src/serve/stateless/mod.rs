@@ -30,6 +30,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::{Call, Core, Inbound, Outcome, Refusal, Related};
+use crate::context::Origin;
 use crate::protocol::stateless::PROTOCOL_VERSION_KEY;
 use crate::protocol::{Kind, Method, RpcError};
 use crate::session::Work;
@@ -80,6 +81,7 @@ pub(super) async fn serve(core: &Core, inbound: Inbound<'_>) -> Result<Outcome, 
         identity,
         related,
         headers,
+        client,
         ..
     } = inbound;
     let kind = Kind::of(&message);
@@ -110,6 +112,8 @@ pub(super) async fn serve(core: &Core, inbound: Inbound<'_>) -> Result<Outcome, 
             .assign("identity", identity.to_value())
             .identity(identity.clone());
     }
+    let transport = core.settings().transport;
+    prepared.ctx = prepared.ctx.origin(Origin { transport, client });
     if prepared.method == Method::SubscriptionsListen {
         let (id, params) = (prepared.id, prepared.params);
         return Ok(Outcome::Listen(Listen { id, params }));

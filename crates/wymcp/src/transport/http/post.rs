@@ -49,7 +49,11 @@ async fn process(state: Arc<State>, req: Request) -> Result<Response, HttpError>
     // large as the largest of them (see docs/performance.md, "Future sizes").
     let version = VersionHeader::of(headers);
     if stateless::claimed_over_http(version.names_stateless(), &message) {
-        return Box::pin(stateless_request(&state, headers, identity, message)).await;
+        let client = peer(&parts);
+        return Box::pin(stateless_request(
+            &state, headers, identity, client, message,
+        ))
+        .await;
     }
     let requested = version
         .session_era()
@@ -156,6 +160,7 @@ async fn stateless_request(
     state: &Arc<State>,
     headers: &HeaderMap,
     identity: Option<&Identity>,
+    client: Option<std::net::IpAddr>,
     message: Value,
 ) -> Result<Response, HttpError> {
     let related = if is_call(&message) && accepts(headers, "text/event-stream") {
@@ -174,7 +179,7 @@ async fn stateless_request(
         related,
         requested: None,
         headers: Some(&Headers(headers)),
-        client: None,
+        client,
     };
     let outcome = state.core.serve(inbound).await?;
     Ok(respond(state, headers, outcome, None).await)

@@ -127,6 +127,7 @@ impl StreamableHttpService {
             strict_version_header: config.strict_version_header,
             cache_hints: config.cache_hints.clone(),
             one_session: false,
+            transport: crate::context::TransportKind::Http,
         };
         let standalone = get_stream(Arc::downgrade(&streams));
         let core = Core::new(

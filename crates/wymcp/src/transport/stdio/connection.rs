@@ -157,6 +157,7 @@ impl<F: FnMut(&SessionHandle) + Send> Connection<F> {
             strict_version_header: false,
             cache_hints: config.cache_hints.clone(),
             one_session: true,
+            transport: crate::context::TransportKind::Stdio,
         };
         let store = Arc::new(InMemorySessionStore::new());
         let core = Core::new(

@@ -1,0 +1,169 @@
+//! [`AuditLayer`]: one `tracing` span per operation, its fields named by OpenTelemetry's
+//! semantic conventions for MCP where they have a name.
+
+use std::task::{Context as TaskContext, Poll};
+use std::time::Instant;
+
+use futures_util::future::BoxFuture;
+use tower::{BoxError, Layer, Service};
+use tracing::Instrument;
+use tracing::field::Empty;
+
+use super::{Operation, Refusal, TransportKind};
+use crate::dispatch::CallToolResult;
+
+/// Wraps each operation in an INFO span `mcp.server.operation` (target `wymcp::audit`), named
+/// for OpenTelemetry exporters `tools/call {tool}` (`otel.name`). Its fields:
+///
+/// | field | value |
+/// |---|---|
+/// | `mcp.method.name` | `tools/call` |
+/// | `gen_ai.operation.name` | `execute_tool` |
+/// | `gen_ai.tool.name` | the tool |
+/// | `mcp.session.id` | the session (session era) |
+/// | `mcp.protocol.version` | the revision |
+/// | `jsonrpc.request.id` | the request id (bounded) |
+/// | `network.transport` | `tcp` (HTTP) or `pipe` (stdio) |
+/// | `network.protocol.name` | `http` over HTTP |
+/// | `client.address` | the client's address, when known |
+/// | `user.id` | the principal, when authenticated |
+/// | `wymcp.action` | the action |
+/// | `wymcp.outcome` | `ok`, `error` (the tool's or a gate's), `refused` (a layer's) |
+/// | `error.type` | the refusal's `errorType`, or `tool_error` |
+/// | `wymcp.duration_ms` | how long the call took, inner layers included |
+///
+/// Put it first (outermost) to see what inner layers refused.
+///
+/// ```
+/// use wymcp::Server;
+/// use wymcp::middleware::AuditLayer;
+///
+/// let server = Server::builder().layer(AuditLayer::new()).build().unwrap();
+/// # let _ = server;
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AuditLayer;
+
+impl AuditLayer {
+    /// The audit layer.
+    pub fn new() -> Self {
+        AuditLayer
+    }
+}
+
+impl<S> Layer<S> for AuditLayer {
+    type Service = Audit<S>;
+
+    fn layer(&self, inner: S) -> Audit<S> {
+        Audit { inner }
+    }
+}
+
+/// The service of [`AuditLayer`].
+#[derive(Debug, Clone)]
+pub struct Audit<S> {
+    inner: S,
+}
+
+impl<S> Service<Operation> for Audit<S>
+where
+    S: Service<Operation, Response = CallToolResult>,
+    S::Error: Into<BoxError>,
+    S::Future: Send + 'static,
+{
+    type Response = CallToolResult;
+    type Error = BoxError;
+    type Future = BoxFuture<'static, Result<CallToolResult, BoxError>>;
+
+    fn poll_ready(&mut self, cx: &mut TaskContext<'_>) -> Poll<Result<(), BoxError>> {
+        self.inner.poll_ready(cx).map_err(Into::into)
+    }
+
+    fn call(&mut self, operation: Operation) -> Self::Future {
+        let span = span_of(&operation);
+        if span.is_disabled() {
+            // No subscriber wants it: no clock, no record.
+            let call = self.inner.call(operation);
+            return Box::pin(async move { call.await.map_err(Into::into) });
+        }
+        let started = Instant::now();
+        let call = {
+            let _entered = span.enter();
+            self.inner.call(operation)
+        };
+        let recorded = span.clone();
+        Box::pin(
+            async move {
+                let result = call.await.map_err(Into::into);
+                record(&recorded, &result, started);
+                result
+            }
+            .instrument(span),
+        )
+    }
+}
+
+/// The operation's span, its request fields filled in.
+fn span_of(operation: &Operation) -> tracing::Span {
+    let ctx = operation.context();
+    let (transport, protocol) = match operation.transport() {
+        TransportKind::Http => (Some("tcp"), Some("http")),
+        TransportKind::Stdio => (Some("pipe"), None),
+        _ => (None, None),
+    };
+    // The values are computed only when the span is enabled.
+    tracing::info_span!(
+        target: "wymcp::audit",
+        "mcp.server.operation",
+        otel.name = %format_args!("tools/call {}", operation.tool()),
+        otel.kind = "server",
+        mcp.method.name = operation.method(),
+        gen_ai.operation.name = "execute_tool",
+        gen_ai.tool.name = operation.tool(),
+        mcp.session.id = operation.session_id(),
+        mcp.protocol.version = operation.protocol_version().as_str(),
+        jsonrpc.request.id = ctx
+            .request_id()
+            .map(|id| wymcp_core::bound::echo(&id.to_string()))
+            .as_deref(),
+        network.transport = transport,
+        network.protocol.name = protocol,
+        client.address = operation.client_address().map(|a| a.to_string()),
+        user.id = operation.principal(),
+        wymcp.action = operation.action(),
+        wymcp.outcome = Empty,
+        error.type = Empty,
+        wymcp.duration_ms = Empty,
+    )
+}
+
+/// Records how the call ended.
+fn record(span: &tracing::Span, result: &Result<CallToolResult, BoxError>, started: Instant) {
+    span.record(
+        "wymcp.duration_ms",
+        started.elapsed().as_secs_f64() * 1000.0,
+    );
+    match result {
+        Ok(result) if !result.is_error() => {
+            span.record("wymcp.outcome", "ok");
+        }
+        Ok(result) => {
+            span.record("wymcp.outcome", "error");
+            let kind = result
+                .json()
+                .and_then(|body| {
+                    let kind = body.get("errorType").or_else(|| body.get("error"))?;
+                    kind.as_str().map(str::to_owned)
+                })
+                .unwrap_or_else(|| "tool_error".to_owned());
+            span.record("error.type", kind.as_str());
+        }
+        Err(error) => {
+            span.record("wymcp.outcome", "refused");
+            let kind = error
+                .downcast_ref::<Refusal>()
+                .map_or("middleware_error", Refusal::error_type);
+            span.record("error.type", kind);
+        }
+    }
+}

@@ -1,0 +1,82 @@
+//! Operation middleware: every `tools/call` the gates admitted reaches its tool through a
+//! [`tower::Service`] of [`Operation`]s, so any tower layer wraps calls, per server
+//! ([`ServerBuilder::layer`](crate::ServerBuilder::layer)), per tool
+//! ([`tool_layer`](crate::ServerBuilder::tool_layer)) and per action
+//! ([`action_layer`](crate::ServerBuilder::action_layer)), on every transport and in both
+//! eras.
+//!
+//! A layer refuses by failing with a [`Refusal`]: the model reads an `isError` result with its
+//! `errorType`, never a JSON-RPC error. tower's own errors are answered the same way
+//! (`timeout` for `TimeoutLayer`, `overloaded` for `LoadShedLayer`); any other error is
+//! `middleware_error`. The ready-made policies: [`RateLimitLayer`], [`CallConcurrencyLayer`],
+//! [`ResultSizeLimitLayer`], [`CallTimeoutLayer`], [`AuditLayer`]. `docs/middleware.md` has
+//! the model, the order and every refusal's text.
+//!
+//! A server without layers runs its calls as it did without this module: no service, no box,
+//! no operation is built.
+//!
+//! ```
+//! use serde_json::json;
+//! use tower::layer::layer_fn;
+//! use tower::ServiceExt;
+//! use wymcp::Server;
+//! use wymcp::middleware::{Operation, Refusal};
+//!
+//! struct Notes;
+//!
+//! /// Keep short notes
+//! #[wymcp::tool]
+//! impl Notes {
+//!     /// Delete every note
+//!     async fn clear(&self) -> serde_json::Value {
+//!         json!({"cleared": true})
+//!     }
+//! }
+//!
+//! // A layer of one's own: refuse `clear` to anonymous callers.
+//! let signed_in_only = layer_fn(|inner: wymcp::middleware::BoxOperation| {
+//!     tower::service_fn(move |op: Operation| {
+//!         let inner = inner.clone();
+//!         async move {
+//!             if op.principal().is_none() {
+//!                 return Err(Refusal::new("forbidden", "Sign in to clear the notes.").into());
+//!             }
+//!             inner.oneshot(op).await
+//!         }
+//!     })
+//! });
+//! let server = Server::builder()
+//!     .tool(Notes)
+//!     .action_layer("notes", "clear", signed_in_only)
+//!     .build()
+//!     .unwrap();
+//!
+//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+//! let args = json!({"action": "clear", "data": {}});
+//! let result = server.call_tool("notes", Some(args), wymcp::Context::default()).await.unwrap();
+//! assert!(result.is_error());
+//! assert_eq!(result.json().unwrap()["errorType"], "forbidden");
+//! # });
+//! ```
+
+mod audit;
+mod concurrency;
+mod key;
+mod operation;
+mod rate_limit;
+mod refusal;
+mod result_size;
+mod stack;
+mod timeout;
+
+pub use crate::context::TransportKind;
+pub use audit::{Audit, AuditLayer};
+pub use concurrency::{CallConcurrency, CallConcurrencyLayer};
+pub use key::Per;
+pub use operation::Operation;
+pub use rate_limit::{RateLimit, RateLimitLayer};
+pub use refusal::Refusal;
+pub use result_size::{ResultSizeLimit, ResultSizeLimitLayer};
+pub use stack::BoxOperation;
+pub(crate) use stack::{Layers, Stack, Wrap};
+pub use timeout::{CallTimeout, CallTimeoutLayer};

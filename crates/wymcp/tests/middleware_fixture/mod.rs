@@ -1,0 +1,70 @@
+//! The operation-middleware tests' tool and helpers, shared by `middleware.rs` and
+//! `middleware_builtins.rs` (a directory module, so not a test target).
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use wymcp::ServerBuilder;
+
+use crate::matrix_kit::{NAME, Path, VERSION};
+
+/// Every path a call takes: HTTP and stdio, each in both eras.
+pub(crate) const PATHS: [Path; 4] = [
+    Path::HttpSession,
+    Path::HttpStateless,
+    Path::StdioSession,
+    Path::StdioStateless,
+];
+
+/// Short notes, a slow action and a large one.
+pub(crate) struct Notes;
+
+/// Keep short notes
+#[wymcp::tool]
+impl Notes {
+    /// Add a note
+    async fn add(
+        &self,
+        /// What to remember
+        text: String,
+    ) -> Value {
+        json!({"added": text})
+    }
+
+    /// List the notes
+    async fn list(&self) -> Value {
+        json!({"notes": []})
+    }
+
+    /// Wait a while, then answer
+    async fn slow(
+        &self,
+        /// How long to wait, in milliseconds
+        ms: u64,
+    ) -> Value {
+        tokio::time::sleep(Duration::from_millis(ms)).await;
+        json!({"waited": ms})
+    }
+
+    /// Answer a large text
+    async fn big(
+        &self,
+        /// How many characters
+        size: usize,
+    ) -> Value {
+        json!({"text": "x".repeat(size)})
+    }
+}
+
+/// A builder with the matrix's identity (its era checks compare it) and [`Notes`].
+pub(crate) fn builder() -> ServerBuilder {
+    wymcp::Server::builder()
+        .name(NAME)
+        .version(VERSION)
+        .tool(Notes)
+}
+
+/// `{"action": action, "data": data}`.
+pub(crate) fn action(action: &str, data: Value) -> Value {
+    json!({"action": action, "data": data})
+}
