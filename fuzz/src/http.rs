@@ -425,28 +425,43 @@ impl Run {
             .get("mcp-session-id")
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned);
-        let named = facts.session.as_deref().and_then(|id| self.sessions.iter().position(|s| s.id == id));
+        // A 2026-07-28 request has no session: whatever `Mcp-Session-Id` it carries, it neither
+        // reaches nor ends one, so the session invariants concern the session era's requests.
+        let named = facts
+            .session
+            .as_deref()
+            .filter(|_| !facts.stateless)
+            .and_then(|id| self.sessions.iter().position(|s| s.id == id));
+        let mut gone = None;
         if let Some(i) = named {
             let session = &mut self.sessions[i];
             let expired = Instant::now().duration_since(session.last_named) >= SESSION_TTL + Duration::from_secs(1);
-            // `ping` is session-exempt (behaviour spec §6.12): answered whatever session it
-            // names.
-            let exempt = facts.method.as_deref() == Some("ping");
+            // `initialize` and `ping` are session-exempt (behaviour spec §6.12: no session
+            // lookup): answered whatever session they name, a new session for `initialize`.
+            let exempt = matches!(facts.method.as_deref(), Some("ping" | "initialize"));
             assert!(
                 exempt || !((session.dead || expired) && status.is_success()),
                 "a {} session answered {status} to {facts:?}",
                 if session.dead { "deleted" } else { "expired" },
             );
             session.last_named = Instant::now();
-            // A 404 of the endpoint (not of a path the service does not serve) ends it.
+            // A 404 of the endpoint (not of a path the service does not serve) ends it, unless
+            // it is an unknown method's (HTTP 404 with `-32601`, decisions O8): looked at below.
             if status == StatusCode::NOT_FOUND && facts.endpoint {
-                session.dead = true;
+                gone = Some(i);
             }
             if facts.verb == Method::DELETE && status == StatusCode::OK {
                 session.dead = true;
             }
         }
         let body = read_body(response.into_body()).await;
+        if let Some(i) = gone {
+            let method_not_found = serde_json::from_slice::<Value>(&body)
+                .is_ok_and(|answer| answer["error"]["code"] == -32601);
+            if !method_not_found {
+                self.sessions[i].dead = true;
+            }
+        }
         assert!(body.len() <= ANSWER_BOUND, "an answer of {} bytes to {facts:?}", body.len());
         if status.is_client_error() || status.is_server_error() {
             assert!(body.len() <= REFUSAL_BOUND, "a {status} refusal of {} bytes to {facts:?}", body.len());
