@@ -20,7 +20,7 @@ pub(crate) struct Projects {
 
 #[wymcp::resources]
 impl Projects {
-    /// Read tasks://projects/<name> for a project and its open tasks, most urgent first
+    /// Read tasks://projects/{name} for a project and its open tasks, most urgent first
     #[wymcp(template = "tasks://projects/{name}", mime_type = "application/json")]
     async fn project(&self, name: String) -> Result<String, ResourceError> {
         let failed = |e: StoreError| ResourceError::Failed(e.to_string());
