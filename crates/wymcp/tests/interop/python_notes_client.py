@@ -19,7 +19,7 @@ def field(obj, snake, camel):
 
 
 async def run(command: str) -> None:
-    async with stdio_client(StdioServerParameters(command=command)) as streams:
+    async with stdio_client(StdioServerParameters(command=command, args=["--stdio"])) as streams:
         read, write = streams[0], streams[1]
         async with ClientSession(read, write) as session:
             await session.initialize()
