@@ -521,49 +521,32 @@ async fn over_http_on_an_ephemeral_port() {
     .await
     .unwrap();
     assert_eq!(initialized.status(), 202);
+    // A request in the session, answered with JSON.
+    let in_session = |body: Value| {
+        let answer = post(body, Some(session.clone()));
+        async move { answer.await.unwrap().json::<Value>().await.unwrap() }
+    };
 
-    let list: Value = post(
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
-        Some(session.clone()),
-    )
-    .await
-    .unwrap()
-    .json()
-    .await
-    .unwrap();
+    let list = in_session(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})).await;
     assert_eq!(list["result"]["tools"].as_array().unwrap().len(), 4);
 
-    let created: Value = post(
-        build_action_request("tasks", "create", json!({"title": "Over the wire"})),
-        Some(session.clone()),
-    )
-    .await
-    .unwrap()
-    .json()
-    .await
-    .unwrap();
+    let created = in_session(build_action_request(
+        "tasks",
+        "create",
+        json!({"title": "Over the wire"}),
+    ))
+    .await;
     assert_eq!(json_response(&created).unwrap()["id"], 1);
 
-    let got: Value = post(
-        build_action_request("tasks", "get", json!({"title": "Over the wire"})),
-        Some(session.clone()),
-    )
-    .await
-    .unwrap()
-    .json()
-    .await
-    .unwrap();
+    let got = in_session(build_action_request(
+        "tasks",
+        "get",
+        json!({"title": "Over the wire"}),
+    ))
+    .await;
     assert_eq!(json_response(&got).unwrap()["title"], "Over the wire");
 
-    let refused: Value = post(
-        build_action_request("tasks", "get", json!({})),
-        Some(session.clone()),
-    )
-    .await
-    .unwrap()
-    .json()
-    .await
-    .unwrap();
+    let refused = in_session(build_action_request("tasks", "get", json!({}))).await;
     let text = error_response(&refused).unwrap();
     assert!(text.contains("missing_required_group"));
 
