@@ -31,6 +31,7 @@ impl LiveSessions {
         &self,
         record: &SessionRecord,
         server: &Server,
+        node: &Arc<str>,
         standalone: impl FnOnce() -> Notifier,
     ) -> SessionHandle {
         let mut handles = lock(&self.handles);
@@ -48,6 +49,7 @@ impl LiveSessions {
                     record.log_level,
                     Some(standalone()),
                 )
+                .on_node(node)
             })
             .clone()
     }

@@ -12,6 +12,7 @@
 
 mod answer;
 mod call;
+mod cluster;
 // Public through `transport::http` only: a build without `http` keeps them crate-internal.
 #[cfg_attr(not(feature = "http"), allow(unreachable_pub))]
 mod hooks;
@@ -34,6 +35,7 @@ use crate::protocol::ProtocolVersion;
 
 pub(crate) use answer::Answer;
 pub(crate) use call::{Call, Event};
+pub(crate) use cluster::Cluster;
 #[cfg_attr(not(feature = "http"), allow(unreachable_pub))]
 pub use hooks::{EndReason, SessionHooks, SessionStart};
 #[cfg_attr(not(feature = "http"), allow(unreachable_pub))]

@@ -19,7 +19,7 @@ pub(crate) enum Class {
     NoSession,
     /// The session does not exist (any more), or is another caller's (HTTP 404).
     SessionGone,
-    /// The session store failed (HTTP 500).
+    /// The session store failed (HTTP 503: the request can be retried).
     Store,
     /// A limit is reached: try again later (HTTP 503).
     Unavailable,

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::cluster::Cluster;
 use super::live::LiveSessions;
 use super::quota::ClientQuota;
 use super::{
@@ -53,6 +54,8 @@ struct Inner {
     /// The stateless requests `notifications/cancelled` can reach (stdio, where requests share
     /// one connection); `None` where each request ends with its own (Streamable HTTP).
     requests: Option<Arc<RunningCalls>>,
+    /// This node and its bus to the others.
+    cluster: Cluster,
 }
 
 impl Core {
@@ -64,7 +67,11 @@ impl Core {
         settings: Settings,
         standalone: Standalone,
         cancellable_requests: bool,
+        cluster: Cluster,
     ) -> Self {
+        if let Some(bus) = &cluster.bus {
+            server.relay_to(cluster.node.clone(), bus.clone());
+        }
         Core(Arc::new(Inner {
             server,
             store,
@@ -74,7 +81,12 @@ impl Core {
             quota: ClientQuota::default(),
             standalone,
             requests: cancellable_requests.then(Arc::default),
+            cluster,
         }))
+    }
+
+    pub(crate) fn cluster(&self) -> &Cluster {
+        &self.0.cluster
     }
 
     pub(crate) fn server(&self) -> &Server {
@@ -130,7 +142,8 @@ impl Core {
     /// The session's live handle on this node, made the first time.
     pub(crate) fn handle(&self, record: &SessionRecord) -> SessionHandle {
         let standalone = || (self.0.standalone)(&record.id);
-        self.0.live.handle(record, &self.0.server, standalone)
+        let node = &self.0.cluster.node;
+        self.0.live.handle(record, &self.0.server, node, standalone)
     }
 
     /// The live session `id` (on this node), made from its record when this node has no handle
@@ -224,6 +237,11 @@ impl Core {
     pub(crate) async fn end_session(&self, id: &str) -> Result<bool, StoreError> {
         let found = self.store().remove(id).await?;
         self.forget(id);
+        let ended = crate::session::BusMessage::Ended {
+            session: id.to_owned(),
+        };
+        self.publish(crate::session::Recipient::Everyone, ended)
+            .await;
         Ok(found)
     }
 
@@ -238,6 +256,11 @@ impl Core {
         let gone = self.store().reap(self.settings().session_ttl).await?;
         for id in &gone {
             self.forget(id);
+            let ended = crate::session::BusMessage::Ended {
+                session: id.clone(),
+            };
+            self.publish(crate::session::Recipient::Everyone, ended)
+                .await;
         }
         Ok(gone)
     }

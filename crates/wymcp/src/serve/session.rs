@@ -168,8 +168,12 @@ async fn in_session(
             },
             None => Err(Value::Null),
         };
-        // Unknown ids are ignored.
-        handle.deliver_response(id, answer);
+        // An answer to a request another node sent goes there; unknown ids are ignored.
+        if core.bus().is_some() && !handle.awaits(id) {
+            core.route_answer(&record.id, id, answer).await;
+        } else {
+            handle.deliver_response(id, answer);
+        }
         return Ok(Outcome::Accepted);
     }
     let method = kind.method().and_then(Method::parse);
@@ -185,7 +189,7 @@ async fn in_session(
         Kind::Notification { .. } => {
             match method {
                 Some(Method::Initialized) => mark_initialized(core, &record, &rid).await?,
-                Some(Method::Cancelled) => cancel(&handle, params.as_ref()),
+                Some(Method::Cancelled) => cancel(core, &handle, params.as_ref()).await,
                 // Unknown notifications, and requests sent as notifications, are accepted
                 // and ignored.
                 _ => {}
@@ -230,7 +234,7 @@ async fn request(
         )),
         Method::Ping | Method::Cancelled => {
             if method == Method::Cancelled {
-                cancel(&handle, params.as_ref());
+                cancel(core, &handle, params.as_ref()).await;
             }
             done(json!({}))
         }
@@ -315,11 +319,15 @@ fn request_context(
     ctx.build()
 }
 
-/// `notifications/cancelled`: cancels the named call if it runs on this session.
-fn cancel(handle: &SessionHandle, params: Option<&Value>) {
-    if let Some(request_id) = params.and_then(|p| p.get("requestId"))
-        && handle.cancel_call(request_id)
-    {
+/// `notifications/cancelled`: cancels the named call if it runs on this session here, else
+/// wherever it runs (when there are other nodes).
+async fn cancel(core: &Core, handle: &SessionHandle, params: Option<&Value>) {
+    let Some(request_id) = params.and_then(|p| p.get("requestId")) else {
+        return;
+    };
+    if handle.cancel_call(request_id) {
         tracing::info!(request_id = %request_id, "MCP call cancelled by the client");
+    } else if core.bus().is_some() {
+        core.cancel_elsewhere(handle.id(), request_id).await;
     }
 }

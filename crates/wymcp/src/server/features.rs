@@ -3,7 +3,6 @@
 //! the testing kit's), and the server-initiated notifications.
 
 use serde_json::{Map, Value, json};
-use tokio::sync::broadcast;
 
 use crate::completion::registry::CompletionRegistry;
 use crate::context::Context;
@@ -11,7 +10,7 @@ use crate::paging::{self, params_object};
 use crate::prompt::registry::PromptRegistry;
 use crate::protocol::{Method, ProtocolVersion, RpcError};
 use crate::resource::registry::{ResourceRegistry, uri_param};
-use crate::resource::{Change, Hub, ResourceError, ServerNotification};
+use crate::resource::{Hub, ResourceError};
 use crate::server::Server;
 
 /// Everything beyond tools a server serves, validated at `build()`.
@@ -35,6 +34,8 @@ pub(crate) struct Features {
     pub(crate) stateless_capabilities: std::sync::OnceLock<Value>,
     /// The operation middleware, composed; `None` when no layer is configured.
     pub(crate) middleware: Option<crate::middleware::Stack>,
+    /// Where notifications go besides this node (a transport with a bus installs it).
+    pub(crate) relay: super::notify::Relay,
 }
 
 impl Default for Features {
@@ -52,6 +53,7 @@ impl Default for Features {
             limits: crate::Limits::default(),
             stateless_capabilities: std::sync::OnceLock::new(),
             middleware: None,
+            relay: super::notify::Relay::default(),
         }
     }
 }
@@ -182,135 +184,5 @@ impl Server {
             _ => Err(RpcError::method_not_found()),
         };
         answer.map_err(|error| error.bounded(max))
-    }
-
-    /// A receiver of the notifications the server emits to sessions outside any request
-    /// (`notifications/resources/updated`, `notifications/{resources,prompts,tools}/list_changed`);
-    /// the transport delivers each to its session (or to every session when it names none).
-    /// `subscriptions/listen` streams (2026-07-28) are fed from the same hub.
-    pub fn notifications(&self) -> broadcast::Receiver<ServerNotification> {
-        self.features().hub.subscribe()
-    }
-
-    /// Emits `notifications/resources/updated` for `uri` to every session subscribed to it
-    /// and to every `subscriptions/listen` stream (2026-07-28) whose `resourceSubscriptions`
-    /// names it; answers how many notifications were handed to the transport (one per
-    /// session, plus one when listen streams were open to take it).
-    ///
-    /// ```
-    /// use serde_json::json;
-    /// use wymcp::resource::Resource;
-    /// use wymcp::testing::TestClient;
-    /// use wymcp::Server;
-    ///
-    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-    /// let server = Server::builder().resource(Resource::text("test://w", "w", "v1")).build().unwrap();
-    /// let mut rx = server.notifications();
-    /// let client = TestClient::new(server.clone());
-    /// let watch = Some(json!({"uri": "test://w"}));
-    /// client.request_with("resources/subscribe", watch, |ctx| ctx.session_id("s1")).await.unwrap();
-    /// assert_eq!(server.notify_resource_updated("test://w"), 1);
-    /// let sent = rx.recv().await.unwrap();
-    /// assert_eq!(sent.session_id.as_deref(), Some("s1"));
-    /// assert_eq!(sent.message["params"]["uri"], "test://w");
-    /// # });
-    /// ```
-    pub fn notify_resource_updated(&self, uri: &str) -> usize {
-        let features = self.features();
-        let sessions = features
-            .resources
-            .subscriptions
-            .subscribers(uri)
-            .into_iter()
-            .filter(|session| {
-                features
-                    .hub
-                    .send(ServerNotification::resource_updated(uri, session.clone()))
-            })
-            .count();
-        // The stateless era: every listen stream whose `resourceSubscriptions` names `uri`.
-        let listeners = !features.resources.is_empty()
-            && features.hub.change(Change::ResourceUpdated(uri.into()));
-        sessions + usize::from(listeners)
-    }
-
-    /// The URIs `session_id` is subscribed to (`None`: the session-less transport's).
-    pub fn subscriptions(&self, session_id: Option<&str>) -> Vec<String> {
-        self.features()
-            .resources
-            .subscriptions
-            .subscriptions_of(&session_id.map(str::to_owned))
-    }
-
-    /// Drops every subscription of a session that ended (the transport calls it).
-    pub fn forget_session(&self, session_id: Option<&str>) {
-        self.features()
-            .resources
-            .subscriptions
-            .forget_session(&session_id.map(str::to_owned));
-    }
-
-    /// Emits `notifications/resources/list_changed` to every session and to every
-    /// `subscriptions/listen` stream (2026-07-28) that asked for it. Sent only when the
-    /// server declares `listChanged` ([`ServerBuilder::list_changed`](crate::ServerBuilder::list_changed))
-    /// and has resources; answers whether it was handed to a transport.
-    pub fn notify_resources_list_changed(&self) -> bool {
-        let features = self.features();
-        features.list_changed
-            && !features.resources.is_empty()
-            && self.broadcast_list_changed("resources", Change::ResourcesList)
-    }
-
-    /// Emits `notifications/prompts/list_changed` to every session and listen stream that asked
-    /// for it, under the same conditions
-    /// as [`notify_resources_list_changed`](Self::notify_resources_list_changed).
-    pub fn notify_prompts_list_changed(&self) -> bool {
-        let features = self.features();
-        features.list_changed
-            && !features.prompts.is_empty()
-            && self.broadcast_list_changed("prompts", Change::PromptsList)
-    }
-
-    /// Emits `notifications/tools/list_changed` to every client: to every session (its GET
-    /// stream over HTTP, stdout on stdio; the session era always declares `tools.listChanged`)
-    /// and, when the server
-    /// declares `listChanged` ([`ServerBuilder::list_changed`](crate::ServerBuilder::list_changed)),
-    /// on every `subscriptions/listen` stream (2026-07-28) that asked for `toolsListChanged`.
-    /// Call it when the tools every client sees changed (what a tool lists depends on state
-    /// that changed at runtime, say); tools registered on one session
-    /// ([`SessionHandle::register_tool`](crate::session::SessionHandle::register_tool)) notify
-    /// that session by themselves. Answers whether a transport took it.
-    ///
-    /// ```
-    /// use wymcp::Server;
-    ///
-    /// let server = Server::builder().list_changed(true).build().unwrap();
-    /// let mut sessions = server.notifications();
-    /// assert!(server.notify_tools_list_changed());
-    /// let sent = sessions.try_recv().unwrap();
-    /// assert_eq!(sent.method(), "notifications/tools/list_changed");
-    /// assert_eq!(sent.session_id, None); // every session
-    /// ```
-    pub fn notify_tools_list_changed(&self) -> bool {
-        let features = self.features();
-        let sessions = features.hub.send(ServerNotification::new(
-            "notifications/tools/list_changed",
-            json!({}),
-            None,
-        ));
-        let listeners = features.list_changed && features.hub.change(Change::ToolsList);
-        sessions || listeners
-    }
-
-    /// Sends `notifications/<list>/list_changed` to every session and `change` to every listen
-    /// stream; answers whether either was taken.
-    fn broadcast_list_changed(&self, list: &str, change: Change) -> bool {
-        let hub = &self.features().hub;
-        let sessions = hub.send(ServerNotification::new(
-            &format!("notifications/{list}/list_changed"),
-            json!({}),
-            None,
-        ));
-        hub.change(change) || sessions
     }
 }

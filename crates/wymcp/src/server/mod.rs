@@ -2,6 +2,7 @@
 
 mod builder;
 mod features;
+mod notify;
 
 use std::collections::HashMap;
 use std::sync::Arc;

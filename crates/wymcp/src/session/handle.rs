@@ -62,6 +62,8 @@ struct Inner {
     pending: Mutex<HashMap<String, oneshot::Sender<Answer>>>,
     standalone: Mutex<Option<Notifier>>,
     calls: Arc<RunningCalls>,
+    /// The node serving this handle (its server requests' ids name it).
+    node: Arc<str>,
 }
 
 impl std::fmt::Debug for SessionHandle {
@@ -97,8 +99,17 @@ impl SessionHandle {
                 pending: Mutex::new(HashMap::new()),
                 standalone: Mutex::new(standalone),
                 calls: Arc::default(),
+                node: node_id().into(),
             }),
         }
+    }
+
+    /// The handle as served by node `node` (before it is shared).
+    pub(crate) fn on_node(mut self, node: &Arc<str>) -> Self {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.node = node.clone();
+        }
+        self
     }
 
     /// The session id.
@@ -158,7 +169,7 @@ impl SessionHandle {
         rand::rng().fill_bytes(&mut bytes);
         let id = format!(
             "srv-{}.{}.{}",
-            node_id(),
+            self.inner.node,
             stream,
             URL_SAFE_NO_PAD.encode(bytes)
         );
@@ -170,6 +181,12 @@ impl SessionHandle {
     /// Forgets a pending request (timed out, or its caller went away).
     pub(crate) fn forget_request(&self, id: &str) {
         lock(&self.inner.pending).remove(id);
+    }
+
+    /// Whether a server request of this id awaits its answer here.
+    pub(crate) fn awaits(&self, id: &Value) -> bool {
+        id.as_str()
+            .is_some_and(|id| lock(&self.inner.pending).contains_key(id))
     }
 
     /// Routes a client's answer to the server request of that id: `Ok(result)` or

@@ -4,15 +4,20 @@
 //! [`Elicitation`], [`ClientRequestError`]). The serving core (`crate::serve`) serves the
 //! messages of a session, for every transport.
 
+mod bus;
 mod calls;
 mod handle;
+mod local_bus;
 mod notifier;
 mod request;
 pub(crate) mod store;
 mod tools;
 
+pub(crate) use bus::node_of_request;
+pub use bus::{Bus, BusMessage, Notice, Recipient};
 pub(crate) use calls::{RunningCall, RunningCalls, Work};
 pub use handle::{SessionHandle, node_id};
+pub use local_bus::LocalBus;
 pub use notifier::{Delivery, Notifier};
 pub use request::{
     ClientRequestError, DEFAULT_ELICITATION_TIMEOUT, DEFAULT_ROOTS_TIMEOUT,

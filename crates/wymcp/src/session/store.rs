@@ -147,6 +147,34 @@ pub trait SessionStore: Send + Sync + 'static {
     fn reap(&self, ttl: Duration) -> BoxFuture<'_, Result<Vec<String>, StoreError>>;
 }
 
+/// A shared store is a store: several services (nodes of one process) can hold one.
+impl<T: SessionStore + ?Sized> SessionStore for Arc<T> {
+    fn create(
+        &self,
+        record: SessionRecord,
+        max: usize,
+        ttl: Duration,
+    ) -> BoxFuture<'_, Result<(), CreateError>> {
+        (**self).create(record, max, ttl)
+    }
+    fn load<'a>(
+        &'a self,
+        id: &'a str,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<Option<Arc<SessionRecord>>, StoreError>> {
+        (**self).load(id, ttl)
+    }
+    fn save(&self, record: SessionRecord) -> BoxFuture<'_, Result<bool, StoreError>> {
+        (**self).save(record)
+    }
+    fn remove<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
+        (**self).remove(id)
+    }
+    fn reap(&self, ttl: Duration) -> BoxFuture<'_, Result<Vec<String>, StoreError>> {
+        (**self).reap(ttl)
+    }
+}
+
 #[derive(Debug)]
 struct Entry {
     record: Arc<SessionRecord>,

@@ -180,10 +180,16 @@ fn detach(mut s: CallStream) {
             };
             let id = log.append(&s.state, data.clone()).await;
             if !id.is_empty() {
-                let event = StreamEvent { id: Some(id), data };
-                s.state
-                    .streams
-                    .deliver_resumed(&log.session, &log.key, event);
+                let event = StreamEvent {
+                    id: Some(id.clone()),
+                    data: data.clone(),
+                };
+                let here = (s.state.streams).deliver_resumed(&log.session, &log.key, event);
+                // The GET resuming this stream may be on another node.
+                if !here && let Some(elsewhere) = &s.state.elsewhere {
+                    let (session, key) = (log.session.clone(), log.key.to_string());
+                    elsewhere.send(session, key, id, data).await;
+                }
             }
         }
     });

@@ -128,6 +128,9 @@ pub struct StreamableHttp {
     /// The auth hook's type name, for the `auth_module` field of the auth events.
     pub(crate) auth_module: &'static str,
     pub(crate) hooks: Option<Arc<dyn SessionHooks>>,
+    /// This node's id (the process's [`node_id`](crate::session::node_id) by default).
+    pub(crate) node: Arc<str>,
+    pub(crate) bus: Option<Arc<dyn crate::session::Bus>>,
 }
 
 impl std::fmt::Debug for StreamableHttp {
@@ -152,6 +155,8 @@ impl StreamableHttp {
             auth: None,
             auth_module: "",
             hooks: None,
+            node: crate::session::node_id().into(),
+            bus: None,
         }
     }
 
@@ -300,9 +305,31 @@ impl StreamableHttp {
         self
     }
 
-    /// Uses another SSE event log.
+    /// Uses another SSE event log (for example one shared between nodes).
     pub fn event_log(mut self, log: impl EventLog) -> Self {
         self.events = Arc::new(log);
+        self
+    }
+
+    /// Reaches the other nodes serving the same sessions through `bus`, so that any node
+    /// serves any request of any session: a client's answer to a server request, a
+    /// cancellation, a `DELETE` and the server's notifications reach the node they concern.
+    /// The nodes share their [`session_store`](Self::session_store) and
+    /// [`event_log`](Self::event_log) too (`wymcp-redis` sets all three in one line;
+    /// [`LocalBus`](crate::session::LocalBus) is the in-process bus). See
+    /// `docs/scale-out.md`.
+    pub fn bus(mut self, bus: impl crate::session::Bus) -> Self {
+        self.bus = Some(Arc::new(bus));
+        self
+    }
+
+    /// This node's id among the nodes sharing a [`bus`](Self::bus): server→client request
+    /// ids carry it, so that the answer reaches this node. Defaults to the process's
+    /// [`node_id`](crate::session::node_id); set it when several services of one process
+    /// are nodes of one cluster. A `.` in `id` is replaced by `_` (request ids use `.` as
+    /// their separator).
+    pub fn node_id(mut self, id: &str) -> Self {
+        self.node = id.replace('.', "_").into();
         self
     }
 

@@ -46,8 +46,8 @@ pub(crate) async fn handle(state: Arc<State>, req: Request) -> Response {
         Err(err) => {
             tracing::error!(%err, "MCP session store failed");
             return plain_refusal((
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "Session store unavailable".to_owned(),
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Session store unavailable: try again shortly".to_owned(),
             ));
         }
     }
@@ -60,8 +60,8 @@ pub(crate) async fn handle(state: Arc<State>, req: Request) -> Response {
         Err(err) => {
             tracing::error!(%err, "MCP session store failed");
             plain_refusal((
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "Session store unavailable".to_owned(),
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Session store unavailable: try again shortly".to_owned(),
             ))
         }
     }

@@ -137,7 +137,8 @@ impl From<Refusal> for HttpError {
                 return HttpError::invalid_request(StatusCode::BAD_REQUEST, id, reason);
             }
             Class::SessionGone => return HttpError::session_not_found(id),
-            Class::Store => StatusCode::INTERNAL_SERVER_ERROR,
+            // The store (Redis, say) is unreachable: the request can be retried.
+            Class::Store => StatusCode::SERVICE_UNAVAILABLE,
             Class::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
             Class::Handler => StatusCode::OK,
         };

@@ -42,6 +42,28 @@ pub trait EventLog: Send + Sync + 'static {
     fn remove_session<'a>(&'a self, session: &'a str) -> BoxFuture<'a, Result<(), StoreError>>;
 }
 
+/// A shared log is a log: several services (nodes of one process) can hold one.
+impl<T: EventLog + ?Sized> EventLog for std::sync::Arc<T> {
+    fn append<'a>(
+        &'a self,
+        session: &'a str,
+        stream: &'a str,
+        data: String,
+    ) -> BoxFuture<'a, Result<String, StoreError>> {
+        (**self).append(session, stream, data)
+    }
+    fn replay_after<'a>(
+        &'a self,
+        session: &'a str,
+        last_event_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Vec<LoggedEvent>>, StoreError>> {
+        (**self).replay_after(session, last_event_id)
+    }
+    fn remove_session<'a>(&'a self, session: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
+        (**self).remove_session(session)
+    }
+}
+
 #[derive(Debug, Default)]
 struct SessionLog {
     next: u64,

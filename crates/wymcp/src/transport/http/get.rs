@@ -138,8 +138,12 @@ async fn prime(state: &State, session: &str, stream: &str) -> Result<String, Wir
         Ok(id) => Ok(id),
         Err(err) => {
             tracing::error!(%err, "SSE event log failed");
-            let status = StatusCode::INTERNAL_SERVER_ERROR;
-            Err((status, "Event log unavailable".to_owned()).into())
+            let status = StatusCode::SERVICE_UNAVAILABLE;
+            Err((
+                status,
+                "Event log unavailable: try again shortly".to_owned(),
+            )
+                .into())
         }
     }
 }
@@ -180,8 +184,8 @@ fn session_refusal(refusal: crate::serve::Refusal) -> WireRefusal {
     let (status, message) = match refusal.class {
         Class::SessionGone => (StatusCode::NOT_FOUND, "Session not found".to_owned()),
         Class::Store => (
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "Session store unavailable".to_owned(),
+            StatusCode::SERVICE_UNAVAILABLE,
+            "Session store unavailable: try again shortly".to_owned(),
         ),
         _ => (StatusCode::BAD_REQUEST, refusal.reason()),
     };

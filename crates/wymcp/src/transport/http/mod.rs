@@ -27,6 +27,7 @@ mod authority;
 mod call;
 mod card;
 mod checks;
+mod cluster;
 mod config;
 mod connections;
 mod delete;

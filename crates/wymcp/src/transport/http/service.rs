@@ -19,12 +19,13 @@ use serde_json::Value;
 use tokio::sync::broadcast;
 
 use super::auth::Authenticate;
+use super::cluster::Elsewhere;
 use super::config::{HttpConfig, StreamableHttp};
 use super::events::EventLog;
 use super::streams::{StreamEvent, Streams};
 use super::{delete, get, post};
 use crate::resource::ServerNotification;
-use crate::serve::{Core, EndReason, Settings};
+use crate::serve::{Cluster, Core, EndReason, Settings};
 use crate::session::{SessionHandle, StoreError};
 use crate::{Delivery, Notifier};
 
@@ -52,6 +53,8 @@ pub(crate) struct State {
     pub(crate) streams: Arc<Streams>,
     /// The open `subscriptions/listen` streams (2026-07-28).
     pub(crate) listeners: super::listen::Listeners,
+    /// How an event reaches a stream another node holds (`None`: no bus, no other node).
+    pub(crate) elsewhere: Option<Elsewhere>,
 }
 
 impl State {
@@ -68,19 +71,27 @@ impl State {
 }
 
 /// A session's standalone stream is its GET stream: a message for it is delivered to the
-/// attached stream, which logs it as it writes it.
-fn get_stream(streams: Weak<Streams>) -> crate::serve::Standalone {
+/// attached stream, which logs it as it writes it; with other nodes, a GET stream not held
+/// here gets it logged and sent on the bus.
+fn get_stream(streams: Weak<Streams>, elsewhere: Option<Elsewhere>) -> crate::serve::Standalone {
     Box::new(move |session: &str| {
         let (streams, session) = (streams.clone(), session.to_owned());
-        Notifier::with_delivery(GET_STREAM, move |message: Value| match streams.upgrade() {
-            Some(streams) => streams.deliver(
-                &session,
-                StreamEvent {
-                    id: None,
-                    data: message.to_string(),
-                },
-            ),
-            None => Delivery::NoStream,
+        let elsewhere = elsewhere.clone();
+        Notifier::with_delivery(GET_STREAM, move |message: Value| {
+            let Some(streams) = streams.upgrade() else {
+                return Delivery::NoStream;
+            };
+            let data = message.to_string();
+            match (
+                streams.deliver(&session, StreamEvent { id: None, data }),
+                &elsewhere,
+            ) {
+                (Delivery::NoStream, Some(elsewhere)) => {
+                    elsewhere.log_and_send(&session, GET_STREAM, message.to_string());
+                    Delivery::Sent
+                }
+                (delivery, _) => delivery,
+            }
         })
     })
 }
@@ -129,7 +140,16 @@ impl StreamableHttpService {
             one_session: false,
             transport: crate::context::TransportKind::Http,
         };
-        let standalone = get_stream(Arc::downgrade(&streams));
+        let elsewhere = builder.bus.as_ref().map(|bus| Elsewhere {
+            node: builder.node.clone(),
+            bus: bus.clone(),
+            events: builder.events.clone(),
+        });
+        let standalone = get_stream(Arc::downgrade(&streams), elsewhere.clone());
+        let cluster = Cluster {
+            node: builder.node,
+            bus: builder.bus,
+        };
         let core = Core::new(
             builder.server,
             builder.store,
@@ -137,6 +157,7 @@ impl StreamableHttpService {
             settings,
             standalone,
             false,
+            cluster,
         );
         let state = Arc::new(State {
             core,
@@ -146,11 +167,16 @@ impl StreamableHttpService {
             auth_module: builder.auth_module,
             streams,
             listeners: super::listen::Listeners::default(),
+            elsewhere,
         });
         if let Ok(handle) = tokio::runtime::Handle::try_current() {
             handle.spawn(reap(Arc::downgrade(&state)));
             let notifications = state.core.server().notifications();
             handle.spawn(drain(Arc::downgrade(&state), notifications));
+            if let Some(bus) = state.core.bus() {
+                let messages = bus.subscribe(state.core.node());
+                handle.spawn(super::cluster::take(Arc::downgrade(&state), messages));
+            }
         }
         let card = Arc::new(super::card::CardDocument::new(state.core.server()));
         let router = Router::new()
@@ -279,7 +305,10 @@ async fn reap(state: Weak<State>) {
 /// Delivers the server's notifications (`notifications/resources/updated`, `list_changed`)
 /// to the GET stream of the session they name, or of every session live on this node when
 /// they name none; logged first, so a client reconnecting with `Last-Event-ID` still gets
-/// them. Runs until the service or the server is dropped.
+/// them. With other nodes, a notification naming a session whose GET stream another node
+/// holds travels on the bus to it; one naming none goes to the streams this node holds (every
+/// node hears the notification: `Server::notify_*` relays it). Runs until the service or the
+/// server is dropped.
 async fn drain(state: Weak<State>, mut notifications: broadcast::Receiver<ServerNotification>) {
     loop {
         let notification = match notifications.recv().await {
@@ -296,23 +325,33 @@ async fn drain(state: Weak<State>, mut notifications: broadcast::Receiver<Server
             Some(id) if live.existing(id).is_some() => vec![id.clone()],
             // A session another node (or no node) serves.
             Some(_) => Vec::new(),
+            None if state.elsewhere.is_some() => state.streams.sessions(),
             None => live.ids(),
         };
         let data = notification.message.to_string();
+        let named = notification.session_id.is_some();
         for session in sessions {
-            match state
+            let id = match state
                 .events
                 .append(&session, GET_STREAM, data.clone())
                 .await
             {
-                Ok(id) => {
-                    let event = StreamEvent {
-                        id: Some(id),
-                        data: data.clone(),
-                    };
-                    state.streams.send(&session, event);
+                Ok(id) => id,
+                Err(err) => {
+                    tracing::warn!(%err, "SSE event log failed");
+                    continue;
                 }
-                Err(err) => tracing::warn!(%err, "SSE event log failed"),
+            };
+            let event = StreamEvent {
+                id: Some(id.clone()),
+                data: data.clone(),
+            };
+            if !state.streams.send(&session, event)
+                && named
+                && let Some(elsewhere) = &state.elsewhere
+            {
+                let stream = GET_STREAM.to_owned();
+                elsewhere.send(session, stream, id, data.clone()).await;
             }
         }
     }

@@ -104,6 +104,11 @@ impl Streams {
         lock(&self.resumed).retain(|(s, _), slot| s != session || slot.generation != generation);
     }
 
+    /// The sessions whose GET stream is attached here.
+    pub(crate) fn sessions(&self) -> Vec<String> {
+        lock(&self.streams).keys().cloned().collect()
+    }
+
     /// Sends to the attached stream; `false` when none is attached or it is gone.
     pub(crate) fn send(&self, session: &str, event: StreamEvent) -> bool {
         self.deliver(session, event) == Delivery::Sent

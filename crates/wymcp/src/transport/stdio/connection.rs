@@ -167,6 +167,7 @@ impl<F: FnMut(&SessionHandle) + Send> Connection<F> {
             settings,
             stdout_stream(out.clone()),
             true,
+            crate::serve::Cluster::alone(),
         );
         Connection {
             listens: Listens::new(core.clone(), out.clone(), config.max_listen_streams),

@@ -1,0 +1,152 @@
+//! [`Redis`]: one reconnecting connection to Redis and the settings its parts share.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rand::RngCore as _;
+use redis::AsyncCommands as _;
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use wymcp::mrtr::RequestStateKeys;
+
+use crate::{RedisBus, RedisEventLog, RedisSessionStore};
+
+/// How long a Redis command may take before the request using it is answered 503.
+const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long connecting may take.
+const CONNECTION_TIMEOUT: Duration = Duration::from_secs(2);
+/// The default bound of a session's event log.
+const DEFAULT_MAX_EVENTS: usize = 1_000;
+/// The default lifetime of a session's event log after its last event.
+const DEFAULT_EVENTS_TTL: Duration = Duration::from_secs(3_600);
+
+/// The key names of one deployment.
+#[derive(Debug, Clone)]
+pub(crate) struct Keys(Arc<str>);
+
+impl Keys {
+    pub(crate) fn session(&self, id: &str) -> String {
+        format!("{}:session:{id}", self.0)
+    }
+    pub(crate) fn session_prefix(&self) -> String {
+        format!("{}:session:", self.0)
+    }
+    pub(crate) fn sessions(&self) -> String {
+        format!("{}:sessions", self.0)
+    }
+    pub(crate) fn events(&self, session: &str) -> String {
+        format!("{}:events:{session}", self.0)
+    }
+    pub(crate) fn everyone(&self) -> String {
+        format!("{}:bus:all", self.0)
+    }
+    pub(crate) fn node(&self, node: &str) -> String {
+        format!("{}:bus:node:{node}", self.0)
+    }
+    fn request_state_key(&self) -> String {
+        format!("{}:request-state-key", self.0)
+    }
+}
+
+/// One Redis deployment as wymcp uses it: a connection that reconnects by itself (commands
+/// fail after [2 s] while Redis is unreachable, and succeed again once it is back), the key
+/// prefix, and the bounds of the event log. Cheap to clone.
+///
+/// [2 s]: RESPONSE_TIMEOUT
+#[derive(Clone)]
+pub struct Redis {
+    pub(crate) client: redis::Client,
+    pub(crate) conn: ConnectionManager,
+    pub(crate) keys: Keys,
+    max_events: usize,
+    events_ttl: Duration,
+}
+
+impl std::fmt::Debug for Redis {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Redis")
+            .field("prefix", &self.keys.0)
+            .field("max_events", &self.max_events)
+            .field("events_ttl", &self.events_ttl)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Redis {
+    /// Connects to `url` (`redis://host:port/db`, `rediss://` for TLS is not built in); fails
+    /// when Redis cannot be reached now (a node does not start without its store).
+    pub async fn connect(url: &str) -> Result<Redis, crate::Error> {
+        let client = redis::Client::open(url)?;
+        let config = ConnectionManagerConfig::new()
+            .set_response_timeout(Some(RESPONSE_TIMEOUT))
+            .set_connection_timeout(Some(CONNECTION_TIMEOUT))
+            .set_number_of_retries(1)
+            .set_max_delay(Duration::from_millis(500));
+        let conn = ConnectionManager::new_with_config(client.clone(), config).await?;
+        Ok(Redis {
+            client,
+            conn,
+            keys: Keys("wymcp".into()),
+            max_events: DEFAULT_MAX_EVENTS,
+            events_ttl: DEFAULT_EVENTS_TTL,
+        })
+    }
+
+    /// Puts every key under `prefix` instead of `wymcp` (several deployments on one Redis).
+    pub fn prefix(mut self, prefix: &str) -> Self {
+        self.keys = Keys(prefix.into());
+        self
+    }
+
+    /// Keeps at most `max` events per session in the event log (oldest dropped first;
+    /// 1,000 by default): a `Last-Event-ID` older than that is not resumed.
+    pub fn max_events(mut self, max: usize) -> Self {
+        self.max_events = max.max(1);
+        self
+    }
+
+    /// Forgets a session's event log `ttl` after its last event (an hour by default).
+    pub fn events_ttl(mut self, ttl: Duration) -> Self {
+        self.events_ttl = ttl;
+        self
+    }
+
+    /// The session store on this Redis.
+    pub fn session_store(&self) -> RedisSessionStore {
+        RedisSessionStore::new(self.conn.clone(), self.keys.clone())
+    }
+
+    /// The SSE event log on this Redis (Redis Streams, bounded by [`max_events`](Self::max_events)).
+    pub fn event_log(&self) -> RedisEventLog {
+        RedisEventLog::new(
+            self.conn.clone(),
+            self.keys.clone(),
+            self.max_events,
+            self.events_ttl,
+        )
+    }
+
+    /// The bus between nodes on this Redis (pub/sub).
+    pub fn bus(&self) -> RedisBus {
+        RedisBus::new(self.client.clone(), self.conn.clone(), self.keys.clone())
+    }
+
+    /// The requestState keys every node shares (the stateless era's multi round-trip
+    /// requests, sealed by one node, are opened by any): 32 random bytes, made by the first
+    /// node to ask and kept in Redis (anyone who can read Redis can read them, as they can
+    /// read the sessions).
+    pub async fn request_state_keys(&self) -> Result<RequestStateKeys, crate::Error> {
+        let mut conn = self.conn.clone();
+        let key = self.keys.request_state_key();
+        let mut fresh = [0u8; 32];
+        rand::rng().fill_bytes(&mut fresh);
+        let _: bool = conn.set_nx(&key, fresh.as_slice()).await?;
+        let stored: Vec<u8> = conn.get(&key).await?;
+        RequestStateKeys::new(stored).map_err(|err| {
+            redis::RedisError::from((
+                redis::ErrorKind::Client,
+                "the stored requestState key is refused",
+                err.to_string(),
+            ))
+        })
+    }
+}

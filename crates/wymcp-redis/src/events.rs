@@ -1,0 +1,180 @@
+//! [`RedisEventLog`]: every session's SSE events on a Redis Stream, bounded, replayable from
+//! any node.
+
+use std::sync::LazyLock;
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+use redis::aio::ConnectionManager;
+use redis::{Script, Value};
+use wymcp::session::StoreError;
+use wymcp::transport::http::{EventLog, LoggedEvent};
+
+use crate::connection::Keys;
+
+/// KEYS: the session's stream. ARGV: stream name, data, cap, TTL ms. The entry id.
+static APPEND: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        "local id = redis.call('XADD', KEYS[1], 'MAXLEN', ARGV[3], '*', 's', ARGV[1], 'd', ARGV[2]) \
+         redis.call('PEXPIRE', KEYS[1], ARGV[4]) \
+         return id",
+    )
+});
+
+/// KEYS: the session's stream. ARGV: an entry id. The entries after it, or nil when it is
+/// not in the stream (never issued, or trimmed away).
+static REPLAY: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        "if #redis.call('XRANGE', KEYS[1], ARGV[1], ARGV[1]) == 0 then return false end \
+         return redis.call('XRANGE', KEYS[1], '(' .. ARGV[1], '+')",
+    )
+});
+
+/// The SSE event log on Redis Streams: one stream per session (`<prefix>:events:<id>`),
+/// trimmed to its newest [`Redis::max_events`](crate::Redis::max_events) events by every
+/// append (`XADD … MAXLEN`), forgotten [`Redis::events_ttl`](crate::Redis::events_ttl) after
+/// its last event. An event's id is `<stream>.<entry id>` (`post3.1764590000000-0`), so a
+/// `Last-Event-ID` resumes on any node. An append and a replay are one round trip each.
+#[derive(Clone)]
+pub struct RedisEventLog {
+    conn: ConnectionManager,
+    keys: Keys,
+    max_events: usize,
+    ttl_ms: u64,
+}
+
+impl std::fmt::Debug for RedisEventLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisEventLog")
+            .field("max_events", &self.max_events)
+            .finish_non_exhaustive()
+    }
+}
+
+fn failed(err: redis::RedisError) -> StoreError {
+    StoreError(format!("redis: {err}"))
+}
+
+/// Whether `id` is a stream entry id (`<ms>-<seq>`): what a client sends in `Last-Event-ID`
+/// reaches Redis only in that shape.
+fn is_entry_id(id: &str) -> bool {
+    let Some((ms, seq)) = id.split_once('-') else {
+        return false;
+    };
+    let digits = |s: &str| !s.is_empty() && s.len() <= 20 && s.bytes().all(|b| b.is_ascii_digit());
+    digits(ms) && digits(seq)
+}
+
+impl RedisEventLog {
+    pub(crate) fn new(
+        conn: ConnectionManager,
+        keys: Keys,
+        max_events: usize,
+        ttl: Duration,
+    ) -> Self {
+        RedisEventLog {
+            conn,
+            keys,
+            max_events,
+            ttl_ms: u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1),
+        }
+    }
+}
+
+/// An XRANGE reply: entries, each its id and its field-value pairs.
+type Entries = Vec<(String, Vec<(String, Vec<u8>)>)>;
+
+/// The events of `stream` among the XRANGE reply `entries`.
+fn events_of(entries: Entries, stream: &str) -> Vec<LoggedEvent> {
+    entries
+        .into_iter()
+        .filter_map(|(entry, fields)| {
+            let field = |name: &str| {
+                fields
+                    .iter()
+                    .find(|(f, _)| f == name)
+                    .map(|(_, v)| String::from_utf8_lossy(v).into_owned())
+            };
+            (field("s")? == stream).then(|| LoggedEvent {
+                id: format!("{stream}.{entry}"),
+                data: field("d").unwrap_or_default(),
+            })
+        })
+        .collect()
+}
+
+impl EventLog for RedisEventLog {
+    fn append<'a>(
+        &'a self,
+        session: &'a str,
+        stream: &'a str,
+        data: String,
+    ) -> BoxFuture<'a, Result<String, StoreError>> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let entry: String = APPEND
+                .key(self.keys.events(session))
+                .arg(stream)
+                .arg(data)
+                .arg(self.max_events)
+                .arg(self.ttl_ms)
+                .invoke_async(&mut conn)
+                .await
+                .map_err(failed)?;
+            Ok(format!("{stream}.{entry}"))
+        })
+    }
+
+    fn replay_after<'a>(
+        &'a self,
+        session: &'a str,
+        last_event_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Vec<LoggedEvent>>, StoreError>> {
+        Box::pin(async move {
+            let Some((stream, entry)) = last_event_id.rsplit_once('.') else {
+                return Ok(None);
+            };
+            if !is_entry_id(entry) {
+                return Ok(None);
+            }
+            let mut conn = self.conn.clone();
+            let reply: Value = REPLAY
+                .key(self.keys.events(session))
+                .arg(entry)
+                .invoke_async(&mut conn)
+                .await
+                .map_err(failed)?;
+            if matches!(reply, Value::Nil) {
+                return Ok(None);
+            }
+            let entries: Entries =
+                redis::from_redis_value(reply).map_err(|e| StoreError(format!("redis: {e}")))?;
+            Ok(Some(events_of(entries, stream)))
+        })
+    }
+
+    fn remove_session<'a>(&'a self, session: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            redis::cmd("DEL")
+                .arg(self.keys.events(session))
+                .query_async::<()>(&mut conn)
+                .await
+                .map_err(failed)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_entry_id;
+
+    #[test]
+    fn only_entry_ids_reach_redis() {
+        assert!(is_entry_id("1764590000000-0"));
+        assert!(!is_entry_id("1764590000000"));
+        assert!(!is_entry_id("-"));
+        assert!(!is_entry_id("1-2 +"));
+        assert!(!is_entry_id(&format!("{}-0", "9".repeat(21))));
+    }
+}

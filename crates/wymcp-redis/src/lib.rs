@@ -1,0 +1,53 @@
+//! Scale-out for [wymcp](https://docs.rs/wymcp) on Redis: **any node serves any request of any
+//! session**. Sessions are data, kept in Redis; calls have owners, and what concerns a call
+//! (a client's answer to the server request it sent, a cancellation, the end of its session,
+//! an event for a stream) reaches the node running it over Redis pub/sub.
+//!
+//! One [`Redis`] per process holds a reconnecting connection; [`RedisExt::redis`] puts its
+//! session store, SSE event log and bus on an HTTP builder in one line:
+//!
+//! ```no_run
+//! use wymcp::transport::http::StreamableHttp;
+//! use wymcp_redis::{Redis, RedisExt as _};
+//!
+//! # #[tokio::main] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let redis = Redis::connect("redis://127.0.0.1:6379/").await?;
+//! let server = wymcp::Server::builder()
+//!     // Every node opens the stateless era's requestState sealed by any other.
+//!     .request_state_keys(redis.request_state_keys().await?)
+//!     .build()?;
+//! let service = StreamableHttp::builder(server).redis(&redis).build();
+//! # let _ = service; Ok(()) }
+//! ```
+//!
+//! What Redis holds (keys under the prefix, `wymcp` by default):
+//!
+//! | key | type | what | lifetime |
+//! |---|---|---|---|
+//! | `wymcp:session:<id>` | string (JSON) | the session record | the session TTL, renewed by every request |
+//! | `wymcp:sessions` | sorted set | session id → last request (ms): the cap and the reaper | removed with the session |
+//! | `wymcp:events:<id>` | stream | the session's SSE events, at most [`Redis::max_events`] | [`Redis::events_ttl`] after the last |
+//! | `wymcp:bus:all`, `wymcp:bus:node:<node>` | pub/sub channels | messages between nodes | not stored |
+//! | `wymcp:request-state-key` | string | the shared requestState key | never expires |
+//!
+//! Requests cost one round trip each to load their session (a Lua script reads the record
+//! and renews its TTL); a record is written only when it changes. When Redis is unreachable,
+//! requests are answered 503 (`session store unavailable`) and service resumes by itself
+//! when it returns. `docs/scale-out.md` has the design, a deployment without sticky sessions
+//! and the failure semantics.
+
+mod bus;
+mod connection;
+mod events;
+mod ext;
+mod record;
+mod store;
+
+pub use bus::RedisBus;
+pub use connection::Redis;
+pub use events::RedisEventLog;
+pub use ext::RedisExt;
+pub use store::RedisSessionStore;
+
+/// A Redis call failed.
+pub type Error = redis::RedisError;

@@ -1,0 +1,176 @@
+//! [`RedisSessionStore`]: session records in Redis, with a sliding TTL.
+
+use std::sync::{Arc, LazyLock};
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+use redis::Script;
+use redis::aio::ConnectionManager;
+use wymcp::session::{CreateError, SessionRecord, SessionStore, StoreError};
+
+use crate::connection::Keys;
+use crate::record;
+
+/// Redis's clock in milliseconds (every node reads the same clock).
+const NOW: &str = "local t = redis.call('TIME') \
+     local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) ";
+
+/// KEYS: record, index. ARGV: record JSON, TTL ms, cap, id. 1 stored, 0 refused (cap).
+static CREATE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(&format!(
+        "{NOW} \
+         local live = redis.call('ZCOUNT', KEYS[2], '(' .. (now - tonumber(ARGV[2])), '+inf') \
+         if live >= tonumber(ARGV[3]) then return 0 end \
+         redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) \
+         redis.call('ZADD', KEYS[2], now, ARGV[4]) \
+         return 1"
+    ))
+});
+
+/// KEYS: record, index. ARGV: TTL ms, id. The record (its TTL renewed), or nil.
+static LOAD: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(&format!(
+        "local v = redis.call('GET', KEYS[1]) \
+         if not v then return false end \
+         redis.call('PEXPIRE', KEYS[1], ARGV[1]) \
+         {NOW} \
+         redis.call('ZADD', KEYS[2], now, ARGV[2]) \
+         return v"
+    ))
+});
+
+/// KEYS: index. ARGV: TTL ms, record key prefix. The ids idle past the TTL, removed (at most
+/// 1,000 a round: the reaper comes back).
+static REAP: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(&format!(
+        "{NOW} \
+         local gone = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[1]), 'LIMIT', 0, 1000) \
+         for _, id in ipairs(gone) do \
+           redis.call('ZREM', KEYS[1], id) \
+           redis.call('DEL', ARGV[2] .. id) \
+         end \
+         return gone"
+    ))
+});
+
+/// Session records in Redis: `<prefix>:session:<id>` (JSON, expiring after the session TTL,
+/// renewed by every load) and the index `<prefix>:sessions` (id → last load, for the cap on
+/// live sessions and the reaper). A load is one round trip (a Lua script); a save is one
+/// `SET … XX KEEPTTL`.
+///
+/// Made by [`Redis::session_store`](crate::Redis::session_store).
+#[derive(Clone)]
+pub struct RedisSessionStore {
+    conn: ConnectionManager,
+    keys: Keys,
+}
+
+impl std::fmt::Debug for RedisSessionStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisSessionStore").finish_non_exhaustive()
+    }
+}
+
+fn failed(err: redis::RedisError) -> StoreError {
+    StoreError(format!("redis: {err}"))
+}
+
+fn millis(ttl: Duration) -> u64 {
+    u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1)
+}
+
+impl RedisSessionStore {
+    pub(crate) fn new(conn: ConnectionManager, keys: Keys) -> Self {
+        RedisSessionStore { conn, keys }
+    }
+}
+
+impl SessionStore for RedisSessionStore {
+    fn create(
+        &self,
+        record: SessionRecord,
+        max: usize,
+        ttl: Duration,
+    ) -> BoxFuture<'_, Result<(), CreateError>> {
+        Box::pin(async move {
+            let text = record::encode(&record)?;
+            let mut conn = self.conn.clone();
+            let stored: i64 = CREATE
+                .key(self.keys.session(&record.id))
+                .key(self.keys.sessions())
+                .arg(text)
+                .arg(millis(ttl))
+                .arg(max)
+                .arg(&record.id)
+                .invoke_async(&mut conn)
+                .await
+                .map_err(failed)?;
+            match stored {
+                1 => Ok(()),
+                _ => Err(CreateError::Full(max)),
+            }
+        })
+    }
+
+    fn load<'a>(
+        &'a self,
+        id: &'a str,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<Option<Arc<SessionRecord>>, StoreError>> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let text: Option<String> = LOAD
+                .key(self.keys.session(id))
+                .key(self.keys.sessions())
+                .arg(millis(ttl))
+                .arg(id)
+                .invoke_async(&mut conn)
+                .await
+                .map_err(failed)?;
+            text.map(|text| record::decode(&text).map(Arc::new))
+                .transpose()
+        })
+    }
+
+    fn save(&self, record: SessionRecord) -> BoxFuture<'_, Result<bool, StoreError>> {
+        Box::pin(async move {
+            let text = record::encode(&record)?;
+            let mut conn = self.conn.clone();
+            let done: Option<String> = redis::cmd("SET")
+                .arg(self.keys.session(&record.id))
+                .arg(text)
+                .arg("XX")
+                .arg("KEEPTTL")
+                .query_async(&mut conn)
+                .await
+                .map_err(failed)?;
+            Ok(done.is_some())
+        })
+    }
+
+    fn remove<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let (deleted, _): (i64, i64) = redis::pipe()
+                .atomic()
+                .del(self.keys.session(id))
+                .zrem(self.keys.sessions(), id)
+                .query_async(&mut conn)
+                .await
+                .map_err(failed)?;
+            Ok(deleted > 0)
+        })
+    }
+
+    fn reap(&self, ttl: Duration) -> BoxFuture<'_, Result<Vec<String>, StoreError>> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            REAP.key(self.keys.sessions())
+                .arg(millis(ttl))
+                .arg(self.keys.session_prefix())
+                .invoke_async(&mut conn)
+                .await
+                .map_err(failed)
+        })
+    }
+}

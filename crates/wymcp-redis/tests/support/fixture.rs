@@ -1,0 +1,125 @@
+//! The server every node of the scale-out tests serves: progress, a call asking the client
+//! (elicitation and sampling), one running until cancelled, one announcing a resource change,
+//! and that resource.
+
+use std::sync::{Arc, OnceLock};
+
+use serde_json::{Map, Value, json};
+use wymcp::mrtr::RequestStateKeys;
+use wymcp::resource::Resource;
+use wymcp::session::{Elicitation, Sampling};
+use wymcp::{CallError, CallOutput, CallResult, Context, PlainTool, Server};
+
+pub(crate) const README: &str = "test://readme";
+
+fn object(value: Value) -> Map<String, Value> {
+    value.as_object().cloned().unwrap_or_default()
+}
+
+struct Steps;
+
+impl PlainTool for Steps {
+    fn name(&self) -> &str {
+        "steps"
+    }
+    fn description(&self) -> &str {
+        "Sends progress"
+    }
+    fn input_schema(&self) -> Map<String, Value> {
+        object(json!({"type": "object"}))
+    }
+    async fn run(&self, _arguments: Map<String, Value>, ctx: Context) -> CallResult {
+        ctx.progress(1.0, Some(2.0), Some("half way"));
+        ctx.progress(2.0, Some(2.0), None);
+        Ok(CallOutput::json(json!({"steps": 2})))
+    }
+}
+
+struct Ask;
+
+impl PlainTool for Ask {
+    fn name(&self) -> &str {
+        "ask"
+    }
+    fn description(&self) -> &str {
+        "Asks the user's name, then a summary"
+    }
+    fn input_schema(&self) -> Map<String, Value> {
+        object(json!({"type": "object"}))
+    }
+    async fn run(&self, _arguments: Map<String, Value>, ctx: Context) -> CallResult {
+        let form = Elicitation::form(
+            "What is your name?",
+            json!({"type": "object", "properties": {"name": {"type": "string"}}}),
+        )
+        .key("name");
+        let failed = |e: wymcp::session::ClientRequestError| CallError::tool(e.to_string());
+        let name = ctx.elicit(form).await.map_err(failed)?;
+        let sampling = Sampling::prompt("Summarize").max_tokens(20).key("summary");
+        let summary = ctx.sample(sampling).await.map_err(failed)?;
+        Ok(CallOutput::json(json!({
+            "name": name["content"]["name"],
+            "summary": summary["content"]["text"],
+        })))
+    }
+}
+
+struct Slow;
+
+impl PlainTool for Slow {
+    fn name(&self) -> &str {
+        "slow"
+    }
+    fn description(&self) -> &str {
+        "Runs until cancelled"
+    }
+    fn input_schema(&self) -> Map<String, Value> {
+        object(json!({"type": "object"}))
+    }
+    async fn run(&self, _arguments: Map<String, Value>, ctx: Context) -> CallResult {
+        ctx.progress(1.0, None, Some("started"));
+        std::future::pending::<()>().await;
+        Ok(CallOutput::text("never"))
+    }
+}
+
+/// Announces that the readme changed, from whichever node runs it.
+struct Touch(Arc<OnceLock<Server>>);
+
+impl PlainTool for Touch {
+    fn name(&self) -> &str {
+        "touch"
+    }
+    fn description(&self) -> &str {
+        "Says the readme changed"
+    }
+    fn input_schema(&self) -> Map<String, Value> {
+        object(json!({"type": "object"}))
+    }
+    async fn run(&self, _arguments: Map<String, Value>, _ctx: Context) -> CallResult {
+        if let Some(server) = self.0.get() {
+            server.notify_resource_updated(README);
+        }
+        Ok(CallOutput::json(json!({"touched": README})))
+    }
+}
+
+/// A node's server: every node builds its own, as separate processes would.
+pub(crate) fn server(keys: Option<RequestStateKeys>) -> Server {
+    let me = Arc::new(OnceLock::new());
+    let mut builder = Server::builder()
+        .name("nodes")
+        .version("1.0.0")
+        .list_changed(true)
+        .plain_tool(Steps)
+        .plain_tool(Ask)
+        .plain_tool(Slow)
+        .plain_tool(Touch(me.clone()))
+        .resource(Resource::text(README, "readme", "Read me first."));
+    if let Some(keys) = keys {
+        builder = builder.request_state_keys(keys);
+    }
+    let server = builder.build().expect("the fixture builds");
+    let _ = me.set(server.clone());
+    server
+}

@@ -1,0 +1,203 @@
+//! The notifications a [`Server`] emits outside any request, to the sessions and listen
+//! streams of this node and, when its transport has a [`Bus`], of every other node serving
+//! the same sessions.
+
+use std::sync::{Arc, OnceLock};
+
+use serde_json::json;
+use tokio::sync::broadcast;
+
+use crate::resource::{Change, ServerNotification};
+use crate::server::Server;
+use crate::session::{Bus, Notice, Recipient};
+
+/// Where a server's notifications go besides this node: the first transport with a bus to
+/// serve the server installs it (so a server shared by several services relays once).
+#[derive(Default)]
+pub(crate) struct Relay(OnceLock<(Arc<str>, Arc<dyn Bus>)>);
+
+impl std::fmt::Debug for Relay {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Relay")
+            .field(&self.0.get().map(|(node, _)| node))
+            .finish()
+    }
+}
+
+impl Server {
+    /// Relays this server's notifications from node `node` on `bus` (the first call wins).
+    pub(crate) fn relay_to(&self, node: Arc<str>, bus: Arc<dyn Bus>) {
+        let _ = self.features().relay.0.set((node, bus));
+    }
+
+    /// Sends `notice` to the other nodes, when a transport installed a relay (and a Tokio
+    /// runtime runs: the bus is async, the notifying call is not).
+    fn relay(&self, notice: Notice) {
+        let Some((node, bus)) = self.features().relay.0.get() else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let (node, bus) = (node.clone(), bus.clone());
+        runtime.spawn(async move {
+            let message = crate::session::BusMessage::Notify(notice);
+            if let Err(err) = bus.publish(&node, Recipient::Everyone, message).await {
+                tracing::warn!(%err, "MCP bus: notification not relayed");
+            }
+        });
+    }
+
+    /// A receiver of the notifications the server emits to sessions outside any request
+    /// (`notifications/resources/updated`, `notifications/{resources,prompts,tools}/list_changed`);
+    /// the transport delivers each to its session (or to every session when it names none).
+    /// `subscriptions/listen` streams (2026-07-28) are fed from the same hub.
+    pub fn notifications(&self) -> broadcast::Receiver<ServerNotification> {
+        self.features().hub.subscribe()
+    }
+
+    /// Emits `notifications/resources/updated` for `uri` to every session subscribed to it
+    /// and to every `subscriptions/listen` stream (2026-07-28) whose `resourceSubscriptions`
+    /// names it; answers how many notifications were handed to the transport (one per
+    /// session, plus one when listen streams were open to take it).
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use wymcp::resource::Resource;
+    /// use wymcp::testing::TestClient;
+    /// use wymcp::Server;
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let server = Server::builder().resource(Resource::text("test://w", "w", "v1")).build().unwrap();
+    /// let mut rx = server.notifications();
+    /// let client = TestClient::new(server.clone());
+    /// let watch = Some(json!({"uri": "test://w"}));
+    /// client.request_with("resources/subscribe", watch, |ctx| ctx.session_id("s1")).await.unwrap();
+    /// assert_eq!(server.notify_resource_updated("test://w"), 1);
+    /// let sent = rx.recv().await.unwrap();
+    /// assert_eq!(sent.session_id.as_deref(), Some("s1"));
+    /// assert_eq!(sent.message["params"]["uri"], "test://w");
+    /// # });
+    /// ```
+    pub fn notify_resource_updated(&self, uri: &str) -> usize {
+        self.relay(Notice::ResourceUpdated {
+            uri: uri.to_owned(),
+        });
+        self.notify_resource_updated_here(uri)
+    }
+
+    /// [`notify_resource_updated`](Self::notify_resource_updated) on this node only.
+    pub(crate) fn notify_resource_updated_here(&self, uri: &str) -> usize {
+        let features = self.features();
+        let sessions = features
+            .resources
+            .subscriptions
+            .subscribers(uri)
+            .into_iter()
+            .filter(|session| {
+                features
+                    .hub
+                    .send(ServerNotification::resource_updated(uri, session.clone()))
+            })
+            .count();
+        // The stateless era: every listen stream whose `resourceSubscriptions` names `uri`.
+        let listeners = !features.resources.is_empty()
+            && features.hub.change(Change::ResourceUpdated(uri.into()));
+        sessions + usize::from(listeners)
+    }
+
+    /// The URIs `session_id` is subscribed to (`None`: the session-less transport's).
+    pub fn subscriptions(&self, session_id: Option<&str>) -> Vec<String> {
+        self.features()
+            .resources
+            .subscriptions
+            .subscriptions_of(&session_id.map(str::to_owned))
+    }
+
+    /// Drops every subscription of a session that ended (the transport calls it).
+    pub fn forget_session(&self, session_id: Option<&str>) {
+        self.features()
+            .resources
+            .subscriptions
+            .forget_session(&session_id.map(str::to_owned));
+    }
+
+    /// Emits `notifications/resources/list_changed` to every session and to every
+    /// `subscriptions/listen` stream (2026-07-28) that asked for it. Sent only when the
+    /// server declares `listChanged` ([`ServerBuilder::list_changed`](crate::ServerBuilder::list_changed))
+    /// and has resources; answers whether it was handed to a transport.
+    pub fn notify_resources_list_changed(&self) -> bool {
+        self.relay(Notice::ResourcesListChanged);
+        self.notify_resources_list_changed_here()
+    }
+
+    pub(crate) fn notify_resources_list_changed_here(&self) -> bool {
+        let features = self.features();
+        features.list_changed
+            && !features.resources.is_empty()
+            && self.broadcast_list_changed("resources", Change::ResourcesList)
+    }
+
+    /// Emits `notifications/prompts/list_changed` to every session and listen stream that asked
+    /// for it, under the same conditions
+    /// as [`notify_resources_list_changed`](Self::notify_resources_list_changed).
+    pub fn notify_prompts_list_changed(&self) -> bool {
+        self.relay(Notice::PromptsListChanged);
+        self.notify_prompts_list_changed_here()
+    }
+
+    pub(crate) fn notify_prompts_list_changed_here(&self) -> bool {
+        let features = self.features();
+        features.list_changed
+            && !features.prompts.is_empty()
+            && self.broadcast_list_changed("prompts", Change::PromptsList)
+    }
+
+    /// Emits `notifications/tools/list_changed` to every client: to every session (its GET
+    /// stream over HTTP, stdout on stdio; the session era always declares `tools.listChanged`)
+    /// and, when the server
+    /// declares `listChanged` ([`ServerBuilder::list_changed`](crate::ServerBuilder::list_changed)),
+    /// on every `subscriptions/listen` stream (2026-07-28) that asked for `toolsListChanged`.
+    /// Call it when the tools every client sees changed (what a tool lists depends on state
+    /// that changed at runtime, say); tools registered on one session
+    /// ([`SessionHandle::register_tool`](crate::session::SessionHandle::register_tool)) notify
+    /// that session by themselves. Answers whether a transport took it.
+    ///
+    /// ```
+    /// use wymcp::Server;
+    ///
+    /// let server = Server::builder().list_changed(true).build().unwrap();
+    /// let mut sessions = server.notifications();
+    /// assert!(server.notify_tools_list_changed());
+    /// let sent = sessions.try_recv().unwrap();
+    /// assert_eq!(sent.method(), "notifications/tools/list_changed");
+    /// assert_eq!(sent.session_id, None); // every session
+    /// ```
+    pub fn notify_tools_list_changed(&self) -> bool {
+        self.relay(Notice::ToolsListChanged);
+        self.notify_tools_list_changed_here()
+    }
+
+    pub(crate) fn notify_tools_list_changed_here(&self) -> bool {
+        let features = self.features();
+        let sessions = features.hub.send(ServerNotification::new(
+            "notifications/tools/list_changed",
+            json!({}),
+            None,
+        ));
+        let listeners = features.list_changed && features.hub.change(Change::ToolsList);
+        sessions || listeners
+    }
+
+    /// Sends `notifications/<list>/list_changed` to every session and `change` to every listen
+    /// stream; answers whether either was taken.
+    fn broadcast_list_changed(&self, list: &str, change: Change) -> bool {
+        let hub = &self.features().hub;
+        let sessions = hub.send(ServerNotification::new(
+            &format!("notifications/{list}/list_changed"),
+            json!({}),
+            None,
+        ));
+        hub.change(change) || sessions
+    }
+}

@@ -1,0 +1,111 @@
+//! [`LocalBus`]: a [`Bus`] between services in one process.
+
+use futures_util::StreamExt as _;
+use futures_util::future::BoxFuture;
+use futures_util::stream::{self, BoxStream};
+use tokio::sync::broadcast;
+
+use super::StoreError;
+use super::bus::{Bus, BusMessage, Recipient};
+
+/// How many messages a slow subscriber may fall behind before it loses the oldest.
+const CAPACITY: usize = 1024;
+
+#[derive(Debug, Clone)]
+struct Envelope {
+    from: String,
+    to: Option<String>,
+    message: BusMessage,
+}
+
+/// A [`Bus`] between several services of one process (each with its own
+/// [`node_id`](crate::transport::http::StreamableHttp::node_id)), sharing one
+/// [`SessionStore`](super::SessionStore) and one event log: what several nodes do through
+/// Redis, in memory. Tests and single-process deployments with several endpoints use it.
+///
+/// ```
+/// use std::sync::Arc;
+/// use wymcp::session::{InMemorySessionStore, LocalBus};
+/// use wymcp::transport::http::{InMemoryEventLog, StreamableHttp};
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let server = wymcp::Server::builder().build().unwrap();
+/// let (store, log, bus) = (
+///     Arc::new(InMemorySessionStore::new()),
+///     Arc::new(InMemoryEventLog::new()),
+///     Arc::new(LocalBus::new()),
+/// );
+/// let node = |id: &str| {
+///     StreamableHttp::builder(server.clone())
+///         .node_id(id)
+///         .session_store(store.clone())
+///         .event_log(log.clone())
+///         .bus(bus.clone())
+///         .build()
+/// };
+/// let (a, b) = (node("a"), node("b"));
+/// # let _ = (a, b);
+/// # }
+/// ```
+#[derive(Debug)]
+pub struct LocalBus {
+    tx: broadcast::Sender<Envelope>,
+}
+
+impl Default for LocalBus {
+    fn default() -> Self {
+        LocalBus {
+            tx: broadcast::channel(CAPACITY).0,
+        }
+    }
+}
+
+impl LocalBus {
+    /// A bus no service uses yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+impl Bus for LocalBus {
+    fn publish<'a>(
+        &'a self,
+        from: &'a str,
+        to: Recipient<'a>,
+        message: BusMessage,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        let to = match to {
+            Recipient::Node(node) => Some(node.to_owned()),
+            Recipient::Everyone => None,
+        };
+        // No subscriber is not an error: no other node is there to hear it.
+        let _ = self.tx.send(Envelope {
+            from: from.to_owned(),
+            to,
+            message,
+        });
+        Box::pin(async { Ok(()) })
+    }
+
+    fn subscribe(&self, node: &str) -> BoxStream<'static, BusMessage> {
+        let node = node.to_owned();
+        stream::unfold((self.tx.subscribe(), node), |(mut rx, node)| async move {
+            loop {
+                match rx.recv().await {
+                    Ok(e) if e.to.as_deref() == Some(node.as_str()) => {
+                        return Some((e.message, (rx, node)));
+                    }
+                    Ok(e) if e.to.is_none() && e.from != node => {
+                        return Some((e.message, (rx, node)));
+                    }
+                    Ok(_) => {}
+                    Err(broadcast::error::RecvError::Lagged(missed)) => {
+                        tracing::warn!(missed, "local bus: messages lost");
+                    }
+                    Err(broadcast::error::RecvError::Closed) => return None,
+                }
+            }
+        })
+        .boxed()
+    }
+}
