@@ -10,6 +10,7 @@
 //!     --issuer https://id.example.com --audience http://127.0.0.1:8080/mcp  # JWT auth
 //! cargo run --bin tasks -- --rate-limit 5/s   # at most 5 calls a second per caller
 //! cargo run --bin tasks -- --max-concurrent-calls 4   # at most 4 calls at once per caller
+//! cargo run --bin tasks -- --redis redis://127.0.0.1:6379/ --port 9001  # one node of several
 //! ```
 //!
 //! Tasks live in an SQLite database, `tasks.db` in the data directory: the per-user one
@@ -18,7 +19,9 @@
 //! otherwise, whatever the working directory; created on first run. `--rate-limit` and
 //! `--max-concurrent-calls` put wymcp's operation middleware on every tool (`policy.rs`),
 //! counted per caller; a call over either is answered `rate_limited` (with `retryAfterMs`) or
-//! `concurrency_limited`. The other flags are [`wymcp::run`]'s. Everything the program says goes to stderr, so stdout stays
+//! `concurrency_limited`. `--redis` makes this process one node of several sharing that Redis
+//! (sessions, event log, bus: docs/scale-out.md); the nodes share the tasks through the same
+//! `--data` directory. The other flags are [`wymcp::run`]'s. Everything the program says goes to stderr, so stdout stays
 //! the protocol's under `--stdio`.
 
 mod auth;
@@ -30,7 +33,7 @@ mod tools;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use wymcp::{Cli, Transport};
+use wymcp::{Cli, Invocation, Transport};
 
 use crate::policy::Policy;
 use crate::store::Store;
@@ -43,7 +46,27 @@ const DATA_DIR_NAME: &str = "wymcp-tasks";
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let cli = Cli::new("tasks")
+    match run(cli()).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure(message, code)) => {
+            eprintln!("error: {message}");
+            ExitCode::from(code)
+        }
+    }
+}
+
+/// Why the program stopped: what to print, and the exit code (2: a usage error).
+struct Failure(String, u8);
+
+impl<E: std::fmt::Display> From<E> for Failure {
+    fn from(error: E) -> Self {
+        Failure(error.to_string(), 1)
+    }
+}
+
+/// The command line: [`wymcp::run`]'s flags and this program's.
+fn cli() -> Invocation {
+    Cli::new("tasks")
         .about("wymcp tasks example: a task tracker served over MCP")
         .option(
             "--data",
@@ -75,58 +98,82 @@ async fn main() -> ExitCode {
             "N",
             "at most N tool calls running at once per caller (default: no limit)",
         )
-        .parse();
-    let auth = match auth::AuthSettings::from_values(
+        .option(
+            "--redis",
+            "URL",
+            "serve as one node of several sharing this Redis (sessions, events, bus)",
+        )
+        .parse()
+}
+
+/// Opens the store, builds the server and serves it as the command line says.
+async fn run(cli: Invocation) -> Result<(), Failure> {
+    let auth = auth::AuthSettings::from_values(
         cli.value("--jwks-url"),
         cli.value("--issuer"),
         cli.value("--audience"),
-    ) {
-        Ok(auth) => auth,
-        Err(message) => {
-            eprintln!("error: {message}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let policy = match Policy::parse(
+    )
+    .map_err(Failure::from)?;
+    let policy = Policy::parse(
         cli.value("--rate-limit"),
         cli.value("--max-concurrent-calls"),
-    ) {
-        Ok(policy) => policy,
-        Err(message) => {
-            eprintln!("error: {message}");
-            return ExitCode::from(2);
-        }
-    };
+    )
+    .map_err(|message| Failure(message, 2))?;
     let explicit = cli
         .value("--data")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os(DATA_ENV).map(PathBuf::from));
-    let Some(dir) = explicit.clone().or_else(default_data_dir) else {
-        eprintln!(
-            "error: no per-user data directory here (is $HOME set?): \
-             pass --data DIR or set {DATA_ENV}"
-        );
-        return ExitCode::FAILURE;
+    let dir = explicit.clone().or_else(default_data_dir).ok_or_else(|| {
+        format!(
+            "no per-user data directory here (is $HOME set?): pass --data DIR or set {DATA_ENV}"
+        )
+    })?;
+    let (store, db) = open_store(&dir)?;
+    let redis = match cli.value("--redis") {
+        Some(url) => Some(
+            wymcp_redis::Redis::connect(url)
+                .await
+                .map_err(|e| format!("--redis {url}: {e}"))?,
+        ),
+        None => None,
     };
-    let (store, db) = match open_store(&dir) {
-        Ok(opened) => opened,
-        Err(message) => {
-            eprintln!("error: {message}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let server = match policy.apply(tools::builder(store)).build() {
-        Ok(server) => server,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
+    let mut builder = policy.apply(tools::builder(store));
+    if let Some(redis) = &redis {
+        builder = builder.request_state_keys(redis.request_state_keys().await?);
+    }
+    let server = builder.build()?;
     let mut cli = cli.detail("database", db.display().to_string());
+    if let Some(url) = cli.value("--redis").map(str::to_owned) {
+        cli = cli.detail("sessions", format!("shared with every node on {url}"));
+    }
+    let cli = forward(cli, explicit, &dir, &db);
+    let protect = auth.as_ref().map(auth::AuthSettings::protect).transpose()?;
+    if (protect.is_some() || redis.is_some()) && matches!(cli.transport(), Transport::Stdio) {
+        return Err(
+            "--jwks-url and --redis are for the HTTP transport; --stdio takes neither".into(),
+        );
+    }
+    if protect.is_none() && redis.is_none() {
+        return Ok(cli.serve(server).await?);
+    }
+    let configure = move |mut http: wymcp::transport::http::StreamableHttp| {
+        if let Some(protect) = protect {
+            http = protect(http);
+        }
+        match &redis {
+            Some(redis) => wymcp_redis::RedisExt::redis(http, redis),
+            None => http,
+        }
+    };
+    Ok(cli.serve_with(server, configure).await?)
+}
+
+/// The flags a client spawning this program from the printed entry must pass again.
+fn forward(mut cli: Invocation, explicit: Option<PathBuf>, dir: &Path, db: &Path) -> Invocation {
     if explicit.is_some() {
         // A client spawns the server from a directory of its own: give it the very directory
         // (absolute) this run uses, so both see the same tasks.
-        let absolute = db.parent().map_or(dir.clone(), Path::to_path_buf);
+        let absolute = db.parent().map_or(dir.to_path_buf(), Path::to_path_buf);
         cli = cli.forward("--data", absolute.display().to_string());
     }
     for flag in ["--rate-limit", "--max-concurrent-calls"] {
@@ -134,28 +181,7 @@ async fn main() -> ExitCode {
             cli = cli.forward(flag, value);
         }
     }
-    let protect = match auth.as_ref().map(auth::AuthSettings::protect).transpose() {
-        Ok(protect) => protect,
-        Err(message) => {
-            eprintln!("error: {message}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let served = match protect {
-        None => cli.serve(server).await,
-        Some(_) if matches!(cli.transport(), Transport::Stdio) => {
-            eprintln!("error: --jwks-url protects the HTTP transport; --stdio takes none");
-            return ExitCode::FAILURE;
-        }
-        Some(protect) => cli.serve_with(server, protect).await,
-    };
-    match served {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    cli
 }
 
 /// The platform's per-user data directory for this example (`None` without a home directory).

