@@ -8,13 +8,16 @@ use futures_util::stream::{self, BoxStream};
 use redis::AsyncCommands as _;
 use redis::aio::ConnectionManager;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use tokio::sync::mpsc;
-use wymcp::session::{Bus, BusMessage, Recipient, StoreError};
+use wymcp::session::{Bus, BusMessage, CallLease, Recipient, StoreError};
 
 use crate::connection::Keys;
 
 /// How many messages for this node may wait to be taken before the subscriber waits.
 const INBOX: usize = 4_096;
+/// How long the mark of a call outlives its last renewal.
+const MARK_TTL_MS: u64 = 3_600_000;
 /// How long the subscriber waits before reconnecting to Redis.
 const RECONNECT: Duration = Duration::from_millis(250);
 
@@ -71,7 +74,7 @@ impl Bus for RedisBus {
             let mut conn = self.conn.clone();
             conn.publish::<_, _, ()>(channel, text)
                 .await
-                .map_err(|e| StoreError(format!("redis: {e}")))
+                .map_err(failed)
         })
     }
 
@@ -81,6 +84,80 @@ impl Bus for RedisBus {
         tokio::spawn(listen(self.client.clone(), channels, node.to_owned(), tx));
         stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|m| (m, rx)) }).boxed()
     }
+
+    fn hold_call<'a>(
+        &'a self,
+        session: &'a str,
+        stream: &'a str,
+        request_id: &'a Value,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            let id = request_id.to_string();
+            let ttl = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
+            let mut conn = self.conn.clone();
+            redis::pipe()
+                .cmd("SET")
+                .arg(self.keys.call(session, stream))
+                .arg(&id)
+                .arg("PX")
+                .arg(ttl)
+                .ignore()
+                .cmd("SET")
+                .arg(self.keys.call_mark(session, stream))
+                .arg(&id)
+                .arg("PX")
+                .arg(MARK_TTL_MS)
+                .ignore()
+                .query_async::<()>(&mut conn)
+                .await
+                .map_err(failed)
+        })
+    }
+
+    fn release_call<'a>(
+        &'a self,
+        session: &'a str,
+        stream: &'a str,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let keys = [
+                self.keys.call(session, stream),
+                self.keys.call_mark(session, stream),
+            ];
+            conn.del::<_, ()>(&keys).await.map_err(failed)
+        })
+    }
+
+    fn call_lease<'a>(
+        &'a self,
+        session: &'a str,
+        stream: &'a str,
+    ) -> BoxFuture<'a, Result<CallLease, StoreError>> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let keys = [
+                self.keys.call(session, stream),
+                self.keys.call_mark(session, stream),
+            ];
+            let (held, mark): (Option<String>, Option<String>) = redis::cmd("MGET")
+                .arg(&keys)
+                .query_async(&mut conn)
+                .await
+                .map_err(failed)?;
+            let id = |text: String| serde_json::from_str(&text).unwrap_or(Value::String(text));
+            Ok(match (held, mark) {
+                (Some(held), _) => CallLease::Held(id(held)),
+                (None, Some(mark)) => CallLease::Orphaned(id(mark)),
+                (None, None) => CallLease::Unknown,
+            })
+        })
+    }
+}
+
+fn failed(err: redis::RedisError) -> StoreError {
+    StoreError(format!("redis: {err}"))
 }
 
 /// Subscribes to `channels` and forwards what they carry (but this node's own broadcasts) to

@@ -42,6 +42,15 @@ impl Keys {
     pub(crate) fn node(&self, node: &str) -> String {
         format!("{}:bus:node:{node}", self.0)
     }
+    /// A running call's lease (expires unless renewed).
+    pub(crate) fn call(&self, session: &str, stream: &str) -> String {
+        format!("{}:call:{session}:{stream}", self.0)
+    }
+    /// The mark that a call ran on that stream (outlives the lease: a lapsed lease with the
+    /// mark left is a call whose node stopped).
+    pub(crate) fn call_mark(&self, session: &str, stream: &str) -> String {
+        format!("{}:call-mark:{session}:{stream}", self.0)
+    }
     fn request_state_key(&self) -> String {
         format!("{}:request-state-key", self.0)
     }

@@ -85,6 +85,19 @@ pub enum Notice {
     ResourcesListChanged,
 }
 
+/// What the bus knows of a call answered on a resumable stream (its lease: the node running
+/// it renews it while it runs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CallLease {
+    /// A node runs the call (request id given) and renews its lease.
+    Held(Value),
+    /// The call (request id given) neither finished nor had its lease renewed: the node
+    /// running it stopped.
+    Orphaned(Value),
+    /// Nothing is known: the call finished, or never ran on a stream.
+    Unknown,
+}
+
 /// Where a [`BusMessage`] goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Recipient<'a> {
@@ -113,6 +126,40 @@ pub trait Bus: Send + Sync + 'static {
     /// node. The stream ends only when the bus is dropped; a bus that loses its connection
     /// reconnects by itself (what was sent meanwhile is lost).
     fn subscribe(&self, node: &str) -> BoxStream<'static, BusMessage>;
+
+    /// Records, for `ttl` more, that this node runs call `request_id` answered on stream
+    /// `stream` of `session` (the node renews it while the call runs). The default keeps
+    /// nothing: a node's death then goes unreported (see [`CallLease`]).
+    fn hold_call<'a>(
+        &'a self,
+        session: &'a str,
+        stream: &'a str,
+        request_id: &'a Value,
+        ttl: std::time::Duration,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        let _ = (session, stream, request_id, ttl);
+        Box::pin(async { Ok(()) })
+    }
+
+    /// The call on `stream` of `session` ended (answered, cancelled): its lease goes.
+    fn release_call<'a>(
+        &'a self,
+        session: &'a str,
+        stream: &'a str,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        let _ = (session, stream);
+        Box::pin(async { Ok(()) })
+    }
+
+    /// What is known of the call on `stream` of `session`.
+    fn call_lease<'a>(
+        &'a self,
+        session: &'a str,
+        stream: &'a str,
+    ) -> BoxFuture<'a, Result<CallLease, StoreError>> {
+        let _ = (session, stream);
+        Box::pin(async { Ok(CallLease::Unknown) })
+    }
 }
 
 /// A shared bus is a bus: several services (nodes of one process) can hold one.
@@ -127,6 +174,29 @@ impl<T: Bus + ?Sized> Bus for std::sync::Arc<T> {
     }
     fn subscribe(&self, node: &str) -> BoxStream<'static, BusMessage> {
         (**self).subscribe(node)
+    }
+    fn hold_call<'a>(
+        &'a self,
+        session: &'a str,
+        stream: &'a str,
+        request_id: &'a Value,
+        ttl: std::time::Duration,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        (**self).hold_call(session, stream, request_id, ttl)
+    }
+    fn release_call<'a>(
+        &'a self,
+        session: &'a str,
+        stream: &'a str,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        (**self).release_call(session, stream)
+    }
+    fn call_lease<'a>(
+        &'a self,
+        session: &'a str,
+        stream: &'a str,
+    ) -> BoxFuture<'a, Result<CallLease, StoreError>> {
+        (**self).call_lease(session, stream)
     }
 }
 

@@ -6,7 +6,13 @@ use futures_util::stream::{self, BoxStream};
 use tokio::sync::broadcast;
 
 use super::StoreError;
-use super::bus::{Bus, BusMessage, Recipient};
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::bus::{Bus, BusMessage, CallLease, Recipient};
 
 /// How many messages a slow subscriber may fall behind before it loses the oldest.
 const CAPACITY: usize = 1024;
@@ -50,12 +56,15 @@ struct Envelope {
 #[derive(Debug)]
 pub struct LocalBus {
     tx: broadcast::Sender<Envelope>,
+    /// The leases of calls on resumable streams: (session, stream) → request id, held until.
+    calls: Mutex<HashMap<(String, String), (Value, Instant)>>,
 }
 
 impl Default for LocalBus {
     fn default() -> Self {
         LocalBus {
             tx: broadcast::channel(CAPACITY).0,
+            calls: Mutex::default(),
         }
     }
 }
@@ -107,5 +116,45 @@ impl Bus for LocalBus {
             }
         })
         .boxed()
+    }
+
+    fn hold_call<'a>(
+        &'a self,
+        session: &'a str,
+        stream: &'a str,
+        request_id: &'a Value,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        let until = Instant::now() + ttl;
+        let key = (session.to_owned(), stream.to_owned());
+        let mut calls = self.calls.lock().unwrap_or_else(PoisonError::into_inner);
+        calls.insert(key, (request_id.clone(), until));
+        Box::pin(async { Ok(()) })
+    }
+
+    fn release_call<'a>(
+        &'a self,
+        session: &'a str,
+        stream: &'a str,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        let key = (session.to_owned(), stream.to_owned());
+        let mut calls = self.calls.lock().unwrap_or_else(PoisonError::into_inner);
+        calls.remove(&key);
+        Box::pin(async { Ok(()) })
+    }
+
+    fn call_lease<'a>(
+        &'a self,
+        session: &'a str,
+        stream: &'a str,
+    ) -> BoxFuture<'a, Result<CallLease, StoreError>> {
+        let key = (session.to_owned(), stream.to_owned());
+        let calls = self.calls.lock().unwrap_or_else(PoisonError::into_inner);
+        let lease = match calls.get(&key) {
+            Some((id, until)) if *until > Instant::now() => CallLease::Held(id.clone()),
+            Some((id, _)) => CallLease::Orphaned(id.clone()),
+            None => CallLease::Unknown,
+        };
+        Box::pin(async { Ok(lease) })
     }
 }

@@ -14,7 +14,7 @@ pub(crate) mod store;
 mod tools;
 
 pub(crate) use bus::node_of_request;
-pub use bus::{Bus, BusMessage, Notice, Recipient};
+pub use bus::{Bus, BusMessage, CallLease, Notice, Recipient};
 pub(crate) use calls::{RunningCall, RunningCalls, Work};
 pub use handle::{SessionHandle, node_id};
 pub use local_bus::LocalBus;

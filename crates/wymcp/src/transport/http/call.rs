@@ -16,14 +16,21 @@ use bytes::Bytes;
 use futures_util::StreamExt as _;
 
 use super::error::{HttpError, json_bytes_response};
+use super::lease::Lease;
 use super::service::State;
 use super::sse;
 use super::streams::StreamEvent;
 use crate::serve::{Call, Event};
 
 /// The answer to a POST whose message became `call`; `session` names the session whose
-/// event log keeps the stream's events (`None`: the stateless era).
-pub(crate) async fn answer(state: &Arc<State>, mut call: Call, session: Option<&str>) -> Response {
+/// event log keeps the stream's events (`None`: the stateless era); with other nodes, a
+/// stream's call holds a lease under `request_id` while it runs.
+pub(crate) async fn answer(
+    state: &Arc<State>,
+    mut call: Call,
+    session: Option<&str>,
+    request_id: Option<serde_json::Value>,
+) -> Response {
     let first = match call.next().await {
         Event::Finished(Ok(answer)) => {
             if let Some(scopes) = answer.scopes_needed() {
@@ -42,6 +49,13 @@ pub(crate) async fn answer(state: &Arc<State>, mut call: Call, session: Option<&
         session: session.to_owned(),
         key,
     });
+    let lease = match (&state.elsewhere, &log, request_id) {
+        (Some(elsewhere), Some(log), Some(id)) => {
+            let (session, key) = (log.session.clone(), log.key.to_string());
+            Some(Lease::hold(elsewhere, session, key, id).await)
+        }
+        _ => None,
+    };
     let stream = CallStream {
         state: state.clone(),
         prime: log.is_some() && call.is_polling(),
@@ -49,6 +63,7 @@ pub(crate) async fn answer(state: &Arc<State>, mut call: Call, session: Option<&
         call,
         first,
         answered: false,
+        _lease: lease,
     };
     sse::response(futures_util::stream::unfold(stream, next_frame).map(Ok::<Bytes, Infallible>))
 }
@@ -95,6 +110,9 @@ struct CallStream {
     prime: bool,
     /// The answer is written: the stream ends.
     answered: bool,
+    /// The call's lease, with other nodes: renewed while the stream (or the detached call)
+    /// lives.
+    _lease: Option<Lease>,
 }
 
 /// The call's next event, as the text an SSE event carries.

@@ -76,6 +76,17 @@ async fn open(state: Arc<State>, req: Request) -> Result<Response, WireRefusal> 
         let data = note.to_string();
         let _ = tx.send(StreamEvent { id: None, data });
     }
+    // With other nodes, the call of a resumed POST stream may run on a node that stopped.
+    if let (Some(elsewhere), Some(stream)) = (&state.elsewhere, &resumed) {
+        let session: Arc<str> = record.id.as_str().into();
+        super::lease::watch(
+            elsewhere.clone(),
+            session,
+            stream.clone(),
+            tx.clone(),
+            stop.clone(),
+        );
+    }
     let generation = (state.streams).attach_stream(&record.id, tx, stop.clone(), resumed.clone());
     let attached = Attached {
         state: state.clone(),

@@ -38,6 +38,7 @@ mod framed;
 mod get;
 #[cfg(feature = "jwt")]
 pub mod jwt;
+mod lease;
 mod listen;
 mod post;
 mod serve;

@@ -82,9 +82,14 @@ async fn process(state: Arc<State>, req: Request) -> Result<Response, HttpError>
     } else {
         Related::None
     };
+    // With other nodes, a call's id names it in its lease (`lease.rs`).
+    let request_id = match (&state.elsewhere, &related) {
+        (Some(_), Related::Stream { .. }) => message.get("id").cloned(),
+        _ => None,
+    };
     let outcome = state.core.serve(inbound(message, related)).await?;
     let session = header_str(headers, &SESSION_NAME);
-    Ok(respond(&state, headers, outcome, session).await)
+    Ok(respond(&state, headers, outcome, (session, request_id)).await)
 }
 
 /// A POST's client must take JSON answers.
@@ -106,12 +111,13 @@ fn is_call(message: &Value) -> bool {
 }
 
 /// Writes what serving the message produced; a call's stream is logged under `session` (the
-/// session era's streams are resumable).
+/// session era's streams are resumable), and leased under its request id when there are other
+/// nodes.
 async fn respond(
     state: &Arc<State>,
     headers: &HeaderMap,
     outcome: Outcome,
-    session: Option<&str>,
+    (session, request_id): (Option<&str>, Option<Value>),
 ) -> Response {
     match outcome {
         Outcome::Accepted => StatusCode::ACCEPTED.into_response(),
@@ -123,7 +129,7 @@ async fn respond(
             }
             response
         }
-        Outcome::Call(call) => super::call::answer(state, call, session).await,
+        Outcome::Call(call) => super::call::answer(state, call, session, request_id).await,
         Outcome::Listen(listen) => super::listen::open(state, headers, listen),
     }
 }
@@ -182,7 +188,7 @@ async fn stateless_request(
         client,
     };
     let outcome = state.core.serve(inbound).await?;
-    Ok(respond(state, headers, outcome, None).await)
+    Ok(respond(state, headers, outcome, (None, None)).await)
 }
 
 /// A JSON-RPC batch: 2025-03-26 sessions only.
