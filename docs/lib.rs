@@ -35,6 +35,8 @@ pub mod guide_doctests {
     pub struct Limits;
     #[doc = include_str!("middleware.md")]
     pub struct Middleware;
+    #[doc = include_str!("scale-out.md")]
+    pub struct ScaleOut;
     #[doc = include_str!("multi-round-trip.md")]
     pub struct MultiRoundTrip;
     #[doc = include_str!("telemetry.md")]

@@ -1,7 +1,8 @@
 //! (b) wymcp: one action-dispatched tool `calc` (action `add`, `a` and `b` required integers),
 //! stateful Streamable HTTP at `/mcp`, through the full gate chain.
 //!
-//! `wymcp_calc <addr>`: prints `listening on <addr>` once bound. `WYMCP_CALC_LAYER` puts one
+//! `wymcp_calc <addr>`: prints `listening on <addr>` once bound. `WYMCP_CALC_REDIS=URL` keeps
+//! its sessions and events on that Redis (one node of several). `WYMCP_CALC_LAYER` puts one
 //! operation-middleware layer on the server, to measure its cost on the hot path: `noop` (a
 //! `layer_fn` that passes the call on), `rate`, `concurrency`, `result-size`, `timeout`,
 //! `audit` (the built-ins, with limits the load never reaches).
@@ -43,11 +44,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let builder = Server::builder().name("calc").version("1.0.0").tool(Calc);
     let server = with_layer(builder, std::env::var("WYMCP_CALC_LAYER").ok().as_deref())?.build()?;
     // Room for the 10,000 idle sessions of the scale figure plus the 64 of the load.
-    let http = HttpServer::bind(
-        addr.as_str(),
-        StreamableHttp::builder(server).max_sessions(20_000),
-    )
-    .await?;
+    let mut builder = StreamableHttp::builder(server).max_sessions(20_000);
+    // `WYMCP_CALC_REDIS=URL`: one node of a Redis deployment (docs/scale-out.md).
+    if let Ok(url) = std::env::var("WYMCP_CALC_REDIS") {
+        use wymcp_redis::RedisExt as _;
+        builder = builder.redis(&wymcp_redis::Redis::connect(&url).await?);
+    }
+    let http = HttpServer::bind(addr.as_str(), builder).await?;
     println!("listening on {}", http.local_addr()?);
     http.run().await?;
     Ok(())
