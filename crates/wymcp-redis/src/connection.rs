@@ -23,15 +23,24 @@ const DEFAULT_EVENTS_TTL: Duration = Duration::from_secs(3_600);
 #[derive(Debug, Clone)]
 pub(crate) struct Keys(Arc<str>);
 
+/// `<prefix><middle><id>`, in one allocation (the session keys are made on every request).
+fn key(prefix: &str, middle: &str, id: &str) -> String {
+    let mut key = String::with_capacity(prefix.len() + middle.len() + id.len());
+    key.push_str(prefix);
+    key.push_str(middle);
+    key.push_str(id);
+    key
+}
+
 impl Keys {
     pub(crate) fn session(&self, id: &str) -> String {
-        format!("{}:session:{id}", self.0)
+        key(&self.0, ":session:", id)
     }
     pub(crate) fn session_prefix(&self) -> String {
         format!("{}:session:", self.0)
     }
     pub(crate) fn sessions(&self) -> String {
-        format!("{}:sessions", self.0)
+        key(&self.0, ":sessions", "")
     }
     pub(crate) fn events(&self, session: &str) -> String {
         format!("{}:events:{session}", self.0)

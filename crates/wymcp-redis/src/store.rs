@@ -1,6 +1,7 @@
 //! [`RedisSessionStore`]: session records in Redis, with a sliding TTL.
 
-use std::sync::{Arc, LazyLock};
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
@@ -63,7 +64,17 @@ static REAP: LazyLock<Script> = LazyLock::new(|| {
 pub struct RedisSessionStore {
     conn: ConnectionManager,
     keys: Keys,
+    /// The records this node decoded, with the text they were decoded from: a load whose text
+    /// is unchanged shares the record instead of decoding it again (most requests).
+    decoded: Arc<Mutex<HashMap<String, Decoded>>>,
 }
+
+/// A record as loaded, and the JSON text it came from.
+type Decoded = (Box<str>, Arc<SessionRecord>);
+
+/// How many decoded records a node keeps (about the text and the record of each; when more
+/// sessions are live on this node, the cache starts over).
+const MAX_DECODED: usize = 20_000;
 
 impl std::fmt::Debug for RedisSessionStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -81,7 +92,32 @@ fn millis(ttl: Duration) -> u64 {
 
 impl RedisSessionStore {
     pub(crate) fn new(conn: ConnectionManager, keys: Keys) -> Self {
-        RedisSessionStore { conn, keys }
+        RedisSessionStore {
+            conn,
+            keys,
+            decoded: Arc::default(),
+        }
+    }
+
+    /// The record `text` is: the one decoded before when the text is the same.
+    fn decode(&self, id: &str, text: String) -> Result<Arc<SessionRecord>, StoreError> {
+        let mut decoded = self.decoded.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((known, record)) = decoded.get(id)
+            && **known == *text
+        {
+            return Ok(record.clone());
+        }
+        let record = Arc::new(record::decode(&text)?);
+        if decoded.len() >= MAX_DECODED {
+            decoded.clear();
+        }
+        decoded.insert(id.to_owned(), (text.into_boxed_str(), record.clone()));
+        Ok(record)
+    }
+
+    fn forget(&self, id: &str) {
+        let mut decoded = self.decoded.lock().unwrap_or_else(PoisonError::into_inner);
+        decoded.remove(id);
     }
 }
 
@@ -127,8 +163,13 @@ impl SessionStore for RedisSessionStore {
                 .invoke_async(&mut conn)
                 .await
                 .map_err(failed)?;
-            text.map(|text| record::decode(&text).map(Arc::new))
-                .transpose()
+            match text {
+                Some(text) => self.decode(id, text).map(Some),
+                None => {
+                    self.forget(id);
+                    Ok(None)
+                }
+            }
         })
     }
 
@@ -158,6 +199,7 @@ impl SessionStore for RedisSessionStore {
                 .query_async(&mut conn)
                 .await
                 .map_err(failed)?;
+            self.forget(id);
             Ok(deleted > 0)
         })
     }
@@ -165,12 +207,17 @@ impl SessionStore for RedisSessionStore {
     fn reap(&self, ttl: Duration) -> BoxFuture<'_, Result<Vec<String>, StoreError>> {
         Box::pin(async move {
             let mut conn = self.conn.clone();
-            REAP.key(self.keys.sessions())
+            let gone: Vec<String> = REAP
+                .key(self.keys.sessions())
                 .arg(millis(ttl))
                 .arg(self.keys.session_prefix())
                 .invoke_async(&mut conn)
                 .await
-                .map_err(failed)
+                .map_err(failed)?;
+            for id in &gone {
+                self.forget(id);
+            }
+            Ok(gone)
         })
     }
 }
