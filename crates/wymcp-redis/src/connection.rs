@@ -66,10 +66,8 @@ impl Keys {
 }
 
 /// One Redis deployment as wymcp uses it: a connection that reconnects by itself (commands
-/// fail after [2 s] while Redis is unreachable, and succeed again once it is back), the key
+/// fail after 2 s while Redis is unreachable, and succeed again once it is back), the key
 /// prefix, and the bounds of the event log. Cheap to clone.
-///
-/// [2 s]: RESPONSE_TIMEOUT
 #[derive(Clone)]
 pub struct Redis {
     pub(crate) client: redis::Client,

@@ -160,20 +160,7 @@ async fn in_session(
     core.check_version(&record, requested, &rid)?;
     let handle = core.handle(&record);
     if let Kind::Response { id } = &kind {
-        let answer = match message.as_object_mut() {
-            Some(m) => match (m.remove("result"), m.remove("error")) {
-                (Some(result), _) => Ok(result),
-                (None, Some(error)) => Err(error),
-                (None, None) => Err(Value::Null),
-            },
-            None => Err(Value::Null),
-        };
-        // An answer to a request another node sent goes there; unknown ids are ignored.
-        if core.bus().is_some() && !handle.awaits(id) {
-            core.route_answer(&record.id, id, answer).await;
-        } else {
-            handle.deliver_response(id, answer);
-        }
+        take_answer(core, &handle, id, message).await;
         return Ok(Outcome::Accepted);
     }
     let method = kind.method().and_then(Method::parse);
@@ -317,6 +304,24 @@ fn request_context(
         ctx = ctx.identity(identity.clone());
     }
     ctx.build()
+}
+
+/// A client's answer to the server request `id`: to the call waiting for it here, or to the
+/// node whose id the request carries; unknown ids are ignored.
+async fn take_answer(core: &Core, handle: &SessionHandle, id: &Value, mut message: Value) {
+    let answer = match message.as_object_mut() {
+        Some(m) => match (m.remove("result"), m.remove("error")) {
+            (Some(result), _) => Ok(result),
+            (None, Some(error)) => Err(error),
+            (None, None) => Err(Value::Null),
+        },
+        None => Err(Value::Null),
+    };
+    if core.bus().is_some() && !handle.awaits(id) {
+        core.route_answer(handle.id(), id, answer).await;
+    } else {
+        handle.deliver_response(id, answer);
+    }
 }
 
 /// `notifications/cancelled`: cancels the named call if it runs on this session here, else

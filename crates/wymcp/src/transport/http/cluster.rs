@@ -1,14 +1,10 @@
 //! The HTTP transport among several nodes: an event for a stream another node holds open
-//! travels on the bus to it, and what other nodes send is taken here (the serving core takes
-//! what concerns sessions and calls, this module what concerns streams).
+//! travels on the bus to it ([`Elsewhere`]), and an event another node sent is written to the
+//! stream this node holds ([`deliver`]).
 
-use std::sync::{Arc, Weak};
-
-use futures_util::StreamExt as _;
-use futures_util::stream::BoxStream;
+use std::sync::Arc;
 
 use super::events::EventLog;
-use super::service::State;
 use super::streams::{StreamEvent, Streams};
 use crate::session::{Bus, BusMessage, Recipient};
 
@@ -55,37 +51,10 @@ impl Elsewhere {
     }
 }
 
-/// Takes what other nodes send, until the service is dropped or the bus ends.
-pub(crate) async fn take(state: Weak<State>, mut messages: BoxStream<'static, BusMessage>) {
-    while let Some(message) = messages.next().await {
-        let Some(state) = state.upgrade() else { return };
-        if let BusMessage::Ended { session } = &message {
-            state.streams.end_session(session);
-        }
-        if state.core.on_bus(&message) {
-            continue;
-        }
-        if let BusMessage::Event {
-            session,
-            stream,
-            id,
-            data,
-        } = message
-        {
-            deliver(
-                &state.streams,
-                &session,
-                &stream,
-                StreamEvent { id: Some(id), data },
-            );
-        }
-    }
-}
-
 /// An event of stream `stream`, to this node's GET stream of the session (`get`) or to the
 /// GET stream resuming that POST stream, if this node holds it.
-fn deliver(streams: &Streams, session: &str, stream: &str, event: StreamEvent) {
-    if stream == super::service::GET_STREAM {
+pub(crate) fn deliver(streams: &Streams, session: &str, stream: &str, event: StreamEvent) {
+    if stream == super::streams::GET_STREAM {
         streams.send(session, event);
     } else {
         streams.deliver_resumed(session, stream, event);

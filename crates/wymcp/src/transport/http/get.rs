@@ -22,6 +22,7 @@ use super::sse;
 use super::streams::StreamEvent;
 use crate::protocol::ProtocolVersion;
 use crate::serve::Class;
+use crate::session::SessionRecord;
 
 /// Detaches the stream from its session when the response body is dropped.
 struct Attached {
@@ -69,24 +70,7 @@ async fn open(state: Arc<State>, req: Request) -> Result<Response, WireRefusal> 
     let resumed = resumed_post_stream(last_event_id.as_deref());
     let (tx, rx) = mpsc::unbounded_channel();
     let stop = CancellationToken::new();
-    // A stream attaching while the tool list is dirty hears about it right after priming.
-    if resumed.is_none()
-        && let Some(note) = core.handle(&record).on_stream_attached()
-    {
-        let data = note.to_string();
-        let _ = tx.send(StreamEvent { id: None, data });
-    }
-    // With other nodes, the call of a resumed POST stream may run on a node that stopped.
-    if let (Some(elsewhere), Some(stream)) = (&state.elsewhere, &resumed) {
-        let session: Arc<str> = record.id.as_str().into();
-        super::lease::watch(
-            elsewhere.clone(),
-            session,
-            stream.clone(),
-            tx.clone(),
-            stop.clone(),
-        );
-    }
+    before_attaching(&state, &record, resumed.as_deref(), &tx, &stop);
     let generation = (state.streams).attach_stream(&record.id, tx, stop.clone(), resumed.clone());
     let attached = Attached {
         state: state.clone(),
@@ -107,6 +91,31 @@ async fn open(state: Arc<State>, req: Request) -> Result<Response, WireRefusal> 
     let live = live_events(rx, stop, attached, keepalive, replayed);
     let body = stream::iter(head).chain(live).map(Ok::<Bytes, Infallible>);
     Ok(sse::response(body))
+}
+
+/// What a stream attaching hears first: the session's dirty tool list (a GET stream), or, with
+/// other nodes, the answer of a resumed POST stream's call whose node stopped (watched).
+fn before_attaching(
+    state: &State,
+    record: &SessionRecord,
+    resumed: Option<&str>,
+    tx: &mpsc::UnboundedSender<StreamEvent>,
+    stop: &CancellationToken,
+) {
+    match resumed {
+        None => {
+            if let Some(note) = state.core.handle(record).on_stream_attached() {
+                let data = note.to_string();
+                let _ = tx.send(StreamEvent { id: None, data });
+            }
+        }
+        Some(stream) => {
+            if let Some(elsewhere) = &state.elsewhere {
+                let watched = (record.id.as_str().into(), stream.to_owned());
+                super::lease::watch(elsewhere.clone(), watched, tx.clone(), stop.clone());
+            }
+        }
+    }
 }
 
 /// `Accept`, `Mcp-Session-Id` and `MCP-Protocol-Version`: the session the GET names and the

@@ -76,8 +76,7 @@ fn orphaned(request_id: Value) -> Value {
 /// or the call ends; when its lease lapses, logs and sends its error answer.
 pub(crate) fn watch(
     elsewhere: Elsewhere,
-    session: Arc<str>,
-    stream: String,
+    (session, stream): (Arc<str>, String),
     tx: mpsc::UnboundedSender<StreamEvent>,
     stop: CancellationToken,
 ) {

@@ -73,23 +73,33 @@ async fn process(state: Arc<State>, req: Request) -> Result<Response, HttpError>
     if let Value::Array(items) = message {
         return Box::pin(batch(&state, items, inbound(Value::Null, Related::None))).await;
     }
-    // Only a call answered over SSE opens a stream (and so needs a key for its events).
-    let related = if accept.sse && is_call(&message) {
+    let related = related(&state, &accept, &message);
+    let lease_id = lease_id(&state, &related, &message);
+    let outcome = state.core.serve(inbound(message, related)).await?;
+    let session = header_str(headers, &SESSION_NAME);
+    Ok(respond(&state, headers, outcome, (session, lease_id)).await)
+}
+
+/// Where a message's related messages go: only a call answered over SSE opens a stream (and so
+/// needs a key for its events).
+fn related(state: &State, accept: &Accept, message: &Value) -> Related {
+    if accept.sse && is_call(message) {
         Related::Stream {
             name: state.streams.next_stream_key(),
             polling: state.config.sse_polling,
         }
     } else {
         Related::None
-    };
-    // With other nodes, a call's id names it in its lease (`lease.rs`).
-    let request_id = match (&state.elsewhere, &related) {
+    }
+}
+
+/// With other nodes, the id of a call answered on a stream: it names the call in its lease
+/// (`lease.rs`).
+fn lease_id(state: &State, related: &Related, message: &Value) -> Option<Value> {
+    match (&state.elsewhere, related) {
         (Some(_), Related::Stream { .. }) => message.get("id").cloned(),
         _ => None,
-    };
-    let outcome = state.core.serve(inbound(message, related)).await?;
-    let session = header_str(headers, &SESSION_NAME);
-    Ok(respond(&state, headers, outcome, (session, request_id)).await)
+    }
 }
 
 /// A POST's client must take JSON answers.

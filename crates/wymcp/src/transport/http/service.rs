@@ -14,7 +14,9 @@ use axum::http::{HeaderName, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, future::RouteFuture};
 use bytes::Bytes;
+use futures_util::StreamExt as _;
 use futures_util::future::{BoxFuture, Either};
+use futures_util::stream::BoxStream;
 use serde_json::Value;
 use tokio::sync::broadcast;
 
@@ -26,7 +28,7 @@ use super::streams::{StreamEvent, Streams};
 use super::{delete, get, post};
 use crate::resource::ServerNotification;
 use crate::serve::{Cluster, Core, EndReason, Settings};
-use crate::session::{SessionHandle, StoreError};
+use crate::session::{BusMessage, SessionHandle, StoreError};
 use crate::{Delivery, Notifier};
 
 /// The `Mcp-Session-Id` header.
@@ -38,8 +40,7 @@ pub const VERSION_HEADER: &str = "mcp-protocol-version";
 pub(crate) static SESSION_NAME: HeaderName = HeaderName::from_static(SESSION_HEADER);
 /// [`VERSION_HEADER`] as a header name.
 pub(crate) static VERSION_NAME: HeaderName = HeaderName::from_static(VERSION_HEADER);
-/// The stream key of a session's GET stream in event ids.
-pub(crate) const GET_STREAM: &str = "get";
+pub(crate) use super::streams::GET_STREAM;
 
 /// Shared by every request of one service.
 pub(crate) struct State {
@@ -120,6 +121,7 @@ impl std::fmt::Debug for StreamableHttpService {
 impl StreamableHttpService {
     pub(crate) fn new(builder: StreamableHttp) -> Self {
         let streams = Arc::new(Streams::default());
+        let (cluster, elsewhere) = cluster_of(&builder);
         let mut config = builder.config;
         publish_scopes(&mut config, &builder.server);
         if let (Some(auth), Some(resource)) = (
@@ -140,16 +142,7 @@ impl StreamableHttpService {
             one_session: false,
             transport: crate::context::TransportKind::Http,
         };
-        let elsewhere = builder.bus.as_ref().map(|bus| Elsewhere {
-            node: builder.node.clone(),
-            bus: bus.clone(),
-            events: builder.events.clone(),
-        });
         let standalone = get_stream(Arc::downgrade(&streams), elsewhere.clone());
-        let cluster = Cluster {
-            node: builder.node,
-            bus: builder.bus,
-        };
         let core = Core::new(
             builder.server,
             builder.store,
@@ -169,15 +162,7 @@ impl StreamableHttpService {
             listeners: super::listen::Listeners::default(),
             elsewhere,
         });
-        if let Ok(handle) = tokio::runtime::Handle::try_current() {
-            handle.spawn(reap(Arc::downgrade(&state)));
-            let notifications = state.core.server().notifications();
-            handle.spawn(drain(Arc::downgrade(&state), notifications));
-            if let Some(bus) = state.core.bus() {
-                let messages = bus.subscribe(state.core.node());
-                handle.spawn(super::cluster::take(Arc::downgrade(&state), messages));
-            }
-        }
+        start_tasks(&state);
         let card = Arc::new(super::card::CardDocument::new(state.core.server()));
         let router = Router::new()
             .route("/", any(route))
@@ -264,6 +249,62 @@ where
 
     fn call(&mut self, req: axum::http::Request<B>) -> Self::Future {
         tower::Service::call(&mut self.router, req)
+    }
+}
+
+/// Takes what other nodes send, until the service is dropped or the bus ends.
+pub(crate) async fn take(state: Weak<State>, mut messages: BoxStream<'static, BusMessage>) {
+    while let Some(message) = messages.next().await {
+        let Some(state) = state.upgrade() else { return };
+        if let BusMessage::Ended { session } = &message {
+            state.streams.end_session(session);
+        }
+        if state.core.on_bus(&message) {
+            continue;
+        }
+        if let BusMessage::Event {
+            session,
+            stream,
+            id,
+            data,
+        } = message
+        {
+            super::cluster::deliver(
+                &state.streams,
+                &session,
+                &stream,
+                StreamEvent { id: Some(id), data },
+            );
+        }
+    }
+}
+
+/// This node among the others of `builder`'s bus, and how its stream events reach them.
+fn cluster_of(builder: &StreamableHttp) -> (Cluster, Option<Elsewhere>) {
+    let elsewhere = builder.bus.as_ref().map(|bus| Elsewhere {
+        node: builder.node.clone(),
+        bus: bus.clone(),
+        events: builder.events.clone(),
+    });
+    let cluster = Cluster {
+        node: builder.node.clone(),
+        bus: builder.bus.clone(),
+    };
+    (cluster, elsewhere)
+}
+
+/// Inside a Tokio runtime, starts what runs beside the requests: the reaper, the delivery of
+/// the server's notifications and, with other nodes, the taking of what they send.
+fn start_tasks(state: &Arc<State>) {
+    let Ok(handle) = tokio::runtime::Handle::try_current() else {
+        return;
+    };
+    handle.spawn(reap(Arc::downgrade(state)));
+    let notifications = state.core.server().notifications();
+    handle.spawn(drain(Arc::downgrade(state), notifications));
+    if let Some(bus) = state.core.bus() {
+        let messages = bus.subscribe(state.core.node());
+        handle.spawn(take(Arc::downgrade(state), messages));
     }
 }
 

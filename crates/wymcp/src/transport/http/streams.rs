@@ -9,6 +9,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::Delivery;
 
+/// The stream key of a session's GET stream in event ids.
+pub(crate) const GET_STREAM: &str = "get";
+
 /// One frame for a GET stream: an event id and its JSON data. An event without an id is
 /// appended to the event log by the stream as it writes it (keeping the order it was sent in).
 #[derive(Debug, Clone)]
