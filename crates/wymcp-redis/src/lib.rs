@@ -25,13 +25,13 @@
 //! | key | type | what | lifetime |
 //! |---|---|---|---|
 //! | `wymcp:session:<id>` | string (JSON) | the session record | the session TTL, renewed by every request |
-//! | `wymcp:sessions` | sorted set | session id → last request (ms): the cap and the reaper | removed with the session |
+//! | `wymcp:sessions` | sorted set | session id → last use as the reaper last saw it (ms): the cap and the reaper | removed when the reaper finds the session ended |
 //! | `wymcp:events:<id>` | stream | the session's SSE events, at most [`Redis::max_events`] | [`Redis::events_ttl`] after the last |
 //! | `wymcp:bus:all`, `wymcp:bus:node:<node>` | pub/sub channels | messages between nodes | not stored |
 //! | `wymcp:request-state-key` | string | the shared requestState key | never expires |
 //!
-//! Requests cost one round trip each to load their session (a Lua script reads the record
-//! and renews its TTL); a record is written only when it changes. When Redis is unreachable,
+//! Requests cost one round trip each to load their session (`GETEX … PX` reads the record
+//! and renews its TTL; Redis 6.2 or later); a record is written only when it changes. When Redis is unreachable,
 //! requests are answered 503 (`session store unavailable`) and service resumes by itself
 //! when it returns. `docs/scale-out.md` has the design, a deployment without sticky sessions
 //! and the failure semantics.

@@ -1,6 +1,5 @@
 //! [`RedisSessionStore`]: session records in Redis, with a sliding TTL.
 
-use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -12,52 +11,49 @@ use wymcp::session::{CreateError, SessionRecord, SessionStore, StoreError};
 use crate::connection::Keys;
 use crate::record;
 
-/// Redis's clock in milliseconds (every node reads the same clock).
-const NOW: &str = "local t = redis.call('TIME') \
-     local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) ";
+/// The reaping pass both scripts share. KEYS[2]: the index; ARGV[2]: TTL ms; `prefix`: the
+/// record key prefix. Entries whose score says idle past the TTL are looked at: a record
+/// still there (renewed by `GETEX`, which leaves the index alone) gets its real last use
+/// back as its score; a record gone is a session ended, removed from the index and answered.
+const SWEEP: &str = "local t = redis.call('TIME') \
+     local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) \
+     local ttl = tonumber(ARGV[2]) \
+     local gone = {} \
+     for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now - ttl, 'LIMIT', 0, 1000)) do \
+       local left = redis.call('PTTL', prefix .. id) \
+       if left > 0 then \
+         redis.call('ZADD', KEYS[2], now - (ttl - left), id) \
+       else \
+         redis.call('ZREM', KEYS[2], id) \
+         table.insert(gone, id) \
+       end \
+     end ";
 
-/// KEYS: record, index. ARGV: record JSON, TTL ms, cap, id. 1 stored, 0 refused (cap).
+/// KEYS: record, index. ARGV: record JSON, TTL ms, cap, id, record key prefix. 1 stored, 0
+/// refused (cap: the index's entries, once the ended sessions among them are swept out).
 static CREATE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(&format!(
-        "{NOW} \
-         local live = redis.call('ZCOUNT', KEYS[2], '(' .. (now - tonumber(ARGV[2])), '+inf') \
-         if live >= tonumber(ARGV[3]) then return 0 end \
+        "local prefix = ARGV[5] \
+         if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) then {SWEEP} end \
+         if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) then return 0 end \
+         local t = redis.call('TIME') \
+         local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) \
          redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) \
          redis.call('ZADD', KEYS[2], now, ARGV[4]) \
          return 1"
     ))
 });
 
-/// KEYS: record, index. ARGV: TTL ms, id. The record (its TTL renewed), or nil.
-static LOAD: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(&format!(
-        "local v = redis.call('GET', KEYS[1]) \
-         if not v then return false end \
-         redis.call('PEXPIRE', KEYS[1], ARGV[1]) \
-         {NOW} \
-         redis.call('ZADD', KEYS[2], now, ARGV[2]) \
-         return v"
-    ))
-});
-
-/// KEYS: index. ARGV: TTL ms, record key prefix. The ids idle past the TTL, removed (at most
-/// 1,000 a round: the reaper comes back).
-static REAP: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(&format!(
-        "{NOW} \
-         local gone = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[1]), 'LIMIT', 0, 1000) \
-         for _, id in ipairs(gone) do \
-           redis.call('ZREM', KEYS[1], id) \
-           redis.call('DEL', ARGV[2] .. id) \
-         end \
-         return gone"
-    ))
-});
+/// KEYS: (unused), index. ARGV: (unused), TTL ms, record key prefix. The ids of the sessions
+/// ended since the last pass (at most 1,000 a pass: the reaper comes back).
+static REAP: LazyLock<Script> =
+    LazyLock::new(|| Script::new(&format!("local prefix = ARGV[3] {SWEEP} return gone")));
 
 /// Session records in Redis: `<prefix>:session:<id>` (JSON, expiring after the session TTL,
-/// renewed by every load) and the index `<prefix>:sessions` (id → last load, for the cap on
-/// live sessions and the reaper). A load is one round trip (a Lua script); a save is one
-/// `SET … XX KEEPTTL`.
+/// renewed by every load) and the index `<prefix>:sessions` (id → last use as the reaper last
+/// saw it, for the cap on live sessions and the reaper). A load is one `GETEX … PX` (Redis
+/// 6.2 or later); a save is one `SET … XX KEEPTTL`. The record's own TTL decides when a
+/// session ends; the reaper finds the ended ones through the index.
 ///
 /// Made by [`Redis::session_store`](crate::Redis::session_store).
 #[derive(Clone)]
@@ -65,8 +61,11 @@ pub struct RedisSessionStore {
     conn: ConnectionManager,
     keys: Keys,
     /// The records this node decoded, with the text they were decoded from: a load whose text
-    /// is unchanged shares the record instead of decoding it again (most requests).
-    decoded: Arc<Mutex<HashMap<String, Decoded>>>,
+    /// is unchanged shares the record instead of decoding it again (most requests). Keyed by
+    /// session ids the nodes made: foldhash, not SipHash.
+    decoded: Arc<Mutex<foldhash::HashMap<String, Decoded>>>,
+    /// The index's key, made once (every load names it).
+    index: Arc<str>,
 }
 
 /// A record as loaded, and the JSON text it came from.
@@ -93,6 +92,7 @@ fn millis(ttl: Duration) -> u64 {
 impl RedisSessionStore {
     pub(crate) fn new(conn: ConnectionManager, keys: Keys) -> Self {
         RedisSessionStore {
+            index: keys.sessions().into(),
             conn,
             keys,
             decoded: Arc::default(),
@@ -138,6 +138,7 @@ impl SessionStore for RedisSessionStore {
                 .arg(millis(ttl))
                 .arg(max)
                 .arg(&record.id)
+                .arg(self.keys.session_prefix())
                 .invoke_async(&mut conn)
                 .await
                 .map_err(failed)?;
@@ -155,12 +156,11 @@ impl SessionStore for RedisSessionStore {
     ) -> BoxFuture<'a, Result<Option<Arc<SessionRecord>>, StoreError>> {
         Box::pin(async move {
             let mut conn = self.conn.clone();
-            let text: Option<String> = LOAD
-                .key(self.keys.session(id))
-                .key(self.keys.sessions())
+            let text: Option<String> = redis::cmd("GETEX")
+                .arg(self.keys.session(id))
+                .arg("PX")
                 .arg(millis(ttl))
-                .arg(id)
-                .invoke_async(&mut conn)
+                .query_async(&mut conn)
                 .await
                 .map_err(failed)?;
             match text {
@@ -208,7 +208,9 @@ impl SessionStore for RedisSessionStore {
         Box::pin(async move {
             let mut conn = self.conn.clone();
             let gone: Vec<String> = REAP
-                .key(self.keys.sessions())
+                .key("")
+                .key(&*self.index)
+                .arg("")
                 .arg(millis(ttl))
                 .arg(self.keys.session_prefix())
                 .invoke_async(&mut conn)

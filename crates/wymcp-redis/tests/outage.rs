@@ -151,7 +151,9 @@ fn round_trips(url: &str) -> u64 {
         .arg("commandstats")
         .query(&mut conn)
         .unwrap();
-    let top_level = ["evalsha", "eval", "script", "set", "publish", "multi"];
+    let top_level = [
+        "evalsha", "eval", "script", "set", "getex", "mget", "del", "publish", "multi",
+    ];
     info.lines()
         .filter_map(|l| {
             let (name, stats) = l.strip_prefix("cmdstat_")?.split_once(':')?;

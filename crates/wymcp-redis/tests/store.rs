@@ -1,0 +1,64 @@
+//! `RedisSessionStore` against a real `redis-server`: the cap on live sessions, the sliding
+//! TTL, the reaper reporting exactly the sessions that ended, save and remove.
+
+#![allow(clippy::unwrap_used, missing_docs)]
+
+mod support;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::json;
+use wymcp::ProtocolVersion;
+use wymcp::session::{CreateError, SessionRecord, SessionStore};
+use wymcp_redis::Redis;
+
+use support::redis_server::RedisServer;
+
+fn record(id: &str) -> SessionRecord {
+    SessionRecord {
+        id: id.to_owned(),
+        version: ProtocolVersion::LATEST_SESSION_ERA,
+        client_capabilities: Arc::new(json!({})),
+        client_info: Arc::new(json!({"name": "store-test", "version": "1"})),
+        initialized: false,
+        log_level: None,
+        assigns: serde_json::Map::new(),
+        subject: None,
+    }
+}
+
+#[tokio::test]
+async fn the_cap_the_sliding_ttl_and_the_reaper_hold_on_redis() {
+    let redis = RedisServer::start();
+    let store = Redis::connect(&redis.url()).await.unwrap().session_store();
+    let ttl = Duration::from_millis(600);
+    store.create(record("a"), 2, ttl).await.unwrap();
+    store.create(record("b"), 2, ttl).await.unwrap();
+    let refused = store.create(record("c"), 2, ttl).await.unwrap_err();
+    assert_eq!(refused, CreateError::Full(2));
+    // a is used again after 300 ms; b is not, and is gone 600 ms after its creation.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(store.load("a", ttl).await.unwrap().is_some());
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert!(store.load("b", ttl).await.unwrap().is_none(), "b expired");
+    assert_eq!(store.reap(ttl).await.unwrap(), vec!["b".to_owned()]);
+    assert_eq!(
+        store.reap(ttl).await.unwrap(),
+        Vec::<String>::new(),
+        "reported once"
+    );
+    let a = store.load("a", ttl).await.unwrap().unwrap();
+    assert_eq!(a.id, "a");
+    // b's place is free again.
+    store.create(record("c"), 2, ttl).await.unwrap();
+    // Saving changes the record and keeps it alive no longer than its TTL.
+    let mut changed = (*a).clone();
+    changed.initialized = true;
+    assert!(store.save(changed).await.unwrap());
+    assert!(store.load("a", ttl).await.unwrap().unwrap().initialized);
+    assert!(!store.save(record("nobody")).await.unwrap());
+    assert!(store.remove("a").await.unwrap());
+    assert!(!store.remove("a").await.unwrap());
+    assert!(store.load("a", ttl).await.unwrap().is_none());
+}
