@@ -17,8 +17,9 @@
 # ERAS (default "2025-06-18 2026-07-28"), CONNECTIONS (64), IDLE_SESSIONS (10000),
 # SHORT_CALLS (100000), LONG_CALLS (1000000), SCALE=0 to skip the scale figures (session era
 # only), BUILD=0 to reuse the built binaries, SERVERS (names, default "bare wymcp rmcp-stateless
-# rmcp-stateful"), PROFILE (the Cargo profile every server is built with: `release`, the
-# default, or `lto`, release with fat LTO and one codegen unit). A server named `wymcp=PATH`
+# rmcp-stateful"; `wymcp-redis` adds wymcp as a node on Redis), PROFILE (the Cargo profile
+# every server is built with: `release`, the default, or `lto`, release with fat LTO and one
+# codegen unit). A server named `wymcp=PATH`
 # runs the wymcp_calc binary at PATH (say, a copy built from another commit) in the same rounds
 # and both eras: an A/B comparison; with `wymcp` in SERVERS too, the script prints wymcp's CPU
 # over PATH's, the median of the same-round ratios, per era. For example:
@@ -58,9 +59,24 @@ exec > >(tee "$results/$(date -u +%Y%m%dT%H%M%SZ).txt")
 work="$(mktemp -d)"
 tick="$(getconf CLK_TCK)"
 
-server_pid=""
-cleanup() { if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi; rm -rf "$work"; }
+server_pid=""; redis_pid=""
+cleanup() {
+  if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
+  if [ -n "$redis_pid" ]; then kill "$redis_pid" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
 trap cleanup EXIT
+
+# `wymcp-redis` in SERVERS: wymcp_calc as a node of a Redis deployment (docs/scale-out.md), its
+# sessions loaded from a redis-server started here on the load's cpu (REDIS_URL names another).
+if [[ " $SERVERS " == *" wymcp-redis "* ]] && [ -z "${REDIS_URL:-}" ]; then
+  command -v redis-server >/dev/null || { echo "wymcp-redis needs redis-server (Debian package)" >&2; exit 1; }
+  redis_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+  taskset -c "$LOAD_CPU" redis-server --bind 127.0.0.1 --port "$redis_port" --save "" --appendonly no --dir "$work" >"$work/redis.log" 2>&1 &
+  redis_pid=$!
+  REDIS_URL="redis://127.0.0.1:$redis_port/"
+  for _ in $(seq 1 100); do redis-cli -p "$redis_port" ping 2>/dev/null | grep -q PONG && break; sleep 0.1; done
+fi
 
 # start NAME: starts the server pinned to SERVER_CPU; sets server_pid and url.
 start() {
@@ -72,6 +88,7 @@ start() {
     bare)           taskset -c "$SERVER_CPU" "$bin/bare" 127.0.0.1:0 >"$log" 2>&1 & ;;
     wymcp)          taskset -c "$SERVER_CPU" "$bin/wymcp_calc" 127.0.0.1:0 >"$log" 2>&1 & ;;
     wymcp=*)        taskset -c "$SERVER_CPU" "${name#wymcp=}" 127.0.0.1:0 >"$log" 2>&1 & ;;
+    wymcp-redis)    WYMCP_CALC_REDIS="$REDIS_URL" taskset -c "$SERVER_CPU" "$bin/wymcp_calc" 127.0.0.1:0 >"$log" 2>&1 & ;;
     rmcp-stateless) taskset -c "$SERVER_CPU" "$bin/rmcp_calc" 127.0.0.1:0 stateless >"$log" 2>&1 & ;;
     rmcp-stateful)  taskset -c "$SERVER_CPU" "$bin/rmcp_calc" 127.0.0.1:0 stateful >"$log" 2>&1 & ;;
     *) echo "unknown server $name" >&2; exit 1 ;;
@@ -93,7 +110,7 @@ stop() { kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null 
 # 2026-07-28 rmcp serves statelessly in either mode, and rmcp-stateless is that row).
 speaks() { [ "$2" = 2025-06-18 ] || [ "$1" != rmcp-stateful ]; }
 # in_session NAME ERA: whether NAME's calls in ERA go through sessions opened first.
-in_session() { [ "$2" = 2025-06-18 ] && case "$1" in wymcp|wymcp=*|rmcp-stateful) return 0 ;; *) return 1 ;; esac; }
+in_session() { [ "$2" = 2025-06-18 ] && case "$1" in wymcp|wymcp=*|wymcp-redis|rmcp-stateful) return 0 ;; *) return 1 ;; esac; }
 
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$server_pid/stat"; }
 status_kib() { awk -v k="$1:" '$1 == k {print $2}' "/proc/$server_pid/status"; }
