@@ -3,9 +3,9 @@
 //! runs once against a single in-memory node and once against the two nodes on Redis; the two
 //! transcripts must be equal, and each step asserts what it must show on its own.
 //!
-//! The nodes are two services in this process, each with its own server, node id, Redis
-//! connections and live sessions: they share nothing but Redis (the conformance run through
-//! nginx, `tests/scale_out.sh`, runs two separate processes).
+//! The two nodes are two processes (this test binary run again, see `support::NodeProcess`):
+//! they share nothing but Redis. The conformance suites run through nginx in front of two
+//! fixture processes as well (`crates/wymcp/tests/conformance/run.sh --scale-out`).
 
 #![allow(clippy::unwrap_used, missing_docs)]
 
@@ -13,29 +13,28 @@ mod support;
 
 use serde_json::{Value, json};
 use wymcp::transport::http::StreamableHttp;
-use wymcp_redis::{Redis, RedisExt as _};
 
 use support::fixture::{README, server};
 use support::redis_server::RedisServer;
-use support::{Client, Node, SESSION_VERSION, normalized};
+use support::{Client, Node, NodeProcess, SESSION_VERSION, normalized};
 
 /// One node in memory, the reference.
 async fn alone() -> Vec<Node> {
     vec![Node::serve(StreamableHttp::builder(server(None))).await]
 }
 
-/// Two nodes on the Redis at `url`, each with its own connection and node id.
-async fn two_on(url: &str) -> Vec<Node> {
-    let mut nodes = Vec::new();
-    for id in ["node-a", "node-b"] {
-        let redis = Redis::connect(url).await.unwrap();
-        let keys = redis.request_state_keys().await.unwrap();
-        let builder = StreamableHttp::builder(server(Some(keys)))
-            .node_id(id)
-            .redis(&redis);
-        nodes.push(Node::serve(builder).await);
-    }
-    nodes
+/// Two node processes on the Redis at `url`.
+fn two_on(url: &str) -> Vec<NodeProcess> {
+    (0..2)
+        .map(|_| NodeProcess::spawn("node_process", url))
+        .collect()
+}
+
+/// Not a test of its own: with `WYMCP_TEST_NODE_REDIS` set, one node process of the tests here
+/// (serving until killed); without it, it returns at once.
+#[test]
+fn node_process() {
+    support::serve_as_node_process();
 }
 
 /// A call result's JSON output (its first text content, parsed).
@@ -47,6 +46,10 @@ fn output(message: &Value) -> Value {
 }
 
 fn urls(nodes: &[Node]) -> Vec<String> {
+    nodes.iter().map(|n| n.url.clone()).collect()
+}
+
+fn process_urls(nodes: &[NodeProcess]) -> Vec<String> {
     nodes.iter().map(|n| n.url.clone()).collect()
 }
 
@@ -77,6 +80,7 @@ async fn session_conversation(client: &mut Client) -> Vec<Value> {
             .collect(),
     );
     progress(client, &mut heard).await;
+    resources(client, &mut heard).await;
     asks(client, &mut heard).await;
     cancellation(client, &mut heard).await;
     resumed_stream(client, &mut heard).await;
@@ -93,6 +97,27 @@ async fn progress(client: &mut Client, heard: &mut Vec<Value>) {
     }
     let last = heard.last().unwrap();
     assert_eq!(output(last), json!({"steps": 2}), "{last}");
+}
+
+/// The resources listed, and the readme read.
+async fn resources(client: &mut Client, heard: &mut Vec<Value>) {
+    let listed = client
+        .request(20, "resources/list", json!({}))
+        .await
+        .last()
+        .await;
+    assert_eq!(listed["result"]["resources"][0]["uri"], README, "{listed}");
+    heard.push(listed["result"]["resources"].clone());
+    let read = client
+        .request(21, "resources/read", json!({"uri": README}))
+        .await
+        .last()
+        .await;
+    assert_eq!(
+        read["result"]["contents"][0]["text"], "Read me first.",
+        "{read}"
+    );
+    heard.push(read["result"]["contents"].clone());
 }
 
 /// Elicitation, then sampling: each answer is POSTed to the other node than the one running
@@ -201,6 +226,7 @@ async fn stateless_conversation(client: &mut Client) -> Vec<Value> {
         .await;
     heard.push(discovered["result"]["serverInfo"].clone());
     progress(client, &mut heard).await;
+    resources(client, &mut heard).await;
     let filter = json!({"notifications": {"resourceSubscriptions": [README]}});
     let mut listen = client
         .request(2, "subscriptions/listen", filter)
@@ -251,8 +277,8 @@ async fn stateless_conversation(client: &mut Client) -> Vec<Value> {
 async fn a_session_alternating_between_two_nodes_hears_what_one_node_says() {
     let redis = RedisServer::start();
     let reference = session_conversation(&mut Client::new(urls(&alone().await), false)).await;
-    let nodes = two_on(&redis.url()).await;
-    let mut client = Client::new(urls(&nodes), false);
+    let nodes = two_on(&redis.url());
+    let mut client = Client::new(process_urls(&nodes), false);
     let shared = session_conversation(&mut client).await;
     assert_eq!(shared, reference);
 }
@@ -261,7 +287,7 @@ async fn a_session_alternating_between_two_nodes_hears_what_one_node_says() {
 async fn stateless_requests_alternating_between_two_nodes_hear_what_one_node_says() {
     let redis = RedisServer::start();
     let reference = stateless_conversation(&mut Client::new(urls(&alone().await), true)).await;
-    let nodes = two_on(&redis.url()).await;
-    let shared = stateless_conversation(&mut Client::new(urls(&nodes), true)).await;
+    let nodes = two_on(&redis.url());
+    let shared = stateless_conversation(&mut Client::new(process_urls(&nodes), true)).await;
     assert_eq!(shared, reference);
 }

@@ -41,6 +41,67 @@ impl Node {
     }
 }
 
+/// A node in a process of its own: this test binary run again with `WYMCP_TEST_NODE_REDIS`
+/// set, its test named `test` serving the fixture on that Redis until killed (on drop).
+pub(crate) struct NodeProcess {
+    child: std::process::Child,
+    pub(crate) url: String,
+}
+
+impl NodeProcess {
+    pub(crate) fn spawn(test: &str, redis_url: &str) -> NodeProcess {
+        use std::io::BufRead as _;
+        let mut child = std::process::Command::new(std::env::current_exe().expect("this binary"))
+            .args([test, "--exact", "--nocapture", "--test-threads=1"])
+            .env("WYMCP_TEST_NODE_REDIS", redis_url)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("the node process starts");
+        let stdout = std::io::BufReader::new(child.stdout.take().expect("its stdout"));
+        let url = stdout
+            .lines()
+            .map_while(Result::ok)
+            // The harness writes `test <name> ... ` before the test's own output, on its line.
+            .find_map(|line| line.split("listening on ").nth(1).map(str::to_owned))
+            .expect("the node process says where it listens");
+        NodeProcess { child, url }
+    }
+}
+
+impl Drop for NodeProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Serves the fixture on the Redis `WYMCP_TEST_NODE_REDIS` names, until killed; does nothing
+/// when it is not set (the body of a node process's test, see [`NodeProcess`]).
+pub(crate) fn serve_as_node_process() {
+    let Ok(url) = std::env::var("WYMCP_TEST_NODE_REDIS") else {
+        return;
+    };
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    runtime.block_on(async move {
+        let redis = wymcp_redis::Redis::connect(&url).await.expect("Redis");
+        let keys = redis.request_state_keys().await.expect("the shared keys");
+        let builder = wymcp_redis::RedisExt::redis(
+            StreamableHttp::builder(fixture::server(Some(keys))),
+            &redis,
+        );
+        let http = HttpServer::bind("127.0.0.1:0", builder)
+            .await
+            .expect("a port");
+        println!(
+            "listening on http://{}/mcp",
+            http.local_addr().expect("its address")
+        );
+        http.run().await.expect("serving");
+    });
+}
+
 /// A client of several nodes: every HTTP request goes to the next node in turn.
 pub(crate) struct Client {
     urls: Vec<String>,
