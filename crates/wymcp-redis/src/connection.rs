@@ -10,9 +10,9 @@ use wymcp::mrtr::RequestStateKeys;
 
 use crate::{RedisBus, RedisEventLog, RedisSessionStore};
 
-/// How long a Redis command may take before the request using it is answered 503.
+/// How long a Redis command may take before the request using it is answered 503 (default).
 const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
-/// How long connecting may take.
+/// How long connecting may take (default).
 const CONNECTION_TIMEOUT: Duration = Duration::from_secs(2);
 /// The default bound of a session's event log.
 const DEFAULT_MAX_EVENTS: usize = 1_000;
@@ -66,8 +66,8 @@ impl Keys {
 }
 
 /// One Redis deployment as wymcp uses it: a connection that reconnects by itself (commands
-/// fail after 2 s while Redis is unreachable, and succeed again once it is back), the key
-/// prefix, and the bounds of the event log. Cheap to clone.
+/// fail after the response timeout, 2 s by default, while Redis is unreachable, and succeed
+/// again once it is back), the key prefix, and the bounds of the event log. Cheap to clone.
 #[derive(Clone)]
 pub struct Redis {
     pub(crate) client: redis::Client,
@@ -75,6 +75,48 @@ pub struct Redis {
     pub(crate) keys: Keys,
     max_events: usize,
     events_ttl: Duration,
+}
+
+/// How to connect to Redis: [`Redis::builder`].
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct RedisBuilder {
+    url: String,
+    response_timeout: Duration,
+    connection_timeout: Duration,
+}
+
+impl RedisBuilder {
+    /// How long one command may take (2 s by default): while Redis does not answer, a request
+    /// needing it is answered 503 after this long, never later.
+    pub fn response_timeout(mut self, timeout: Duration) -> Self {
+        self.response_timeout = timeout;
+        self
+    }
+
+    /// How long (re)connecting may take (2 s by default).
+    pub fn connection_timeout(mut self, timeout: Duration) -> Self {
+        self.connection_timeout = timeout;
+        self
+    }
+
+    /// Connects; fails when Redis cannot be reached now.
+    pub async fn connect(self) -> Result<Redis, crate::Error> {
+        let client = redis::Client::open(self.url.as_str())?;
+        let config = ConnectionManagerConfig::new()
+            .set_response_timeout(Some(self.response_timeout))
+            .set_connection_timeout(Some(self.connection_timeout))
+            .set_number_of_retries(1)
+            .set_max_delay(Duration::from_millis(500));
+        let conn = ConnectionManager::new_with_config(client.clone(), config).await?;
+        Ok(Redis {
+            client,
+            conn,
+            keys: Keys("wymcp".into()),
+            max_events: DEFAULT_MAX_EVENTS,
+            events_ttl: DEFAULT_EVENTS_TTL,
+        })
+    }
 }
 
 impl std::fmt::Debug for Redis {
@@ -88,23 +130,30 @@ impl std::fmt::Debug for Redis {
 }
 
 impl Redis {
-    /// Connects to `url` (`redis://host:port/db`, `rediss://` for TLS is not built in); fails
-    /// when Redis cannot be reached now (a node does not start without its store).
+    /// Connects to `url` (`redis://host:port/db`, `rediss://` for TLS is not built in) with
+    /// the default timeouts (2 s per command, 2 s to connect); fails when Redis cannot be
+    /// reached now (a node does not start without its store). [`Redis::builder`] sets them.
     pub async fn connect(url: &str) -> Result<Redis, crate::Error> {
-        let client = redis::Client::open(url)?;
-        let config = ConnectionManagerConfig::new()
-            .set_response_timeout(Some(RESPONSE_TIMEOUT))
-            .set_connection_timeout(Some(CONNECTION_TIMEOUT))
-            .set_number_of_retries(1)
-            .set_max_delay(Duration::from_millis(500));
-        let conn = ConnectionManager::new_with_config(client.clone(), config).await?;
-        Ok(Redis {
-            client,
-            conn,
-            keys: Keys("wymcp".into()),
-            max_events: DEFAULT_MAX_EVENTS,
-            events_ttl: DEFAULT_EVENTS_TTL,
-        })
+        Redis::builder(url).connect().await
+    }
+
+    /// A connection to `url` to configure:
+    ///
+    /// ```no_run
+    /// # async fn f() -> Result<(), wymcp_redis::Error> {
+    /// use std::time::Duration;
+    /// let redis = wymcp_redis::Redis::builder("redis://10.0.0.5:6379/")
+    ///     .response_timeout(Duration::from_millis(500))
+    ///     .connect()
+    ///     .await?;
+    /// # let _ = redis; Ok(()) }
+    /// ```
+    pub fn builder(url: &str) -> RedisBuilder {
+        RedisBuilder {
+            url: url.to_owned(),
+            response_timeout: RESPONSE_TIMEOUT,
+            connection_timeout: CONNECTION_TIMEOUT,
+        }
     }
 
     /// Puts every key under `prefix` instead of `wymcp` (several deployments on one Redis).

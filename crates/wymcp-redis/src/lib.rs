@@ -44,7 +44,7 @@ mod record;
 mod store;
 
 pub use bus::RedisBus;
-pub use connection::Redis;
+pub use connection::{Redis, RedisBuilder};
 pub use events::RedisEventLog;
 pub use ext::RedisExt;
 pub use store::RedisSessionStore;
