@@ -10,7 +10,7 @@
 //!     --issuer https://id.example.com --audience http://127.0.0.1:8080/mcp  # JWT auth
 //! cargo run --bin tasks -- --rate-limit 5/s   # at most 5 calls a second per caller
 //! cargo run --bin tasks -- --max-concurrent-calls 4   # at most 4 calls at once per caller
-//! cargo run --bin tasks -- --redis redis://127.0.0.1:6379/ --port 9001  # one node of several
+//! cargo run --bin tasks --features redis -- --redis redis://127.0.0.1:6379/  # one node of several
 //! ```
 //!
 //! Tasks live in an SQLite database, `tasks.db` in the data directory: the per-user one
@@ -19,12 +19,13 @@
 //! otherwise, whatever the working directory; created on first run. `--rate-limit` and
 //! `--max-concurrent-calls` put wymcp's operation middleware on every tool (`policy.rs`),
 //! counted per caller; a call over either is answered `rate_limited` (with `retryAfterMs`) or
-//! `concurrency_limited`. `--redis` makes this process one node of several sharing that Redis
-//! (sessions, event log, bus: docs/scale-out.md); the nodes share the tasks through the same
-//! `--data` directory. The other flags are [`wymcp::run`]'s. Everything the program says goes to stderr, so stdout stays
+//! `concurrency_limited`. `--redis` (cargo feature `redis`) makes this process one node of
+//! several sharing that Redis (sessions, event log, bus: docs/scale-out.md); the nodes share
+//! the tasks through the same `--data` directory. The other flags are [`wymcp::run`]'s. Everything the program says goes to stderr, so stdout stays
 //! the protocol's under `--stdio`.
 
 mod auth;
+mod nodes;
 mod policy;
 mod resources;
 mod store;
@@ -130,11 +131,7 @@ async fn run(cli: Invocation) -> Result<(), Failure> {
     })?;
     let (store, db) = open_store(&dir)?;
     let redis = match cli.value("--redis") {
-        Some(url) => Some(
-            wymcp_redis::Redis::connect(url)
-                .await
-                .map_err(|e| format!("--redis {url}: {e}"))?,
-        ),
+        Some(url) => Some(nodes::Node::join(url).await?),
         None => None,
     };
     let mut builder = policy.apply(tools::builder(store));
@@ -161,7 +158,7 @@ async fn run(cli: Invocation) -> Result<(), Failure> {
             http = protect(http);
         }
         match &redis {
-            Some(redis) => wymcp_redis::RedisExt::redis(http, redis),
+            Some(redis) => redis.serve(http),
             None => http,
         }
     };

@@ -1,0 +1,49 @@
+//! `--redis URL`: this process as one node of several sharing a Redis (docs/scale-out.md). Built
+//! with the cargo feature `redis` (`cargo run --bin tasks --features redis -- --redis URL`); a
+//! build without it, the default (its first build stays lean), refuses the flag and says so.
+
+use wymcp::mrtr::RequestStateKeys;
+use wymcp::transport::http::StreamableHttp;
+
+/// A Redis deployment this node joins.
+#[cfg(feature = "redis")]
+pub(crate) struct Node(wymcp_redis::Redis);
+
+/// A Redis deployment this node joins: none in a build without the feature.
+#[cfg(not(feature = "redis"))]
+pub(crate) enum Node {}
+
+impl Node {
+    /// Connects to the Redis at `url`.
+    pub(crate) async fn join(url: &str) -> Result<Node, String> {
+        #[cfg(feature = "redis")]
+        return wymcp_redis::Redis::connect(url)
+            .await
+            .map(Node)
+            .map_err(|e| format!("--redis {url}: {e}"));
+        #[cfg(not(feature = "redis"))]
+        return Err(format!(
+            "--redis {url}: this build of tasks has no Redis support; \
+             build it with `cargo run --bin tasks --features redis`"
+        ));
+    }
+
+    /// The requestState keys every node shares.
+    pub(crate) async fn request_state_keys(&self) -> Result<RequestStateKeys, String> {
+        #[cfg(feature = "redis")]
+        return self.0.request_state_keys().await.map_err(|e| e.to_string());
+        #[cfg(not(feature = "redis"))]
+        match *self {}
+    }
+
+    /// `http` with its sessions, events and bus on this Redis.
+    pub(crate) fn serve(&self, http: StreamableHttp) -> StreamableHttp {
+        #[cfg(feature = "redis")]
+        return wymcp_redis::RedisExt::redis(http, &self.0);
+        #[cfg(not(feature = "redis"))]
+        {
+            let _ = http;
+            match *self {}
+        }
+    }
+}
