@@ -25,7 +25,9 @@ struct Envelope {
 }
 
 /// A [`Bus`] between several services of one process (each with its own
-/// [`node_id`](crate::transport::http::StreamableHttp::node_id)), sharing one
+/// [`node_id`](crate::transport::http::StreamableHttp::node_id) and its own [`Server`](crate::Server),
+/// as separate processes would have: a server's notifications are relayed to the other nodes,
+/// so two nodes sharing one `Server` would deliver each twice), sharing one
 /// [`SessionStore`](super::SessionStore) and one event log: what several nodes do through
 /// Redis, in memory. Tests and single-process deployments with several endpoints use it.
 ///
@@ -35,14 +37,14 @@ struct Envelope {
 /// use wymcp::transport::http::{InMemoryEventLog, StreamableHttp};
 ///
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
-/// let server = wymcp::Server::builder().build().unwrap();
 /// let (store, log, bus) = (
 ///     Arc::new(InMemorySessionStore::new()),
 ///     Arc::new(InMemoryEventLog::new()),
 ///     Arc::new(LocalBus::new()),
 /// );
 /// let node = |id: &str| {
-///     StreamableHttp::builder(server.clone())
+///     let server = wymcp::Server::builder().build().unwrap();
+///     StreamableHttp::builder(server)
 ///         .node_id(id)
 ///         .session_store(store.clone())
 ///         .event_log(log.clone())
