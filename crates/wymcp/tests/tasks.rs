@@ -7,148 +7,16 @@
 #![allow(clippy::unwrap_used)]
 
 mod http_harness;
+mod tasks_kit;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use http_harness::{Answer, Http, borrowed, modern_headers};
-use serde_json::{Map, Value, json};
+use serde_json::json;
+use tasks_kit::{call, poll_until_terminal, serve_with, start};
+use wymcp::Server;
 use wymcp::task::{InMemoryTaskStore, TaskStatus, TaskStore, TaskSupport};
-use wymcp::transport::http::{BearerAuth, Identity, StreamableHttp};
-use wymcp::{CallError, CallOutput, CallResult, Context, PlainTool, Server};
-
-/// Waits `ms` milliseconds (or until cancelled, which it records), then answers.
-struct Wait {
-    observed_cancel: Arc<AtomicBool>,
-}
-
-impl PlainTool for Wait {
-    fn name(&self) -> &str {
-        "wait"
-    }
-    fn description(&self) -> &str {
-        "Waits ms milliseconds"
-    }
-    fn input_schema(&self) -> Map<String, Value> {
-        json!({"type": "object", "properties": {"ms": {"type": "integer", "minimum": 0}}})
-            .as_object()
-            .cloned()
-            .unwrap()
-    }
-    async fn run(&self, arguments: Map<String, Value>, ctx: Context) -> CallResult {
-        let ms = arguments.get("ms").and_then(Value::as_u64).unwrap_or(0);
-        tokio::select! {
-            () = tokio::time::sleep(Duration::from_millis(ms)) => {
-                Ok(CallOutput::text(format!("waited {ms} ms")))
-            }
-            () = ctx.cancellation().cancelled() => {
-                self.observed_cancel.store(true, Ordering::SeqCst);
-                Err(CallError::tool("cancelled"))
-            }
-        }
-    }
-}
-
-struct Harness {
-    http: Http,
-    observed_cancel: Arc<AtomicBool>,
-}
-
-fn serve_with(store: Arc<InMemoryTaskStore>, ttl: Duration) -> impl Future<Output = Harness> {
-    let observed_cancel = Arc::new(AtomicBool::new(false));
-    let server = Server::builder()
-        .plain_tool(Wait {
-            observed_cancel: observed_cancel.clone(),
-        })
-        .task_support("wait", TaskSupport::Optional)
-        .task_store(Shared(store))
-        .task_ttl(ttl)
-        .build()
-        .unwrap();
-    let auth = BearerAuth::new()
-        .token("alice-token", Identity::new("alice"))
-        .token("bob-token", Identity::new("bob"));
-    async move {
-        Harness {
-            http: Http::serve(StreamableHttp::builder(server).auth(auth)).await,
-            observed_cancel,
-        }
-    }
-}
-
-/// A store the test can look into while the server uses it.
-struct Shared(Arc<InMemoryTaskStore>);
-
-impl TaskStore for Shared {
-    fn put(&self, task: wymcp::task::TaskRecord) -> Result<(), wymcp::task::TaskStoreError> {
-        self.0.put(task)
-    }
-    fn get(
-        &self,
-        id: &str,
-    ) -> Result<Option<wymcp::task::TaskRecord>, wymcp::task::TaskStoreError> {
-        self.0.get(id)
-    }
-    fn remove(&self, id: &str) -> Result<(), wymcp::task::TaskStoreError> {
-        self.0.remove(id)
-    }
-    fn remove_expired(&self, now_ms: u64) -> Result<usize, wymcp::task::TaskStoreError> {
-        self.0.remove_expired(now_ms)
-    }
-}
-
-/// A 2026-07-28 request of `who` (a bearer token), declaring the tasks extension or not.
-async fn call(http: &Http, who: &str, tasks: bool, method: &str, params: Value) -> Answer {
-    let caps = if tasks {
-        json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})
-    } else {
-        json!({})
-    };
-    let mut params = params;
-    params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": caps,
-    });
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    let mut headers = modern_headers(&body);
-    if let Some(id) = body["params"]["taskId"].as_str() {
-        headers.push(("Mcp-Name".into(), id.into()));
-    }
-    headers.push(("Authorization".into(), format!("Bearer {who}")));
-    http.post_raw(&borrowed(&headers), body.to_string()).await
-}
-
-async fn start(http: &Http, ms: u64) -> String {
-    let args = json!({"name": "wait", "arguments": {"ms": ms}});
-    let created = call(http, "alice-token", true, "tools/call", args)
-        .await
-        .json();
-    assert_eq!(created["result"]["resultType"], "task", "{created}");
-    created["result"]["taskId"].as_str().unwrap().to_owned()
-}
-
-async fn poll_until_terminal(http: &Http, id: &str) -> Value {
-    for _ in 0..200 {
-        let got = call(
-            http,
-            "alice-token",
-            true,
-            "tasks/get",
-            json!({"taskId": id}),
-        )
-        .await;
-        let result = got.json()["result"].clone();
-        if matches!(
-            result["status"].as_str(),
-            Some("completed" | "failed" | "cancelled")
-        ) {
-            return result;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    panic!("task {id} did not end");
-}
 
 #[tokio::test]
 async fn a_task_is_created_polled_and_completed_with_its_result_inlined() {
@@ -257,7 +125,7 @@ async fn a_task_is_forgotten_after_its_ttl() {
     let done = poll_until_terminal(&h.http, &id).await;
     assert_eq!(done["status"], "completed");
     assert_eq!(
-        store.get(&id).unwrap().unwrap().status,
+        store.get(&id).await.unwrap().unwrap().status,
         TaskStatus::Completed
     );
     tokio::time::sleep(Duration::from_millis(250)).await;
@@ -271,7 +139,7 @@ async fn a_task_is_forgotten_after_its_ttl() {
     .await;
     assert_eq!(gone.json()["error"]["code"], -32602);
     assert!(
-        store.get(&id).unwrap().is_none(),
+        store.get(&id).await.unwrap().is_none(),
         "an expired task is removed"
     );
 }

@@ -1,15 +1,16 @@
 //! The tasks extension's fixtures (`tasks-*` scenarios of 0.2.0-alpha.12): `greet` (never a
 //! task), `slow_compute` (a task when the client declares the extension; sleeps `seconds`,
 //! and ends as cancelled when cancelled), `failing_job` (always a task: a tool error after a
-//! second), `protocol_error_job` (panics: the task fails) and the input tools `confirm_delete`
-//! and `multi_input` (tasks that ask the client; a task cannot ask yet, so they end in a tool
-//! error naming that).
+//! second), `protocol_error_job` (panics: the task fails), the input tools `confirm_delete`
+//! and `multi_input` (tasks that park as `input_required` until `tasks/update` answers: one
+//! question, then two at once), and `test_tool_with_task` (asks for a name in a multi
+//! round-trip round, then hands off to a task whose result greets that name).
 
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 use wymcp::session::Elicitation;
-use wymcp::task::TaskSupport;
+use wymcp::task::{TaskStart, TaskSupport};
 use wymcp::{CallError, CallOutput, CallResult, Context, PlainTool, ServerBuilder};
 
 /// Registers the tools and their task support on `builder`.
@@ -21,12 +22,13 @@ pub(crate) fn register(mut builder: ServerBuilder) -> ServerBuilder {
         (Job::ProtocolError, TaskSupport::Optional),
         (Job::ConfirmDelete, TaskSupport::Optional),
         (Job::MultiInput, TaskSupport::Optional),
+        (Job::InputThenTask, TaskSupport::Required),
     ];
     for (tool, support) in tools {
         let name = tool.name().to_owned();
         builder = builder.plain_tool(tool).task_support(name, support);
     }
-    builder
+    builder.task_start("test_tool_with_task", TaskStart::OnHandOff)
 }
 
 #[derive(Clone, Copy)]
@@ -37,6 +39,7 @@ enum Job {
     ProtocolError,
     ConfirmDelete,
     MultiInput,
+    InputThenTask,
 }
 
 impl PlainTool for Job {
@@ -48,6 +51,7 @@ impl PlainTool for Job {
             Job::ProtocolError => "protocol_error_job",
             Job::ConfirmDelete => "confirm_delete",
             Job::MultiInput => "multi_input",
+            Job::InputThenTask => "test_tool_with_task",
         }
     }
 
@@ -59,6 +63,7 @@ impl PlainTool for Job {
             Job::ProtocolError => "Runs as a task and faults (a protocol-level failure)",
             Job::ConfirmDelete => "Asks the user to confirm a deletion",
             Job::MultiInput => "Asks the user two questions at once",
+            Job::InputThenTask => "Asks the user's name, then greets them from a task",
         }
     }
 
@@ -101,18 +106,45 @@ impl PlainTool for Job {
                 Err(CallError::tool("The job failed, as it always does"))
             }
             Job::ProtocolError => panic!("protocol_error_job faults on purpose"),
-            Job::ConfirmDelete | Job::MultiInput => {
-                let ask = Elicitation::form(
-                    "Delete the file?",
-                    json!({"type": "object", "properties": {"confirm": {"type": "boolean"}}}),
-                )
-                .key("confirm");
-                let answer = ctx
-                    .elicit(ask)
-                    .await
-                    .map_err(|err| CallError::tool(format!("Elicitation failed: {err}")))?;
+            Job::ConfirmDelete => {
+                let answer = ctx.elicit(question("confirm")).await.map_err(failed)?;
                 Ok(CallOutput::text(format!("answered: {answer}")))
+            }
+            Job::MultiInput => {
+                let (name, confirm) = tokio::join!(
+                    ctx.elicit(question("name")),
+                    ctx.elicit(question("confirm"))
+                );
+                let (name, confirm) = (name.map_err(failed)?, confirm.map_err(failed)?);
+                Ok(CallOutput::text(format!("answered: {name} and {confirm}")))
+            }
+            Job::InputThenTask => {
+                let ask = Elicitation::form(
+                    "What is your name?",
+                    json!({"type": "object", "properties": {"name": {"type": "string"}}}),
+                )
+                .key("user_name");
+                let answer = ctx.elicit(ask).await.map_err(failed)?;
+                let name = answer["content"]["name"].as_str().unwrap_or("stranger");
+                ctx.hand_off_to_task().await;
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                Ok(CallOutput::text(format!("Hello, {name}, from a task")))
             }
         }
     }
+}
+
+/// A yes/no question under `key`.
+fn question(key: &str) -> Elicitation {
+    Elicitation::form(
+        "Delete the file?",
+        json!({"type": "object", "properties": {
+            "confirm": {"type": "boolean"}, "name": {"type": "string"}
+        }}),
+    )
+    .key(key)
+}
+
+fn failed(err: wymcp::session::ClientRequestError) -> CallError {
+    CallError::tool(format!("Elicitation failed: {err}"))
 }

@@ -162,6 +162,7 @@ impl ContextBuilder {
                 identity: self.identity,
                 request_state: Mutex::new(None),
                 origin: self.origin,
+                task: None,
             }),
         }
     }

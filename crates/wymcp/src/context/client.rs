@@ -24,6 +24,11 @@ impl Context {
         if self.missing_in_stateless("sampling", None) {
             return Err(ClientRequestError::NotSupported);
         }
+        if let Some(task) = self.task_input() {
+            let key = request.input_key().map(str::to_owned);
+            let (params, timeout) = request.into_parts();
+            return task.ask(InputKind::Sampling, key, params, timeout).await;
+        }
         if let Some(round) = &self.inner.input {
             let key = request.input_key().map(str::to_owned);
             let (params, _) = request.into_parts();
@@ -84,6 +89,11 @@ impl Context {
         if self.missing_in_stateless("elicitation", sub) {
             return Err(ClientRequestError::NotSupported);
         }
+        if let Some(task) = self.task_input() {
+            let key = request.input_key().map(str::to_owned);
+            let (params, timeout) = request.into_parts();
+            return task.ask(InputKind::Elicitation, key, params, timeout).await;
+        }
         if let Some(round) = &self.inner.input {
             let key = request.input_key().map(str::to_owned);
             let (params, _) = request.into_parts();
@@ -124,6 +134,11 @@ impl Context {
     pub async fn list_roots(&self, request: ListRoots) -> Result<Value, ClientRequestError> {
         if self.missing_in_stateless("roots", None) {
             return Err(ClientRequestError::NotSupported);
+        }
+        if let Some(task) = self.task_input() {
+            let key = request.input_key().map(str::to_owned);
+            let (params, timeout) = request.into_parts();
+            return task.ask(InputKind::Roots, key, params, timeout).await;
         }
         if let Some(round) = &self.inner.input {
             let key = request.input_key().map(str::to_owned);

@@ -8,6 +8,7 @@ use tokio_util::sync::CancellationToken;
 mod builder;
 mod client;
 mod origin;
+mod task;
 
 use crate::mrtr::Round;
 use crate::protocol::{LogLevel, ProtocolVersion};
@@ -68,6 +69,8 @@ struct Inner {
     request_state: Mutex<Option<Value>>,
     /// The call's transport and client address.
     origin: Origin,
+    /// The tasks extension: set when the call is, or may become, a task.
+    task: Option<Arc<crate::task::input::TaskSlot>>,
 }
 
 #[derive(Debug, Default)]

@@ -33,7 +33,7 @@ impl InputKind {
     }
 
     /// The prefix of the keys given in order (`elicitation-1`, `sampling-1`, `roots-1`).
-    fn prefix(self) -> &'static str {
+    pub(crate) fn prefix(self) -> &'static str {
         match self {
             InputKind::Elicitation => "elicitation",
             InputKind::Sampling => "sampling",

@@ -55,7 +55,7 @@ pub struct ServerBuilder {
     prompts: Vec<Arc<dyn DynPrompt>>,
     completions: Vec<PendingCompletion>,
     skills: Vec<crate::skill::Skill>,
-    tasks: crate::task::Tasks,
+    pub(super) tasks: crate::task::Tasks,
     page_size: Option<usize>,
     list_changed: bool,
     request_state: RequestStateConfig,
@@ -232,32 +232,6 @@ impl ServerBuilder {
     /// say), in order.
     pub fn skills(mut self, skills: impl IntoIterator<Item = crate::skill::Skill>) -> Self {
         self.skills.extend(skills);
-        self
-    }
-
-    /// Whether tool `tool` runs as a task (the tasks extension, [`crate::task`]; MCP
-    /// 2026-07-28): a client declaring the extension is answered a task handle; `build()`
-    /// refuses a tool that does not exist.
-    pub fn task_support(
-        mut self,
-        tool: impl Into<String>,
-        support: crate::task::TaskSupport,
-    ) -> Self {
-        self.tasks.support.insert(tool.into(), support);
-        self
-    }
-
-    /// Where tasks are kept (default [`InMemoryTaskStore`](crate::task::InMemoryTaskStore)).
-    pub fn task_store(mut self, store: impl crate::task::TaskStore) -> Self {
-        self.tasks.store = Arc::new(store);
-        self
-    }
-
-    /// How long a task is kept after it was created (default
-    /// [`DEFAULT_TASK_TTL`](crate::task::DEFAULT_TASK_TTL), one hour); then `tasks/get` says
-    /// it does not exist.
-    pub fn task_ttl(mut self, ttl: Duration) -> Self {
-        self.tasks.ttl = ttl;
         self
     }
 
@@ -449,6 +423,7 @@ impl ServerBuilder {
             .tasks
             .support
             .keys()
+            .chain(self.tasks.start.keys())
             .find(|t| !names.contains(*t) && *t != "help")
         {
             return Err(ConfigurationError::new(Problem::InvalidTaskTool(

@@ -3,6 +3,7 @@
 mod builder;
 mod features;
 mod notify;
+mod task_builder;
 
 use std::collections::HashMap;
 use std::sync::Arc;

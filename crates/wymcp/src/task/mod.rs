@@ -23,8 +23,11 @@
 //! ```
 
 mod clock;
+pub(crate) mod hand_off;
+pub(crate) mod input;
 pub(crate) mod serve;
 mod store;
+mod transitions;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -32,6 +35,8 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
+pub(crate) use hand_off::call_with_hand_off;
+use input::TaskInput;
 pub use store::{InMemoryTaskStore, TaskRecord, TaskStatus, TaskStore, TaskStoreError};
 
 /// The extension's identifier, under `capabilities.extensions`.
@@ -40,6 +45,10 @@ pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(3600);
 /// How often a client is told to poll `tasks/get`: every half second.
 pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_millis(500);
+/// How often the node running a task renews its heartbeat in the store. A node sharing the
+/// store finds a task whose heartbeat is three beats old, and that it does not run, left by a
+/// node that stopped: `tasks/get` reports it `failed`, naming that.
+pub const HEARTBEAT: Duration = Duration::from_secs(5);
 
 /// Whether a tool runs as a task.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -54,16 +63,55 @@ pub enum TaskSupport {
     Required,
 }
 
+/// When a task-supporting call, from a client that declares the extension, becomes a task.
+///
+/// ```
+/// use wymcp::Server;
+/// use wymcp::task::{TaskStart, TaskSupport};
+///
+/// // `deploy` first asks the user which environment (multi round-trip, answered at once),
+/// // then calls `ctx.hand_off_to_task().await` and runs on as a task.
+/// let server = Server::builder()
+///     // ... .plain_tool(Deploy) ...
+///     .task_support("deploy", TaskSupport::Required)
+///     .task_start("deploy", TaskStart::OnHandOff)
+///     .build()?;
+/// # let _ = server;
+/// # Ok::<(), wymcp::ConfigurationError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum TaskStart {
+    /// As it is called: the call answers its task handle at once (the default).
+    #[default]
+    Immediately,
+    /// When its code calls [`Context::hand_off_to_task`](crate::Context::hand_off_to_task):
+    /// until then it is a plain call (its input requests are multi round-trip rounds, answered
+    /// `input_required`); the request that reaches the hand-off is answered the task handle,
+    /// and the same code runs on as the task. A call that never hands off answers its result.
+    OnHandOff,
+}
+
+/// A task this node runs: its call's cancellation and its input requests.
+pub(crate) struct Running {
+    pub(crate) token: CancellationToken,
+    pub(crate) input: Arc<TaskInput>,
+}
+
 /// The tasks of one server: which tools support them, the store, the calls running here.
 pub(crate) struct Tasks {
     pub(crate) support: HashMap<String, TaskSupport>,
+    pub(crate) start: HashMap<String, TaskStart>,
     pub(crate) store: Arc<dyn TaskStore>,
     pub(crate) ttl: Duration,
     pub(crate) poll_interval: Duration,
+    /// This server's node id in task records (random per build).
+    pub(crate) node: String,
     /// The calls this node runs, by task id: cancelling one ends its call.
-    pub(crate) running: Mutex<HashMap<String, CancellationToken>>,
-    /// Serializes the status transitions of this node's tasks (a cancel racing a finish).
-    pub(crate) transitions: Mutex<()>,
+    pub(crate) running: Mutex<HashMap<String, Running>>,
+    /// Serializes the status transitions of this node's tasks (a cancel racing a finish or an
+    /// answer); held across the store's round trips.
+    pub(crate) transitions: tokio::sync::Mutex<()>,
 }
 
 impl std::fmt::Debug for Tasks {
@@ -79,11 +127,13 @@ impl Default for Tasks {
     fn default() -> Self {
         Tasks {
             support: HashMap::new(),
+            start: HashMap::new(),
             store: Arc::new(InMemoryTaskStore::default()),
             ttl: DEFAULT_TASK_TTL,
             poll_interval: DEFAULT_POLL_INTERVAL,
+            node: format!("{:016x}", rand::random::<u64>()),
             running: Mutex::new(HashMap::new()),
-            transitions: Mutex::new(()),
+            transitions: tokio::sync::Mutex::new(()),
         }
     }
 }
@@ -96,5 +146,9 @@ impl Tasks {
 
     pub(crate) fn support_of(&self, tool: &str) -> TaskSupport {
         self.support.get(tool).copied().unwrap_or_default()
+    }
+
+    pub(crate) fn start_of(&self, tool: &str) -> TaskStart {
+        self.start.get(tool).copied().unwrap_or_default()
     }
 }

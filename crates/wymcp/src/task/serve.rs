@@ -2,15 +2,22 @@
 //! run on, and `tasks/get`, `tasks/update`, `tasks/cancel`.
 
 use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
 
 use futures_util::FutureExt;
+use futures_util::future::BoxFuture;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::clock::{now_ms, rfc3339};
-use super::{TASKS_EXTENSION, TaskRecord, TaskStatus, TaskSupport, Tasks};
+use super::input::{TaskInput, TaskSlot};
+use super::transitions::internal;
+use super::{
+    HEARTBEAT, Running, TASKS_EXTENSION, TaskRecord, TaskStart, TaskStatus, TaskSupport, Tasks,
+};
 use crate::dispatch::CallToolResult;
-use crate::protocol::{Method, ProtocolVersion, RpcError};
+use crate::mrtr::INVALID_INPUT_RESPONSES;
+use crate::protocol::{Method, RpcError};
 use crate::{Context, Server};
 
 /// The most task calls one node runs at once; one more is refused, naming the limit.
@@ -18,16 +25,21 @@ pub(crate) const MAX_RUNNING_TASKS: usize = 1_000;
 /// How long a cancelled task's call may take to notice its cancellation before it is dropped.
 const CANCEL_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
 
+/// A task's call, as it runs on beside the requests.
+pub(super) type TaskCall = BoxFuture<'static, Result<CallToolResult, RpcError>>;
+
 /// What `tools/call` does with a call, given the tool's task support and the request.
 pub(crate) enum Route {
     /// Run it and answer its result (the params handed back).
     Sync(Option<Value>),
+    /// Run it as a plain call until its code hands off to a task ([`TaskStart::OnHandOff`]).
+    HandOff(String, Option<Value>),
     /// Answered already: a task handle, or a refusal.
     Answered(Result<Value, RpcError>),
 }
 
 /// Routes a `tools/call` of the stateless era.
-pub(crate) fn route_call(server: &Server, params: Option<Value>, ctx: &Context) -> Route {
+pub(crate) async fn route_call(server: &Server, params: Option<Value>, ctx: &Context) -> Route {
     let tasks = &server.features().tasks;
     let name = params
         .as_ref()
@@ -39,15 +51,16 @@ pub(crate) fn route_call(server: &Server, params: Option<Value>, ctx: &Context) 
     };
     match (tasks.support_of(&name), declares_tasks(ctx)) {
         (TaskSupport::Required, false) => Route::Answered(Err(missing_extension(ctx))),
-        (TaskSupport::Optional | TaskSupport::Required, true) => {
-            Route::Answered(start(server, name, params, ctx))
-        }
+        (TaskSupport::Optional | TaskSupport::Required, true) => match tasks.start_of(&name) {
+            TaskStart::OnHandOff => Route::HandOff(name, params),
+            _ => Route::Answered(start(server, name, params, ctx).await),
+        },
         _ => Route::Sync(params),
     }
 }
 
 /// Serves `tasks/get`, `tasks/update` and `tasks/cancel`.
-pub(crate) fn method(
+pub(crate) async fn method(
     server: &Server,
     method: Method,
     params: Option<Value>,
@@ -66,15 +79,32 @@ pub(crate) fn method(
         }
     };
     let tasks = &server.features().tasks;
-    let principal = principal(ctx);
+    let principal = ctx.principal();
+    let principal = principal.as_deref();
     match method {
-        Method::TasksGet => tasks
-            .find(id, principal.as_deref())
-            .map(|t| detailed(tasks, &t)),
-        Method::TasksCancel => tasks.cancel(id, principal.as_deref()).map(|()| json!({})),
-        // No task of this server waits for input (a task's call cannot ask the client yet):
-        // an update of a task that exists is acknowledged.
-        _ => tasks.find(id, principal.as_deref()).map(|_| json!({})),
+        Method::TasksGet => Ok(detailed(tasks, &tasks.find(id, principal).await?)),
+        Method::TasksCancel => tasks.cancel(id, principal).await.map(|()| json!({})),
+        _ => {
+            let responses = input_responses(&params)?;
+            tasks
+                .update(id, principal, responses)
+                .await
+                .map(|()| json!({}))
+        }
+    }
+}
+
+/// `tasks/update`'s `inputResponses`: an object (absent: none).
+fn input_responses(params: &Map<String, Value>) -> Result<&Map<String, Value>, RpcError> {
+    static NONE: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
+    match params.get("inputResponses") {
+        None => Ok(NONE.get_or_init(Map::new)),
+        Some(Value::Object(responses)) => Ok(responses),
+        Some(_) => Err(RpcError::new(
+            RpcError::INVALID_PARAMS,
+            "'inputResponses' must be an object mapping each input request's key to its answer",
+            Some(json!({"reason": INVALID_INPUT_RESPONSES})),
+        )),
     }
 }
 
@@ -91,44 +121,56 @@ fn missing_extension(ctx: &Context) -> RpcError {
     crate::protocol::stateless::missing_capability(json!({"extensions": {TASKS_EXTENSION: {}}}))
 }
 
-/// The subject of the request's identity, if the transport authenticated one.
-fn principal(ctx: &Context) -> Option<String> {
-    ctx.assigns()
-        .get("identity")
-        .and_then(|identity| identity["subject"].as_str())
-        .map(str::to_owned)
-}
-
-fn internal(message: impl Into<String>) -> RpcError {
-    RpcError::new(RpcError::INTERNAL_ERROR, message, None)
-}
-
-/// Creates the task, starts its call, and answers the `CreateTaskResult`.
-fn start(
+/// Creates the task and starts its call: the `CreateTaskResult`.
+async fn start(
     server: &Server,
     tool: String,
     params: Option<Value>,
     ctx: &Context,
 ) -> Result<Value, RpcError> {
+    let token = CancellationToken::new();
+    let id = new_id();
+    let input = Arc::new(TaskInput::new(id.clone(), server.clone()));
+    let slot = Arc::new(TaskSlot::running(input.clone()));
+    let task_ctx = ctx.for_task(token.clone(), slot);
+    let call = {
+        let server = server.clone();
+        Box::pin(async move { server.tools_call(params, task_ctx).await })
+    };
+    adopt(server, tool, ctx, Running { token, input }, call).await
+}
+
+/// 128 random bits, in hex.
+pub(super) fn new_id() -> String {
+    format!("{:032x}", rand::random::<u128>())
+}
+
+/// Makes `call` (whose context carries `running`'s token and input) the task's call: records
+/// the task, runs the call on beside the requests, answers the `CreateTaskResult`.
+pub(super) async fn adopt(
+    server: &Server,
+    tool: String,
+    ctx: &Context,
+    running: Running,
+    call: TaskCall,
+) -> Result<Value, RpcError> {
     let tasks = &server.features().tasks;
     let now = now_ms();
-    let _ = tasks.store.remove_expired(now);
-    let token = CancellationToken::new();
-    let id = format!("{:032x}", rand::random::<u128>());
+    let _ = tasks.store.remove_expired(now).await;
+    let id = running.input.id().to_owned();
+    let token = running.token.clone();
     {
-        let mut running = tasks.lock_running();
-        if running.len() >= MAX_RUNNING_TASKS {
-            return Err(RpcError::new(
-                RpcError::INTERNAL_ERROR,
-                format!("Too many tasks running: at most {MAX_RUNNING_TASKS} run at once"),
-                None,
-            ));
+        let mut all = tasks.lock_running();
+        if all.len() >= MAX_RUNNING_TASKS {
+            return Err(internal(format!(
+                "Too many tasks running: at most {MAX_RUNNING_TASKS} run at once"
+            )));
         }
-        running.insert(id.clone(), token.clone());
+        all.insert(id.clone(), running);
     }
     let record = TaskRecord {
         id: id.clone(),
-        principal: principal(ctx),
+        principal: ctx.principal(),
         tool,
         status: TaskStatus::Working,
         created_at_ms: now,
@@ -136,65 +178,57 @@ fn start(
         ttl_ms: u64::try_from(tasks.ttl.as_millis()).unwrap_or(u64::MAX),
         result: None,
         error: None,
+        input_requests: None,
+        node: Some(tasks.node.clone()),
+        heartbeat_ms: now,
     };
-    tasks
-        .store
-        .put(record.clone())
-        .map_err(|e| internal(e.to_string()))?;
+    if let Err(err) = tasks.store.put(record.clone()).await {
+        tasks.lock_running().remove(&id);
+        return Err(internal(err.to_string()));
+    }
     let mut handle = envelope(tasks, &record);
     handle.insert("resultType".into(), "task".into());
-    spawn(
-        server.clone(),
-        id,
-        params,
-        call_context(ctx, token.clone()),
-        token,
-    );
+    spawn(server.clone(), id, call, ctx.protocol_version(), token);
     Ok(Value::Object(handle))
 }
 
-/// The context the task's call runs with: the request's revision, capabilities and identity,
-/// and the task's own cancellation.
-fn call_context(ctx: &Context, token: CancellationToken) -> Context {
-    let mut builder = Context::builder()
-        .protocol_version(ctx.protocol_version())
-        .cancellation(token);
-    if let Some(caps) = ctx.client_capabilities() {
-        builder = builder.client_capabilities(caps.clone());
-    }
-    if let Some(info) = ctx.client_info() {
-        builder = builder.client_info(info.clone());
-    }
-    if let Some(identity) = ctx.assigns().get("identity") {
-        builder = builder.assign("identity", identity.clone());
-    }
-    builder.build()
-}
-
-/// Runs the task's call beside the requests. A cancel cancels the call's token (the tool sees
-/// `ctx.cancellation()`); a call still running [`CANCEL_GRACE`] later is dropped.
+/// Runs the task's call beside the requests, renewing its heartbeat. A cancel cancels the
+/// call's token (the tool sees `ctx.cancellation()`); a call still running [`CANCEL_GRACE`]
+/// later is dropped.
 fn spawn(
     server: Server,
     id: String,
-    params: Option<Value>,
-    ctx: Context,
+    call: TaskCall,
+    version: crate::protocol::ProtocolVersion,
     token: CancellationToken,
 ) {
-    let version = ctx.protocol_version();
     tokio::spawn(async move {
-        let call = AssertUnwindSafe(server.tools_call(params, ctx)).catch_unwind();
+        let call = AssertUnwindSafe(call).catch_unwind();
         let cancelled = async {
             token.cancelled().await;
             tokio::time::sleep(CANCEL_GRACE).await;
         };
+        let tasks = &server.features().tasks;
+        let beats = async {
+            let mut every = tokio::time::interval(HEARTBEAT);
+            every.tick().await;
+            loop {
+                every.tick().await;
+                if !tasks.beat(&id).await {
+                    break;
+                }
+            }
+            // The task ended (cancelled): the call's end or the grace decides.
+            std::future::pending::<()>().await;
+        };
         let outcome = tokio::select! {
             outcome = call => Some(outcome.map_err(|_| internal("The tool panicked"))),
             () = cancelled => None,
+            () = beats => None,
         };
-        let tasks = &server.features().tasks;
         tasks.lock_running().remove(&id);
         if let Some(outcome) = outcome {
-            tasks.finish(&id, version, outcome.and_then(|r| r));
+            tasks.finish(&id, version, outcome.and_then(|r| r)).await;
         }
     });
 }
@@ -215,9 +249,12 @@ fn envelope(tasks: &Tasks, task: &TaskRecord) -> Map<String, Value> {
     map
 }
 
-/// `tasks/get`'s answer: the envelope, and the result or the error once there is one.
+/// `tasks/get`'s answer: the envelope, and the requests it waits on, its result or its error.
 fn detailed(tasks: &Tasks, task: &TaskRecord) -> Value {
     let mut map = envelope(tasks, task);
+    if let (TaskStatus::InputRequired, Some(requests)) = (task.status, &task.input_requests) {
+        map.insert("inputRequests".into(), Value::Object(requests.clone()));
+    }
     if let Some(result) = &task.result {
         map.insert("result".into(), result.clone());
     }
@@ -225,101 +262,4 @@ fn detailed(tasks: &Tasks, task: &TaskRecord) -> Value {
         map.insert("error".into(), error.clone());
     }
     Value::Object(map)
-}
-
-impl Tasks {
-    fn lock_running(
-        &self,
-    ) -> std::sync::MutexGuard<'_, std::collections::HashMap<String, CancellationToken>> {
-        self.running
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    fn lock_transitions(&self) -> std::sync::MutexGuard<'_, ()> {
-        self.transitions
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    /// The task `id` as `principal` may see it: another principal's, an expired or an unknown
-    /// task are all "not found" (`-32602`), so ids cannot be probed.
-    fn find(&self, id: &str, principal: Option<&str>) -> Result<TaskRecord, RpcError> {
-        let not_found = || {
-            RpcError::invalid_params_reason(format!(
-                "Unknown task {}: no task with this id exists for this caller",
-                wymcp_core::bound::echo(id)
-            ))
-        };
-        let task = self
-            .store
-            .get(id)
-            .map_err(|e| internal(e.to_string()))?
-            .ok_or_else(not_found)?;
-        if task.is_expired(now_ms()) {
-            let _ = self.store.remove(id);
-            return Err(not_found());
-        }
-        if task.principal.as_deref() != principal {
-            return Err(not_found());
-        }
-        Ok(task)
-    }
-
-    /// Cancels the task: a running one ends as `cancelled` and its call is aborted; a task
-    /// already ended is left as it is (the same acknowledgement).
-    fn cancel(&self, id: &str, principal: Option<&str>) -> Result<(), RpcError> {
-        let _guard = self.lock_transitions();
-        let mut task = self.find(id, principal)?;
-        if task.status.is_terminal() {
-            return Ok(());
-        }
-        task.status = TaskStatus::Cancelled;
-        task.last_updated_at_ms = now_ms();
-        self.store.put(task).map_err(|e| internal(e.to_string()))?;
-        if let Some(token) = self.lock_running().remove(id) {
-            token.cancel();
-        }
-        Ok(())
-    }
-
-    /// Records how the task's call ended, unless the task was cancelled meanwhile: a result
-    /// (an `isError` one included) completes it; a fault (a panic, a protocol error) fails it.
-    fn finish(
-        &self,
-        id: &str,
-        version: ProtocolVersion,
-        outcome: Result<CallToolResult, RpcError>,
-    ) {
-        let _guard = self.lock_transitions();
-        let Ok(Some(mut task)) = self.store.get(id) else {
-            return;
-        };
-        if task.status.is_terminal() {
-            return;
-        }
-        match outcome {
-            // A result that is an error without a classification is a fault (a panic or a
-            // timeout inside dispatch), not the tool's own answer.
-            Ok(result) if result.is_error() && result.error_kind().is_none() => {
-                let data = result.into_value(version);
-                task.status = TaskStatus::Failed;
-                task.error = Some(json!({"code": RpcError::INTERNAL_ERROR,
-                                          "message": "The tool faulted", "data": data}));
-            }
-            Ok(result) => {
-                task.status = TaskStatus::Completed;
-                task.result = Some(result.into_value(version));
-            }
-            Err(error) => {
-                task.status = TaskStatus::Failed;
-                task.error = Some(json!({"code": error.code(), "message": error.message(),
-                                          "data": error.data()}));
-            }
-        }
-        task.last_updated_at_ms = now_ms();
-        if let Err(err) = self.store.put(task) {
-            tracing::warn!(%err, "could not record a task's end");
-        }
-    }
 }

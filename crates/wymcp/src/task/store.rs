@@ -3,8 +3,9 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
+use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// Where a task stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -66,6 +67,18 @@ pub struct TaskRecord {
     pub result: Option<Value>,
     /// The JSON-RPC error, once failed.
     pub error: Option<Value>,
+    /// While `input_required`: the requests the call waits on, by key (each an
+    /// `{"method": …, "params": …}` object), as `tasks/get` shows them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_requests: Option<Map<String, Value>>,
+    /// The node running the call (`None`: a node without an id), so another node sharing the
+    /// store can tell a task whose node stopped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
+    /// When the running node last said it still runs the call, in milliseconds since the Unix
+    /// epoch (renewed every [`HEARTBEAT`](crate::task::HEARTBEAT) while it runs).
+    #[serde(default)]
+    pub heartbeat_ms: u64,
 }
 
 impl TaskRecord {
@@ -81,16 +94,63 @@ impl TaskRecord {
 pub struct TaskStoreError(pub String);
 
 /// Where tasks are kept. Implement it for a store shared by several nodes or one that outlives
-/// a restart; the serving core serializes the transitions of the tasks its node runs.
+/// a restart (`wymcp-redis` has one); the serving core serializes the transitions of the tasks
+/// its node runs. Each method is one round trip to the store.
+///
+/// ```
+/// use futures_util::future::BoxFuture;
+/// use wymcp::task::{InMemoryTaskStore, TaskRecord, TaskStore, TaskStoreError};
+///
+/// /// Counts the tasks it is asked to keep.
+/// #[derive(Default)]
+/// struct Counting {
+///     inner: InMemoryTaskStore,
+///     puts: std::sync::atomic::AtomicUsize,
+/// }
+///
+/// impl TaskStore for Counting {
+///     fn put(&self, task: TaskRecord) -> BoxFuture<'_, Result<(), TaskStoreError>> {
+///         self.puts.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+///         self.inner.put(task)
+///     }
+///     fn get<'a>(&'a self, id: &'a str)
+///         -> BoxFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
+///         self.inner.get(id)
+///     }
+///     fn remove<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), TaskStoreError>> {
+///         self.inner.remove(id)
+///     }
+///     fn remove_expired(&self, now_ms: u64) -> BoxFuture<'_, Result<usize, TaskStoreError>> {
+///         self.inner.remove_expired(now_ms)
+///     }
+/// }
+/// ```
 pub trait TaskStore: Send + Sync + 'static {
     /// Stores `task`, replacing any with its id.
-    fn put(&self, task: TaskRecord) -> Result<(), TaskStoreError>;
+    fn put(&self, task: TaskRecord) -> BoxFuture<'_, Result<(), TaskStoreError>>;
     /// The task `id`, if kept.
-    fn get(&self, id: &str) -> Result<Option<TaskRecord>, TaskStoreError>;
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, TaskStoreError>>;
     /// Forgets the task `id`.
-    fn remove(&self, id: &str) -> Result<(), TaskStoreError>;
-    /// Forgets every task whose TTL is over at `now_ms`; answers how many.
-    fn remove_expired(&self, now_ms: u64) -> Result<usize, TaskStoreError>;
+    fn remove<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), TaskStoreError>>;
+    /// Forgets every task whose TTL is over at `now_ms`; answers how many (a store that
+    /// expires records by itself answers 0).
+    fn remove_expired(&self, now_ms: u64) -> BoxFuture<'_, Result<usize, TaskStoreError>>;
+}
+
+/// A shared store is a store: several servers (nodes of one process, a test) can hold one.
+impl<T: TaskStore + ?Sized> TaskStore for std::sync::Arc<T> {
+    fn put(&self, task: TaskRecord) -> BoxFuture<'_, Result<(), TaskStoreError>> {
+        (**self).put(task)
+    }
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
+        (**self).get(id)
+    }
+    fn remove<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), TaskStoreError>> {
+        (**self).remove(id)
+    }
+    fn remove_expired(&self, now_ms: u64) -> BoxFuture<'_, Result<usize, TaskStoreError>> {
+        (**self).remove_expired(now_ms)
+    }
 }
 
 /// The default [`TaskStore`]: a map in this process (tasks end with it).
@@ -98,8 +158,10 @@ pub trait TaskStore: Send + Sync + 'static {
 /// ```
 /// use wymcp::task::{InMemoryTaskStore, TaskStore};
 ///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let store = InMemoryTaskStore::default();
-/// assert!(store.get("no-such-task").unwrap().is_none());
+/// assert!(store.get("no-such-task").await.unwrap().is_none());
+/// # });
 /// ```
 #[derive(Debug, Default)]
 pub struct InMemoryTaskStore {
@@ -116,24 +178,26 @@ impl InMemoryTaskStore {
 }
 
 impl TaskStore for InMemoryTaskStore {
-    fn put(&self, task: TaskRecord) -> Result<(), TaskStoreError> {
+    fn put(&self, task: TaskRecord) -> BoxFuture<'_, Result<(), TaskStoreError>> {
         self.map().insert(task.id.clone(), task);
-        Ok(())
+        Box::pin(std::future::ready(Ok(())))
     }
 
-    fn get(&self, id: &str) -> Result<Option<TaskRecord>, TaskStoreError> {
-        Ok(self.map().get(id).cloned())
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
+        let task = self.map().get(id).cloned();
+        Box::pin(std::future::ready(Ok(task)))
     }
 
-    fn remove(&self, id: &str) -> Result<(), TaskStoreError> {
+    fn remove<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), TaskStoreError>> {
         self.map().remove(id);
-        Ok(())
+        Box::pin(std::future::ready(Ok(())))
     }
 
-    fn remove_expired(&self, now_ms: u64) -> Result<usize, TaskStoreError> {
+    fn remove_expired(&self, now_ms: u64) -> BoxFuture<'_, Result<usize, TaskStoreError>> {
         let mut map = self.map();
         let before = map.len();
         map.retain(|_, task| !task.is_expired(now_ms));
-        Ok(before - map.len())
+        let removed = before - map.len();
+        Box::pin(std::future::ready(Ok(removed)))
     }
 }

@@ -7,10 +7,9 @@
 #     era including pending ones (`--suite all` leaves the extensions' scenarios out: they are
 #     on no spec timeline);
 #   * 0.2.0-alpha.12's extension scenarios the fixture serves, one by one at 2026-07-28
-#     (`--force`, since no revision requires them): the three skills scenarios and eight of the
-#     ten tasks scenarios, each of whose checks must run (a skipped check fails the run, except
-#     in tasks-status-notifications, whose only check the suite itself skips). Not run:
-#     tasks-mrtr-input and tasks-mrtr-composition (a task cannot ask the client for input yet).
+#     (`--force`, since no revision requires them): the three skills scenarios and the ten
+#     tasks scenarios, each of whose checks must run (a skipped check fails the run, except in
+#     tasks-status-notifications, whose only check the suite itself skips).
 #
 # `run.sh --scale-out` runs the two suites (not the extension scenarios: the tasks store is
 # per node) through a round-robin nginx (no stickiness, SSE unbuffered) in front of two fixture
@@ -189,7 +188,8 @@ if [ "$mode" = "--scale-out" ]; then
 fi
 for scenario in sep-2640-skills-enumeration sep-2640-skills-directory sep-2640-skills-manifest \
   tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-request-state-removal \
-  tasks-request-headers tasks-dispatch-and-envelope tasks-required-task-error; do
+  tasks-request-headers tasks-dispatch-and-envelope tasks-required-task-error \
+  tasks-mrtr-input tasks-mrtr-composition; do
   run_extension "$scenario" || failed=1
 done
 # Its one check is skipped by the suite itself (pending a subscriptions/listen rewrite).

@@ -8,6 +8,9 @@ use crate::mrtr::{self, Round};
 use crate::protocol::stateless::{self, CacheHints};
 use crate::protocol::{Method, RpcError, failure, success};
 use crate::serve::{Answer, Class, Refusal};
+use crate::task::call_with_hand_off;
+use crate::task::hand_off::HandedOff;
+use crate::task::serve::{Route, route_call};
 use crate::{Context, Server};
 
 /// What a stateless handler produced.
@@ -33,9 +36,16 @@ pub(crate) async fn execute(
         Method::Discover => Ok(results::discover_result(server)),
         Method::ToolsList => Ok(server.list_tools_for(ctx.protocol_version(), ctx.identity())),
         Method::ToolsCall => {
-            let params = match crate::task::serve::route_call(server, params, &ctx) {
-                crate::task::serve::Route::Sync(params) => params,
-                crate::task::serve::Route::Answered(answer) => return answer.map(Done::Value),
+            let params = match route_call(server, params, &ctx).await {
+                Route::Sync(params) => params,
+                Route::Answered(answer) => return answer.map(Done::Value),
+                Route::HandOff(tool, params) => {
+                    return match call_with_hand_off(server, tool, params, &ctx, round).await {
+                        HandedOff::Complete(result) => result.map(Done::Call),
+                        HandedOff::InputRequired(value) => Ok(Done::Value(value)),
+                        HandedOff::Task(handle) => handle.map(Done::Value),
+                    };
+                }
             };
             let call = server.tools_call(params, ctx);
             return Ok(match mrtr::run_typed(round, call).await? {
@@ -44,7 +54,7 @@ pub(crate) async fn execute(
             });
         }
         Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => {
-            crate::task::serve::method(server, method, params, &ctx)
+            crate::task::serve::method(server, method, params, &ctx).await
         }
         Method::ResourcesRead | Method::PromptsGet => {
             mrtr::run(round, server.feature(method, params, ctx)).await

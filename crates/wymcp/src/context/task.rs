@@ -1,0 +1,84 @@
+//! A call and the tasks extension ([`crate::task`]): handing a call off to a task, and the
+//! context a task's call runs with.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use tokio_util::sync::CancellationToken;
+
+use super::{Context, Inner, ProgressState};
+use crate::task::input::{TaskInput, TaskSlot};
+
+impl Context {
+    /// Continues the call as a task (the tasks extension, MCP 2026-07-28): the request is
+    /// answered the task handle (`resultType: "task"`), and the code after this runs on as
+    /// the task, its result kept for `tasks/get`. `true` once the call is a task.
+    ///
+    /// Only a tool registered with
+    /// [`TaskStart::OnHandOff`](crate::task::TaskStart::OnHandOff), called by a client that
+    /// declares the extension, hands off; anywhere else this answers `false` at once and the
+    /// call goes on as a plain call. Input the code asked for before it (`ctx.elicit`, …) was
+    /// gathered in multi round-trip rounds; input asked for after it parks the task as
+    /// `input_required`.
+    ///
+    /// ```
+    /// use wymcp::Context;
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// // A call outside the tasks extension has nothing to hand off to.
+    /// assert!(!Context::default().hand_off_to_task().await);
+    /// # });
+    /// ```
+    pub async fn hand_off_to_task(&self) -> bool {
+        match &self.inner.task {
+            Some(slot) => slot.hand_off().await,
+            None => false,
+        }
+    }
+
+    /// The task's input requests, when the call runs as a task.
+    pub(crate) fn task_input(&self) -> Option<&Arc<TaskInput>> {
+        self.inner.task.as_ref().and_then(|slot| slot.input())
+    }
+
+    /// The context a task's call runs with: this request's, with the task's own cancellation
+    /// (the request's end does not cancel the task) and `slot`.
+    pub(crate) fn for_task(&self, token: CancellationToken, slot: Arc<TaskSlot>) -> Context {
+        let inner = &self.inner;
+        Context {
+            inner: Arc::new(Inner {
+                request_id: inner.request_id.clone(),
+                session_id: inner.session_id.clone(),
+                protocol_version: inner.protocol_version,
+                assigns: inner.assigns.clone(),
+                client_info: inner.client_info.clone(),
+                client_capabilities: inner.client_capabilities.clone(),
+                progress_token: inner.progress_token.clone(),
+                cancellation: token,
+                notifier: inner.notifier.clone(),
+                session: inner.session.clone(),
+                stream_closer: inner.stream_closer.clone(),
+                progress: Mutex::new(ProgressState::default()),
+                log_level: inner.log_level,
+                required_capabilities: Mutex::new(None),
+                input: inner.input.clone(),
+                identity: inner.identity.clone(),
+                request_state: Mutex::new(None),
+                origin: inner.origin,
+                task: Some(slot),
+            }),
+        }
+    }
+
+    /// Takes over the client capabilities `other` (a [`for_task`](Self::for_task) context)
+    /// found missing, so this request is refused `-32021` for them.
+    pub(crate) fn adopt_required(&self, other: &Context) {
+        let found = other.required_capabilities();
+        if found.is_some() {
+            *self
+                .inner
+                .required_capabilities
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner) = found;
+        }
+    }
+}

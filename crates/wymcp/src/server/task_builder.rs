@@ -1,0 +1,39 @@
+//! The tasks extension's part of [`ServerBuilder`]: which tools run as tasks, when they
+//! become one, where tasks are kept and for how long.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::ServerBuilder;
+use crate::task::{TaskStart, TaskStore, TaskSupport};
+
+impl ServerBuilder {
+    /// Whether tool `tool` runs as a task (the tasks extension, [`crate::task`]; MCP
+    /// 2026-07-28): a client declaring the extension is answered a task handle; `build()`
+    /// refuses a tool that does not exist.
+    pub fn task_support(mut self, tool: impl Into<String>, support: TaskSupport) -> Self {
+        self.tasks.support.insert(tool.into(), support);
+        self
+    }
+
+    /// Where tasks are kept (default [`InMemoryTaskStore`](crate::task::InMemoryTaskStore)).
+    pub fn task_store(mut self, store: impl TaskStore) -> Self {
+        self.tasks.store = Arc::new(store);
+        self
+    }
+
+    /// How long a task is kept after it was created (default
+    /// [`DEFAULT_TASK_TTL`](crate::task::DEFAULT_TASK_TTL), one hour); then `tasks/get` says
+    /// it does not exist.
+    pub fn task_ttl(mut self, ttl: Duration) -> Self {
+        self.tasks.ttl = ttl;
+        self
+    }
+
+    /// When a call of tool `tool` becomes a task (default [`TaskStart::Immediately`]);
+    /// `build()` refuses a tool that does not exist.
+    pub fn task_start(mut self, tool: impl Into<String>, start: TaskStart) -> Self {
+        self.tasks.start.insert(tool.into(), start);
+        self
+    }
+}

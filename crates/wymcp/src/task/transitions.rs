@@ -1,0 +1,220 @@
+//! How a task's status changes: found (or not) for a caller, cancelled, parked on input and
+//! resumed, ended, and failed when the node running it stopped. The transitions of one node's
+//! tasks are serialized, so a cancel racing an end or an answer leaves one outcome.
+
+use std::collections::HashMap;
+use std::sync::MutexGuard;
+
+use serde_json::{Map, Value, json};
+
+use super::clock::now_ms;
+use super::{HEARTBEAT, Running, TaskRecord, TaskStatus, Tasks};
+use crate::dispatch::CallToolResult;
+use crate::protocol::{ProtocolVersion, RpcError};
+
+/// A running task whose heartbeat is older than this many [`HEARTBEAT`]s, on a node that does
+/// not run it, was left by a node that stopped.
+const MISSED_HEARTBEATS: u32 = 3;
+
+pub(super) fn internal(message: impl Into<String>) -> RpcError {
+    RpcError::new(RpcError::INTERNAL_ERROR, message, None)
+}
+
+fn store_failed(err: super::TaskStoreError) -> RpcError {
+    internal(err.to_string())
+}
+
+impl Tasks {
+    pub(super) fn lock_running(&self) -> MutexGuard<'_, HashMap<String, Running>> {
+        self.running
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The task `id` as `principal` may see it: another principal's, an expired or an unknown
+    /// task are all "not found" (`-32602`), so ids cannot be probed. A task left running by a
+    /// node that stopped is failed first.
+    pub(super) async fn find(
+        &self,
+        id: &str,
+        principal: Option<&str>,
+    ) -> Result<TaskRecord, RpcError> {
+        let not_found = || {
+            RpcError::invalid_params_reason(format!(
+                "Unknown task {}: no task with this id exists for this caller",
+                wymcp_core::bound::echo(id)
+            ))
+        };
+        let mut task = self
+            .store
+            .get(id)
+            .await
+            .map_err(store_failed)?
+            .ok_or_else(not_found)?;
+        let now = now_ms();
+        if task.is_expired(now) {
+            let _ = self.store.remove(id).await;
+            return Err(not_found());
+        }
+        if task.principal.as_deref() != principal {
+            return Err(not_found());
+        }
+        if self.is_orphan(&task, now) {
+            task = self.fail_orphan(task).await?;
+        }
+        Ok(task)
+    }
+
+    /// Whether `task` is still running on a node that stopped: not here, and its heartbeat
+    /// missed [`MISSED_HEARTBEATS`] renewals.
+    fn is_orphan(&self, task: &TaskRecord, now: u64) -> bool {
+        let stale = u64::try_from((HEARTBEAT * MISSED_HEARTBEATS).as_millis()).unwrap_or(u64::MAX);
+        !task.status.is_terminal()
+            && !self.lock_running().contains_key(&task.id)
+            && now.saturating_sub(task.heartbeat_ms) > stale
+    }
+
+    /// Fails a task its node left (no lock taken: no call of this node can change it, and
+    /// callers may hold the transitions lock already).
+    async fn fail_orphan(&self, mut task: TaskRecord) -> Result<TaskRecord, RpcError> {
+        task.status = TaskStatus::Failed;
+        task.input_requests = None;
+        task.error = Some(json!({
+            "code": RpcError::INTERNAL_ERROR,
+            "message": "The node running this task stopped before the task ended; call the tool again",
+        }));
+        task.last_updated_at_ms = now_ms();
+        self.store.put(task.clone()).await.map_err(store_failed)?;
+        Ok(task)
+    }
+
+    /// Cancels the task: a running one ends as `cancelled` and its call is aborted; a task
+    /// already ended is left as it is (the same acknowledgement).
+    pub(super) async fn cancel(&self, id: &str, principal: Option<&str>) -> Result<(), RpcError> {
+        let _guard = self.transitions.lock().await;
+        let mut task = self.find(id, principal).await?;
+        if task.status.is_terminal() {
+            return Ok(());
+        }
+        task.status = TaskStatus::Cancelled;
+        task.input_requests = None;
+        task.last_updated_at_ms = now_ms();
+        self.store.put(task).await.map_err(store_failed)?;
+        if let Some(running) = self.lock_running().remove(id) {
+            running.token.cancel();
+        }
+        Ok(())
+    }
+
+    /// `tasks/update`: hands the answers to the requests the task waits on, and shows what is
+    /// still outstanding before acknowledging (so the next `tasks/get` sees it). Answers for a
+    /// task that ended, or that runs on another node, are ignored.
+    pub(super) async fn update(
+        &self,
+        id: &str,
+        principal: Option<&str>,
+        responses: &Map<String, Value>,
+    ) -> Result<(), RpcError> {
+        let _guard = self.transitions.lock().await;
+        let task = self.find(id, principal).await?;
+        let input = self.lock_running().get(id).map(|r| r.input.clone());
+        let (Some(input), false) = (input, task.status.is_terminal()) else {
+            return Ok(());
+        };
+        input.answer(responses);
+        self.record_input(task, input.outstanding()).await
+    }
+
+    /// Shows the task's outstanding requests (after its code asked, or a request timed out).
+    pub(crate) async fn show_input(&self, id: &str) {
+        let _guard = self.transitions.lock().await;
+        let input = self.lock_running().get(id).map(|r| r.input.clone());
+        let Some(input) = input else {
+            return;
+        };
+        let task = match self.store.get(id).await {
+            Ok(Some(task)) if !task.status.is_terminal() => task,
+            _ => return,
+        };
+        if let Err(err) = self.record_input(task, input.outstanding()).await {
+            tracing::warn!(error = %err.message(), "could not record a task's input requests");
+        }
+    }
+
+    /// Records `outstanding` on `task`: `input_required` while any, `working` otherwise.
+    async fn record_input(
+        &self,
+        mut task: TaskRecord,
+        outstanding: Option<Map<String, Value>>,
+    ) -> Result<(), RpcError> {
+        task.status = match outstanding {
+            Some(_) => TaskStatus::InputRequired,
+            None => TaskStatus::Working,
+        };
+        task.input_requests = outstanding;
+        let now = now_ms();
+        task.last_updated_at_ms = now;
+        task.heartbeat_ms = now;
+        self.store.put(task).await.map_err(store_failed)
+    }
+
+    /// Renews the heartbeat of a task this node runs; `false` once the task ended.
+    pub(super) async fn beat(&self, id: &str) -> bool {
+        let _guard = self.transitions.lock().await;
+        match self.store.get(id).await {
+            Ok(Some(mut task)) if !task.status.is_terminal() => {
+                task.heartbeat_ms = now_ms();
+                if let Err(err) = self.store.put(task).await {
+                    tracing::warn!(%err, "could not renew a task's heartbeat");
+                }
+                true
+            }
+            Ok(_) => false,
+            Err(err) => {
+                tracing::warn!(%err, "could not renew a task's heartbeat");
+                true
+            }
+        }
+    }
+
+    /// Records how the task's call ended, unless the task was cancelled meanwhile: a result
+    /// (an `isError` one included) completes it; a fault (a panic, a protocol error) fails it.
+    pub(super) async fn finish(
+        &self,
+        id: &str,
+        version: ProtocolVersion,
+        outcome: Result<CallToolResult, RpcError>,
+    ) {
+        let _guard = self.transitions.lock().await;
+        let Ok(Some(mut task)) = self.store.get(id).await else {
+            return;
+        };
+        if task.status.is_terminal() {
+            return;
+        }
+        match outcome {
+            // A result that is an error without a classification is a fault (a panic or a
+            // timeout inside dispatch), not the tool's own answer.
+            Ok(result) if result.is_error() && result.error_kind().is_none() => {
+                let data = result.into_value(version);
+                task.status = TaskStatus::Failed;
+                task.error = Some(json!({"code": RpcError::INTERNAL_ERROR,
+                                          "message": "The tool faulted", "data": data}));
+            }
+            Ok(result) => {
+                task.status = TaskStatus::Completed;
+                task.result = Some(result.into_value(version));
+            }
+            Err(error) => {
+                task.status = TaskStatus::Failed;
+                task.error = Some(json!({"code": error.code(), "message": error.message(),
+                                          "data": error.data()}));
+            }
+        }
+        task.input_requests = None;
+        task.last_updated_at_ms = now_ms();
+        if let Err(err) = self.store.put(task).await {
+            tracing::warn!(%err, "could not record a task's end");
+        }
+    }
+}
