@@ -8,7 +8,7 @@ use redis::AsyncCommands as _;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use wymcp::mrtr::RequestStateKeys;
 
-use crate::{RedisBus, RedisEventLog, RedisSessionStore};
+use crate::{RedisBus, RedisEventLog, RedisSessionStore, RedisTaskStore};
 
 /// How long a Redis command may take before the request using it is answered 503 (default).
 const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
@@ -59,6 +59,10 @@ impl Keys {
     /// mark left is a call whose node stopped).
     pub(crate) fn call_mark(&self, session: &str, stream: &str) -> String {
         format!("{}:call-mark:{session}:{stream}", self.0)
+    }
+    /// A task of the tasks extension.
+    pub(crate) fn task(&self, id: &str) -> String {
+        key(&self.0, ":task:", id)
     }
     fn request_state_key(&self) -> String {
         format!("{}:request-state-key", self.0)
@@ -188,6 +192,12 @@ impl Redis {
             self.max_events,
             self.events_ttl,
         )
+    }
+
+    /// The tasks extension's task store on this Redis: a task outlives its node, and any node
+    /// answers `tasks/get` for it ([`RedisTaskStore`]).
+    pub fn task_store(&self) -> RedisTaskStore {
+        RedisTaskStore::new(self.conn.clone(), self.keys.clone())
     }
 
     /// The bus between nodes on this Redis (pub/sub).

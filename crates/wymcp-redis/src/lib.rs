@@ -29,6 +29,7 @@
 //! | `wymcp:events:<id>` | stream | the session's SSE events, at most [`Redis::max_events`] | [`Redis::events_ttl`] after the last |
 //! | `wymcp:bus:all`, `wymcp:bus:node:<node>` | pub/sub channels | messages between nodes | not stored |
 //! | `wymcp:request-state-key` | string | the shared requestState key | never expires |
+//! | `wymcp:task:<id>` | string (JSON) | a task of the tasks extension ([`Redis::task_store`]) | the task's TTL from its creation |
 //!
 //! Requests cost one round trip each to load their session (`GETEX … PX` reads the record
 //! and renews its TTL; Redis 6.2 or later); a record is written only when it changes. When Redis is unreachable,
@@ -42,12 +43,14 @@ mod events;
 mod ext;
 mod record;
 mod store;
+mod tasks;
 
 pub use bus::RedisBus;
 pub use connection::{Redis, RedisBuilder};
 pub use events::RedisEventLog;
 pub use ext::RedisExt;
 pub use store::RedisSessionStore;
+pub use tasks::RedisTaskStore;
 
 /// A Redis call failed.
 pub type Error = redis::RedisError;

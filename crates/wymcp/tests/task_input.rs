@@ -2,8 +2,9 @@
 //! tool asks the user parks as `input_required` with its `inputRequests`, and `tasks/update`
 //! resumes it (one answer at a time when it asked two questions at once; a misshapen answer
 //! or another principal's update changes nothing); a tool that hands off answers its
-//! multi round-trip round first and its task handle on the retry; a task left by a node that
-//! stopped is reported failed.
+//! multi round-trip round first and its task handle on the retry; nodes sharing a store: an
+//! answer or a cancel given to the node that does not run the task reaches it at its next
+//! heartbeat, and a task left by a node that stopped is reported failed.
 
 #![allow(clippy::unwrap_used)]
 
@@ -15,7 +16,7 @@ use std::time::Duration;
 
 use http_harness::Http;
 use serde_json::{Value, json};
-use tasks_kit::{call, poll_until_terminal, serve_with};
+use tasks_kit::{call, poll_until_terminal, serve_node, serve_with, start};
 use wymcp::task::{InMemoryTaskStore, TaskStore};
 
 const ALICE: &str = "alice-token";
@@ -223,4 +224,53 @@ async fn a_task_left_by_a_stopped_node_is_reported_failed() {
         "The node running this task stopped before the task ended; call the tool again"
     );
     assert!(failed.get("inputRequests").is_none());
+}
+
+#[tokio::test]
+async fn answers_and_cancels_given_to_another_node_reach_the_running_task() {
+    let store = Arc::new(InMemoryTaskStore::default());
+    let beat = Duration::from_millis(50);
+    let runner = serve_node(store.clone(), Duration::from_secs(60), beat).await;
+    let other = serve_node(store.clone(), Duration::from_secs(60), beat).await;
+    let id = ask(&runner.http, 2).await;
+    until_asking(&other.http, &id, 2).await;
+    // Answers for keys nobody asked are not kept.
+    update(
+        &other.http,
+        ALICE,
+        &id,
+        json!({"first": word("fig"), "zzz": word("x")}),
+    )
+    .await;
+    let recorded = store.get(&id).await.unwrap().unwrap().pending_answers;
+    assert!(
+        recorded.as_ref().is_none_or(|a| a.keys().eq(["first"])),
+        "{recorded:?}"
+    );
+    let half = until_asking(&other.http, &id, 1).await;
+    assert!(half["inputRequests"].get("second").is_some());
+    update(&other.http, ALICE, &id, json!({"second": word("kiwi")})).await;
+    let done = poll_until_terminal(&other.http, &id).await;
+    assert_eq!(done["result"]["content"][0]["text"], "\"fig\" \"kiwi\"");
+
+    let id = start(&runner.http, 60_000).await;
+    call(
+        &other.http,
+        ALICE,
+        true,
+        "tasks/cancel",
+        json!({"taskId": id}),
+    )
+    .await;
+    assert_eq!(get(&runner.http, &id).await["status"], "cancelled");
+    for _ in 0..100 {
+        if runner
+            .observed_cancel
+            .load(std::sync::atomic::Ordering::SeqCst)
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("the running node's tool never saw the cancel made on the other node");
 }

@@ -3,12 +3,14 @@
 //! and that resource.
 
 use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 use wymcp::mrtr::RequestStateKeys;
 use wymcp::resource::Resource;
 use wymcp::session::{Elicitation, Sampling};
-use wymcp::{CallError, CallOutput, CallResult, Context, PlainTool, Server};
+use wymcp::task::TaskSupport;
+use wymcp::{CallError, CallOutput, CallResult, Context, PlainTool, Server, ServerBuilder};
 
 pub(crate) const README: &str = "test://readme";
 
@@ -106,6 +108,27 @@ impl PlainTool for Touch {
 
 /// A node's server: every node builds its own, as separate processes would.
 pub(crate) fn server(keys: Option<RequestStateKeys>) -> Server {
+    build(keys, |builder| builder)
+}
+
+/// The same server with tasks kept in `redis`: `steps` (ends at once), `slow` (never ends) and
+/// `ask` (waits for the client's answers) run as tasks for a client declaring the extension;
+/// heartbeats every 200 ms, so a task of a stopped node is failed within a second.
+pub(crate) fn tasks_server(keys: Option<RequestStateKeys>, redis: &wymcp_redis::Redis) -> Server {
+    build(keys, |builder| {
+        builder
+            .task_support("steps", TaskSupport::Optional)
+            .task_support("slow", TaskSupport::Optional)
+            .task_support("ask", TaskSupport::Optional)
+            .task_store(redis.task_store())
+            .task_heartbeat(Duration::from_millis(200))
+    })
+}
+
+fn build(
+    keys: Option<RequestStateKeys>,
+    more: impl FnOnce(ServerBuilder) -> ServerBuilder,
+) -> Server {
     let me = Arc::new(OnceLock::new());
     let mut builder = Server::builder()
         .name("nodes")
@@ -119,7 +142,7 @@ pub(crate) fn server(keys: Option<RequestStateKeys>) -> Server {
     if let Some(keys) = keys {
         builder = builder.request_state_keys(keys);
     }
-    let server = builder.build().expect("the fixture builds");
+    let server = more(builder).build().expect("the fixture builds");
     let _ = me.set(server.clone());
     server
 }

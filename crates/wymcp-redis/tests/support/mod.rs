@@ -50,10 +50,20 @@ pub(crate) struct NodeProcess {
 
 impl NodeProcess {
     pub(crate) fn spawn(test: &str, redis_url: &str) -> NodeProcess {
+        NodeProcess::spawn_serving(test, redis_url, "fixture")
+    }
+
+    /// A node process serving [`fixture::tasks_server`].
+    pub(crate) fn spawn_with_tasks(test: &str, redis_url: &str) -> NodeProcess {
+        NodeProcess::spawn_serving(test, redis_url, "tasks")
+    }
+
+    fn spawn_serving(test: &str, redis_url: &str, server: &str) -> NodeProcess {
         use std::io::BufRead as _;
         let mut child = std::process::Command::new(std::env::current_exe().expect("this binary"))
             .args([test, "--exact", "--nocapture", "--test-threads=1"])
             .env("WYMCP_TEST_NODE_REDIS", redis_url)
+            .env("WYMCP_TEST_NODE_SERVER", server)
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::null())
@@ -77,8 +87,9 @@ impl Drop for NodeProcess {
     }
 }
 
-/// Serves the fixture on the Redis `WYMCP_TEST_NODE_REDIS` names, until killed; does nothing
-/// when it is not set (the body of a node process's test, see [`NodeProcess`]).
+/// Serves the fixture (`WYMCP_TEST_NODE_SERVER=tasks`: with its tasks in Redis) on the Redis
+/// `WYMCP_TEST_NODE_REDIS` names, until killed; does nothing when it is not set (the body of
+/// a node process's test, see [`NodeProcess`]).
 pub(crate) fn serve_as_node_process() {
     let Ok(url) = std::env::var("WYMCP_TEST_NODE_REDIS") else {
         return;
@@ -87,10 +98,11 @@ pub(crate) fn serve_as_node_process() {
     runtime.block_on(async move {
         let redis = wymcp_redis::Redis::connect(&url).await.expect("Redis");
         let keys = redis.request_state_keys().await.expect("the shared keys");
-        let builder = wymcp_redis::RedisExt::redis(
-            StreamableHttp::builder(fixture::server(Some(keys))),
-            &redis,
-        );
+        let server = match std::env::var("WYMCP_TEST_NODE_SERVER").as_deref() {
+            Ok("tasks") => fixture::tasks_server(Some(keys), &redis),
+            _ => fixture::server(Some(keys)),
+        };
+        let builder = wymcp_redis::RedisExt::redis(StreamableHttp::builder(server), &redis);
         let http = HttpServer::bind("127.0.0.1:0", builder)
             .await
             .expect("a port");
@@ -191,11 +203,13 @@ impl Answer {
     }
 }
 
-/// The 2026-07-28 envelope of a client that can answer elicitation and sampling.
+/// The 2026-07-28 envelope of a client that can answer elicitation and sampling and declares
+/// the tasks extension.
 pub(crate) fn envelope() -> Value {
     json!({
         "io.modelcontextprotocol/protocolVersion": STATELESS_VERSION,
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "sampling": {}},
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "sampling": {},
+            "extensions": {"io.modelcontextprotocol/tasks": {}}},
         "io.modelcontextprotocol/clientInfo": {"name": "nodes-test", "version": "1"}
     })
 }
@@ -225,6 +239,9 @@ impl Client {
             let name = match method.as_str() {
                 "tools/call" => body["params"]["name"].as_str().map(str::to_owned),
                 "resources/read" => body["params"]["uri"].as_str().map(str::to_owned),
+                "tasks/get" | "tasks/update" | "tasks/cancel" => {
+                    body["params"]["taskId"].as_str().map(str::to_owned)
+                }
                 _ => None,
             };
             if !method.is_empty() {

@@ -590,7 +590,7 @@ fn server_builder() -> Result<wymcp::ServerBuilder, Box<dyn std::error::Error>> 
 
 /// `conformance [PORT] [--redis URL]`: serves the fixture on 127.0.0.1:PORT (3001, or `PORT`
 /// from the environment); with `--redis`, as one node of several sharing that Redis (sessions,
-/// event log, bus and requestState keys: `tests/conformance/scale_out.sh`).
+/// event log, bus, requestState keys and tasks: `tests/conformance/run.sh --scale-out`).
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -610,7 +610,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let mut builder = server_builder()?;
     if let Some(redis) = &redis {
-        builder = builder.request_state_keys(redis.request_state_keys().await?);
+        // Tasks in Redis too, any node answering for any task: a running task's node picks
+        // up a cancel or an answer given to another node at its next heartbeat.
+        builder = builder
+            .request_state_keys(redis.request_state_keys().await?)
+            .task_store(redis.task_store())
+            .task_heartbeat(Duration::from_millis(250));
     }
     let server = builder.build()?;
     listen::attach(&server);

@@ -36,4 +36,13 @@ impl ServerBuilder {
         self.tasks.start.insert(tool.into(), start);
         self
     }
+
+    /// How often the node running a task renews its heartbeat and picks up what other nodes
+    /// sharing the store recorded (default [`HEARTBEAT`](crate::task::HEARTBEAT), 5 s; at
+    /// least 10 ms): a task whose heartbeat is three beats old is failed by the node that
+    /// finds it. Every node of a deployment should use the same value.
+    pub fn task_heartbeat(mut self, every: Duration) -> Self {
+        self.tasks.heartbeat = every.max(Duration::from_millis(10));
+        self
+    }
 }

@@ -45,9 +45,12 @@ pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(3600);
 /// How often a client is told to poll `tasks/get`: every half second.
 pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_millis(500);
-/// How often the node running a task renews its heartbeat in the store. A node sharing the
-/// store finds a task whose heartbeat is three beats old, and that it does not run, left by a
-/// node that stopped: `tasks/get` reports it `failed`, naming that.
+/// How often the node running a task renews its heartbeat in the store (unless
+/// [`ServerBuilder::task_heartbeat`](crate::ServerBuilder::task_heartbeat) sets it). A node
+/// sharing the store finds a task whose heartbeat is three beats old, and that it does not
+/// run, left by a node that stopped: `tasks/get` reports it `failed`, naming that. At each beat
+/// the running node also picks up what other nodes recorded: a cancel, answers to its input
+/// requests.
 pub const HEARTBEAT: Duration = Duration::from_secs(5);
 
 /// Whether a tool runs as a task.
@@ -70,14 +73,13 @@ pub enum TaskSupport {
 /// use wymcp::task::{TaskStart, TaskSupport};
 ///
 /// // `deploy` first asks the user which environment (multi round-trip, answered at once),
-/// // then calls `ctx.hand_off_to_task().await` and runs on as a task.
-/// let server = Server::builder()
+/// // then calls `ctx.hand_off_to_task().await` and runs on as a task (docs/tasks.md has
+/// // the whole tool).
+/// let builder = Server::builder()
 ///     // ... .plain_tool(Deploy) ...
 ///     .task_support("deploy", TaskSupport::Required)
-///     .task_start("deploy", TaskStart::OnHandOff)
-///     .build()?;
-/// # let _ = server;
-/// # Ok::<(), wymcp::ConfigurationError>(())
+///     .task_start("deploy", TaskStart::OnHandOff);
+/// # let _ = builder;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
@@ -105,6 +107,8 @@ pub(crate) struct Tasks {
     pub(crate) store: Arc<dyn TaskStore>,
     pub(crate) ttl: Duration,
     pub(crate) poll_interval: Duration,
+    /// How often a running task's heartbeat is renewed.
+    pub(crate) heartbeat: Duration,
     /// This server's node id in task records (random per build).
     pub(crate) node: String,
     /// The calls this node runs, by task id: cancelling one ends its call.
@@ -131,6 +135,7 @@ impl Default for Tasks {
             store: Arc::new(InMemoryTaskStore::default()),
             ttl: DEFAULT_TASK_TTL,
             poll_interval: DEFAULT_POLL_INTERVAL,
+            heartbeat: HEARTBEAT,
             node: format!("{:016x}", rand::random::<u64>()),
             running: Mutex::new(HashMap::new()),
             transitions: tokio::sync::Mutex::new(()),

@@ -12,9 +12,7 @@ use tokio_util::sync::CancellationToken;
 use super::clock::{now_ms, rfc3339};
 use super::input::{TaskInput, TaskSlot};
 use super::transitions::internal;
-use super::{
-    HEARTBEAT, Running, TASKS_EXTENSION, TaskRecord, TaskStart, TaskStatus, TaskSupport, Tasks,
-};
+use super::{Running, TASKS_EXTENSION, TaskRecord, TaskStart, TaskStatus, TaskSupport, Tasks};
 use crate::dispatch::CallToolResult;
 use crate::mrtr::INVALID_INPUT_RESPONSES;
 use crate::protocol::{Method, RpcError};
@@ -179,6 +177,7 @@ pub(super) async fn adopt(
         result: None,
         error: None,
         input_requests: None,
+        pending_answers: None,
         node: Some(tasks.node.clone()),
         heartbeat_ms: now,
     };
@@ -192,9 +191,9 @@ pub(super) async fn adopt(
     Ok(Value::Object(handle))
 }
 
-/// Runs the task's call beside the requests, renewing its heartbeat. A cancel cancels the
-/// call's token (the tool sees `ctx.cancellation()`); a call still running [`CANCEL_GRACE`]
-/// later is dropped.
+/// Runs the task's call beside the requests, renewing its heartbeat. A cancel (here, or seen
+/// at a heartbeat when another node recorded it) cancels the call's token (the tool sees
+/// `ctx.cancellation()`); a call still running [`CANCEL_GRACE`] later is dropped.
 fn spawn(
     server: Server,
     id: String,
@@ -210,7 +209,7 @@ fn spawn(
         };
         let tasks = &server.features().tasks;
         let beats = async {
-            let mut every = tokio::time::interval(HEARTBEAT);
+            let mut every = tokio::time::interval(tasks.heartbeat);
             every.tick().await;
             loop {
                 every.tick().await;
@@ -219,6 +218,7 @@ fn spawn(
                 }
             }
             // The task ended (cancelled): the call's end or the grace decides.
+            token.cancel();
             std::future::pending::<()>().await;
         };
         let outcome = tokio::select! {

@@ -71,12 +71,17 @@ pub struct TaskRecord {
     /// `{"method": …, "params": …}` object), as `tasks/get` shows them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input_requests: Option<Map<String, Value>>,
+    /// Answers `tasks/update` brought to a node that does not run the task, for the node
+    /// running it to hand over at its next heartbeat (only keys outstanding then are kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending_answers: Option<Map<String, Value>>,
     /// The node running the call (`None`: a node without an id), so another node sharing the
     /// store can tell a task whose node stopped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node: Option<String>,
     /// When the running node last said it still runs the call, in milliseconds since the Unix
-    /// epoch (renewed every [`HEARTBEAT`](crate::task::HEARTBEAT) while it runs).
+    /// epoch (renewed every [`HEARTBEAT`](crate::task::HEARTBEAT), or as configured, while it
+    /// runs).
     #[serde(default)]
     pub heartbeat_ms: u64,
 }

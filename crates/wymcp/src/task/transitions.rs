@@ -8,12 +8,14 @@ use std::sync::MutexGuard;
 use serde_json::{Map, Value, json};
 
 use super::clock::now_ms;
-use super::{HEARTBEAT, Running, TaskRecord, TaskStatus, Tasks};
+use super::input::TaskInput;
+use super::{Running, TaskRecord, TaskStatus, Tasks};
+use crate::mrtr::InputKind;
 use crate::dispatch::CallToolResult;
 use crate::protocol::{ProtocolVersion, RpcError};
 
-/// A running task whose heartbeat is older than this many [`HEARTBEAT`]s, on a node that does
-/// not run it, was left by a node that stopped.
+/// A running task whose heartbeat is older than this many heartbeats, on a node that does not
+/// run it, was left by a node that stopped.
 const MISSED_HEARTBEATS: u32 = 3;
 
 pub(super) fn internal(message: impl Into<String>) -> RpcError {
@@ -68,7 +70,8 @@ impl Tasks {
     /// Whether `task` is still running on a node that stopped: not here, and its heartbeat
     /// missed [`MISSED_HEARTBEATS`] renewals.
     fn is_orphan(&self, task: &TaskRecord, now: u64) -> bool {
-        let stale = u64::try_from((HEARTBEAT * MISSED_HEARTBEATS).as_millis()).unwrap_or(u64::MAX);
+        let stale =
+            u64::try_from((self.heartbeat * MISSED_HEARTBEATS).as_millis()).unwrap_or(u64::MAX);
         !task.status.is_terminal()
             && !self.lock_running().contains_key(&task.id)
             && now.saturating_sub(task.heartbeat_ms) > stale
@@ -107,8 +110,10 @@ impl Tasks {
     }
 
     /// `tasks/update`: hands the answers to the requests the task waits on, and shows what is
-    /// still outstanding before acknowledging (so the next `tasks/get` sees it). Answers for a
-    /// task that ended, or that runs on another node, are ignored.
+    /// still outstanding before acknowledging (so the next `tasks/get` sees it). For a task
+    /// another node runs, the answers that fit an outstanding request are moved into the record
+    /// (the running node delivers them at its next heartbeat). Answers for a task that ended
+    /// are ignored.
     pub(super) async fn update(
         &self,
         id: &str,
@@ -116,13 +121,20 @@ impl Tasks {
         responses: &Map<String, Value>,
     ) -> Result<(), RpcError> {
         let _guard = self.transitions.lock().await;
-        let task = self.find(id, principal).await?;
-        let input = self.lock_running().get(id).map(|r| r.input.clone());
-        let (Some(input), false) = (input, task.status.is_terminal()) else {
+        let mut task = self.find(id, principal).await?;
+        if task.status.is_terminal() {
             return Ok(());
-        };
-        input.answer(responses);
-        self.record_input(task, input.outstanding()).await
+        }
+        let input = self.lock_running().get(id).map(|r| r.input.clone());
+        if let Some(input) = input {
+            input.answer(responses);
+            return self.record_input(task, &input).await;
+        }
+        if !record_answers(&mut task, responses) {
+            return Ok(());
+        }
+        task.last_updated_at_ms = now_ms();
+        self.store.put(task).await.map_err(store_failed)
     }
 
     /// Shows the task's outstanding requests (after its code asked, or a request timed out).
@@ -136,17 +148,18 @@ impl Tasks {
             Ok(Some(task)) if !task.status.is_terminal() => task,
             _ => return,
         };
-        if let Err(err) = self.record_input(task, input.outstanding()).await {
+        if let Err(err) = self.record_input(task, &input).await {
             tracing::warn!(error = %err.message(), "could not record a task's input requests");
         }
     }
 
-    /// Records `outstanding` on `task`: `input_required` while any, `working` otherwise.
-    async fn record_input(
-        &self,
-        mut task: TaskRecord,
-        outstanding: Option<Map<String, Value>>,
-    ) -> Result<(), RpcError> {
+    /// Delivers the answers other nodes recorded on `task`, then records what `input` still
+    /// waits on: `input_required` while anything, `working` otherwise; renews the heartbeat.
+    async fn record_input(&self, mut task: TaskRecord, input: &TaskInput) -> Result<(), RpcError> {
+        if let Some(answers) = task.pending_answers.take() {
+            input.answer(&answers);
+        }
+        let outstanding = input.outstanding();
         task.status = match outstanding {
             Some(_) => TaskStatus::InputRequired,
             None => TaskStatus::Working,
@@ -158,23 +171,30 @@ impl Tasks {
         self.store.put(task).await.map_err(store_failed)
     }
 
-    /// Renews the heartbeat of a task this node runs; `false` once the task ended.
+    /// Renews the heartbeat of a task this node runs, and delivers the answers another node
+    /// recorded for it; `false` once the task ended (cancelled, perhaps on another node).
     pub(super) async fn beat(&self, id: &str) -> bool {
         let _guard = self.transitions.lock().await;
-        match self.store.get(id).await {
-            Ok(Some(mut task)) if !task.status.is_terminal() => {
-                task.heartbeat_ms = now_ms();
-                if let Err(err) = self.store.put(task).await {
-                    tracing::warn!(%err, "could not renew a task's heartbeat");
-                }
-                true
-            }
-            Ok(_) => false,
+        let mut task = match self.store.get(id).await {
+            Ok(Some(task)) if !task.status.is_terminal() => task,
+            Ok(_) => return false,
             Err(err) => {
                 tracing::warn!(%err, "could not renew a task's heartbeat");
-                true
+                return true;
             }
+        };
+        let input = self.lock_running().get(id).map(|r| r.input.clone());
+        let renewed = match input {
+            Some(input) => self.record_input(task, &input).await,
+            None => {
+                task.heartbeat_ms = now_ms();
+                self.store.put(task).await.map_err(store_failed)
+            }
+        };
+        if let Err(err) = renewed {
+            tracing::warn!(error = %err.message(), "could not renew a task's heartbeat");
         }
+        true
     }
 
     /// Records how the task's call ended, unless the task was cancelled meanwhile: a result
@@ -212,9 +232,41 @@ impl Tasks {
             }
         }
         task.input_requests = None;
+        task.pending_answers = None;
         task.last_updated_at_ms = now_ms();
         if let Err(err) = self.store.put(task).await {
             tracing::warn!(%err, "could not record a task's end");
         }
     }
+}
+
+/// Moves the `responses` that answer an outstanding request of `task` (its key, its kind's
+/// shape) from its `inputRequests` into its pending answers, so every node shows at once what
+/// is still asked; `false` when none did.
+fn record_answers(task: &mut TaskRecord, responses: &Map<String, Value>) -> bool {
+    let Some(outstanding) = task.input_requests.as_mut() else {
+        return false;
+    };
+    let mut taken = Map::new();
+    for (key, response) in responses {
+        let kind = outstanding
+            .get(key)
+            .and_then(|request| request["method"].as_str())
+            .and_then(InputKind::of_method);
+        if kind.is_some_and(|kind| kind.accepts(response)) {
+            outstanding.remove(key);
+            taken.insert(key.clone(), response.clone());
+        }
+    }
+    if taken.is_empty() {
+        return false;
+    }
+    if outstanding.is_empty() {
+        task.input_requests = None;
+        task.status = TaskStatus::Working;
+    }
+    task.pending_answers
+        .get_or_insert_with(Map::new)
+        .extend(taken);
+    true
 }

@@ -2,7 +2,9 @@
 # Interop: the official Python MCP SDK client against the streamable_http example, against
 # the context example over stdio (progress, logging, elicitation) and HTTP (sampling), and in
 # its default mode (2026-07-28 first, mcp 2.3.0) against the tasks example, compared with the
-# session era; and against the notes example (the shortest forms) over stdio. Creates its own
+# session era; against the notes example (the shortest forms) over stdio; and against the
+# conformance fixture, driving tasks (SEP-2663) through the SDK's client extension API
+# (python_tasks_client.py: mcp 2.3.0 has no tasks client of its own). Creates its own
 # venv in the target directory (pip install mcp==2.3.0), starts the examples on free ports,
 # runs the clients.
 set -euo pipefail
@@ -21,14 +23,15 @@ fi
 if ! "$venv/bin/pip" show mcp 2>/dev/null | grep -qx "Version: $sdk_version"; then
   timeout 600 "$venv/bin/pip" install --quiet "mcp==$sdk_version"
 fi
-cargo build --quiet -p wymcp --example streamable_http --example context --example notes
+cargo build --quiet -p wymcp --example streamable_http --example context --example notes \
+  --example conformance
 cargo build --quiet -p wymcp-tasks --bin tasks
 pids=()
 logs=()
 data="$(mktemp -d)"
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -f "${logs[@]}"; rm -rf "$data"' EXIT
 # Starts an example serving HTTP on a free port (wymcp::run's --port 0); sets $addr to the
-# address its banner (stderr) names.
+# address its banner names.
 start_http() {
   local log
   log="$(mktemp)"
@@ -37,7 +40,9 @@ start_http() {
   pids+=($!)
   addr=""
   for _ in $(seq 1 100); do
-    addr="$(grep -o 'http://127.0.0.1:[0-9]*/mcp' "$log" | head -n 1 | sed 's#^http://##; s#/mcp$##' || true)"
+    # wymcp::run's banner names `http://127.0.0.1:PORT/mcp`; the fixture says `listening on …`.
+    addr="$(grep -oE 'http://127.0.0.1:[0-9]+/mcp|^listening on 127.0.0.1:[0-9]+' "$log" | head -n 1 |
+      sed 's#^http://##; s#/mcp$##; s#^listening on ##' || true)"
     [ -n "$addr" ] && break
     sleep 0.1
   done
@@ -52,3 +57,6 @@ start_http "$target/debug/examples/context" --port 0
 # The tasks example, with a data directory of its own.
 start_http env WYMCP_TASKS_DATA="$data" "$target/debug/tasks" --port 0
 timeout 300 "$venv/bin/python" "$here/python_modern_client.py" "http://$addr/mcp"
+# The conformance fixture (port 0), for the tasks client.
+start_http "$target/debug/examples/conformance" 0
+timeout 120 "$venv/bin/python" "$here/python_tasks_client.py" "http://$addr/mcp"

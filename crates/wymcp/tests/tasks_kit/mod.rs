@@ -57,6 +57,15 @@ pub(crate) fn serve_with(
     store: Arc<InMemoryTaskStore>,
     ttl: Duration,
 ) -> impl Future<Output = Harness> {
+    serve_node(store, ttl, wymcp::task::HEARTBEAT)
+}
+
+/// A node renewing its tasks' heartbeats every `heartbeat`.
+pub(crate) fn serve_node(
+    store: Arc<InMemoryTaskStore>,
+    ttl: Duration,
+    heartbeat: Duration,
+) -> impl Future<Output = Harness> {
     let observed_cancel = Arc::new(AtomicBool::new(false));
     let server = Server::builder()
         .plain_tool(Wait {
@@ -70,6 +79,7 @@ pub(crate) fn serve_with(
         .task_start("greet_later", TaskStart::OnHandOff)
         .task_store(store)
         .task_ttl(ttl)
+        .task_heartbeat(heartbeat)
         .build()
         .unwrap();
     let auth = BearerAuth::new()
