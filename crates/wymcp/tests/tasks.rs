@@ -175,3 +175,42 @@ fn task_support_for_an_unknown_tool_fails_build() {
         "task support is declared for unknown tool \"nope\""
     );
 }
+
+#[tokio::test]
+async fn one_principal_cannot_take_every_running_place() {
+    let server = Server::builder()
+        .plain_tool(tasks_kit::Wait::default())
+        .task_support("wait", TaskSupport::Optional)
+        .task_max_running_per_principal(1)
+        .build()
+        .unwrap();
+    let http = tasks_kit::serve_server(server).await;
+    let first = start(&http, 5_000).await;
+    let args = json!({"name": "wait", "arguments": {"ms": 5_000}});
+    let refused = call(&http, "alice-token", true, "tools/call", args.clone())
+        .await
+        .json();
+    assert_eq!(refused["error"]["code"], -32603, "{refused}");
+    assert_eq!(
+        refused["error"]["message"],
+        "Too many tasks running for this caller: at most 1 at once \
+         (ServerBuilder::task_max_running_per_principal); wait for one to end"
+    );
+    let bob = call(&http, "bob-token", true, "tools/call", args.clone())
+        .await
+        .json();
+    assert_eq!(bob["result"]["resultType"], "task", "{bob}");
+    // A place freed by a cancel is alice's again.
+    call(
+        &http,
+        "alice-token",
+        true,
+        "tasks/cancel",
+        json!({"taskId": first}),
+    )
+    .await;
+    let again = call(&http, "alice-token", true, "tools/call", args)
+        .await
+        .json();
+    assert_eq!(again["result"]["resultType"], "task", "{again}");
+}

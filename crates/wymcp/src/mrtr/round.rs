@@ -34,9 +34,13 @@ impl InputKind {
 
     /// The kind whose embedded request has `method`.
     pub(crate) fn of_method(method: &str) -> Option<InputKind> {
-        [InputKind::Elicitation, InputKind::Sampling, InputKind::Roots]
-            .into_iter()
-            .find(|kind| kind.method() == method)
+        [
+            InputKind::Elicitation,
+            InputKind::Sampling,
+            InputKind::Roots,
+        ]
+        .into_iter()
+        .find(|kind| kind.method() == method)
     }
 
     /// The prefix of the keys given in order (`elicitation-1`, `sampling-1`, `roots-1`).

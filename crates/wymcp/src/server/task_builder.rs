@@ -45,4 +45,22 @@ impl ServerBuilder {
         self.tasks.heartbeat = every.max(Duration::from_millis(10));
         self
     }
+
+    /// The most task calls this node runs at once (default
+    /// [`DEFAULT_MAX_RUNNING`](crate::task::DEFAULT_MAX_RUNNING), 1,000; at least 1); one more
+    /// is refused `-32603`, naming this setting.
+    pub fn task_max_running(mut self, max: usize) -> Self {
+        self.tasks.max_running = max.max(1);
+        self
+    }
+
+    /// The most task calls this node runs at once for one principal, the subject of the
+    /// caller's identity (default
+    /// [`DEFAULT_MAX_RUNNING_PER_PRINCIPAL`](crate::task::DEFAULT_MAX_RUNNING_PER_PRINCIPAL),
+    /// 100; at least 1): one caller cannot take every place. Without auth every caller is the
+    /// same principal.
+    pub fn task_max_running_per_principal(mut self, max: usize) -> Self {
+        self.tasks.max_running_per_principal = max.max(1);
+        self
+    }
 }

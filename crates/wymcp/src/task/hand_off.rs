@@ -59,7 +59,12 @@ pub(crate) async fn call_with_hand_off(
         Driven::HandOff => {
             let input = Arc::new(TaskInput::new(new_id(), server.clone()));
             slot.become_task(input.clone());
-            let running = Running { token, input };
+            let principal = ctx.principal();
+            let running = Running {
+                token,
+                input,
+                principal,
+            };
             HandedOff::Task(adopt(server, tool, ctx, running, call).await)
         }
     }

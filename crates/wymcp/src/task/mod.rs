@@ -37,12 +37,19 @@ use tokio_util::sync::CancellationToken;
 
 pub(crate) use hand_off::call_with_hand_off;
 use input::TaskInput;
-pub use store::{InMemoryTaskStore, TaskRecord, TaskStatus, TaskStore, TaskStoreError};
+pub use store::{
+    DEFAULT_MAX_TASKS, InMemoryTaskStore, TaskRecord, TaskStatus, TaskStore, TaskStoreError,
+};
 
 /// The extension's identifier, under `capabilities.extensions`.
 pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 /// How long a task is kept after it was created, unless set: one hour.
 pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(3600);
+/// The most task calls one node runs at once, unless set.
+pub const DEFAULT_MAX_RUNNING: usize = 1_000;
+/// The most task calls one node runs at once for one principal (every unauthenticated caller
+/// is one principal), unless set.
+pub const DEFAULT_MAX_RUNNING_PER_PRINCIPAL: usize = 100;
 /// How often a client is told to poll `tasks/get`: every half second.
 pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_millis(500);
 /// How often the node running a task renews its heartbeat in the store (unless
@@ -94,10 +101,11 @@ pub enum TaskStart {
     OnHandOff,
 }
 
-/// A task this node runs: its call's cancellation and its input requests.
+/// A task this node runs: its call's cancellation, its input requests, who created it.
 pub(crate) struct Running {
     pub(crate) token: CancellationToken,
     pub(crate) input: Arc<TaskInput>,
+    pub(crate) principal: Option<String>,
 }
 
 /// The tasks of one server: which tools support them, the store, the calls running here.
@@ -107,6 +115,9 @@ pub(crate) struct Tasks {
     pub(crate) store: Arc<dyn TaskStore>,
     pub(crate) ttl: Duration,
     pub(crate) poll_interval: Duration,
+    /// The most task calls this node runs at once, in all and per principal.
+    pub(crate) max_running: usize,
+    pub(crate) max_running_per_principal: usize,
     /// How often a running task's heartbeat is renewed.
     pub(crate) heartbeat: Duration,
     /// This server's node id in task records (random per build).
@@ -135,6 +146,8 @@ impl Default for Tasks {
             store: Arc::new(InMemoryTaskStore::default()),
             ttl: DEFAULT_TASK_TTL,
             poll_interval: DEFAULT_POLL_INTERVAL,
+            max_running: DEFAULT_MAX_RUNNING,
+            max_running_per_principal: DEFAULT_MAX_RUNNING_PER_PRINCIPAL,
             heartbeat: HEARTBEAT,
             node: format!("{:016x}", rand::random::<u64>()),
             running: Mutex::new(HashMap::new()),

@@ -18,8 +18,6 @@ use crate::mrtr::INVALID_INPUT_RESPONSES;
 use crate::protocol::{Method, RpcError};
 use crate::{Context, Server};
 
-/// The most task calls one node runs at once; one more is refused, naming the limit.
-pub(crate) const MAX_RUNNING_TASKS: usize = 1_000;
 /// How long a cancelled task's call may take to notice its cancellation before it is dropped.
 const CANCEL_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
 
@@ -135,7 +133,13 @@ async fn start(
         let server = server.clone();
         Box::pin(async move { server.tools_call(params, task_ctx).await })
     };
-    adopt(server, tool, ctx, Running { token, input }, call).await
+    let principal = ctx.principal();
+    let running = Running {
+        token,
+        input,
+        principal,
+    };
+    adopt(server, tool, ctx, running, call).await
 }
 
 /// 128 random bits, in hex.
@@ -157,15 +161,7 @@ pub(super) async fn adopt(
     let _ = tasks.store.remove_expired(now).await;
     let id = running.input.id().to_owned();
     let token = running.token.clone();
-    {
-        let mut all = tasks.lock_running();
-        if all.len() >= MAX_RUNNING_TASKS {
-            return Err(internal(format!(
-                "Too many tasks running: at most {MAX_RUNNING_TASKS} run at once"
-            )));
-        }
-        all.insert(id.clone(), running);
-    }
+    tasks.admit(running)?;
     let record = TaskRecord {
         id: id.clone(),
         principal: ctx.principal(),

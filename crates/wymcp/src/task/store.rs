@@ -158,7 +158,12 @@ impl<T: TaskStore + ?Sized> TaskStore for std::sync::Arc<T> {
     }
 }
 
-/// The default [`TaskStore`]: a map in this process (tasks end with it).
+/// How many tasks an [`InMemoryTaskStore`] keeps, unless set.
+pub const DEFAULT_MAX_TASKS: usize = 100_000;
+
+/// The default [`TaskStore`]: a map in this process (tasks end with it), of at most
+/// [`DEFAULT_MAX_TASKS`] tasks unless [`with_max_tasks`](Self::with_max_tasks) says otherwise:
+/// when full (expired tasks removed first), a new task is refused, naming the bound.
 ///
 /// ```
 /// use wymcp::task::{InMemoryTaskStore, TaskStore};
@@ -168,12 +173,27 @@ impl<T: TaskStore + ?Sized> TaskStore for std::sync::Arc<T> {
 /// assert!(store.get("no-such-task").await.unwrap().is_none());
 /// # });
 /// ```
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct InMemoryTaskStore {
     tasks: Mutex<HashMap<String, TaskRecord>>,
+    max: usize,
+}
+
+impl Default for InMemoryTaskStore {
+    fn default() -> Self {
+        InMemoryTaskStore::with_max_tasks(DEFAULT_MAX_TASKS)
+    }
 }
 
 impl InMemoryTaskStore {
+    /// A store keeping at most `max` tasks (at least 1).
+    pub fn with_max_tasks(max: usize) -> Self {
+        InMemoryTaskStore {
+            tasks: Mutex::new(HashMap::new()),
+            max: max.max(1),
+        }
+    }
+
     fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, TaskRecord>> {
         // A panic while holding the lock leaves plain data behind: keep serving it.
         self.tasks
@@ -184,8 +204,22 @@ impl InMemoryTaskStore {
 
 impl TaskStore for InMemoryTaskStore {
     fn put(&self, task: TaskRecord) -> BoxFuture<'_, Result<(), TaskStoreError>> {
-        self.map().insert(task.id.clone(), task);
-        Box::pin(std::future::ready(Ok(())))
+        let mut map = self.map();
+        if map.len() >= self.max && !map.contains_key(&task.id) {
+            let now = super::clock::now_ms();
+            map.retain(|_, task| !task.is_expired(now));
+        }
+        let outcome = if map.len() >= self.max && !map.contains_key(&task.id) {
+            Err(TaskStoreError(format!(
+                "the in-memory task store holds its most, {} tasks \
+                 (InMemoryTaskStore::with_max_tasks); try again once some have expired",
+                self.max
+            )))
+        } else {
+            map.insert(task.id.clone(), task);
+            Ok(())
+        };
+        Box::pin(std::future::ready(outcome))
     }
 
     fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
@@ -204,5 +238,48 @@ impl TaskStore for InMemoryTaskStore {
         map.retain(|_, task| !task.is_expired(now_ms));
         let removed = before - map.len();
         Box::pin(std::future::ready(Ok(removed)))
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::{InMemoryTaskStore, TaskRecord, TaskStatus, TaskStore};
+
+    fn task(id: &str, created_at_ms: u64, ttl_ms: u64) -> TaskRecord {
+        TaskRecord {
+            id: id.to_owned(),
+            principal: None,
+            tool: "t".to_owned(),
+            status: TaskStatus::Working,
+            created_at_ms,
+            last_updated_at_ms: created_at_ms,
+            ttl_ms,
+            result: None,
+            error: None,
+            input_requests: None,
+            pending_answers: None,
+            node: None,
+            heartbeat_ms: created_at_ms,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_full_store_refuses_a_new_task_naming_its_bound_after_dropping_expired_ones() {
+        let now = crate::task::clock::now_ms();
+        let store = InMemoryTaskStore::with_max_tasks(2);
+        store.put(task("old", 0, 1)).await.unwrap();
+        store.put(task("a", now, 60_000)).await.unwrap();
+        // Full, but "old" expired long ago: it makes room.
+        store.put(task("b", now, 60_000)).await.unwrap();
+        assert!(store.get("old").await.unwrap().is_none());
+        let refused = store.put(task("c", now, 60_000)).await.unwrap_err();
+        assert_eq!(
+            refused.to_string(),
+            "task store: the in-memory task store holds its most, 2 tasks \
+             (InMemoryTaskStore::with_max_tasks); try again once some have expired"
+        );
+        // A task already kept is still updated.
+        store.put(task("a", now, 60_000)).await.unwrap();
     }
 }

@@ -10,8 +10,8 @@ use serde_json::{Map, Value, json};
 use super::clock::now_ms;
 use super::input::TaskInput;
 use super::{Running, TaskRecord, TaskStatus, Tasks};
-use crate::mrtr::InputKind;
 use crate::dispatch::CallToolResult;
+use crate::mrtr::InputKind;
 use crate::protocol::{ProtocolVersion, RpcError};
 
 /// A running task whose heartbeat is older than this many heartbeats, on a node that does not
@@ -31,6 +31,32 @@ impl Tasks {
         self.running
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Counts `running` among this node's tasks, unless that would pass the node's cap or its
+    /// principal's share: then the refusal names the limit and its setting.
+    pub(super) fn admit(&self, running: Running) -> Result<(), RpcError> {
+        let id = running.input.id().to_owned();
+        let mut all = self.lock_running();
+        if all.len() >= self.max_running {
+            return Err(internal(format!(
+                "Too many tasks running: at most {} run at once (ServerBuilder::task_max_running)",
+                self.max_running
+            )));
+        }
+        let mine = all
+            .values()
+            .filter(|r| r.principal == running.principal)
+            .count();
+        if mine >= self.max_running_per_principal {
+            return Err(internal(format!(
+                "Too many tasks running for this caller: at most {} at once \
+                 (ServerBuilder::task_max_running_per_principal); wait for one to end",
+                self.max_running_per_principal
+            )));
+        }
+        all.insert(id, running);
+        Ok(())
     }
 
     /// The task `id` as `principal` may see it: another principal's, an expired or an unknown

@@ -17,7 +17,8 @@ use wymcp::transport::http::{BearerAuth, Identity, StreamableHttp};
 use wymcp::{CallError, CallOutput, CallResult, Context, PlainTool, Server};
 
 /// Waits `ms` milliseconds (or until cancelled, which it records), then answers.
-struct Wait {
+#[derive(Default)]
+pub(crate) struct Wait {
     observed_cancel: Arc<AtomicBool>,
 }
 
@@ -82,15 +83,20 @@ pub(crate) fn serve_node(
         .task_heartbeat(heartbeat)
         .build()
         .unwrap();
-    let auth = BearerAuth::new()
-        .token("alice-token", Identity::new("alice"))
-        .token("bob-token", Identity::new("bob"));
     async move {
         Harness {
-            http: Http::serve(StreamableHttp::builder(server).auth(auth)).await,
+            http: serve_server(server).await,
             observed_cancel,
         }
     }
+}
+
+/// `server` on 127.0.0.1 with the tokens of alice and bob.
+pub(crate) async fn serve_server(server: Server) -> Http {
+    let auth = BearerAuth::new()
+        .token("alice-token", Identity::new("alice"))
+        .token("bob-token", Identity::new("bob"));
+    Http::serve(StreamableHttp::builder(server).auth(auth)).await
 }
 
 /// A 2026-07-28 request of `who` (a bearer token), declaring elicitation, and the tasks
