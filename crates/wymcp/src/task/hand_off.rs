@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Running;
 use super::input::{TaskInput, TaskSlot};
-use super::serve::{TaskCall, adopt, new_id};
+use super::serve::{TaskFuture, adopt, new_id};
 use crate::dispatch::CallToolResult;
 use crate::mrtr::Round;
 use crate::protocol::RpcError;
@@ -31,7 +31,7 @@ pub(crate) enum HandedOff {
 }
 
 /// Runs `tools/call` of `tool` until it completes, asks for input, or hands off.
-pub(crate) async fn call_with_hand_off(
+pub(super) async fn call_with_hand_off(
     server: &Server,
     tool: String,
     params: Option<Value>,
@@ -41,7 +41,7 @@ pub(crate) async fn call_with_hand_off(
     let token = CancellationToken::new();
     let slot = Arc::new(TaskSlot::default());
     let task_ctx = ctx.for_task(token.clone(), slot.clone());
-    let mut call: TaskCall = {
+    let mut call: TaskFuture = {
         let (server, task_ctx) = (server.clone(), task_ctx.clone());
         Box::pin(async move { server.tools_call(params, task_ctx).await })
     };

@@ -35,7 +35,6 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-pub(crate) use hand_off::call_with_hand_off;
 use input::TaskInput;
 pub use store::{
     DEFAULT_MAX_TASKS, InMemoryTaskStore, TaskRecord, TaskStatus, TaskStore, TaskStoreError,

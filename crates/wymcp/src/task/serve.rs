@@ -10,6 +10,7 @@ use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::clock::{now_ms, rfc3339};
+use super::hand_off::{HandedOff, call_with_hand_off};
 use super::input::{TaskInput, TaskSlot};
 use super::transitions::internal;
 use super::{Running, TASKS_EXTENSION, TaskRecord, TaskStart, TaskStatus, TaskSupport, Tasks};
@@ -22,36 +23,70 @@ use crate::{Context, Server};
 const CANCEL_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// A task's call, as it runs on beside the requests.
-pub(super) type TaskCall = BoxFuture<'static, Result<CallToolResult, RpcError>>;
+pub(super) type TaskFuture = BoxFuture<'static, Result<CallToolResult, RpcError>>;
 
 /// What `tools/call` does with a call, given the tool's task support and the request.
 pub(crate) enum Route {
     /// Run it and answer its result (the params handed back).
     Sync(Option<Value>),
-    /// Run it as a plain call until its code hands off to a task ([`TaskStart::OnHandOff`]).
-    HandOff(String, Option<Value>),
-    /// Answered already: a task handle, or a refusal.
-    Answered(Result<Value, RpcError>),
+    /// A task's business: [`run_task_call`] answers it.
+    Task(TaskCall),
 }
 
-/// Routes a `tools/call` of the stateless era.
-pub(crate) async fn route_call(server: &Server, params: Option<Value>, ctx: &Context) -> Route {
+/// A `tools/call` the tasks extension answers: the tool, the params, and how.
+pub(crate) struct TaskCall {
+    tool: String,
+    params: Option<Value>,
+    how: How,
+}
+
+enum How {
+    /// The tool requires a task and the client did not declare the extension.
+    Refused,
+    /// A task at once.
+    Immediately,
+    /// A plain call until its code hands off ([`TaskStart::OnHandOff`]).
+    OnHandOff,
+}
+
+/// Routes a `tools/call` of the stateless era. Synchronous, and allocation-free for a tool
+/// without task support: every call of the era passes here.
+pub(crate) fn route_call(server: &Server, params: Option<Value>, ctx: &Context) -> Route {
     let tasks = &server.features().tasks;
+    if tasks.support.is_empty() {
+        return Route::Sync(params);
+    }
     let name = params
         .as_ref()
         .and_then(|p| p.get("name"))
-        .and_then(Value::as_str)
-        .map(str::to_owned);
+        .and_then(Value::as_str);
     let Some(name) = name else {
         return Route::Sync(params);
     };
-    match (tasks.support_of(&name), declares_tasks(ctx)) {
-        (TaskSupport::Required, false) => Route::Answered(Err(missing_extension(ctx))),
-        (TaskSupport::Optional | TaskSupport::Required, true) => match tasks.start_of(&name) {
-            TaskStart::OnHandOff => Route::HandOff(name, params),
-            _ => Route::Answered(start(server, name, params, ctx).await),
+    let how = match (tasks.support_of(name), declares_tasks(ctx)) {
+        (TaskSupport::Required, false) => How::Refused,
+        (TaskSupport::Optional | TaskSupport::Required, true) => match tasks.start_of(name) {
+            TaskStart::OnHandOff => How::OnHandOff,
+            _ => How::Immediately,
         },
-        _ => Route::Sync(params),
+        _ => return Route::Sync(params),
+    };
+    let tool = name.to_owned();
+    Route::Task(TaskCall { tool, params, how })
+}
+
+/// Answers a `tools/call` [`route_call`] gave the tasks extension.
+pub(crate) async fn run_task_call(
+    server: &Server,
+    call: TaskCall,
+    ctx: &Context,
+    round: Option<&crate::mrtr::Round>,
+) -> HandedOff {
+    let TaskCall { tool, params, how } = call;
+    match how {
+        How::Refused => HandedOff::Task(Err(missing_extension(ctx))),
+        How::Immediately => HandedOff::Task(start(server, tool, params, ctx).await),
+        How::OnHandOff => call_with_hand_off(server, tool, params, ctx, round).await,
     }
 }
 
@@ -154,7 +189,7 @@ pub(super) async fn adopt(
     tool: String,
     ctx: &Context,
     running: Running,
-    call: TaskCall,
+    call: TaskFuture,
 ) -> Result<Value, RpcError> {
     let tasks = &server.features().tasks;
     let now = now_ms();
@@ -193,7 +228,7 @@ pub(super) async fn adopt(
 fn spawn(
     server: Server,
     id: String,
-    call: TaskCall,
+    call: TaskFuture,
     version: crate::protocol::ProtocolVersion,
     token: CancellationToken,
 ) {

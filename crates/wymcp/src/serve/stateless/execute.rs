@@ -8,9 +8,8 @@ use crate::mrtr::{self, Round};
 use crate::protocol::stateless::{self, CacheHints};
 use crate::protocol::{Method, RpcError, failure, success};
 use crate::serve::{Answer, Class, Refusal};
-use crate::task::call_with_hand_off;
 use crate::task::hand_off::HandedOff;
-use crate::task::serve::{Route, route_call};
+use crate::task::serve::{Route, route_call, run_task_call};
 use crate::{Context, Server};
 
 /// What a stateless handler produced.
@@ -36,11 +35,12 @@ pub(crate) async fn execute(
         Method::Discover => Ok(results::discover_result(server)),
         Method::ToolsList => Ok(server.list_tools_for(ctx.protocol_version(), ctx.identity())),
         Method::ToolsCall => {
-            let params = match route_call(server, params, &ctx).await {
+            let params = match route_call(server, params, &ctx) {
                 Route::Sync(params) => params,
-                Route::Answered(answer) => return answer.map(Done::Value),
-                Route::HandOff(tool, params) => {
-                    return match call_with_hand_off(server, tool, params, &ctx, round).await {
+                Route::Task(call) => {
+                    // Boxed: the task paths' futures stay out of every plain call's.
+                    let outcome = Box::pin(run_task_call(server, call, &ctx, round)).await;
+                    return match outcome {
                         HandedOff::Complete(result) => result.map(Done::Call),
                         HandedOff::InputRequired(value) => Ok(Done::Value(value)),
                         HandedOff::Task(handle) => handle.map(Done::Value),
@@ -54,7 +54,7 @@ pub(crate) async fn execute(
             });
         }
         Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => {
-            crate::task::serve::method(server, method, params, &ctx).await
+            Box::pin(crate::task::serve::method(server, method, params, &ctx)).await
         }
         Method::ResourcesRead | Method::PromptsGet => {
             mrtr::run(round, server.feature(method, params, ctx)).await
