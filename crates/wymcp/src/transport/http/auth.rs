@@ -10,10 +10,35 @@ use subtle::{ConditionallySelectable as _, ConstantTimeEq as _};
 
 pub use crate::serve::Identity;
 
-/// An auth hook's refusal; the reason is sent to the client (401).
+/// An auth hook's refusal; the reason is sent to the client (401; 503 when made by
+/// [`AuthRefusal::unavailable`]).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
 pub struct AuthRefusal(pub String);
+
+/// The prefix of a refusal that says the credentials could not be checked now.
+pub(crate) const UNAVAILABLE: &str = "temporarily_unavailable: ";
+
+impl AuthRefusal {
+    /// The credentials could not be checked now (the identity provider did not answer): the
+    /// request is answered 503, not 401, so the client keeps its token.
+    ///
+    /// ```
+    /// use wymcp::transport::http::AuthRefusal;
+    ///
+    /// let refusal = AuthRefusal::unavailable("the introspection endpoint did not answer");
+    /// assert!(refusal.is_unavailable());
+    /// assert!(!AuthRefusal("invalid_token: expired".into()).is_unavailable());
+    /// ```
+    pub fn unavailable(why: impl fmt::Display) -> Self {
+        AuthRefusal(format!("{UNAVAILABLE}{why}"))
+    }
+
+    /// Whether this refusal is [`unavailable`](Self::unavailable)'s.
+    pub fn is_unavailable(&self) -> bool {
+        self.0.starts_with(UNAVAILABLE)
+    }
+}
 
 /// Decides, from the request headers alone, who the caller is. Runs on every route (POST, GET,
 /// DELETE) after the Origin/Host checks and before any session state is touched; a refusal is

@@ -173,13 +173,26 @@ pub(crate) async fn wire_checks(
 /// The refusal of a request auth refused (RFC 6750 §3.1): a malformed `Authorization` header
 /// is 400 `invalid_request`; bearer credentials refused are 401 `invalid_token`; no bearer
 /// credentials at all (none, or another scheme) is 401 without an error code; a panicking
-/// hook is 401 with the bare challenge.
+/// hook is 401 with the bare challenge; credentials that could not be checked now
+/// ([`AuthRefusal::unavailable`](super::auth::AuthRefusal::unavailable)) are 503.
 fn auth_refusal(
     state: &State,
     headers: &HeaderMap,
     refusal: super::auth::AuthRefusal,
     panic: Option<String>,
 ) -> WireRefusal {
+    if panic.is_none() && refusal.is_unavailable() {
+        return WireRefusal {
+            status: StatusCode::SERVICE_UNAVAILABLE,
+            auth: Some(AuthFailure {
+                auth_module: state.auth_module,
+                panic: None,
+                reason: refusal.0.clone(),
+            }),
+            message: refusal.0,
+            challenge: None,
+        };
+    }
     let (status, message, error) = match (&panic, presented(headers)) {
         (Some(_), _) => (StatusCode::UNAUTHORIZED, None, ChallengeError::None),
         (None, Presented::Malformed(why)) => (

@@ -37,6 +37,8 @@ mod forwarded;
 mod framed;
 mod get;
 #[cfg(feature = "jwt")]
+pub mod introspection;
+#[cfg(feature = "jwt")]
 pub mod jwt;
 mod lease;
 mod listen;
@@ -61,6 +63,8 @@ pub use connections::{
 };
 pub use error::{ErrorBody, HttpError};
 pub use events::{EventLog, InMemoryEventLog, LoggedEvent};
+#[cfg(feature = "jwt")]
+pub use introspection::IntrospectionAuth;
 #[cfg(feature = "jwt")]
 pub use jwt::JwtAuth;
 pub use serve::{HttpServer, protected_resource_router, serve};

@@ -169,7 +169,7 @@ impl JwtAuthBuilder {
 }
 
 /// `https://…`, or `http://` to a loopback host.
-fn secure_url(url: &str) -> bool {
+pub(crate) fn secure_url(url: &str) -> bool {
     let lower = url.to_ascii_lowercase();
     if lower.starts_with("https://") {
         return true;

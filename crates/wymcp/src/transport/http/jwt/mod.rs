@@ -16,7 +16,7 @@
 //! and a message saying what failed.
 
 mod builder;
-mod claims;
+pub(crate) mod claims;
 mod error;
 mod jwks;
 mod keys;
@@ -30,6 +30,7 @@ use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::{Validation, decode, decode_header};
 use serde_json::{Map, Value};
 
+pub(crate) use builder::secure_url;
 pub use error::JwtConfigError;
 pub use jsonwebtoken::{Algorithm, DecodingKey};
 
