@@ -2,7 +2,8 @@
 # Interop: the official Python MCP SDK client against the streamable_http example, against
 # the context example over stdio (progress, logging, elicitation) and HTTP (sampling), and in
 # its default mode (2026-07-28 first, mcp 2.3.0) against the tasks example, compared with the
-# session era; against the notes example (the shortest forms) over stdio; and against the
+# session era, and behind JWT auth with a bearer token (python_auth_client.py plays the
+# identity provider); against the notes example (the shortest forms) over stdio; and against the
 # conformance fixture, driving tasks (SEP-2663) through the SDK's client extension API
 # (python_tasks_client.py: mcp 2.3.0 has no tasks client of its own). Creates its own
 # venv in the target directory (pip install mcp==2.3.0), starts the examples on free ports,
@@ -57,6 +58,8 @@ start_http "$target/debug/examples/context" --port 0
 # The tasks example, with a data directory of its own.
 start_http env WYMCP_TASKS_DATA="$data" "$target/debug/tasks" --port 0
 timeout 300 "$venv/bin/python" "$here/python_modern_client.py" "http://$addr/mcp"
+# The tasks example behind JWT auth (it starts the example itself, with its own JWKS).
+timeout 300 "$venv/bin/python" "$here/python_auth_client.py" "$target/debug/tasks"
 # The conformance fixture (port 0), for the tasks client.
 start_http "$target/debug/examples/conformance" 0
 timeout 120 "$venv/bin/python" "$here/python_tasks_client.py" "http://$addr/mcp"
