@@ -8,7 +8,7 @@ use redis::AsyncCommands as _;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use wymcp::mrtr::RequestStateKeys;
 
-use crate::{RedisBus, RedisEventLog, RedisSessionStore, RedisTaskStore};
+use crate::{RedisBus, RedisEventLog, RedisSessionStore, RedisTaskStore, RedisUserState};
 
 /// How long a Redis command may take before the request using it is answered 503 (default).
 const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
@@ -59,6 +59,10 @@ impl Keys {
     /// mark left is a call whose node stopped).
     pub(crate) fn call_mark(&self, session: &str, stream: &str) -> String {
         format!("{}:call-mark:{session}:{stream}", self.0)
+    }
+    /// A principal's user state.
+    pub(crate) fn user(&self, principal: &str) -> String {
+        key(&self.0, ":user:", principal)
     }
     /// A task of the tasks extension.
     pub(crate) fn task(&self, id: &str) -> String {
@@ -198,6 +202,12 @@ impl Redis {
     /// answers `tasks/get` for it ([`RedisTaskStore`]).
     pub fn task_store(&self) -> RedisTaskStore {
         RedisTaskStore::new(self.conn.clone(), self.keys.clone())
+    }
+
+    /// Per-principal user state on this Redis ([`RedisUserState`]), for
+    /// [`ServerBuilder::user_state`](wymcp::ServerBuilder::user_state).
+    pub fn user_state(&self) -> RedisUserState {
+        RedisUserState::new(self.conn.clone(), self.keys.clone())
     }
 
     /// The bus between nodes on this Redis (pub/sub).

@@ -29,6 +29,7 @@
 //! | `wymcp:events:<id>` | stream | the session's SSE events, at most [`Redis::max_events`] | [`Redis::events_ttl`] after the last |
 //! | `wymcp:bus:all`, `wymcp:bus:node:<node>` | pub/sub channels | messages between nodes | not stored |
 //! | `wymcp:request-state-key` | string | the shared requestState key | never expires |
+//! | `wymcp:user:<subject>` | hash (key → JSON) | a principal's user state ([`Redis::user_state`]) | 24 h after its last use, unless set |
 //! | `wymcp:task:<id>` | string (JSON) | a task of the tasks extension ([`Redis::task_store`]) | the task's TTL from its creation |
 //!
 //! Requests cost one round trip each to load their session (`GETEX … PX` reads the record
@@ -44,6 +45,7 @@ mod ext;
 mod record;
 mod store;
 mod tasks;
+mod user_state;
 
 pub use bus::RedisBus;
 pub use connection::{Redis, RedisBuilder};
@@ -51,6 +53,7 @@ pub use events::RedisEventLog;
 pub use ext::RedisExt;
 pub use store::RedisSessionStore;
 pub use tasks::RedisTaskStore;
+pub use user_state::RedisUserState;
 
 /// A Redis call failed.
 pub type Error = redis::RedisError;

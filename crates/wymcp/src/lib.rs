@@ -91,6 +91,7 @@ pub mod task;
 pub mod testing;
 mod tool;
 pub mod transport;
+pub mod user_state;
 
 #[doc = include_str!("docs/tool_kinds.md")]
 pub mod tool_kinds {}

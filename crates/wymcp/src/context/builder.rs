@@ -32,6 +32,7 @@ pub struct ContextBuilder {
     pub(super) input: Option<Arc<Round>>,
     pub(super) identity: Option<Arc<Identity>>,
     pub(super) origin: super::Origin,
+    pub(super) user_state: Option<Arc<dyn crate::user_state::UserStateStore>>,
 }
 
 impl ContextBuilder {
@@ -140,6 +141,14 @@ impl ContextBuilder {
         self.origin = origin;
         self
     }
+    /// The server's user-state store (set by the serving core).
+    pub(crate) fn user_state(
+        mut self,
+        store: Option<&Arc<dyn crate::user_state::UserStateStore>>,
+    ) -> Self {
+        self.user_state = store.cloned();
+        self
+    }
     /// The context.
     pub fn build(self) -> Context {
         Context {
@@ -163,6 +172,7 @@ impl ContextBuilder {
                 request_state: Mutex::new(None),
                 origin: self.origin,
                 task: None,
+                user_state: self.user_state,
             }),
         }
     }

@@ -9,6 +9,7 @@ mod builder;
 mod client;
 mod origin;
 mod task;
+mod user_state;
 
 use crate::mrtr::Round;
 use crate::protocol::{LogLevel, ProtocolVersion};
@@ -71,6 +72,8 @@ struct Inner {
     origin: Origin,
     /// The tasks extension: set when the call is, or may become, a task.
     task: Option<Arc<crate::task::input::TaskSlot>>,
+    /// The server's user-state store, when it has one.
+    user_state: Option<Arc<dyn crate::user_state::UserStateStore>>,
 }
 
 #[derive(Debug, Default)]
@@ -104,6 +107,7 @@ impl Context {
             input: None,
             identity: None,
             origin: Origin::default(),
+            user_state: None,
         }
     }
 

@@ -65,6 +65,7 @@ impl Context {
                 request_state: Mutex::new(None),
                 origin: inner.origin,
                 task: Some(slot),
+                user_state: inner.user_state.clone(),
             }),
         }
     }

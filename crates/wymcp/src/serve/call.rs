@@ -251,8 +251,9 @@ pub(super) fn in_session(
         transport: core.settings().transport,
         client: None,
     };
-    let mut ctx =
-        session_context(&record, &handle, &id, params.as_ref(), assigns.clone()).origin(origin);
+    let mut ctx = session_context(&record, &handle, &id, params.as_ref(), assigns.clone())
+        .origin(origin)
+        .user_state(core.server().features().user_state.as_ref());
     if let Some(identity) = identity {
         ctx = ctx.identity(identity.clone());
     }

@@ -240,7 +240,8 @@ async fn request(
         )?)),
         Method::SetLevel => set_level(core, &record, &handle, id, params.as_ref()).await,
         _ => {
-            let ctx = request_context(&record, &handle, &id, identity);
+            let user_state = core.server().features().user_state.as_ref();
+            let ctx = request_context(&record, &handle, &id, identity, user_state);
             let result = core.server().feature(method, params, ctx).await;
             Ok(reply(match result {
                 Ok(result) => success(id, result),
@@ -286,6 +287,7 @@ fn request_context(
     handle: &SessionHandle,
     id: &Value,
     identity: Option<&Identity>,
+    user_state: Option<&Arc<dyn crate::user_state::UserStateStore>>,
 ) -> Context {
     // The session id is the handle's (`Context::session_id` reads it there): no copy per request.
     debug_assert_eq!(handle.id(), record.id);
@@ -303,7 +305,7 @@ fn request_context(
     if let Some(identity) = identity {
         ctx = ctx.identity(identity.clone());
     }
-    ctx.build()
+    ctx.user_state(user_state).build()
 }
 
 /// A client's answer to the server request `id`: to the call waiting for it here, or to the

@@ -56,6 +56,7 @@ pub struct ServerBuilder {
     completions: Vec<PendingCompletion>,
     skills: Vec<crate::skill::Skill>,
     pub(super) tasks: crate::task::Tasks,
+    pub(super) user_state: Option<Arc<dyn crate::user_state::UserStateStore>>,
     page_size: Option<usize>,
     list_changed: bool,
     request_state: RequestStateConfig,
@@ -112,6 +113,7 @@ impl ServerBuilder {
             completions: Vec::new(),
             skills: Vec::new(),
             tasks: crate::task::Tasks::default(),
+            user_state: None,
             page_size: None,
             list_changed: false,
             request_state: RequestStateConfig {
@@ -442,6 +444,7 @@ impl ServerBuilder {
             completions,
             skills,
             tasks: self.tasks,
+            user_state: self.user_state,
             page_size: self.page_size.unwrap_or(crate::paging::DEFAULT_PAGE_SIZE),
             list_changed: self.list_changed,
             request_state: Codec::new(

@@ -2,6 +2,8 @@
 //! transport-neutral serving of their methods (crate-private: serving is the transports' and
 //! the testing kit's), and the server-initiated notifications.
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value, json};
 
 use crate::completion::registry::CompletionRegistry;
@@ -36,6 +38,8 @@ pub(crate) struct Features {
     pub(crate) middleware: Option<crate::middleware::Stack>,
     /// Where notifications go besides this node (a transport with a bus installs it).
     pub(crate) relay: super::notify::Relay,
+    /// Per-principal state ([`crate::Context::user_state`]); `None`: not configured.
+    pub(crate) user_state: Option<Arc<dyn crate::user_state::UserStateStore>>,
 }
 
 impl Default for Features {
@@ -54,6 +58,7 @@ impl Default for Features {
             stateless_capabilities: std::sync::OnceLock::new(),
             middleware: None,
             relay: super::notify::Relay::default(),
+            user_state: None,
         }
     }
 }

@@ -4,6 +4,7 @@ mod builder;
 mod features;
 mod notify;
 mod task_builder;
+mod user_state;
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -182,7 +182,8 @@ impl Incoming {
         let mut ctx = Context::builder()
             .request_id(self.id.clone())
             .protocol_version(version)
-            .client_capabilities(capabilities);
+            .client_capabilities(capabilities)
+            .user_state(server.features().user_state.as_ref());
         if let Some(info) = info {
             ctx = ctx.client_info(info);
         }
