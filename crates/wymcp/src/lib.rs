@@ -107,6 +107,7 @@ pub use resource::{ReadResource, Resource, ResourceContents, ResourceError, Reso
 pub use run::{Cli, CliError, Invocation, RunError, Transport, run};
 pub use serve::Identity;
 pub use server::{Server, ServerBuilder, ServerInfo};
+pub use tool::visibility::Visibility;
 pub use tool::{
     ActionEnum, ActionError, ActionResult, ActionTool, CallError, CallOutput, CallResult, Content,
     Data, DataError, ErrorKind, Failure, PlainTool, Reply, TypedActionTool,

@@ -12,7 +12,7 @@ use super::refusal::{Refusal, help_pointer};
 use crate::context::Context;
 use crate::serve::Identity;
 use crate::tool::registered::{Kind, RegisteredTool};
-use crate::tool::visibility::{callable, sees};
+use crate::tool::visibility::{sees, shown, summary};
 use crate::tool::{Content, ErrorKind};
 
 /// Help's arguments: `tool` and `action`, both strings (read from its hand-written schema).
@@ -105,8 +105,10 @@ fn index(tools: &[Arc<RegisteredTool>], identity: Option<&Identity>) -> Value {
     let entries: Vec<Value> = tools
         .iter()
         .map(|t| {
-            let summaries: Vec<String> =
-                callable(t, identity).iter().map(|a| a.summary()).collect();
+            let summaries: Vec<String> = shown(t, identity)
+                .iter()
+                .map(|(a, m)| summary(a, m))
+                .collect();
             json!({"tool": t.name, "description": t.description, "actions": summaries})
         })
         .collect();
@@ -123,15 +125,22 @@ fn tool_level(tool: &RegisteredTool, identity: Option<&Identity>) -> Value {
     let mut actions = Map::new();
     match &tool.kind {
         Kind::Action { .. } => {
-            for action in callable(tool, identity) {
-                actions.insert(
-                    action.name().to_owned(),
-                    Value::Object(action.rendered().clone()),
-                );
+            for (action, missing) in shown(tool, identity) {
+                let mut rendered = action.rendered().clone();
+                needs_scopes(&mut rendered, &missing);
+                actions.insert(action.name().to_owned(), Value::Object(rendered));
             }
         }
-        Kind::Plain { digest, .. } => {
+        Kind::Plain {
+            digest,
+            scopes: required,
+            ..
+        } => {
             body.insert("input_schema".into(), digest.clone());
+            needs_scopes(
+                &mut body,
+                &crate::dispatch::scopes::missing(required, identity),
+            );
         }
         Kind::Help => {}
     }
@@ -145,17 +154,18 @@ fn action_level(tool: &RegisteredTool, action: &str, ctx: &Context) -> Result<Va
             tool: inner,
             actions,
         } => {
-            let shown = callable(tool, ctx.identity());
+            let shown = shown(tool, ctx.identity());
             match actions
                 .get(action)
-                .filter(|a| shown.iter().any(|s| s.name() == a.name()))
+                .and_then(|a| shown.iter().find(|(s, _)| s.name() == a.name()))
+                .map(|(found, missing)| (*found, missing.clone()))
             {
                 Some(found) => (inner, found),
                 None => {
                     return Err(Refusal::UnknownAction {
                         tool: &tool.name,
                         sent: action,
-                        valid: shown.iter().map(|a| a.name()).collect(),
+                        valid: shown.iter().map(|(a, _)| a.name()).collect(),
                     }
                     .payload());
                 }
@@ -170,12 +180,23 @@ fn action_level(tool: &RegisteredTool, action: &str, ctx: &Context) -> Result<Va
             .payload());
         }
     };
+    let (found, missing) = found;
     let mut body = Map::new();
     body.insert("tool".into(), Value::String(tool.name.clone()));
     body.insert("action".into(), Value::String(found.name().to_owned()));
     body.extend(found.rendered().clone());
+    needs_scopes(&mut body, &missing);
     if let Some(context) = inner.action_context(found.name(), ctx) {
         body.insert("context".into(), Value::Object(context));
     }
     Ok(Value::Object(body))
+}
+
+/// Marks what the caller may not call ([`Visibility::ShowWithScope`]) with the scopes it lacks.
+///
+/// [`Visibility::ShowWithScope`]: crate::Visibility::ShowWithScope
+fn needs_scopes(body: &mut Map<String, Value>, missing: &[&str]) {
+    if !missing.is_empty() {
+        body.insert("needs_scopes".into(), json!(missing));
+    }
 }

@@ -57,6 +57,7 @@ pub struct ServerBuilder {
     skills: Vec<crate::skill::Skill>,
     pub(super) tasks: crate::task::Tasks,
     pub(super) user_state: Option<Arc<dyn crate::user_state::UserStateStore>>,
+    pub(super) visibility: crate::tool::visibility::Visibility,
     page_size: Option<usize>,
     list_changed: bool,
     request_state: RequestStateConfig,
@@ -114,6 +115,7 @@ impl ServerBuilder {
             skills: Vec::new(),
             tasks: crate::task::Tasks::default(),
             user_state: None,
+            visibility: crate::tool::visibility::Visibility::default(),
             page_size: None,
             list_changed: false,
             request_state: RequestStateConfig {
@@ -408,10 +410,11 @@ impl ServerBuilder {
         let mut names = HashSet::new();
         let mut tools = Vec::with_capacity(self.tools.len() + 1);
         for pending in self.tools {
-            let tool = match pending {
+            let mut tool = match pending {
                 Pending::Action(t) => RegisteredTool::action(t)?,
                 Pending::Plain(t) => RegisteredTool::plain(t)?,
             };
+            tool.visibility = self.visibility;
             if !names.insert(tool.name.clone()) {
                 return Err(ConfigurationError::new(Problem::DuplicateTool(
                     tool.name.clone(),

@@ -3,8 +3,8 @@
 mod builder;
 mod features;
 mod notify;
+mod principals;
 mod task_builder;
-mod user_state;
 
 use std::collections::HashMap;
 use std::sync::Arc;

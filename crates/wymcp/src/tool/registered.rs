@@ -37,6 +37,8 @@ pub(crate) struct RegisteredTool {
     pub(crate) definition: ToolDefinition,
     pub(crate) kind: Kind,
     pub(crate) output: Option<ValueGate>,
+    /// What a caller lacking this tool's scopes is shown of it.
+    pub(crate) visibility: crate::tool::visibility::Visibility,
 }
 
 impl RegisteredTool {
@@ -102,6 +104,7 @@ impl Described {
             definition,
             kind,
             output: self.output,
+            visibility: crate::tool::visibility::Visibility::default(),
         }
     }
 }
@@ -186,6 +189,7 @@ impl RegisteredTool {
             ),
             kind: Kind::Help,
             output: None,
+            visibility: crate::tool::visibility::Visibility::default(),
         }
     }
 

@@ -3,6 +3,9 @@
 //! its description lines, of `help` at every level and of the refusals listing valid actions;
 //! a tool none of whose actions it may call is left out of `tools/list`. Without an identity
 //! (a transport without auth) everything is shown, as everything may be called.
+//!
+//! [`Visibility::ShowWithScope`] shows everything instead, each action or tool the principal
+//! may not call marked with the scopes it needs (calls are refused as before).
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -15,6 +18,53 @@ use crate::protocol::ProtocolVersion;
 use crate::serve::Identity;
 use crate::tool::definition;
 use crate::tool::registered::{Kind, RegisteredTool};
+
+/// What a caller is shown of the actions and tools it may not call
+/// ([`ServerBuilder::visibility`](crate::ServerBuilder::visibility)).
+///
+/// ```
+/// use wymcp::{Server, Visibility};
+///
+/// let server = Server::builder().visibility(Visibility::ShowWithScope).build()?;
+/// # let _ = server;
+/// # Ok::<(), wymcp::ConfigurationError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Visibility {
+    /// Hidden: `tools/list`, each `action` enum and `help` show only what the caller may call
+    /// (the default).
+    #[default]
+    Hide,
+    /// Shown, marked: an action's description line ends `(needs scope: tasks:write)`, a plain
+    /// tool's description too, and `help` gives its `needs_scopes`. The model learns what a
+    /// token with more scopes would allow; a call is still refused 403 `insufficient_scope`.
+    ShowWithScope,
+}
+
+/// The actions of `tool` shown to `identity`, each with the scopes it lacks for it (none for
+/// an action it may call): the callable ones, or under [`Visibility::ShowWithScope`] all.
+pub(crate) fn shown<'a>(
+    tool: &'a RegisteredTool,
+    identity: Option<&Identity>,
+) -> Vec<(&'a ValidatedAction, Vec<&'a str>)> {
+    let Kind::Action { actions, .. } = &tool.kind else {
+        return Vec::new();
+    };
+    actions
+        .iter()
+        .map(|a| (a, scopes::missing(a.scopes(), identity)))
+        .filter(|(_, missing)| missing.is_empty() || tool.visibility == Visibility::ShowWithScope)
+        .collect()
+}
+
+/// An action's description line, marked with the scopes the caller lacks.
+pub(crate) fn summary(action: &ValidatedAction, missing: &[&str]) -> String {
+    if missing.is_empty() {
+        return action.summary();
+    }
+    format!("{} (needs scope: {})", action.summary(), missing.join(" "))
+}
 
 /// The actions of `tool` that `identity` may call, in name order (all of them for a tool
 /// that is not an action tool: none).
@@ -59,16 +109,28 @@ pub(crate) fn definition_for<'a>(
     if !narrowed(tool, identity) {
         return Some(Cow::Borrowed(stored));
     }
-    let shown = callable(tool, identity);
+    let mut marked = stored.clone();
+    if let Kind::Plain {
+        scopes: required, ..
+    } = &tool.kind
+    {
+        // Reached only when the caller lacks some of them.
+        if tool.visibility == Visibility::Hide {
+            return None;
+        }
+        let missing = scopes::missing(required, identity).join(" ");
+        marked["description"] = format!("{} (needs scope: {missing})", tool.description).into();
+        return Some(Cow::Owned(marked));
+    }
+    let shown = shown(tool, identity);
     if shown.is_empty() {
-        // No callable action, or a plain tool whose scopes the caller lacks.
+        // No callable action, and nothing shown of the others.
         return None;
     }
-    let names: Vec<&str> = shown.iter().map(|a| a.name()).collect();
-    let summaries: Vec<String> = shown.iter().map(|a| a.summary()).collect();
-    let mut narrowed = stored.clone();
-    narrowed["inputSchema"] = definition::action_input_schema(&names, &summaries);
-    Some(Cow::Owned(narrowed))
+    let names: Vec<&str> = shown.iter().map(|(a, _)| a.name()).collect();
+    let summaries: Vec<String> = shown.iter().map(|(a, m)| summary(a, m)).collect();
+    marked["inputSchema"] = definition::action_input_schema(&names, &summaries);
+    Some(Cow::Owned(marked))
 }
 
 /// The `tools/list` result of `tools` for `version` as `identity` sees it.
@@ -87,5 +149,7 @@ pub(crate) fn list(
 /// Whether `identity` sees `tool` at all (help and plain tools always; an action tool when one
 /// of its actions is callable).
 pub(crate) fn sees(tool: &RegisteredTool, identity: Option<&Identity>) -> bool {
-    !narrowed(tool, identity) || !callable(tool, identity).is_empty()
+    tool.visibility == Visibility::ShowWithScope
+        || !narrowed(tool, identity)
+        || !callable(tool, identity).is_empty()
 }
