@@ -1,12 +1,15 @@
 //! `Visibility::ShowWithScope`: a caller lacking a scope is shown the action or tool it needs
 //! it for, marked with that scope, in `tools/list` (over HTTP with bearer auth, 2026-07-28) and
-//! in `help`; calling it is still refused.
+//! in `help`; calling it is still refused. And a session whose token gains or loses a scope is
+//! told its tools changed (`notifications/tools/list_changed` on its GET stream).
 
 #![allow(clippy::unwrap_used)]
 
 mod http_harness;
 
-use http_harness::{Http, borrowed, modern_headers, request};
+use std::time::Duration;
+
+use http_harness::{Http, Sse, borrowed, modern_headers, request};
 use serde_json::{Map, Value, json};
 use wymcp::testing::TestClient;
 use wymcp::transport::http::{BearerAuth, StreamableHttp};
@@ -156,4 +159,55 @@ async fn help_gives_what_the_reader_lacks_and_the_call_is_still_refused() {
         .unwrap();
     assert!(refused.is_error());
     assert_eq!(refused.json().unwrap()["error"], "insufficient_scope");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_whose_token_changes_scopes_is_told_its_tools_changed() {
+    let auth = BearerAuth::new().token("rita-read", reader()).token(
+        "rita-write",
+        Identity::new("rita").claim("scope", json!("notes:read notes:write")),
+    );
+    let http = Http::serve(StreamableHttp::builder(server(Visibility::Hide)).auth(auth)).await;
+    let read = ("authorization", "Bearer rita-read");
+    let write = ("authorization", "Bearer rita-write");
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "visibility-test", "version": "1"}}});
+    let opened = http.post_raw(&[read], init.to_string()).await;
+    let session = opened.header("mcp-session-id").unwrap().to_owned();
+    http.initialized(&session, &[read]).await;
+    let list = |token: (&'static str, &'static str), id: u64| {
+        let http = &http;
+        let session = session.clone();
+        async move {
+            let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"});
+            let headers = [
+                token,
+                ("mcp-session-id", session.as_str()),
+                ("mcp-protocol-version", "2025-11-25"),
+            ];
+            let answer = http.post_raw(&headers, body.to_string()).await.json();
+            answer["result"]["tools"][0]["inputSchema"]["properties"]["action"]["enum"].clone()
+        }
+    };
+    assert_eq!(list(read, 1).await, json!(["list"]));
+    let mut stream = Sse::bounded(
+        http.get_stream(&session, &[read]).await,
+        Duration::from_secs(10),
+    );
+
+    // A step-up: the same subject, one more scope.
+    assert_eq!(list(write, 2).await, json!(["add", "list"]));
+    let (changed, _) = stream.until("notifications/tools/list_changed").await;
+    assert_eq!(changed["params"], json!({}));
+    // The same scopes again: nothing to tell.
+    list(write, 3).await;
+    let quiet = tokio::time::timeout(Duration::from_millis(400), stream.message()).await;
+    assert!(
+        quiet.is_err(),
+        "no notification without a change: {quiet:?}"
+    );
+    // Back to the narrower token: told again.
+    assert_eq!(list(read, 4).await, json!(["list"]));
+    stream.until("notifications/tools/list_changed").await;
 }

@@ -213,6 +213,7 @@ async fn request(
     (related, identity): (Related, Option<&Identity>),
 ) -> Result<Outcome, Refusal> {
     let done = |result: Value| Ok(reply(success(id.clone(), result)));
+    visibility_follows(core, &handle, identity);
     match method {
         // A transport of one session: `initialize` again is refused here.
         Method::Initialize => Err(Refusal::invalid(
@@ -336,5 +337,34 @@ async fn cancel(core: &Core, handle: &SessionHandle, params: Option<&Value>) {
         tracing::info!(request_id = %request_id, "MCP call cancelled by the client");
     } else if core.bus().is_some() {
         core.cancel_elsewhere(handle.id(), request_id).await;
+    }
+}
+
+/// Tells the session its tools changed (`notifications/tools/list_changed`) when this
+/// request's credentials hold other of the server's declared scopes than the session's last
+/// request did (a step-up, or a narrower token): what it may call, so what it is shown, changed.
+/// Per node: a session's first request on a node sets the node's reference silently.
+fn visibility_follows(core: &Core, handle: &SessionHandle, identity: Option<&Identity>) {
+    use std::hash::{Hash, Hasher};
+    let declared = &core.server().features().declared_scopes;
+    let Some(identity) = identity else { return };
+    if declared.is_empty() {
+        return;
+    }
+    let granted = identity.scopes();
+    let mut hasher = std::hash::DefaultHasher::new();
+    for scope in declared {
+        granted.contains(&scope.as_str()).hash(&mut hasher);
+    }
+    // Never 0, the "nothing seen yet" of the handle.
+    let fingerprint = hasher.finish() | 1;
+    let before = handle.swap_seen_scopes(fingerprint);
+    if before != 0 && before != fingerprint {
+        let note = crate::resource::ServerNotification::new(
+            "notifications/tools/list_changed",
+            json!({}),
+            Some(handle.id().to_owned()),
+        );
+        core.server().features().hub.send(note);
     }
 }

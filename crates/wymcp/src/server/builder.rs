@@ -448,6 +448,7 @@ impl ServerBuilder {
             skills,
             tasks: self.tasks,
             user_state: self.user_state,
+            declared_scopes: declared_scopes(&tools),
             page_size: self.page_size.unwrap_or(crate::paging::DEFAULT_PAGE_SIZE),
             list_changed: self.list_changed,
             request_state: Codec::new(
@@ -494,4 +495,16 @@ fn check_layers(layers: &Layers, tools: &[Arc<RegisteredTool>]) -> Result<(), Co
         }
     }
     Ok(())
+}
+
+/// Every scope `tools` declare, sorted, once each.
+fn declared_scopes(tools: &[Arc<RegisteredTool>]) -> Vec<String> {
+    let mut all: Vec<String> = tools
+        .iter()
+        .flat_map(|t| t.declared_scopes())
+        .cloned()
+        .collect();
+    all.sort();
+    all.dedup();
+    all
 }

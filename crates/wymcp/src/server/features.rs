@@ -38,6 +38,9 @@ pub(crate) struct Features {
     pub(crate) middleware: Option<crate::middleware::Stack>,
     /// Where notifications go besides this node (a transport with a bus installs it).
     pub(crate) relay: super::notify::Relay,
+    /// Every scope the server's tools declare, sorted: what a session's visible tools depend
+    /// on (empty: visibility never changes).
+    pub(crate) declared_scopes: Vec<String>,
     /// Per-principal state ([`crate::Context::user_state`]); `None`: not configured.
     pub(crate) user_state: Option<Arc<dyn crate::user_state::UserStateStore>>,
 }
@@ -59,6 +62,7 @@ impl Default for Features {
             middleware: None,
             relay: super::notify::Relay::default(),
             user_state: None,
+            declared_scopes: Vec::new(),
         }
     }
 }

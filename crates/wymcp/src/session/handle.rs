@@ -64,6 +64,9 @@ struct Inner {
     calls: Arc<RunningCalls>,
     /// The node serving this handle (its server requests' ids name it).
     node: Arc<str>,
+    /// Which of the server's declared scopes the session's last request held (a fingerprint;
+    /// 0 before the first): a change means its visible tools changed.
+    seen_scopes: std::sync::atomic::AtomicU64,
 }
 
 impl std::fmt::Debug for SessionHandle {
@@ -100,6 +103,7 @@ impl SessionHandle {
                 standalone: Mutex::new(standalone),
                 calls: Arc::default(),
                 node: node_id().into(),
+                seen_scopes: std::sync::atomic::AtomicU64::new(0),
             }),
         }
     }
@@ -110,6 +114,14 @@ impl SessionHandle {
             inner.node = node.clone();
         }
         self
+    }
+
+    /// Records the fingerprint of the scopes this request holds; the one recorded before
+    /// (0 for none).
+    pub(crate) fn swap_seen_scopes(&self, fingerprint: u64) -> u64 {
+        self.inner
+            .seen_scopes
+            .swap(fingerprint, std::sync::atomic::Ordering::AcqRel)
     }
 
     /// The session id.
