@@ -24,7 +24,7 @@ impl Context {
         if self.missing_in_stateless("sampling", None) {
             return Err(ClientRequestError::NotSupported);
         }
-        if let Some(task) = self.task_input() {
+        if let Some(task) = self.task() {
             let key = request.input_key().map(str::to_owned);
             let (params, timeout) = request.into_parts();
             return task.ask(InputKind::Sampling, key, params, timeout).await;
@@ -89,7 +89,7 @@ impl Context {
         if self.missing_in_stateless("elicitation", sub) {
             return Err(ClientRequestError::NotSupported);
         }
-        if let Some(task) = self.task_input() {
+        if let Some(task) = self.task() {
             let key = request.input_key().map(str::to_owned);
             let (params, timeout) = request.into_parts();
             return task.ask(InputKind::Elicitation, key, params, timeout).await;
@@ -135,7 +135,7 @@ impl Context {
         if self.missing_in_stateless("roots", None) {
             return Err(ClientRequestError::NotSupported);
         }
-        if let Some(task) = self.task_input() {
+        if let Some(task) = self.task() {
             let key = request.input_key().map(str::to_owned);
             let (params, timeout) = request.into_parts();
             return task.ask(InputKind::Roots, key, params, timeout).await;

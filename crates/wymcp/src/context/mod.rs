@@ -19,6 +19,7 @@ pub use crate::session::{Delivery, Notifier};
 pub use builder::ContextBuilder;
 pub(crate) use origin::Origin;
 pub use origin::TransportKind;
+pub(crate) use task::TaskLink;
 
 /// What a tool knows about the call it serves: the request, the session, the negotiated
 /// revision, the assigns, and a cancellation token.
@@ -71,7 +72,7 @@ struct Inner {
     /// The call's transport and client address.
     origin: Origin,
     /// The tasks extension: set when the call is, or may become, a task.
-    task: Option<Arc<crate::task::input::TaskSlot>>,
+    task: Option<Arc<dyn task::TaskLink>>,
     /// The server's user-state store, when it has one.
     user_state: Option<Arc<dyn crate::user_state::UserStateStore>>,
 }

@@ -1,12 +1,33 @@
 //! A call and the tasks extension ([`crate::task`]): handing a call off to a task, and the
-//! context a task's call runs with.
+//! context a task's call runs with. The context knows the extension only through
+//! [`TaskLink`], which the extension implements (so `context` does not import `task`).
 
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
+use futures_util::future::BoxFuture;
+use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::{Context, Inner, ProgressState};
-use crate::task::input::{TaskInput, TaskSlot};
+use crate::mrtr::InputKind;
+use crate::session::ClientRequestError;
+
+/// What a call that is, or may become, a task gives its context.
+pub(crate) trait TaskLink: Send + Sync + std::fmt::Debug {
+    /// Whether the call runs as a task now.
+    fn is_task(&self) -> bool;
+    /// Continues the call as a task: `true` once it is one.
+    fn hand_off(&self) -> BoxFuture<'_, bool>;
+    /// Asks the client through the task (`inputRequests`, answered by `tasks/update`).
+    fn ask(
+        &self,
+        kind: InputKind,
+        key: Option<String>,
+        params: Value,
+        timeout: Duration,
+    ) -> BoxFuture<'_, Result<Value, ClientRequestError>>;
+}
 
 impl Context {
     /// Continues the call as a task (the tasks extension, MCP 2026-07-28): the request is
@@ -30,19 +51,19 @@ impl Context {
     /// ```
     pub async fn hand_off_to_task(&self) -> bool {
         match &self.inner.task {
-            Some(slot) => slot.hand_off().await,
+            Some(link) => link.hand_off().await,
             None => false,
         }
     }
 
-    /// The task's input requests, when the call runs as a task.
-    pub(crate) fn task_input(&self) -> Option<&Arc<TaskInput>> {
-        self.inner.task.as_ref().and_then(|slot| slot.input())
+    /// The call's task, when it runs as one.
+    pub(crate) fn task(&self) -> Option<&Arc<dyn TaskLink>> {
+        self.inner.task.as_ref().filter(|link| link.is_task())
     }
 
     /// The context a task's call runs with: this request's, with the task's own cancellation
     /// (the request's end does not cancel the task) and `slot`.
-    pub(crate) fn for_task(&self, token: CancellationToken, slot: Arc<TaskSlot>) -> Context {
+    pub(crate) fn for_task(&self, token: CancellationToken, slot: Arc<dyn TaskLink>) -> Context {
         let inner = &self.inner;
         Context {
             inner: Arc::new(Inner {

@@ -13,7 +13,10 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 use tokio::sync::oneshot;
 
+use futures_util::future::BoxFuture;
+
 use crate::Server;
+use crate::context::TaskLink;
 use crate::mrtr::InputKind;
 use crate::session::ClientRequestError;
 
@@ -31,11 +34,6 @@ impl TaskSlot {
         let slot = TaskSlot::default();
         let _ = slot.input.set(input);
         slot
-    }
-
-    /// The task's input requests, once the call is a task.
-    pub(crate) fn input(&self) -> Option<&Arc<TaskInput>> {
-        self.input.get()
     }
 
     /// Makes the call a task (after its code asked to hand off).
@@ -65,6 +63,32 @@ impl TaskSlot {
             }
         })
         .await
+    }
+}
+
+impl TaskLink for TaskSlot {
+    fn is_task(&self) -> bool {
+        self.input.get().is_some()
+    }
+
+    fn hand_off(&self) -> BoxFuture<'_, bool> {
+        Box::pin(TaskSlot::hand_off(self))
+    }
+
+    fn ask(
+        &self,
+        kind: InputKind,
+        key: Option<String>,
+        params: Value,
+        timeout: Duration,
+    ) -> BoxFuture<'_, Result<Value, ClientRequestError>> {
+        Box::pin(async move {
+            match self.input.get() {
+                Some(input) => input.ask(kind, key, params, timeout).await,
+                // Asked only once the call is a task (`Context::task`).
+                None => Err(ClientRequestError::NotSupported),
+            }
+        })
     }
 }
 
