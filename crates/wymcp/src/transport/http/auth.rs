@@ -58,6 +58,47 @@ pub trait Authenticate: Send + Sync + 'static {
     }
 }
 
+/// The audiences a token verifier accepts: the configured ones, else the `resource` of the
+/// server's protected-resource metadata (told once, when the service is built).
+#[derive(Debug, Default)]
+pub(crate) struct Audiences {
+    configured: Vec<String>,
+    resource: std::sync::OnceLock<String>,
+}
+
+impl Audiences {
+    pub(crate) fn new(configured: Vec<String>) -> Self {
+        Audiences {
+            configured,
+            resource: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The audiences a token must name one of (empty: none configured nor told).
+    pub(crate) fn accepted(&self) -> Vec<String> {
+        match (self.configured.is_empty(), self.resource.get()) {
+            (false, _) => self.configured.clone(),
+            (true, Some(resource)) => vec![resource.clone()],
+            (true, None) => Vec::new(),
+        }
+    }
+
+    /// Keeps the first resource told (one server, one resource).
+    pub(crate) fn set_resource(&self, resource: &str) {
+        let _ = self.resource.set(resource.to_owned());
+    }
+}
+
+/// The bearer token of `headers`, or the refusal a token verifier answers without one: no
+/// bearer credentials (`Unauthorized`), or a malformed header (`invalid_request`).
+pub(crate) fn bearer_token(headers: &HeaderMap) -> Result<&str, AuthRefusal> {
+    match presented(headers) {
+        Presented::Bearer(token) => Ok(token),
+        Presented::Nothing | Presented::OtherScheme => Err(AuthRefusal("Unauthorized".to_owned())),
+        Presented::Malformed(_) => Err(AuthRefusal("invalid_request".to_owned())),
+    }
+}
+
 type Verifier = Box<dyn Fn(&str) -> Option<Identity> + Send + Sync>;
 
 /// Bearer-token auth: static tokens, a verifier closure, or both (static tokens first).

@@ -117,8 +117,7 @@ impl IntrospectionAuthBuilder {
             client_id,
             client_secret,
             issuers: self.issuers,
-            audiences: self.audiences,
-            resource: std::sync::OnceLock::new(),
+            audiences: crate::transport::http::auth::Audiences::new(self.audiences),
             leeway: self.leeway.unwrap_or(Duration::from_secs(30)),
             client,
             cache: Cache::new(

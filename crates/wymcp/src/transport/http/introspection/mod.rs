@@ -29,7 +29,7 @@ use sha2::{Digest as _, Sha256};
 pub use builder::{IntrospectionAuthBuilder, IntrospectionConfigError};
 
 use self::cache::Cache;
-use super::auth::{AuthRefusal, Authenticate, Identity, Presented, presented};
+use super::auth::{Audiences, AuthRefusal, Authenticate, Identity, bearer_token};
 use super::jwt::MAX_TOKEN_BYTES;
 
 /// The most bytes an introspection response may have.
@@ -61,8 +61,7 @@ pub struct IntrospectionAuth {
     client_id: String,
     client_secret: String,
     issuers: Vec<String>,
-    audiences: Vec<String>,
-    resource: std::sync::OnceLock<String>,
+    audiences: Audiences,
     leeway: Duration,
     client: reqwest::Client,
     cache: Cache,
@@ -95,11 +94,7 @@ impl IntrospectionAuth {
     /// The audiences a token must name one of: the configured ones, else the resource URL
     /// of the protected-resource metadata.
     pub fn audiences(&self) -> Vec<String> {
-        match (self.audiences.is_empty(), self.resource.get()) {
-            (false, _) => self.audiences.clone(),
-            (true, Some(resource)) => vec![resource.clone()],
-            (true, None) => Vec::new(),
-        }
+        self.audiences.accepted()
     }
 
     /// Checks `token`: the identity the endpoint describes, or why not.
@@ -267,19 +262,11 @@ impl Authenticate for IntrospectionAuth {
         &'a self,
         headers: &'a HeaderMap,
     ) -> BoxFuture<'a, Result<Identity, AuthRefusal>> {
-        Box::pin(async move {
-            match presented(headers) {
-                Presented::Bearer(token) => self.verify(token).await,
-                Presented::Nothing | Presented::OtherScheme => {
-                    Err(AuthRefusal("Unauthorized".to_owned()))
-                }
-                Presented::Malformed(_) => Err(AuthRefusal("invalid_request".to_owned())),
-            }
-        })
+        Box::pin(async move { self.verify(bearer_token(headers)?).await })
     }
 
     fn set_resource(&self, resource: &str) {
-        let _ = self.resource.set(resource.to_owned());
+        self.audiences.set_resource(resource);
     }
 }
 

@@ -1,6 +1,6 @@
 //! [`JwtAuthBuilder`]'s settings and their checks.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use jsonwebtoken::AlgorithmFamily;
@@ -98,8 +98,7 @@ impl JwtAuthBuilder {
         };
         Ok(JwtAuth {
             issuers: self.issuers,
-            audiences: self.audiences,
-            resource: OnceLock::new(),
+            audiences: crate::transport::http::auth::Audiences::new(self.audiences),
             leeway: self.leeway.unwrap_or(Duration::from_secs(30)),
             allowed,
             keys,

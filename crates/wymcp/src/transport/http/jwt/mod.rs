@@ -21,7 +21,6 @@ mod error;
 mod jwks;
 mod keys;
 
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use axum::http::HeaderMap;
@@ -36,7 +35,7 @@ pub use jsonwebtoken::{Algorithm, DecodingKey};
 
 use self::jwks::Jwks;
 use self::keys::VerifyingKey;
-use super::auth::{AuthRefusal, Authenticate, Identity, Presented, presented};
+use super::auth::{Audiences, AuthRefusal, Authenticate, Identity, bearer_token};
 
 /// The longest token read, in bytes.
 pub const MAX_TOKEN_BYTES: usize = 16 * 1024;
@@ -71,9 +70,7 @@ const DEFAULT_ALGORITHMS: [Algorithm; 9] = [
 /// ```
 pub struct JwtAuth {
     issuers: Vec<String>,
-    audiences: Vec<String>,
-    /// The resource URL of the protected-resource metadata, the audience when none is set.
-    resource: OnceLock<String>,
+    audiences: Audiences,
     leeway: Duration,
     allowed: Vec<Algorithm>,
     keys: Vec<VerifyingKey>,
@@ -116,11 +113,7 @@ impl JwtAuth {
     /// The audiences a token must name one of: the configured ones, else the resource URL
     /// of the protected-resource metadata.
     pub fn audiences(&self) -> Vec<String> {
-        match (self.audiences.is_empty(), self.resource.get()) {
-            (false, _) => self.audiences.clone(),
-            (true, Some(resource)) => vec![resource.clone()],
-            (true, None) => Vec::new(),
-        }
+        self.audiences.accepted()
     }
 
     /// Verifies `token`: the identity of its claims, or why not.
@@ -230,19 +223,10 @@ impl Authenticate for JwtAuth {
         &'a self,
         headers: &'a HeaderMap,
     ) -> BoxFuture<'a, Result<Identity, AuthRefusal>> {
-        Box::pin(async move {
-            match presented(headers) {
-                Presented::Bearer(token) => self.verify(token).await,
-                Presented::Nothing | Presented::OtherScheme => {
-                    Err(AuthRefusal("Unauthorized".to_owned()))
-                }
-                Presented::Malformed(_) => Err(AuthRefusal("invalid_request".to_owned())),
-            }
-        })
+        Box::pin(async move { self.verify(bearer_token(headers)?).await })
     }
 
     fn set_resource(&self, resource: &str) {
-        // The first resource told is kept (one server, one resource).
-        let _ = self.resource.set(resource.to_owned());
+        self.audiences.set_resource(resource);
     }
 }
