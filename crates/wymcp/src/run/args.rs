@@ -145,27 +145,32 @@ pub(super) fn parse(
             _ => return Err(CliError::Unknown { arg }),
         }
     }
-    let transport = if stdio {
+    let transport = transport(stdio, bind, port)?;
+    Ok(Parsed {
+        transport,
+        quiet,
+        values,
+    })
+}
+
+/// The transport the flags chose: stdio (with no HTTP flag), or HTTP with the build's
+/// defaults for what was not given.
+fn transport(stdio: bool, bind: Option<IpAddr>, port: Option<u16>) -> Result<Transport, CliError> {
+    if stdio {
         if port.is_some() {
             return Err(CliError::Conflict { flag: "--port" });
         }
         if bind.is_some() {
             return Err(CliError::Conflict { flag: "--bind" });
         }
-        Transport::Stdio
-    } else {
-        match Transport::default_for_build() {
-            Transport::Http { bind: b, port: p } => Transport::Http {
-                bind: bind.unwrap_or(b),
-                port: port.unwrap_or(p),
-            },
-            Transport::Stdio => Transport::Stdio,
-        }
-    };
-    Ok(Parsed {
-        transport,
-        quiet,
-        values,
+        return Ok(Transport::Stdio);
+    }
+    Ok(match Transport::default_for_build() {
+        Transport::Http { bind: b, port: p } => Transport::Http {
+            bind: bind.unwrap_or(b),
+            port: port.unwrap_or(p),
+        },
+        Transport::Stdio => Transport::Stdio,
     })
 }
 

@@ -1,13 +1,13 @@
 //! [`ServerBuilder`]: tools in order, identity, instructions; `build()` validates everything.
 
-use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use wymcp_core::{ConfigurationError, Problem};
+use wymcp_core::ConfigurationError;
 
 use tower::{BoxError, Layer, Service};
 
+use super::checks::{check_layers, check_task_tools, declared_scopes, register_tools};
 use crate::completion::registry::{CompletionRegistry, PendingCompletion};
 use crate::completion::{Complete, CompletionRef};
 use crate::dispatch::CallToolResult;
@@ -25,7 +25,7 @@ use crate::tool::registered::RegisteredTool;
 use crate::tool::typed::Typed;
 use crate::tool::{ActionTool, PlainTool, TypedActionTool};
 
-enum Pending {
+pub(super) enum Pending {
     Action(Arc<dyn crate::tool::erased::DynActionTool>),
     Plain(Arc<dyn crate::tool::erased::DynPlainTool>),
 }
@@ -407,34 +407,10 @@ impl ServerBuilder {
     /// definition and validator, and appends the help tool last; validates every resource URI,
     /// resource template, prompt and completion provider.
     pub fn build(self) -> Result<Server, ConfigurationError> {
-        let mut names = HashSet::new();
-        let mut tools = Vec::with_capacity(self.tools.len() + 1);
-        for pending in self.tools {
-            let mut tool = match pending {
-                Pending::Action(t) => RegisteredTool::action(t)?,
-                Pending::Plain(t) => RegisteredTool::plain(t)?,
-            };
-            tool.visibility = self.visibility;
-            if !names.insert(tool.name.clone()) {
-                return Err(ConfigurationError::new(Problem::DuplicateTool(
-                    tool.name.clone(),
-                )));
-            }
-            tools.push(Arc::new(tool));
-        }
+        let mut tools = register_tools(self.tools, self.visibility)?;
         check_layers(&self.layers, &tools)?;
+        check_task_tools(&self.tasks, &tools)?;
         tools.push(Arc::new(RegisteredTool::help()));
-        if let Some(unknown) = self
-            .tasks
-            .support
-            .keys()
-            .chain(self.tasks.start.keys())
-            .find(|t| !names.contains(*t) && *t != "help")
-        {
-            return Err(ConfigurationError::new(Problem::InvalidTaskTool(
-                unknown.clone(),
-            )));
-        }
         let (skills, mut skill_files) = crate::skill::registry::SkillRegistry::build(self.skills)?;
         let mut resources = self.resources;
         resources.append(&mut skill_files);
@@ -469,42 +445,4 @@ impl ServerBuilder {
             features,
         ))
     }
-}
-
-/// Every tool and action a layer is attached to exists.
-fn check_layers(layers: &Layers, tools: &[Arc<RegisteredTool>]) -> Result<(), ConfigurationError> {
-    let find = |name: &str| tools.iter().find(|t| t.name == name);
-    for (name, _) in &layers.tools {
-        if find(name).is_none() {
-            return Err(ConfigurationError::new(Problem::LayerUnknownTool(
-                name.clone(),
-            )));
-        }
-    }
-    for (name, action, _) in &layers.actions {
-        let Some(tool) = find(name) else {
-            return Err(ConfigurationError::new(Problem::LayerUnknownTool(
-                name.clone(),
-            )));
-        };
-        if !tool.has_action(action) {
-            return Err(ConfigurationError::new(Problem::LayerUnknownAction {
-                tool: name.clone(),
-                action: action.clone(),
-            }));
-        }
-    }
-    Ok(())
-}
-
-/// Every scope `tools` declare, sorted, once each.
-fn declared_scopes(tools: &[Arc<RegisteredTool>]) -> Vec<String> {
-    let mut all: Vec<String> = tools
-        .iter()
-        .flat_map(|t| t.declared_scopes())
-        .cloned()
-        .collect();
-    all.sort();
-    all.dedup();
-    all
 }

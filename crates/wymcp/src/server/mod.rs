@@ -1,6 +1,7 @@
 //! [`Server`]: the validated tool set and server identity, built once by [`ServerBuilder`].
 
 mod builder;
+mod checks;
 mod features;
 mod notify;
 mod principals;
