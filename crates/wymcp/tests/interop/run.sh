@@ -4,8 +4,9 @@
 # its default mode (2026-07-28 first, mcp 2.3.0) against the tasks example, compared with the
 # session era, and behind JWT auth with a bearer token (python_auth_client.py plays the
 # identity provider); against the notes example (the shortest forms) over stdio; and against the
-# conformance fixture, driving tasks (SEP-2663) through the SDK's client extension API
-# (python_tasks_client.py: mcp 2.3.0 has no tasks client of its own). Creates its own
+# conformance fixture, driving tasks (SEP-2663) and listing skills (SEP-2640) through the SDK's
+# client extension API (python_extensions_client.py: mcp 2.3.0 has no client of its own for
+# either). Creates its own
 # venv in the target directory (pip install mcp==2.3.0), starts the examples on free ports,
 # runs the clients.
 set -euo pipefail
@@ -60,6 +61,6 @@ start_http env WYMCP_TASKS_DATA="$data" "$target/debug/tasks" --port 0
 timeout 300 "$venv/bin/python" "$here/python_modern_client.py" "http://$addr/mcp"
 # The tasks example behind JWT auth (it starts the example itself, with its own JWKS).
 timeout 300 "$venv/bin/python" "$here/python_auth_client.py" "$target/debug/tasks"
-# The conformance fixture (port 0), for the tasks client.
+# The conformance fixture (port 0), for the extensions client.
 start_http "$target/debug/examples/conformance" 0
-timeout 120 "$venv/bin/python" "$here/python_tasks_client.py" "http://$addr/mcp"
+timeout 120 "$venv/bin/python" "$here/python_extensions_client.py" "http://$addr/mcp"

@@ -1,10 +1,10 @@
-"""Interop check: the official Python MCP SDK client (mcp 2.3.0, 2026-07-28) drives tasks of
-the conformance fixture through the SDK's client extension API.
+"""Interop check: the official Python MCP SDK client (mcp 2.3.0, 2026-07-28) drives tasks and
+lists skills of the conformance fixture through the SDK's client extension API.
 
-Usage: python_tasks_client.py http://127.0.0.1:PORT/mcp
+Usage: python_extensions_client.py http://127.0.0.1:PORT/mcp
 
 mcp 2.3.0 ships no client for the tasks extension (SEP-2663; its task types are the 2025-11-25
-ones), but it has the interface extensions plug into: a `ClientExtension` advertised under
+ones) nor for skills (SEP-2640), but it has the interface extensions plug into: a `ClientExtension` advertised under
 `capabilities.extensions`, whose `ResultClaim` takes over a `tools/call` answered with
 `resultType: "task"`, and custom requests (`Request` with `name_param`, which the SDK mirrors
 into `Mcp-Name`). Written here in about 60 lines, it turns a task into the call's result, and
@@ -16,7 +16,9 @@ asserts:
 * `confirm_delete` parks as `input_required`; the extension answers its `inputRequests` with
   `tasks/update`, and the result shows the answer;
 * without the extension, `slow_compute` answers at once and `failing_job` (task required) is
-  refused `-32021`.
+  refused `-32021`;
+* `skills/list` (the skills extension advertised with the SDK's `advertise`) names the
+  fixture's skills, and the SDK's `read_resource` reads a `skill://` resource it lists.
 
 Exits non-zero on any mismatch.
 """
@@ -26,7 +28,7 @@ import sys
 from typing import Any, Literal
 
 from mcp import Client
-from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
+from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim, advertise
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, ElicitRequestParams, ElicitResult, Request, RequestParams, Result
 from pydantic import ConfigDict, TypeAdapter
@@ -68,6 +70,16 @@ class DetailedTask(Result):
 
 class Ack(Result):
     model_config = ConfigDict(extra="allow")
+
+
+class ListSkills(Request[RequestParams | None, Literal["skills/list"]]):
+    method: Literal["skills/list"] = "skills/list"
+    params: RequestParams | None = None
+
+
+class SkillsResult(Result):
+    model_config = ConfigDict(extra="allow")
+    skills: list[dict[str, Any]]
 
 
 async def on_elicit(_context, params: ElicitRequestParams) -> ElicitResult:
@@ -125,6 +137,13 @@ async def main(url: str) -> None:
         text = confirmed.content[0].text
         assert text.startswith("answered: ") and '"confirm":true' in text, text
         assert "input_required" in tasks.seen and tasks.seen[-1] == "completed", tasks.seen
+    async with Client(url, extensions=[advertise("io.modelcontextprotocol/skills")]) as client:
+        listed = await client.session.send_request(ListSkills(), SkillsResult)
+        names = sorted(s["frontmatter"]["name"] for s in listed.skills)
+        assert names == ["code-review", "refunds"], names
+        uri = next(r["uri"] for s in listed.skills for r in s["resources"] if r["uri"].endswith("SKILL.md"))
+        read = await client.read_resource(uri)
+        assert "name:" in read.contents[0].text, read
     async with Client(url) as plain:
         at_once = await plain.call_tool("slow_compute", {"seconds": 0})
         assert at_once.content[0].text == "Computed after 0 s", at_once
@@ -134,7 +153,7 @@ async def main(url: str) -> None:
             assert err.error.code == -32021, err.error
         else:
             raise AssertionError("failing_job without the extension was not refused")
-    print("python tasks client: slow_compute and confirm_delete as tasks through the SDK's extension API; refusal without it")
+    print("python extensions client: tasks driven and skills listed through the SDK's extension API; refusal without it")
 
 
 if __name__ == "__main__":
