@@ -214,3 +214,67 @@ async fn one_principal_cannot_take_every_running_place() {
         .json();
     assert_eq!(again["result"]["resultType"], "task", "{again}");
 }
+
+/// `read` at once, `export` always a task.
+struct Reports;
+
+impl wymcp::ActionTool for Reports {
+    fn name(&self) -> &str {
+        "reports"
+    }
+    fn description(&self) -> &str {
+        "Reads and exports reports"
+    }
+    fn actions(&self) -> wymcp::Actions {
+        wymcp::Actions::new()
+            .action("read", wymcp::ActionSchema::new("Read a report"))
+            .action(
+                "export",
+                wymcp::ActionSchema::new("Export every report (slow)"),
+            )
+    }
+    async fn run_action(
+        &self,
+        action: &str,
+        _data: wymcp::Data,
+        _ctx: wymcp::Context,
+    ) -> wymcp::ActionResult {
+        Ok(wymcp::Reply::new(json!({"done": action})))
+    }
+}
+
+#[tokio::test]
+async fn one_action_of_an_action_tool_runs_as_a_task_and_the_others_do_not() {
+    let server = Server::builder()
+        .tool(Reports)
+        .task_support_for_action("reports", "export", TaskSupport::Required)
+        .build()
+        .unwrap();
+    let http = tasks_kit::serve_server(server).await;
+    let args =
+        |action: &str| json!({"name": "reports", "arguments": {"action": action, "data": {}}});
+    let export = call(&http, "alice-token", true, "tools/call", args("export"))
+        .await
+        .json();
+    assert_eq!(export["result"]["resultType"], "task", "{export}");
+    let id = export["result"]["taskId"].as_str().unwrap().to_owned();
+    let done = poll_until_terminal(&http, &id).await;
+    let text = done["result"]["content"][0]["text"].as_str().unwrap();
+    assert_eq!(text, r#"{"done":"export"}"#, "{done}");
+    let read = call(&http, "alice-token", true, "tools/call", args("read"))
+        .await
+        .json();
+    assert_eq!(read["result"]["resultType"], "complete", "{read}");
+    let refused = call(&http, "alice-token", false, "tools/call", args("export")).await;
+    assert_eq!(refused.json()["error"]["code"], -32021);
+
+    let unknown = Server::builder()
+        .tool(Reports)
+        .task_support_for_action("reports", "nope", TaskSupport::Optional)
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        unknown.to_string(),
+        "task support is declared for unknown tool \"reports (action nope)\""
+    );
+}

@@ -44,12 +44,20 @@ pub(super) fn check_task_tools(
         .keys()
         .chain(tasks.start.keys())
         .find(|t| *t != "help" && !tools.iter().any(|tool| &tool.name == *t));
-    match unknown {
-        Some(unknown) => Err(ConfigurationError::new(Problem::InvalidTaskTool(
+    if let Some(unknown) = unknown {
+        return Err(ConfigurationError::new(Problem::InvalidTaskTool(
             unknown.clone(),
-        ))),
-        None => Ok(()),
+        )));
     }
+    for (tool, action) in tasks.action_support.keys() {
+        let found = tools.iter().find(|t| &t.name == tool);
+        if !found.is_some_and(|t| t.has_action(action)) {
+            return Err(ConfigurationError::new(Problem::InvalidTaskTool(format!(
+                "{tool} (action {action})"
+            ))));
+        }
+    }
+    Ok(())
 }
 
 /// Every tool and action a layer is attached to exists.

@@ -30,6 +30,30 @@ impl ServerBuilder {
         self
     }
 
+    /// Whether action `action` of action tool `tool` runs as a task, over the tool's own
+    /// [`task_support`](Self::task_support) (an export that takes minutes beside reads that do
+    /// not); `build()` refuses a tool or action that does not exist.
+    ///
+    /// ```
+    /// use wymcp::task::TaskSupport;
+    ///
+    /// let builder = wymcp::Server::builder()
+    ///     // ... .tool(Reports) ...
+    ///     .task_support_for_action("reports", "export", TaskSupport::Required);
+    /// # let _ = builder;
+    /// ```
+    pub fn task_support_for_action(
+        mut self,
+        tool: impl Into<String>,
+        action: impl Into<String>,
+        support: TaskSupport,
+    ) -> Self {
+        self.tasks
+            .action_support
+            .insert((tool.into(), action.into()), support);
+        self
+    }
+
     /// When a call of tool `tool` becomes a task (default [`TaskStart::Immediately`]);
     /// `build()` refuses a tool that does not exist.
     pub fn task_start(mut self, tool: impl Into<String>, start: TaskStart) -> Self {

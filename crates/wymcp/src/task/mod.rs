@@ -110,6 +110,8 @@ pub(crate) struct Running {
 /// The tasks of one server: which tools support them, the store, the calls running here.
 pub(crate) struct Tasks {
     pub(crate) support: HashMap<String, TaskSupport>,
+    /// Task support of single actions of action tools, by (tool, action): over the tool's.
+    pub(crate) action_support: HashMap<(String, String), TaskSupport>,
     pub(crate) start: HashMap<String, TaskStart>,
     pub(crate) store: Arc<dyn TaskStore>,
     pub(crate) ttl: Duration,
@@ -141,6 +143,7 @@ impl Default for Tasks {
     fn default() -> Self {
         Tasks {
             support: HashMap::new(),
+            action_support: HashMap::new(),
             start: HashMap::new(),
             store: Arc::new(InMemoryTaskStore::default()),
             ttl: DEFAULT_TASK_TTL,
@@ -158,11 +161,27 @@ impl Default for Tasks {
 impl Tasks {
     /// Whether any tool runs as a task (the server then declares the extension).
     pub(crate) fn is_enabled(&self) -> bool {
-        self.support.values().any(|s| *s != TaskSupport::Forbidden)
+        self.support
+            .values()
+            .chain(self.action_support.values())
+            .any(|s| *s != TaskSupport::Forbidden)
     }
 
-    pub(crate) fn support_of(&self, tool: &str) -> TaskSupport {
-        self.support.get(tool).copied().unwrap_or_default()
+    /// The task support of a call of `tool` (of `action`, for an action tool): the action's
+    /// own when set, else the tool's.
+    pub(crate) fn support_of(&self, tool: &str, action: Option<&str>) -> TaskSupport {
+        let own = action.and_then(|action| {
+            self.action_support
+                .get(&(tool.to_owned(), action.to_owned()))
+                .copied()
+        });
+        own.or_else(|| self.support.get(tool).copied())
+            .unwrap_or_default()
+    }
+
+    /// Whether no tool or action supports tasks (the stateless `tools/call` then skips routing).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.support.is_empty() && self.action_support.is_empty()
     }
 
     pub(crate) fn start_of(&self, tool: &str) -> TaskStart {

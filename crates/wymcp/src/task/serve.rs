@@ -53,7 +53,7 @@ enum How {
 /// without task support: every call of the era passes here.
 pub(crate) fn route_call(server: &Server, params: Option<Value>, ctx: &Context) -> Route {
     let tasks = &server.features().tasks;
-    if tasks.support.is_empty() {
+    if tasks.is_empty() {
         return Route::Sync(params);
     }
     let name = params
@@ -63,7 +63,12 @@ pub(crate) fn route_call(server: &Server, params: Option<Value>, ctx: &Context) 
     let Some(name) = name else {
         return Route::Sync(params);
     };
-    let how = match (tasks.support_of(name), declares_tasks(ctx)) {
+    let action = params
+        .as_ref()
+        .and_then(|p| p.get("arguments"))
+        .and_then(|a| a.get("action"))
+        .and_then(Value::as_str);
+    let how = match (tasks.support_of(name, action), declares_tasks(ctx)) {
         (TaskSupport::Required, false) => How::Refused,
         (TaskSupport::Optional | TaskSupport::Required, true) => match tasks.start_of(name) {
             TaskStart::OnHandOff => How::OnHandOff,
