@@ -125,6 +125,8 @@ pub(crate) struct Tasks {
     pub(crate) node: String,
     /// The calls this node runs, by task id: cancelling one ends its call.
     pub(crate) running: Mutex<HashMap<String, Running>>,
+    /// When this node last swept the store of expired tasks (ms since the epoch).
+    pub(crate) swept_at_ms: std::sync::atomic::AtomicU64,
     /// Serializes the status transitions of this node's tasks (a cancel racing a finish or an
     /// answer); held across the store's round trips.
     pub(crate) transitions: tokio::sync::Mutex<()>,
@@ -153,6 +155,7 @@ impl Default for Tasks {
             heartbeat: HEARTBEAT,
             node: format!("{:016x}", rand::random::<u64>()),
             running: Mutex::new(HashMap::new()),
+            swept_at_ms: std::sync::atomic::AtomicU64::new(0),
             transitions: tokio::sync::Mutex::new(()),
         }
     }

@@ -198,7 +198,14 @@ pub(super) async fn adopt(
 ) -> Result<Value, RpcError> {
     let tasks = &server.features().tasks;
     let now = now_ms();
-    let _ = tasks.store.remove_expired(now).await;
+    // At most one sweep a second: a full in-memory store sweeps on its own before refusing.
+    let last = tasks.swept_at_ms.load(std::sync::atomic::Ordering::Relaxed);
+    if now.saturating_sub(last) >= 1_000 {
+        tasks
+            .swept_at_ms
+            .store(now, std::sync::atomic::Ordering::Relaxed);
+        let _ = tasks.store.remove_expired(now).await;
+    }
     let id = running.input.id().to_owned();
     let token = running.token.clone();
     tasks.admit(running)?;
