@@ -60,12 +60,14 @@ pub trait Authenticate: Send + Sync + 'static {
 
 /// The audiences a token verifier accepts: the configured ones, else the `resource` of the
 /// server's protected-resource metadata (told once, when the service is built).
+#[cfg(feature = "jwt")]
 #[derive(Debug, Default)]
 pub(crate) struct Audiences {
     configured: Vec<String>,
     resource: std::sync::OnceLock<String>,
 }
 
+#[cfg(feature = "jwt")]
 impl Audiences {
     pub(crate) fn new(configured: Vec<String>) -> Self {
         Audiences {
@@ -91,6 +93,7 @@ impl Audiences {
 
 /// The bearer token of `headers`, or the refusal a token verifier answers without one: no
 /// bearer credentials (`Unauthorized`), or a malformed header (`invalid_request`).
+#[cfg(feature = "jwt")]
 pub(crate) fn bearer_token(headers: &HeaderMap) -> Result<&str, AuthRefusal> {
     match presented(headers) {
         Presented::Bearer(token) => Ok(token),
