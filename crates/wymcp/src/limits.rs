@@ -27,6 +27,11 @@ pub const DEFAULT_MAX_ERROR_TEXT: usize = 2_000;
 pub const DEFAULT_MAX_LOGGED_EVENTS: usize = 1_000;
 /// Default most bytes of events kept for replay per session: 1 MiB.
 pub const DEFAULT_MAX_LOGGED_BYTES: usize = 1024 * 1024;
+/// Most resource URIs one `subscriptions/listen` stream may list, unless set.
+pub const DEFAULT_MAX_LISTEN_URIS: usize = 1_000;
+/// Most task ids one `subscriptions/listen` stream may list, unless set (each is read from the
+/// task store when the stream opens).
+pub const DEFAULT_MAX_LISTEN_TASK_IDS: usize = 100;
 
 /// The serving core's limits. Build one with [`Limits::default`] and the setters, and give it
 /// to [`ServerBuilder::limits`](crate::ServerBuilder::limits).
@@ -77,6 +82,12 @@ pub struct Limits {
     pub max_logged_events: usize,
     /// Most bytes of events a session's event log keeps (oldest dropped).
     pub max_logged_bytes: usize,
+    /// Most URIs one `subscriptions/listen` stream's `resourceSubscriptions` may list; a
+    /// longer list is refused (`-32602`, naming the limit).
+    pub max_listen_uris: usize,
+    /// Most task ids one `subscriptions/listen` stream's `taskIds` may list; a longer list is
+    /// refused (`-32602`, naming the limit).
+    pub max_listen_task_ids: usize,
 }
 
 impl Default for Limits {
@@ -93,6 +104,8 @@ impl Default for Limits {
             max_error_text: DEFAULT_MAX_ERROR_TEXT,
             max_logged_events: DEFAULT_MAX_LOGGED_EVENTS,
             max_logged_bytes: DEFAULT_MAX_LOGGED_BYTES,
+            max_listen_uris: DEFAULT_MAX_LISTEN_URIS,
+            max_listen_task_ids: DEFAULT_MAX_LISTEN_TASK_IDS,
         }
     }
 }
@@ -125,6 +138,18 @@ impl Limits {
     /// Most resource subscriptions of all sessions (default 100,000).
     pub fn max_subscriptions(mut self, max: usize) -> Self {
         self.max_subscriptions = max;
+        self
+    }
+
+    /// Most resource URIs one listen stream may list (default 1,000).
+    pub fn max_listen_uris(mut self, max: usize) -> Self {
+        self.max_listen_uris = max;
+        self
+    }
+
+    /// Most task ids one listen stream may list (default 100).
+    pub fn max_listen_task_ids(mut self, max: usize) -> Self {
+        self.max_listen_task_ids = max;
         self
     }
 

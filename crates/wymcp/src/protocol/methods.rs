@@ -170,7 +170,8 @@ impl Method {
     }
 
     /// Whether a server declaring `capabilities` serves this method. `subscriptions/listen`
-    /// needs something to deliver: a `listChanged` or `resources.subscribe` declared `true`.
+    /// needs something to deliver: a `listChanged` or `resources.subscribe` declared `true`,
+    /// or the tasks extension (its status notifications).
     ///
     /// ```
     /// use serde_json::json;
@@ -180,6 +181,8 @@ impl Method {
     /// assert!(!listen.is_served_by(&json!({"tools": {}})));
     /// assert!(listen.is_served_by(&json!({"tools": {"listChanged": true}})));
     /// assert!(listen.is_served_by(&json!({"resources": {"subscribe": true}})));
+    /// let tasks = json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+    /// assert!(listen.is_served_by(&tasks));
     /// assert!(!Method::PromptsGet.is_served_by(&json!({"tools": {}})));
     ///
     /// let skills = json!({"extensions": {"io.modelcontextprotocol/skills": {}}});
@@ -195,10 +198,12 @@ impl Method {
                 return capabilities["extensions"][crate::task::TASKS_EXTENSION].is_object();
             }
             Method::SubscriptionsListen => {
-                return ["tools", "prompts", "resources"].iter().any(|kind| {
-                    let declared = |flag: &str| capabilities[kind][flag] == Value::Bool(true);
-                    declared("listChanged") || declared("subscribe")
-                });
+                let tasks = capabilities["extensions"][crate::task::TASKS_EXTENSION].is_object();
+                return tasks
+                    || ["tools", "prompts", "resources"].iter().any(|kind| {
+                        let declared = |flag: &str| capabilities[kind][flag] == Value::Bool(true);
+                        declared("listChanged") || declared("subscribe")
+                    });
             }
             Method::ToolsList | Method::ToolsCall => "tools",
             Method::ResourcesList

@@ -63,6 +63,9 @@ pub(crate) enum Change {
     ResourcesList,
     /// `notifications/resources/updated` for this URI.
     ResourceUpdated(std::sync::Arc<str>),
+    /// The task of this id changed status (or what it waits on): `notifications/tasks` for
+    /// the streams whose `taskIds` name it, each reading the task as `tasks/get` would.
+    Task(std::sync::Arc<str>),
 }
 
 /// The sending side every clone of a server shares: the session era's notifications (to a
@@ -84,6 +87,12 @@ impl Hub {
     /// A receiver of the server-wide changes (one per listen stream).
     pub(crate) fn changes(&self) -> broadcast::Receiver<Change> {
         self.changes.subscribe()
+    }
+
+    /// The sending side of the changes, for the parts of a server that emit them on their own
+    /// (the tasks' status changes).
+    pub(crate) fn change_sender(&self) -> broadcast::Sender<Change> {
+        self.changes.clone()
     }
 
     /// Sends a change; answers whether any listen stream was open to take it.

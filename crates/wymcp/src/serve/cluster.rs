@@ -129,5 +129,11 @@ fn notify_here(server: &Server, notice: &Notice) {
         Notice::ResourcesListChanged => {
             server.notify_resources_list_changed_here();
         }
+        Notice::TaskChanged { task_id } => {
+            server
+                .features()
+                .hub
+                .change(crate::resource::Change::Task(task_id.as_str().into()));
+        }
     }
 }

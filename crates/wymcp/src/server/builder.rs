@@ -417,12 +417,18 @@ impl ServerBuilder {
         let resources = ResourceRegistry::build(resources, self.templates)?;
         let prompts = PromptRegistry::build(self.prompts)?;
         let completions = CompletionRegistry::build(self.completions, &prompts, &resources)?;
+        // The tasks announce their status changes on the server's hub and relay.
+        let (hub, relay) = (crate::resource::Hub::new(), Arc::default());
+        let mut tasks = self.tasks;
+        tasks.watch = crate::task::Watch::new(hub.change_sender(), Arc::clone(&relay));
         let features = Features {
             resources,
             prompts,
             completions,
             skills,
-            tasks: self.tasks,
+            tasks,
+            hub,
+            relay,
             user_state: self.user_state,
             declared_scopes: declared_scopes(&tools),
             page_size: self.page_size.unwrap_or(crate::paging::DEFAULT_PAGE_SIZE),

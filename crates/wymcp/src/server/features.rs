@@ -37,7 +37,7 @@ pub(crate) struct Features {
     /// The operation middleware, composed; `None` when no layer is configured.
     pub(crate) middleware: Option<crate::middleware::Stack>,
     /// Where notifications go besides this node (a transport with a bus installs it).
-    pub(crate) relay: super::notify::Relay,
+    pub(crate) relay: Arc<super::notify::Relay>,
     /// Every scope the server's tools declare, sorted: what a session's visible tools depend
     /// on (empty: visibility never changes).
     pub(crate) declared_scopes: Vec<String>,
@@ -60,7 +60,7 @@ impl Default for Features {
             limits: crate::Limits::default(),
             stateless_capabilities: std::sync::OnceLock::new(),
             middleware: None,
-            relay: super::notify::Relay::default(),
+            relay: Arc::default(),
             user_state: None,
             declared_scopes: Vec::new(),
         }

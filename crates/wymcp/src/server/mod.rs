@@ -3,7 +3,7 @@
 mod builder;
 mod checks;
 mod features;
-mod notify;
+pub(crate) mod notify;
 mod principals;
 mod task_builder;
 

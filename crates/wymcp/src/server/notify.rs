@@ -24,16 +24,11 @@ impl std::fmt::Debug for Relay {
     }
 }
 
-impl Server {
-    /// Relays this server's notifications from node `node` on `bus` (the first call wins).
-    pub(crate) fn relay_to(&self, node: Arc<str>, bus: Arc<dyn Bus>) {
-        let _ = self.features().relay.0.set((node, bus));
-    }
-
-    /// Sends `notice` to the other nodes, when a transport installed a relay (and a Tokio
+impl Relay {
+    /// Sends `notice` to the other nodes, when a transport installed a bus (and a Tokio
     /// runtime runs: the bus is async, the notifying call is not).
-    fn relay(&self, notice: Notice) {
-        let Some((node, bus)) = self.features().relay.0.get() else {
+    pub(crate) fn publish(&self, notice: Notice) {
+        let Some((node, bus)) = self.0.get() else {
             return;
         };
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
@@ -46,6 +41,18 @@ impl Server {
                 tracing::warn!(%err, "MCP bus: notification not relayed");
             }
         });
+    }
+}
+
+impl Server {
+    /// Relays this server's notifications from node `node` on `bus` (the first call wins).
+    pub(crate) fn relay_to(&self, node: Arc<str>, bus: Arc<dyn Bus>) {
+        let _ = self.features().relay.0.set((node, bus));
+    }
+
+    /// Sends `notice` to the other nodes, when a transport installed a relay.
+    fn relay(&self, notice: Notice) {
+        self.features().relay.publish(notice);
     }
 
     /// A receiver of the notifications the server emits to sessions outside any request

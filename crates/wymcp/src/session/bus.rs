@@ -83,6 +83,12 @@ pub enum Notice {
     PromptsListChanged,
     /// `notifications/resources/list_changed`.
     ResourcesListChanged,
+    /// A task of the tasks extension changed status: `notifications/tasks` for the
+    /// `subscriptions/listen` streams that asked for it.
+    TaskChanged {
+        /// The task's id.
+        task_id: String,
+    },
 }
 
 /// What the bus knows of a call answered on a resumable stream (its lease: the node running

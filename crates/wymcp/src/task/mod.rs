@@ -28,6 +28,7 @@ pub(crate) mod input;
 pub(crate) mod serve;
 mod store;
 mod transitions;
+mod watch;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -39,6 +40,7 @@ use input::TaskInput;
 pub use store::{
     DEFAULT_MAX_TASKS, InMemoryTaskStore, TaskRecord, TaskStatus, TaskStore, TaskStoreError,
 };
+pub(crate) use watch::Watch;
 
 /// The extension's identifier, under `capabilities.extensions`.
 pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
@@ -130,6 +132,8 @@ pub(crate) struct Tasks {
     /// Serializes the status transitions of this node's tasks (a cancel racing a finish or an
     /// answer); held across the store's round trips.
     pub(crate) transitions: tokio::sync::Mutex<()>,
+    /// Where status changes are announced (`notifications/tasks` on listen streams).
+    pub(crate) watch: Watch,
 }
 
 impl std::fmt::Debug for Tasks {
@@ -157,6 +161,7 @@ impl Default for Tasks {
             running: Mutex::new(HashMap::new()),
             swept_at_ms: std::sync::atomic::AtomicU64::new(0),
             transitions: tokio::sync::Mutex::new(()),
+            watch: Watch::default(),
         }
     }
 }

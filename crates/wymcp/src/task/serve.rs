@@ -118,7 +118,7 @@ pub(crate) async fn method(
     let principal = ctx.principal();
     let principal = principal.as_deref();
     match method {
-        Method::TasksGet => Ok(detailed(tasks, &tasks.find(id, principal).await?)),
+        Method::TasksGet => tasks.detailed_for(id, principal).await,
         Method::TasksCancel => tasks.cancel(id, principal).await.map(|()| json!({})),
         _ => {
             let responses = input_responses(&params)?;
@@ -127,6 +127,17 @@ pub(crate) async fn method(
                 .await
                 .map(|()| json!({}))
         }
+    }
+}
+
+impl Tasks {
+    /// Task `id` as `tasks/get` answers it to `principal` (a `DetailedTask`), or "not found".
+    pub(crate) async fn detailed_for(
+        &self,
+        id: &str,
+        principal: Option<&str>,
+    ) -> Result<Value, RpcError> {
+        Ok(detailed(self, &self.find(id, principal).await?))
     }
 }
 
@@ -145,14 +156,14 @@ fn input_responses(params: &Map<String, Value>) -> Result<&Map<String, Value>, R
 }
 
 /// Whether the request declares the tasks extension in its capabilities.
-fn declares_tasks(ctx: &Context) -> bool {
+pub(crate) fn declares_tasks(ctx: &Context) -> bool {
     ctx.client_capabilities()
         .is_some_and(|caps| caps["extensions"][TASKS_EXTENSION].is_object())
 }
 
 /// The refusal of a request that needs the extension it did not declare: recorded on the
 /// context, so the request is answered 400 `-32021` like any missing capability.
-fn missing_extension(ctx: &Context) -> RpcError {
+pub(crate) fn missing_extension(ctx: &Context) -> RpcError {
     ctx.require_extension(TASKS_EXTENSION);
     crate::protocol::stateless::missing_capability(json!({"extensions": {TASKS_EXTENSION: {}}}))
 }

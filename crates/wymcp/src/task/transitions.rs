@@ -62,7 +62,7 @@ impl Tasks {
     /// The task `id` as `principal` may see it: another principal's, an expired or an unknown
     /// task are all "not found" (`-32602`), so ids cannot be probed. A task left running by a
     /// node that stopped is failed first.
-    pub(super) async fn find(
+    pub(crate) async fn find(
         &self,
         id: &str,
         principal: Option<&str>,
@@ -114,6 +114,7 @@ impl Tasks {
         }));
         task.last_updated_at_ms = now_ms();
         self.store.put(task.clone()).await.map_err(store_failed)?;
+        self.watch.changed(&task.id);
         Ok(task)
     }
 
@@ -129,6 +130,7 @@ impl Tasks {
         task.input_requests = None;
         task.last_updated_at_ms = now_ms();
         self.store.put(task).await.map_err(store_failed)?;
+        self.watch.changed(id);
         if let Some(running) = self.lock_running().remove(id) {
             running.token.cancel();
         }
@@ -160,7 +162,9 @@ impl Tasks {
             return Ok(());
         }
         task.last_updated_at_ms = now_ms();
-        self.store.put(task).await.map_err(store_failed)
+        self.store.put(task).await.map_err(store_failed)?;
+        self.watch.changed(id);
+        Ok(())
     }
 
     /// Shows the task's outstanding requests (after its code asked, or a request timed out).
@@ -186,15 +190,21 @@ impl Tasks {
             input.answer(&answers);
         }
         let outstanding = input.outstanding();
-        task.status = match outstanding {
+        let status = match outstanding {
             Some(_) => TaskStatus::InputRequired,
             None => TaskStatus::Working,
         };
+        let changed = status != task.status || outstanding != task.input_requests;
+        task.status = status;
         task.input_requests = outstanding;
         let now = now_ms();
         task.last_updated_at_ms = now;
         task.heartbeat_ms = now;
-        self.store.put(task).await.map_err(store_failed)
+        self.store.put(task).await.map_err(store_failed)?;
+        if changed {
+            self.watch.changed(input.id());
+        }
+        Ok(())
     }
 
     /// Renews the heartbeat of a task this node runs, and delivers the answers another node
@@ -260,8 +270,9 @@ impl Tasks {
         task.input_requests = None;
         task.pending_answers = None;
         task.last_updated_at_ms = now_ms();
-        if let Err(err) = self.store.put(task).await {
-            tracing::warn!(%err, "could not record a task's end");
+        match self.store.put(task).await {
+            Ok(()) => self.watch.changed(id),
+            Err(err) => tracing::warn!(%err, "could not record a task's end"),
         }
     }
 }

@@ -108,6 +108,17 @@ pub(crate) async fn call(
     method: &str,
     params: Value,
 ) -> Answer {
+    Answer::read(send(http, who, tasks, method, params).await).await
+}
+
+/// [`call`]'s request; the response unread (a `subscriptions/listen` stream, say).
+pub(crate) async fn send(
+    http: &Http,
+    who: &str,
+    tasks: bool,
+    method: &str,
+    params: Value,
+) -> reqwest::Response {
     let caps = if tasks {
         json!({"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}})
     } else {
@@ -124,7 +135,7 @@ pub(crate) async fn call(
         headers.push(("Mcp-Name".into(), id.into()));
     }
     headers.push(("Authorization".into(), format!("Bearer {who}")));
-    http.post_raw(&borrowed(&headers), body.to_string()).await
+    http.post_with(&borrowed(&headers), body.to_string()).await
 }
 
 pub(crate) async fn start(http: &Http, ms: u64) -> String {

@@ -7,13 +7,10 @@
 use serde_json::{Map, Value, json};
 
 use super::results;
-use crate::Server;
 use crate::protocol::stateless::{CacheHints, SUBSCRIPTION_ID_KEY};
 use crate::protocol::{RpcError, success};
 use crate::resource::Change;
-
-/// Most URIs one stream's `resourceSubscriptions` may list.
-pub(crate) const MAX_RESOURCE_SUBSCRIPTIONS: usize = 1_000;
+use crate::{Context, Server};
 
 /// What a stream delivers: the honoured part of the client's filter.
 #[derive(Debug, Default)]
@@ -22,12 +19,20 @@ pub(crate) struct Filter {
     prompts: bool,
     resources: bool,
     uris: Vec<String>,
+    /// The tasks whose status changes the stream carries (`notifications/tasks`).
+    tasks: Vec<String>,
+    /// Who opened the stream: a task is read as `tasks/get` answers this caller.
+    principal: Option<String>,
 }
 
 impl Filter {
-    /// Reads `params.notifications`: an object whose known fields have their schema's types
-    /// (unknown fields are ignored, as a later revision may add kinds).
-    pub(crate) fn parse(params: Option<&Value>) -> Result<Filter, RpcError> {
+    /// Reads `params.notifications`: an object whose known fields have their schema's types,
+    /// its lists within `limits` (unknown fields are ignored, as a later revision may add
+    /// kinds).
+    pub(crate) fn parse(
+        params: Option<&Value>,
+        limits: &crate::Limits,
+    ) -> Result<Filter, RpcError> {
         let invalid = |what: &str| {
             RpcError::new(
                 RpcError::INVALID_PARAMS,
@@ -46,36 +51,31 @@ impl Filter {
             Some(Value::Bool(on)) => Ok(*on),
             Some(_) => Err(invalid(&format!(".{key} must be a boolean"))),
         };
-        let uris = match filter.get("resourceSubscriptions") {
-            None => Vec::new(),
-            Some(Value::Array(items)) if items.len() > MAX_RESOURCE_SUBSCRIPTIONS => {
-                return Err(invalid(&format!(
-                    ".resourceSubscriptions lists {} URIs; at most {MAX_RESOURCE_SUBSCRIPTIONS} are allowed",
-                    items.len()
-                )));
-            }
-            Some(Value::Array(items)) => items
-                .iter()
-                .map(|v| v.as_str().map(str::to_owned))
-                .collect::<Option<Vec<_>>>()
-                .ok_or_else(|| invalid(".resourceSubscriptions must be an array of strings"))?,
-            Some(_) => {
-                return Err(invalid(
-                    ".resourceSubscriptions must be an array of strings",
-                ));
-            }
-        };
+        let uris = strings(
+            filter,
+            ("resourceSubscriptions", "URIs"),
+            (limits.max_listen_uris, "Limits::max_listen_uris"),
+        )?;
+        let tasks = strings(
+            filter,
+            ("taskIds", "task ids"),
+            (limits.max_listen_task_ids, "Limits::max_listen_task_ids"),
+        )?;
         Ok(Filter {
             tools: flag("toolsListChanged")?,
             prompts: flag("promptsListChanged")?,
             resources: flag("resourcesListChanged")?,
             uris,
+            tasks,
+            principal: None,
         })
     }
 
-    /// The part of the request the server delivers: kinds its stateless-era capabilities
-    /// declare, URIs it resolves (each once).
-    pub(crate) fn honoured(self, server: &Server) -> Filter {
+    /// The part of the request the server delivers to the caller of `ctx`: kinds its
+    /// stateless-era capabilities declare, URIs it resolves (each once), and the tasks this
+    /// caller may see (each once). Task ids from a client that does not declare the tasks
+    /// extension are refused `-32021`, as the extension says.
+    pub(crate) async fn honoured(self, server: &Server, ctx: &Context) -> Result<Filter, RpcError> {
         let caps = results::capabilities(server);
         let declared = |kind: &str, flag: &str| caps[kind][flag] == Value::Bool(true);
         let mut uris: Vec<String> = Vec::new();
@@ -87,12 +87,28 @@ impl Filter {
                 }
             }
         }
-        Filter {
+        let principal = ctx.principal();
+        let tasks = &server.features().tasks;
+        let mut task_ids: Vec<String> = Vec::new();
+        if !self.tasks.is_empty() && tasks.is_enabled() {
+            if !crate::task::serve::declares_tasks(ctx) {
+                return Err(crate::task::serve::missing_extension(ctx));
+            }
+            for id in self.tasks {
+                let visible = tasks.find(&id, principal.as_deref()).await.is_ok();
+                if visible && !task_ids.contains(&id) {
+                    task_ids.push(id);
+                }
+            }
+        }
+        Ok(Filter {
             tools: self.tools && declared("tools", "listChanged"),
             prompts: self.prompts && declared("prompts", "listChanged"),
             resources: self.resources && declared("resources", "listChanged"),
             uris,
-        }
+            tasks: task_ids,
+            principal,
+        })
     }
 
     /// The filter as the acknowledgement states it: only what is honoured.
@@ -109,6 +125,9 @@ impl Filter {
         }
         if !self.uris.is_empty() {
             map.insert("resourceSubscriptions".into(), json!(self.uris));
+        }
+        if !self.tasks.is_empty() {
+            map.insert("taskIds".into(), json!(self.tasks));
         }
         Value::Object(map)
     }
@@ -146,6 +165,7 @@ impl Filter {
                 .iter()
                 .map(|u| Change::ResourceUpdated(u.as_str().into())),
         );
+        all.extend(self.tasks.iter().map(|t| Change::Task(t.as_str().into())));
         all
     }
 }
@@ -161,10 +181,72 @@ impl Filter {
     }
 
     /// The notification `change` becomes on the stream of subscription `id`, if it asked
-    /// for it.
-    pub(crate) fn notification(&self, change: &Change, id: &Value) -> Option<Value> {
+    /// for it. A task's is its state as `tasks/get` answers the stream's caller at this
+    /// moment (read from the task store); a task gone (expired) is not announced.
+    pub(crate) async fn notification(
+        &self,
+        server: &Server,
+        change: &Change,
+        id: &Value,
+    ) -> Option<Value> {
+        if let Change::Task(task) = change {
+            if !self.tasks.iter().any(|t| **t == **task) {
+                return None;
+            }
+            let tasks = &server.features().tasks;
+            let detail = tasks.detailed_for(task, self.principal.as_deref()).await;
+            let Ok(Value::Object(params)) = detail else {
+                return None;
+            };
+            return Some(tagged("notifications/tasks", params, id));
+        }
         let (method, params) = self.wants(change)?;
         Some(tagged(method, params, id))
+    }
+}
+
+impl Filter {
+    /// What follows the acknowledgement: each listed task's state as it is now, so a client
+    /// hears of a change it could otherwise have missed between its last `tasks/get` and the
+    /// stream opening (the stream subscribes to changes before it reads them).
+    pub(crate) async fn current(&self, server: &Server, id: &Value) -> Vec<Value> {
+        let mut now = Vec::with_capacity(self.tasks.len());
+        for task in &self.tasks {
+            let change = Change::Task(task.as_str().into());
+            if let Some(message) = self.notification(server, &change, id).await {
+                now.push(message);
+            }
+        }
+        now
+    }
+}
+
+/// The list of strings under `key` of the filter (`what` names them in the refusal), at most
+/// `max` of them (`setting` sets it).
+fn strings(
+    filter: &Map<String, Value>,
+    (key, what): (&str, &str),
+    (max, setting): (usize, &str),
+) -> Result<Vec<String>, RpcError> {
+    let invalid = |reason: String| {
+        RpcError::new(
+            RpcError::INVALID_PARAMS,
+            format!("Invalid params: params.notifications.{key} {reason}"),
+            None,
+        )
+    };
+    match filter.get(key) {
+        None => Ok(Vec::new()),
+        Some(Value::Array(items)) if items.len() > max => Err(invalid(format!(
+            "lists {} {what}; at most {max} are allowed ({setting})",
+            items.len()
+        ))),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|v| v.as_str().map(str::to_owned))
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| invalid("must be an array of strings".into())),
+        Some(_) => Err(invalid("must be an array of strings".into())),
     }
 }
 

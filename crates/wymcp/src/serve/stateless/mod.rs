@@ -30,7 +30,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::{Call, Core, Inbound, Outcome, Refusal, Related};
-use crate::context::Origin;
+use crate::context::{Context, Origin};
 use crate::protocol::stateless::PROTOCOL_VERSION_KEY;
 use crate::protocol::{Kind, Method, RpcError};
 use crate::session::Work;
@@ -65,12 +65,17 @@ pub(crate) struct Listen {
     /// The request's id: the subscription id every message of the stream carries.
     pub(crate) id: Value,
     pub(crate) params: Option<Value>,
+    /// The request's context: its caller and capabilities.
+    pub(crate) ctx: Context,
 }
 
 impl Listen {
     /// The part of the request's filter the server honours, or why the filter is refused.
-    pub(crate) fn filter(&self, core: &Core) -> Result<listen::Filter, RpcError> {
-        Ok(listen::Filter::parse(self.params.as_ref())?.honoured(core.server()))
+    pub(crate) async fn filter(&self, core: &Core) -> Result<listen::Filter, RpcError> {
+        let server = core.server();
+        listen::Filter::parse(self.params.as_ref(), server.limits())?
+            .honoured(server, &self.ctx)
+            .await
     }
 }
 
@@ -115,8 +120,8 @@ pub(super) async fn serve(core: &Core, inbound: Inbound<'_>) -> Result<Outcome, 
     let transport = core.settings().transport;
     prepared.ctx = prepared.ctx.origin(Origin { transport, client });
     if prepared.method == Method::SubscriptionsListen {
-        let (id, params) = (prepared.id, prepared.params);
-        return Ok(Outcome::Listen(Listen { id, params }));
+        let (id, params, ctx) = (prepared.id, prepared.params, prepared.ctx.build());
+        return Ok(Outcome::Listen(Listen { id, params, ctx }));
     }
     Ok(Outcome::Call(call(core, prepared, &related)?))
 }

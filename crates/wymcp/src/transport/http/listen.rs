@@ -8,7 +8,8 @@
 //!   specification and the official SDK have it.
 //! * Every later notification carries that id in `params._meta`, and only requested kinds
 //!   are sent: `notifications/{tools,prompts,resources}/list_changed` and
-//!   `notifications/resources/updated` for the listed URIs. Progress and log messages never
+//!   `notifications/resources/updated` for the listed URIs, `notifications/tasks` for the
+//!   listed tasks (the tasks extension). Progress and log messages never
 //!   travel here; they stay on the stream of the request they belong to.
 //! * SSE comments keep the connection alive ([`HttpConfig::keepalive`]); a client that went
 //!   away is noticed at the latest at the next one, and its slot is freed.
@@ -19,8 +20,8 @@
 //!   each ends with the successful `subscriptions/listen` response (graceful closure).
 //! * A stream that falls more than the hub's buffer behind (`Lagged`) cannot know what it
 //!   missed: it sends `list_changed` for every list kind it honours and `resources/updated`
-//!   for every URI it honours (the client re-fetches, which is what it would have done), and
-//!   goes on.
+//!   for every URI it honours (the client re-fetches, which is what it would have done), each
+//!   listed task's state, and goes on.
 //!
 //! [`HttpConfig::keepalive`]: super::HttpConfig::keepalive
 //! [`HttpConfig::max_listen_streams`]: super::HttpConfig::max_listen_streams
@@ -92,14 +93,14 @@ impl Drop for Slot {
 /// Answers a `subscriptions/listen` request whose envelope and headers passed: the SSE
 /// stream, or a JSON-RPC refusal (406 without `text/event-stream` in `Accept`, 400 for a bad
 /// filter, 503 when the limit of open streams is reached).
-pub(crate) fn open(state: &Arc<State>, headers: &HeaderMap, listen: Admitted) -> Response {
-    match stream(state, headers, listen) {
+pub(crate) async fn open(state: &Arc<State>, headers: &HeaderMap, listen: Admitted) -> Response {
+    match stream(state, headers, listen).await {
         Ok(response) => response,
         Err(refusal) => refusal.into_response(),
     }
 }
 
-fn stream(
+async fn stream(
     state: &Arc<State>,
     headers: &HeaderMap,
     listen: Admitted,
@@ -114,6 +115,7 @@ fn stream(
     }
     let filter = listen
         .filter(&state.core)
+        .await
         .map_err(|error| HttpError::rpc(StatusCode::BAD_REQUEST, id.clone(), error))?;
     let max = state.config.max_listen_streams;
     let Some(slot) = state.listeners.acquire(max) else {
@@ -132,6 +134,9 @@ fn stream(
     // Subscribed before the acknowledgement is written: no change after it is missed.
     let changes = state.core.server().features().hub.changes();
     let ack = filter.acknowledgement(&id);
+    let mut queued = VecDeque::from([frame(&ack)]);
+    let server = state.core.server();
+    queued.extend(filter.current(server, &id).await.iter().map(frame));
     let keepalive = state.config.keepalive.max(Duration::from_millis(1));
     let mut ticker = tokio::time::interval_at(tokio::time::Instant::now() + keepalive, keepalive);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -142,7 +147,7 @@ fn stream(
         changes,
         stop: state.listeners.stop(),
         ticker,
-        queued: VecDeque::from([frame(&ack)]),
+        queued,
         ended: false,
         _slot: slot,
     };
@@ -169,8 +174,11 @@ struct Listen {
 }
 
 impl Listen {
-    fn notification(&self, change: &Change) -> Option<Bytes> {
-        Some(frame(&self.filter.notification(change, &self.id)?))
+    async fn notification(&self, change: &Change) -> Option<Bytes> {
+        let server = self.state.core.server();
+        Some(frame(
+            &self.filter.notification(server, change, &self.id).await?,
+        ))
     }
 
     /// The successful `subscriptions/listen` response that ends the stream gracefully.
@@ -200,7 +208,7 @@ async fn next(mut s: Listen) -> Option<(Result<Bytes, Infallible>, Listen)> {
             }
             change = s.changes.recv() => match change {
                 Ok(change) => {
-                    if let Some(bytes) = s.notification(&change) {
+                    if let Some(bytes) = s.notification(&change).await {
                         return Some((Ok(bytes), s));
                     }
                 }
@@ -209,13 +217,11 @@ async fn next(mut s: Listen) -> Option<(Result<Bytes, Infallible>, Listen)> {
                         missed,
                         "subscriptions/listen stream lagged: resending every kind it honours"
                     );
-                    let resync: Vec<Bytes> = s
-                        .filter
-                        .everything()
-                        .iter()
-                        .filter_map(|change| s.notification(change))
-                        .collect();
-                    s.queued.extend(resync);
+                    for change in s.filter.everything() {
+                        if let Some(bytes) = s.notification(&change).await {
+                            s.queued.push_back(bytes);
+                        }
+                    }
                 }
                 // The server is gone: end as a shutdown would.
                 Err(broadcast::error::RecvError::Closed) => {

@@ -140,7 +140,7 @@ async fn respond(
             response
         }
         Outcome::Call(call) => super::call::answer(state, call, session, request_id).await,
-        Outcome::Listen(listen) => super::listen::open(state, headers, listen),
+        Outcome::Listen(listen) => super::listen::open(state, headers, listen).await,
     }
 }
 

@@ -120,7 +120,7 @@ impl Slots {
 /// closing response) or the caller drops it (the client cancelled it). A bad filter, or one
 /// stream too many, is answered at once.
 async fn run(shared: &Shared, listen: Listen) -> Option<Value> {
-    let filter = match listen.filter(&shared.core) {
+    let filter = match listen.filter(&shared.core).await {
         Ok(filter) => filter,
         Err(error) => return Some(failure(listen.id, &error)),
     };
@@ -145,6 +145,9 @@ async fn run(shared: &Shared, listen: Listen) -> Option<Value> {
     let server = shared.core.server();
     let mut changes = server.features().hub.changes();
     shared.write(&filter.acknowledgement(&id));
+    for message in filter.current(server, &id).await {
+        shared.write(&message);
+    }
     let close = || Some(closing(server, &shared.core.settings().cache_hints, &id));
     loop {
         tokio::select! {
@@ -152,7 +155,7 @@ async fn run(shared: &Shared, listen: Listen) -> Option<Value> {
             () = shared.closing.cancelled() => return close(),
             change = changes.recv() => match change {
                 Ok(change) => {
-                    if let Some(message) = filter.notification(&change, &id) {
+                    if let Some(message) = filter.notification(server, &change, &id).await {
                         shared.write(&message);
                     }
                 }
@@ -162,7 +165,7 @@ async fn run(shared: &Shared, listen: Listen) -> Option<Value> {
                         "subscriptions/listen stream lagged: resending every kind it honours"
                     );
                     for change in filter.everything() {
-                        if let Some(message) = filter.notification(&change, &id) {
+                        if let Some(message) = filter.notification(server, &change, &id).await {
                             shared.write(&message);
                         }
                     }
