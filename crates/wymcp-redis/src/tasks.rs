@@ -1,12 +1,32 @@
 //! [`RedisTaskStore`]: the tasks extension's tasks in Redis, so a task outlives the node that
 //! runs it and any node answers `tasks/get`.
 
+use std::sync::LazyLock;
+
 use futures_util::future::BoxFuture;
 use redis::AsyncCommands as _;
+use redis::Script;
 use redis::aio::ConnectionManager;
 use wymcp::task::{TaskRecord, TaskStore, TaskStoreError};
 
 use crate::connection::Keys;
+
+/// KEYS: the task. ARGV: the node read (`""`: none), the heartbeat read, the new record, its
+/// time left in ms. 1 when the kept record still had that node and heartbeat (and is
+/// replaced), 0 otherwise: one node of several takes over a task its node left.
+static REPLACE_IF: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        "local kept = redis.call('GET', KEYS[1]) \
+         if not kept then return 0 end \
+         local task = cjson.decode(kept) \
+         local node = task['node'] \
+         if node == nil or node == cjson.null then node = '' end \
+         if node ~= ARGV[1] or tonumber(task['heartbeat_ms']) ~= tonumber(ARGV[2]) then \
+           return 0 end \
+         redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4]) \
+         return 1",
+    )
+});
 
 /// Tasks as JSON strings (`<prefix>:task:<id>`), each expiring with its TTL (`SET … PX`, the
 /// time left until `created_at_ms + ttl_ms`), so Redis forgets them by itself. Every method is
@@ -84,6 +104,36 @@ impl TaskStore for RedisTaskStore {
             let mut conn = self.conn.clone();
             let _: () = conn.del(self.keys.task(id)).await.map_err(failed)?;
             Ok(())
+        })
+    }
+
+    /// One round trip: a script compares the kept record's node and heartbeat, and replaces it.
+    fn replace_if<'a>(
+        &'a self,
+        task: TaskRecord,
+        node: Option<&'a str>,
+        heartbeat_ms: u64,
+    ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let left = task
+                .created_at_ms
+                .saturating_add(task.ttl_ms)
+                .saturating_sub(now_ms());
+            if left == 0 {
+                return Ok(false);
+            }
+            let json = serde_json::to_vec(&task).map_err(failed)?;
+            let replaced: i64 = REPLACE_IF
+                .key(self.keys.task(&task.id))
+                .arg(node.unwrap_or(""))
+                .arg(heartbeat_ms)
+                .arg(json)
+                .arg(left)
+                .invoke_async(&mut conn)
+                .await
+                .map_err(failed)?;
+            Ok(replaced == 1)
         })
     }
 

@@ -1,7 +1,8 @@
 //! Tasks kept in Redis outlive the node process that ran them: after the node is killed and
 //! a new process starts on the same Redis, a task that completed still answers its result,
 //! and the tasks it was running (one working, one waiting for input) are reported failed,
-//! naming why; an answer sent for them afterwards changes nothing.
+//! naming why; an answer sent for them afterwards changes nothing. A task of a tool declared
+//! safe to rerun (`nap`) is run again by the new process, to its result.
 
 #![allow(clippy::unwrap_used, missing_docs)]
 
@@ -28,7 +29,12 @@ async fn request(client: &mut Client, method: &str, params: Value) -> Value {
 
 /// Calls `tool` as a task: its id.
 async fn start(client: &mut Client, tool: &str) -> String {
-    let handle = request(client, "tools/call", json!({"name": tool, "arguments": {}})).await;
+    start_with(client, tool, json!({})).await
+}
+
+async fn start_with(client: &mut Client, tool: &str, arguments: Value) -> String {
+    let call = json!({"name": tool, "arguments": arguments});
+    let handle = request(client, "tools/call", call).await;
     assert_eq!(handle["resultType"], "task", "{handle}");
     handle["taskId"].as_str().unwrap().to_owned()
 }
@@ -53,6 +59,7 @@ async fn tasks_in_redis_outlive_a_restart_of_their_node() {
     let finished = start(&mut client, "steps").await;
     until(&mut client, &finished, |t| t["status"] == "completed").await;
     let working = start(&mut client, "slow").await;
+    let napping = start_with(&mut client, "nap", json!({"ms": 1500})).await;
     let asking = start(&mut client, "ask").await;
     let parked = until(&mut client, &asking, |t| t["status"] == "input_required").await;
     assert_eq!(
@@ -92,4 +99,13 @@ async fn tasks_in_redis_outlive_a_restart_of_their_node() {
     );
     let still = request(&mut client, "tasks/get", json!({"taskId": asking})).await;
     assert_eq!(still["status"], "failed");
+
+    // `nap` was rerun by the new node (its own nap of 1.5 s), as it was called.
+    let napped = until(&mut client, &napping, |t| t["status"] != "working").await;
+    assert_eq!(napped["status"], "completed", "{napped}");
+    let text = napped["result"]["content"][0]["text"].as_str().unwrap();
+    assert_eq!(
+        serde_json::from_str::<Value>(text).unwrap(),
+        json!({"napped": 1500})
+    );
 }

@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 use wymcp::mrtr::RequestStateKeys;
 use wymcp::resource::Resource;
 use wymcp::session::{Elicitation, Sampling};
-use wymcp::task::TaskSupport;
+use wymcp::task::{TaskResume, TaskSupport};
 use wymcp::{CallError, CallOutput, CallResult, Context, PlainTool, Server, ServerBuilder};
 
 pub(crate) const README: &str = "test://readme";
@@ -85,6 +85,26 @@ impl PlainTool for Slow {
     }
 }
 
+/// Naps `ms` milliseconds, then answers: safe to run again (a task of it is rerun).
+struct Nap;
+
+impl PlainTool for Nap {
+    fn name(&self) -> &str {
+        "nap"
+    }
+    fn description(&self) -> &str {
+        "Naps ms milliseconds"
+    }
+    fn input_schema(&self) -> Map<String, Value> {
+        object(json!({"type": "object", "properties": {"ms": {"type": "integer"}}}))
+    }
+    async fn run(&self, arguments: Map<String, Value>, _ctx: Context) -> CallResult {
+        let ms = arguments.get("ms").and_then(Value::as_u64).unwrap_or(0);
+        tokio::time::sleep(Duration::from_millis(ms)).await;
+        Ok(CallOutput::json(json!({"napped": ms})))
+    }
+}
+
 /// Announces that the readme changed, from whichever node runs it.
 struct Touch(Arc<OnceLock<Server>>);
 
@@ -111,15 +131,19 @@ pub(crate) fn server(keys: Option<RequestStateKeys>) -> Server {
     build(keys, |builder| builder)
 }
 
-/// The same server with tasks kept in `redis`: `steps` (ends at once), `slow` (never ends) and
-/// `ask` (waits for the client's answers) run as tasks for a client declaring the extension;
-/// heartbeats every 200 ms, so a task of a stopped node is failed within a second.
+/// The same server with tasks kept in `redis`: `steps` (ends at once), `slow` (never ends),
+/// `ask` (waits for the client's answers) and `nap` (rerun when its node stops) run as tasks
+/// for a client declaring the extension; heartbeats every 200 ms, so a task of a stopped node
+/// is failed, or rerun, within a second.
 pub(crate) fn tasks_server(keys: Option<RequestStateKeys>, redis: &wymcp_redis::Redis) -> Server {
     build(keys, |builder| {
         builder
             .task_support("steps", TaskSupport::Optional)
             .task_support("slow", TaskSupport::Optional)
             .task_support("ask", TaskSupport::Optional)
+            .plain_tool(Nap)
+            .task_support("nap", TaskSupport::Optional)
+            .task_resume("nap", TaskResume::Rerun)
             .task_store(redis.task_store())
             .task_heartbeat(Duration::from_millis(200))
     })

@@ -99,4 +99,18 @@ impl Identity {
     pub fn to_value(&self) -> Value {
         json!({ "subject": self.subject, "claims": self.claims })
     }
+
+    /// The identity [`to_value`](Self::to_value) wrote (`None`: not one).
+    pub(crate) fn from_value(value: &Value) -> Option<Identity> {
+        let subject = value.get("subject")?.as_str()?;
+        let claims = match value.get("claims") {
+            Some(Value::Object(claims)) => claims.clone(),
+            None => Map::new(),
+            Some(_) => return None,
+        };
+        Some(Identity {
+            subject: subject.to_owned(),
+            claims,
+        })
+    }
 }

@@ -43,6 +43,7 @@ pub(super) fn check_task_tools(
         .support
         .keys()
         .chain(tasks.start.keys())
+        .chain(tasks.resume.keys())
         .find(|t| *t != "help" && !tools.iter().any(|tool| &tool.name == *t));
     if let Some(unknown) = unknown {
         return Err(ConfigurationError::new(Problem::InvalidTaskTool(

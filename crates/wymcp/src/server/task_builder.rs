@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::ServerBuilder;
-use crate::task::{TaskStart, TaskStore, TaskSupport};
+use crate::task::{TaskResume, TaskStart, TaskStore, TaskSupport};
 
 impl ServerBuilder {
     /// Whether tool `tool` runs as a task (the tasks extension, [`crate::task`]; MCP
@@ -58,6 +58,15 @@ impl ServerBuilder {
     /// `build()` refuses a tool that does not exist.
     pub fn task_start(mut self, tool: impl Into<String>, start: TaskStart) -> Self {
         self.tasks.start.insert(tool.into(), start);
+        self
+    }
+
+    /// What becomes of a task of tool `tool` whose node stopped before it ended (default
+    /// [`TaskResume::Fail`]): with [`TaskResume::Rerun`] the node that finds it runs the call
+    /// again from its arguments. A tool started [`TaskStart::OnHandOff`] is never rerun (its
+    /// rounds before the hand-off are gone). `build()` refuses a tool that does not exist.
+    pub fn task_resume(mut self, tool: impl Into<String>, resume: TaskResume) -> Self {
+        self.tasks.resume.insert(tool.into(), resume);
         self
     }
 

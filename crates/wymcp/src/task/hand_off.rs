@@ -65,7 +65,7 @@ pub(super) async fn call_with_hand_off(
                 input,
                 principal,
             };
-            HandedOff::Task(adopt(server, tool, ctx, running, call).await)
+            HandedOff::Task(adopt(server, (tool, None), ctx, running, call).await)
         }
     }
 }

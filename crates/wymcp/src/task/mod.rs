@@ -25,6 +25,7 @@
 mod clock;
 pub(crate) mod hand_off;
 pub(crate) mod input;
+mod resume;
 pub(crate) mod serve;
 mod store;
 mod transitions;
@@ -38,7 +39,8 @@ use tokio_util::sync::CancellationToken;
 
 use input::TaskInput;
 pub use store::{
-    DEFAULT_MAX_TASKS, InMemoryTaskStore, TaskRecord, TaskStatus, TaskStore, TaskStoreError,
+    DEFAULT_MAX_TASKS, InMemoryTaskStore, ResumableCall, TaskRecord, TaskStatus, TaskStore,
+    TaskStoreError,
 };
 pub(crate) use watch::Watch;
 
@@ -56,7 +58,8 @@ pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_millis(500);
 /// How often the node running a task renews its heartbeat in the store (unless
 /// [`ServerBuilder::task_heartbeat`](crate::ServerBuilder::task_heartbeat) sets it). A node
 /// sharing the store finds a task whose heartbeat is three beats old, and that it does not
-/// run, left by a node that stopped: `tasks/get` reports it `failed`, naming that. At each beat
+/// run, left by a node that stopped: `tasks/get` reports it `failed`, naming that, or runs it
+/// again when its tool is [`TaskResume::Rerun`]. At each beat
 /// the running node also picks up what other nodes recorded: a cancel, answers to its input
 /// requests.
 pub const HEARTBEAT: Duration = Duration::from_secs(5);
@@ -102,6 +105,30 @@ pub enum TaskStart {
     OnHandOff,
 }
 
+/// What becomes of a task whose node stopped before it ended (nodes sharing a task store).
+///
+/// ```
+/// use wymcp::task::{TaskResume, TaskSupport};
+///
+/// // `reindex` rebuilds the search index from the database: running it twice is harmless.
+/// let builder = wymcp::Server::builder()
+///     // ... .plain_tool(Reindex) ...
+///     .task_support("reindex", TaskSupport::Optional)
+///     .task_resume("reindex", TaskResume::Rerun);
+/// # let _ = builder;
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum TaskResume {
+    /// It is reported `failed`, naming why (the default).
+    #[default]
+    Fail,
+    /// Its call is run again, from the start, by the node that finds it: for a tool whose
+    /// call is safe to repeat (idempotent, or picking up its own progress where it keeps
+    /// it). The call's params and its caller are kept in the task record for this.
+    Rerun,
+}
+
 /// A task this node runs: its call's cancellation, its input requests, who created it.
 pub(crate) struct Running {
     pub(crate) token: CancellationToken,
@@ -115,6 +142,8 @@ pub(crate) struct Tasks {
     /// Task support of single actions of action tools, by (tool, action): over the tool's.
     pub(crate) action_support: HashMap<(String, String), TaskSupport>,
     pub(crate) start: HashMap<String, TaskStart>,
+    /// The tools whose orphaned tasks are run again ([`TaskResume::Rerun`]).
+    pub(crate) resume: HashMap<String, TaskResume>,
     pub(crate) store: Arc<dyn TaskStore>,
     pub(crate) ttl: Duration,
     pub(crate) poll_interval: Duration,
@@ -151,6 +180,7 @@ impl Default for Tasks {
             support: HashMap::new(),
             action_support: HashMap::new(),
             start: HashMap::new(),
+            resume: HashMap::new(),
             store: Arc::new(InMemoryTaskStore::default()),
             ttl: DEFAULT_TASK_TTL,
             poll_interval: DEFAULT_POLL_INTERVAL,
@@ -190,6 +220,10 @@ impl Tasks {
     /// Whether no tool or action supports tasks (the stateless `tools/call` then skips routing).
     pub(crate) fn is_empty(&self) -> bool {
         self.support.is_empty() && self.action_support.is_empty()
+    }
+
+    pub(crate) fn resume_of(&self, tool: &str) -> TaskResume {
+        self.resume.get(tool).copied().unwrap_or_default()
     }
 
     pub(crate) fn start_of(&self, tool: &str) -> TaskStart {

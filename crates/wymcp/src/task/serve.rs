@@ -13,7 +13,10 @@ use super::clock::{now_ms, rfc3339};
 use super::hand_off::{HandedOff, call_with_hand_off};
 use super::input::{TaskInput, TaskSlot};
 use super::transitions::internal;
-use super::{Running, TASKS_EXTENSION, TaskRecord, TaskStart, TaskStatus, TaskSupport, Tasks};
+use super::{
+    ResumableCall, Running, TASKS_EXTENSION, TaskRecord, TaskResume, TaskStart, TaskStatus,
+    TaskSupport, Tasks,
+};
 use crate::dispatch::CallToolResult;
 use crate::mrtr::INVALID_INPUT_RESPONSES;
 use crate::protocol::{Method, RpcError};
@@ -118,12 +121,12 @@ pub(crate) async fn method(
     let principal = ctx.principal();
     let principal = principal.as_deref();
     match method {
-        Method::TasksGet => tasks.detailed_for(id, principal).await,
+        Method::TasksGet => tasks.detailed_for(server, id, principal).await,
         Method::TasksCancel => tasks.cancel(id, principal).await.map(|()| json!({})),
         _ => {
             let responses = input_responses(&params)?;
             tasks
-                .update(id, principal, responses)
+                .update((id, principal), responses, server)
                 .await
                 .map(|()| json!({}))
         }
@@ -134,10 +137,14 @@ impl Tasks {
     /// Task `id` as `tasks/get` answers it to `principal` (a `DetailedTask`), or "not found".
     pub(crate) async fn detailed_for(
         &self,
+        server: &Server,
         id: &str,
         principal: Option<&str>,
     ) -> Result<Value, RpcError> {
-        Ok(detailed(self, &self.find(id, principal).await?))
+        Ok(detailed(
+            self,
+            &self.find(id, principal, Some(server)).await?,
+        ))
     }
 }
 
@@ -175,6 +182,15 @@ async fn start(
     params: Option<Value>,
     ctx: &Context,
 ) -> Result<Value, RpcError> {
+    let resumable =
+        (server.features().tasks.resume_of(&tool) == TaskResume::Rerun).then(|| ResumableCall {
+            params: params.clone().unwrap_or_else(|| json!({})),
+            client_capabilities: ctx
+                .client_capabilities()
+                .cloned()
+                .unwrap_or_else(|| json!({})),
+            identity: ctx.identity().map(crate::serve::Identity::to_value),
+        });
     let token = CancellationToken::new();
     let id = new_id();
     let input = Arc::new(TaskInput::new(id.clone(), server.clone()));
@@ -190,7 +206,7 @@ async fn start(
         input,
         principal,
     };
-    adopt(server, tool, ctx, running, call).await
+    adopt(server, (tool, resumable), ctx, running, call).await
 }
 
 /// 128 random bits, in hex.
@@ -199,10 +215,11 @@ pub(super) fn new_id() -> String {
 }
 
 /// Makes `call` (whose context carries `running`'s token and input) the task's call: records
-/// the task, runs the call on beside the requests, answers the `CreateTaskResult`.
+/// the task (with the call as made, when its tool is rerun), runs the call on beside the
+/// requests, answers the `CreateTaskResult`.
 pub(super) async fn adopt(
     server: &Server,
-    tool: String,
+    (tool, resumable): (String, Option<ResumableCall>),
     ctx: &Context,
     running: Running,
     call: TaskFuture,
@@ -234,6 +251,7 @@ pub(super) async fn adopt(
         pending_answers: None,
         node: Some(tasks.node.clone()),
         heartbeat_ms: now,
+        call: resumable,
     };
     if let Err(err) = tasks.store.put(record.clone()).await {
         tasks.lock_running().remove(&id);
@@ -248,7 +266,7 @@ pub(super) async fn adopt(
 /// Runs the task's call beside the requests, renewing its heartbeat. A cancel (here, or seen
 /// at a heartbeat when another node recorded it) cancels the call's token (the tool sees
 /// `ctx.cancellation()`); a call still running [`CANCEL_GRACE`] later is dropped.
-fn spawn(
+pub(super) fn spawn(
     server: Server,
     id: String,
     call: TaskFuture,

@@ -84,6 +84,24 @@ pub struct TaskRecord {
     /// runs).
     #[serde(default)]
     pub heartbeat_ms: u64,
+    /// The call as it was made, kept for a tool whose tasks are run again when their node
+    /// stops ([`TaskResume::Rerun`](crate::task::TaskResume::Rerun)); `None` otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<ResumableCall>,
+}
+
+/// What a node needs to run a task's call again: the `tools/call` params and who asked, with
+/// what capabilities.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ResumableCall {
+    /// The `tools/call` params (`name`, `arguments`).
+    pub params: Value,
+    /// The client's capabilities of the request that created the task.
+    pub client_capabilities: Value,
+    /// The caller's identity (`{"subject": …, "claims": {…}}`), when authenticated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identity: Option<Value>,
 }
 
 impl TaskRecord {
@@ -140,6 +158,28 @@ pub trait TaskStore: Send + Sync + 'static {
     /// Forgets every task whose TTL is over at `now_ms`; answers how many (a store that
     /// expires records by itself answers 0).
     fn remove_expired(&self, now_ms: u64) -> BoxFuture<'_, Result<usize, TaskStoreError>>;
+
+    /// Stores `task` only if the record kept under its id still has `node` and
+    /// `heartbeat_ms` (what the caller read): a compare-and-set, so that of several nodes
+    /// finding the same task left by a stopped node, one takes it over. Answers whether it
+    /// stored.
+    ///
+    /// The default reads, then writes: atomic only for a store one process uses. A store
+    /// several processes share overrides it (`wymcp-redis` does, with a script).
+    fn replace_if<'a>(
+        &'a self,
+        task: TaskRecord,
+        node: Option<&'a str>,
+        heartbeat_ms: u64,
+    ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
+        Box::pin(async move {
+            let kept = self.get(&task.id).await?;
+            if !kept.is_some_and(|k| k.node.as_deref() == node && k.heartbeat_ms == heartbeat_ms) {
+                return Ok(false);
+            }
+            self.put(task).await.map(|()| true)
+        })
+    }
 }
 
 /// A shared store is a store: several servers (nodes of one process, a test) can hold one.
@@ -155,6 +195,14 @@ impl<T: TaskStore + ?Sized> TaskStore for std::sync::Arc<T> {
     }
     fn remove_expired(&self, now_ms: u64) -> BoxFuture<'_, Result<usize, TaskStoreError>> {
         (**self).remove_expired(now_ms)
+    }
+    fn replace_if<'a>(
+        &'a self,
+        task: TaskRecord,
+        node: Option<&'a str>,
+        heartbeat_ms: u64,
+    ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
+        (**self).replace_if(task, node, heartbeat_ms)
     }
 }
 
@@ -239,6 +287,23 @@ impl TaskStore for InMemoryTaskStore {
         let removed = before - map.len();
         Box::pin(std::future::ready(Ok(removed)))
     }
+
+    /// Atomic: compared and stored under the map's lock.
+    fn replace_if<'a>(
+        &'a self,
+        task: TaskRecord,
+        node: Option<&'a str>,
+        heartbeat_ms: u64,
+    ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
+        let mut map = self.map();
+        let same = map
+            .get(&task.id)
+            .is_some_and(|k| k.node.as_deref() == node && k.heartbeat_ms == heartbeat_ms);
+        if same {
+            map.insert(task.id.clone(), task);
+        }
+        Box::pin(std::future::ready(Ok(same)))
+    }
 }
 
 #[cfg(test)]
@@ -261,6 +326,7 @@ mod tests {
             pending_answers: None,
             node: None,
             heartbeat_ms: created_at_ms,
+            call: None,
         }
     }
 
@@ -281,5 +347,40 @@ mod tests {
         );
         // A task already kept is still updated.
         store.put(task("a", now, 60_000)).await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn replace_if_replaces_only_what_the_caller_read() {
+        let now = crate::task::clock::now_ms();
+        let store = InMemoryTaskStore::default();
+        let mut left = task("t", now, 60_000);
+        left.node = Some("a".into());
+        assert!(
+            !store
+                .replace_if(left.clone(), Some("a"), now)
+                .await
+                .unwrap()
+        );
+        store.put(left.clone()).await.unwrap();
+        let mut mine = left.clone();
+        mine.node = Some("b".into());
+        mine.heartbeat_ms = now + 1;
+        assert!(
+            !store
+                .replace_if(mine.clone(), Some("a"), now - 1)
+                .await
+                .unwrap()
+        );
+        assert!(
+            store
+                .replace_if(mine.clone(), Some("a"), now)
+                .await
+                .unwrap()
+        );
+        // The second taker read the same record: too late.
+        let mut theirs = left;
+        theirs.node = Some("c".into());
+        assert!(!store.replace_if(theirs, Some("a"), now).await.unwrap());
+        assert_eq!(store.get("t").await.unwrap().unwrap(), mine);
     }
 }

@@ -61,11 +61,13 @@ impl Tasks {
 
     /// The task `id` as `principal` may see it: another principal's, an expired or an unknown
     /// task are all "not found" (`-32602`), so ids cannot be probed. A task left running by a
-    /// node that stopped is failed first.
+    /// node that stopped is run again first when its tool says so and `resume` gives the
+    /// server to run it on ([`Tasks::orphaned`]), failed otherwise.
     pub(crate) async fn find(
         &self,
         id: &str,
         principal: Option<&str>,
+        resume: Option<&crate::Server>,
     ) -> Result<TaskRecord, RpcError> {
         let not_found = || {
             RpcError::invalid_params_reason(format!(
@@ -88,7 +90,7 @@ impl Tasks {
             return Err(not_found());
         }
         if self.is_orphan(&task, now) {
-            task = self.fail_orphan(task).await?;
+            task = self.orphaned(task, resume).await?;
         }
         Ok(task)
     }
@@ -103,26 +105,11 @@ impl Tasks {
             && now.saturating_sub(task.heartbeat_ms) > stale
     }
 
-    /// Fails a task its node left (no lock taken: no call of this node can change it, and
-    /// callers may hold the transitions lock already).
-    async fn fail_orphan(&self, mut task: TaskRecord) -> Result<TaskRecord, RpcError> {
-        task.status = TaskStatus::Failed;
-        task.input_requests = None;
-        task.error = Some(json!({
-            "code": RpcError::INTERNAL_ERROR,
-            "message": "The node running this task stopped before the task ended; call the tool again",
-        }));
-        task.last_updated_at_ms = now_ms();
-        self.store.put(task.clone()).await.map_err(store_failed)?;
-        self.watch.changed(&task.id);
-        Ok(task)
-    }
-
     /// Cancels the task: a running one ends as `cancelled` and its call is aborted; a task
     /// already ended is left as it is (the same acknowledgement).
     pub(super) async fn cancel(&self, id: &str, principal: Option<&str>) -> Result<(), RpcError> {
         let _guard = self.transitions.lock().await;
-        let mut task = self.find(id, principal).await?;
+        let mut task = self.find(id, principal, None).await?;
         if task.status.is_terminal() {
             return Ok(());
         }
@@ -144,12 +131,12 @@ impl Tasks {
     /// are ignored.
     pub(super) async fn update(
         &self,
-        id: &str,
-        principal: Option<&str>,
+        (id, principal): (&str, Option<&str>),
         responses: &Map<String, Value>,
+        server: &crate::Server,
     ) -> Result<(), RpcError> {
         let _guard = self.transitions.lock().await;
-        let mut task = self.find(id, principal).await?;
+        let mut task = self.find(id, principal, Some(server)).await?;
         if task.status.is_terminal() {
             return Ok(());
         }

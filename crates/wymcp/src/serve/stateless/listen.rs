@@ -95,7 +95,8 @@ impl Filter {
                 return Err(crate::task::serve::missing_extension(ctx));
             }
             for id in self.tasks {
-                let visible = tasks.find(&id, principal.as_deref()).await.is_ok();
+                let visible = tasks.find(&id, principal.as_deref(), Some(server)).await;
+                let visible = visible.is_ok();
                 if visible && !task_ids.contains(&id) {
                     task_ids.push(id);
                 }
@@ -194,7 +195,9 @@ impl Filter {
                 return None;
             }
             let tasks = &server.features().tasks;
-            let detail = tasks.detailed_for(task, self.principal.as_deref()).await;
+            let detail = tasks
+                .detailed_for(server, task, self.principal.as_deref())
+                .await;
             let Ok(Value::Object(params)) = detail else {
                 return None;
             };

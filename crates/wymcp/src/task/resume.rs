@@ -1,0 +1,132 @@
+//! A task whose node stopped before it ended: taken over and run again by the node that finds
+//! it, when its tool says its call is safe to repeat ([`TaskResume::Rerun`]); failed, naming
+//! why, otherwise. Of several nodes finding it at once, the store's compare-and-set lets one
+//! take it over; the others answer what that one recorded.
+
+use std::sync::Arc;
+
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use super::clock::now_ms;
+use super::input::{TaskInput, TaskSlot};
+use super::{ResumableCall, Running, TaskRecord, TaskResume, TaskStatus, Tasks};
+use crate::protocol::{ProtocolVersion, RpcError};
+use crate::serve::Identity;
+use crate::{Context, Server};
+
+fn store_failed(err: super::TaskStoreError) -> RpcError {
+    RpcError::new(RpcError::INTERNAL_ERROR, err.to_string(), None)
+}
+
+impl Tasks {
+    /// What becomes of `task`, left running by a node that stopped: run again here when its
+    /// tool is rerun and `server` is given (the requests that read a task give it), failed
+    /// otherwise. No lock taken: callers may hold the transitions lock already.
+    pub(super) async fn orphaned(
+        &self,
+        task: TaskRecord,
+        server: Option<&Server>,
+    ) -> Result<TaskRecord, RpcError> {
+        let call = task.call.clone();
+        let (server, call) = match (server, call) {
+            (Some(server), Some(call)) if self.resume_of(&task.tool) == TaskResume::Rerun => {
+                (server, call)
+            }
+            _ => return self.fail_orphan(task).await,
+        };
+        let running = Running {
+            token: CancellationToken::new(),
+            input: Arc::new(TaskInput::new(task.id.clone(), server.clone())),
+            principal: task.principal.clone(),
+        };
+        // At its running caps this node leaves the task for a later read (here or elsewhere).
+        if self.admit(running.clone_handle()).is_err() {
+            return Ok(task);
+        }
+        let (node, beat) = (task.node.clone(), task.heartbeat_ms);
+        let mut taken = task;
+        let now = now_ms();
+        taken.status = TaskStatus::Working;
+        taken.input_requests = None;
+        taken.pending_answers = None;
+        taken.node = Some(self.node.clone());
+        taken.heartbeat_ms = now;
+        taken.last_updated_at_ms = now;
+        let won = self
+            .store
+            .replace_if(taken.clone(), node.as_deref(), beat)
+            .await;
+        if !matches!(won, Ok(true)) {
+            self.lock_running().remove(&taken.id);
+            let kept = self.store.get(&taken.id).await.map_err(store_failed)?;
+            return match (won, kept) {
+                (Err(err), _) => Err(store_failed(err)),
+                // Another node took it over (or it ended) first: what it recorded.
+                (Ok(_), Some(kept)) => Ok(kept),
+                (Ok(_), None) => Err(RpcError::invalid_params_reason(format!(
+                    "Unknown task {}: no task with this id exists for this caller",
+                    wymcp_core::bound::echo(&taken.id)
+                ))),
+            };
+        }
+        tracing::info!(task = %taken.id, tool = %taken.tool, "task left by a stopped node: run again here");
+        rerun(server, &taken, call, running);
+        self.watch.changed(&taken.id);
+        Ok(taken)
+    }
+
+    /// Fails a task its node left.
+    pub(super) async fn fail_orphan(&self, mut task: TaskRecord) -> Result<TaskRecord, RpcError> {
+        task.status = TaskStatus::Failed;
+        task.input_requests = None;
+        task.error = Some(json!({
+            "code": RpcError::INTERNAL_ERROR,
+            "message": "The node running this task stopped before the task ended; call the tool again",
+        }));
+        task.last_updated_at_ms = now_ms();
+        self.store.put(task.clone()).await.map_err(store_failed)?;
+        self.watch.changed(&task.id);
+        Ok(task)
+    }
+}
+
+impl Running {
+    /// The same running call (its token and input), for the map of this node's calls.
+    fn clone_handle(&self) -> Running {
+        Running {
+            token: self.token.clone(),
+            input: self.input.clone(),
+            principal: self.principal.clone(),
+        }
+    }
+}
+
+/// Runs `task`'s call again on this node, as its caller made it: the same params, the same
+/// capabilities and identity, in a context of the tasks extension's era.
+fn rerun(server: &Server, task: &TaskRecord, call: ResumableCall, running: Running) {
+    let version = ProtocolVersion::V2026_07_28;
+    let mut ctx = Context::builder()
+        .protocol_version(version)
+        .client_capabilities(call.client_capabilities)
+        .user_state(server.features().user_state.as_ref());
+    if let Some(identity) = call.identity.as_ref().and_then(Identity::from_value) {
+        ctx = ctx
+            .assign("identity", identity.to_value())
+            .identity(identity);
+    }
+    let slot = Arc::new(TaskSlot::running(running.input.clone()));
+    let task_ctx = ctx.build().for_task(running.token.clone(), slot);
+    let future = {
+        let server = server.clone();
+        let params = Some(call.params);
+        Box::pin(async move { server.tools_call(params, task_ctx).await })
+    };
+    super::serve::spawn(
+        server.clone(),
+        task.id.clone(),
+        future,
+        version,
+        running.token,
+    );
+}
