@@ -136,6 +136,17 @@ impl ContextBuilder {
         self
     }
 
+    /// The identity as a task record kept it ([`Identity::to_value`]'s form): set, and
+    /// assigned under `"identity"`, as the transport sets a caller's (not one: nothing).
+    pub(crate) fn kept_identity(self, kept: Option<&Value>) -> Self {
+        match kept.and_then(Identity::from_value) {
+            Some(identity) => self
+                .assign("identity", identity.to_value())
+                .identity(identity),
+            None => self,
+        }
+    }
+
     /// Where the call came from (set by the serving core).
     pub(crate) fn origin(mut self, origin: super::Origin) -> Self {
         self.origin = origin;

@@ -12,7 +12,6 @@ use super::clock::now_ms;
 use super::input::{TaskInput, TaskSlot};
 use super::{ResumableCall, Running, TaskRecord, TaskResume, TaskStatus, Tasks};
 use crate::protocol::{ProtocolVersion, RpcError};
-use crate::serve::Identity;
 use crate::{Context, Server};
 
 fn store_failed(err: super::TaskStoreError) -> RpcError {
@@ -106,15 +105,11 @@ impl Running {
 /// capabilities and identity, in a context of the tasks extension's era.
 fn rerun(server: &Server, task: &TaskRecord, call: ResumableCall, running: Running) {
     let version = ProtocolVersion::V2026_07_28;
-    let mut ctx = Context::builder()
+    let ctx = Context::builder()
         .protocol_version(version)
         .client_capabilities(call.client_capabilities)
-        .user_state(server.features().user_state.as_ref());
-    if let Some(identity) = call.identity.as_ref().and_then(Identity::from_value) {
-        ctx = ctx
-            .assign("identity", identity.to_value())
-            .identity(identity);
-    }
+        .user_state(server.features().user_state.as_ref())
+        .kept_identity(call.identity.as_ref());
     let slot = Arc::new(TaskSlot::running(running.input.clone()));
     let task_ctx = ctx.build().for_task(running.token.clone(), slot);
     let future = {

@@ -189,7 +189,7 @@ async fn start(
                 .client_capabilities()
                 .cloned()
                 .unwrap_or_else(|| json!({})),
-            identity: ctx.identity().map(crate::serve::Identity::to_value),
+            identity: ctx.identity().map(|identity| identity.to_value()),
         });
     let token = CancellationToken::new();
     let id = new_id();
