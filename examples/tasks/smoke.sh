@@ -7,7 +7,8 @@ cd "$(dirname "$0")/../.."
 
 # The target directory cargo really uses (CARGO_TARGET_DIR or a config file may move it).
 target="$(cargo metadata --no-deps --format-version 1 | grep -o '"target_directory":"[^"]*"' | cut -d'"' -f4)"
-cargo build -q -p wymcp-tasks --bin tasks
+# With `jwt`, as the other CI scripts build it: one build of the example for all of them.
+cargo build -q -p wymcp-tasks --bin tasks --features jwt
 bin="$target/debug/tasks"
 data=$(mktemp -d)
 log=$(mktemp)

@@ -3,9 +3,12 @@
 //! matching protected-resource metadata (RFC 9728), so an MCP client can find the
 //! authorization server. The tools' actions declare `tasks:read` or `tasks:write`.
 
-use serde_json::json;
 use wymcp::transport::http::StreamableHttp;
-use wymcp::transport::http::jwt::JwtAuth;
+
+/// Why `--jwks-url` is refused by a build without the `jwt` feature, and what to run.
+#[cfg(not(feature = "jwt"))]
+pub(crate) const NEEDS_JWT: &str = "--jwks-url needs the example built with JWT support: \
+     cargo run --bin tasks --features jwt -- --jwks-url URL --issuer ISS --audience AUD";
 
 /// The three flags, given together.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,9 +53,13 @@ impl AuthSettings {
 
     /// What protects the HTTP transport: JWT auth, the protected-resource metadata and the
     /// challenge's `resource_metadata` pointing at it; or why the settings cannot.
+    #[cfg(feature = "jwt")]
     pub(crate) fn protect(
         &self,
     ) -> Result<impl FnOnce(StreamableHttp) -> StreamableHttp + use<>, String> {
+        use serde_json::json;
+        use wymcp::transport::http::jwt::JwtAuth;
+
         let auth = JwtAuth::builder()
             .issuer(&self.issuer)
             .audience(&self.audience)
@@ -71,10 +78,20 @@ impl AuthSettings {
                 .www_authenticate([("resource_metadata", challenge)])
         })
     }
+
+    /// Without the `jwt` feature there is no verifier to protect with: say how to get one.
+    #[cfg(not(feature = "jwt"))]
+    pub(crate) fn protect(
+        &self,
+    ) -> Result<impl FnOnce(StreamableHttp) -> StreamableHttp + use<>, String> {
+        let _ = (&self.jwks_url, &self.issuer, &self.audience);
+        Err::<fn(StreamableHttp) -> StreamableHttp, _>(NEEDS_JWT.to_owned())
+    }
 }
 
 /// The protected-resource metadata URL of `resource` (RFC 9728 §3.1): the well-known path
 /// inserted between the host and the resource's path.
+#[cfg(feature = "jwt")]
 pub(crate) fn metadata_url(resource: &str) -> String {
     let (scheme, rest) = resource.split_once("://").unwrap_or(("https", resource));
     let (authority, path) = match rest.find('/') {

@@ -6,7 +6,7 @@
 //! cargo run --bin tasks -- --bind 0.0.0.0    # every interface (mind the auth!)
 //! cargo run --bin tasks -- --stdio           # stdio, for clients that spawn servers
 //! cargo run --bin tasks -- --data /tmp/t     # another data directory
-//! cargo run --bin tasks -- --jwks-url https://id.example.com/jwks \
+//! cargo run --bin tasks --features jwt -- --jwks-url https://id.example.com/jwks \
 //!     --issuer https://id.example.com --audience http://127.0.0.1:8080/mcp  # JWT auth
 //! cargo run --bin tasks -- --rate-limit 5/s   # at most 5 calls a second per caller
 //! cargo run --bin tasks -- --max-concurrent-calls 4   # at most 4 calls at once per caller
@@ -19,7 +19,8 @@
 //! otherwise, whatever the working directory; created on first run. `--rate-limit` and
 //! `--max-concurrent-calls` put wymcp's operation middleware on every tool (`policy.rs`),
 //! counted per caller; a call over either is answered `rate_limited` (with `retryAfterMs`) or
-//! `concurrency_limited`. `--redis` (cargo feature `redis`) makes this process one node of
+//! `concurrency_limited`. `--jwks-url` needs the cargo feature `jwt` (the JWKS client, TLS and
+//! the signature algorithms stay out of the default build). `--redis` (cargo feature `redis`) makes this process one node of
 //! several sharing that Redis (sessions, event log, bus: docs/scale-out.md); the nodes share
 //! the tasks through the same `--data` directory. The other flags are [`wymcp::run`]'s. Everything the program says goes to stderr, so stdout stays
 //! the protocol's under `--stdio`.
@@ -77,7 +78,7 @@ fn cli() -> Invocation {
         .option(
             "--jwks-url",
             "URL",
-            "accept JWTs signed by the keys of this JWKS (with --issuer, --audience)",
+            "accept JWTs signed by the keys of this JWKS (with --issuer, --audience; cargo feature jwt)",
         )
         .option(
             "--issuer",
@@ -115,6 +116,10 @@ async fn run(cli: Invocation) -> Result<(), Failure> {
         cli.value("--audience"),
     )
     .map_err(Failure::from)?;
+    #[cfg(not(feature = "jwt"))]
+    if auth.is_some() {
+        return Err(Failure(auth::NEEDS_JWT.to_owned(), 2));
+    }
     let policy = Policy::parse(
         cli.value("--rate-limit"),
         cli.value("--max-concurrent-calls"),

@@ -357,6 +357,27 @@ fn rate_limit_5_per_second_refuses_most_of_a_burst_of_20_then_lets_a_later_call_
     assert!(child.wait().unwrap().success());
 }
 
+/// A build without the `jwt` feature (the default) refuses `--jwks-url`, saying how to get it,
+/// before it opens any data directory.
+#[cfg(not(feature = "jwt"))]
+#[test]
+fn without_the_jwt_feature_jwks_url_is_refused_naming_the_feature() {
+    let data = scratch("no-jwt");
+    let out = Command::new(BIN)
+        .args(["--jwks-url", "http://127.0.0.1:9/jwks", "--issuer", "i"])
+        .args(["--audience", "http://127.0.0.1:8080/mcp", "--port", "0"])
+        .env("WYMCP_TASKS_DATA", &data)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("--jwks-url needs the example built with JWT support: cargo run --bin tasks --features jwt --"),
+        "{stderr}"
+    );
+    assert!(!data.join("tasks.db").exists(), "no database was created");
+}
+
 #[test]
 fn a_malformed_rate_limit_is_refused_with_status_2() {
     let out = Command::new(BIN)

@@ -27,7 +27,8 @@ if ! "$venv/bin/pip" show mcp 2>/dev/null | grep -qx "Version: $sdk_version"; th
 fi
 cargo build --quiet -p wymcp --example streamable_http --example context --example notes \
   --example conformance
-cargo build --quiet -p wymcp-tasks --bin tasks
+# `jwt`: python_auth_client.py drives the example behind JWT auth.
+cargo build --quiet -p wymcp-tasks --bin tasks --features jwt
 pids=()
 logs=()
 data="$(mktemp -d)"
