@@ -140,7 +140,9 @@ async fn respond(
             response
         }
         Outcome::Call(call) => super::call::answer(state, call, session, request_id).await,
-        Outcome::Listen(listen) => super::listen::open(state, headers, listen).await,
+        // Boxed: opening a stream awaits the task store, and its future inline would enlarge
+        // every request's.
+        Outcome::Listen(listen) => Box::pin(super::listen::open(state, headers, listen)).await,
     }
 }
 
