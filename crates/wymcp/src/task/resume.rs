@@ -10,13 +10,10 @@ use tokio_util::sync::CancellationToken;
 
 use super::clock::now_ms;
 use super::input::{TaskInput, TaskSlot};
+use super::transitions::{not_found, store_failed};
 use super::{ResumableCall, Running, TaskRecord, TaskResume, TaskStatus, Tasks};
 use crate::protocol::{ProtocolVersion, RpcError};
 use crate::{Context, Server};
-
-fn store_failed(err: super::TaskStoreError) -> RpcError {
-    RpcError::new(RpcError::INTERNAL_ERROR, err.to_string(), None)
-}
 
 impl Tasks {
     /// What becomes of `task`, left running by a node that stopped: run again here when its
@@ -63,10 +60,7 @@ impl Tasks {
                 (Err(err), _) => Err(store_failed(err)),
                 // Another node took it over (or it ended) first: what it recorded.
                 (Ok(_), Some(kept)) => Ok(kept),
-                (Ok(_), None) => Err(RpcError::invalid_params_reason(format!(
-                    "Unknown task {}: no task with this id exists for this caller",
-                    wymcp_core::bound::echo(&taken.id)
-                ))),
+                (Ok(_), None) => Err(not_found(&taken.id)),
             };
         }
         tracing::info!(task = %taken.id, tool = %taken.tool, "task left by a stopped node: run again here");

@@ -22,8 +22,17 @@ pub(super) fn internal(message: impl Into<String>) -> RpcError {
     RpcError::new(RpcError::INTERNAL_ERROR, message, None)
 }
 
-fn store_failed(err: super::TaskStoreError) -> RpcError {
+pub(super) fn store_failed(err: super::TaskStoreError) -> RpcError {
     internal(err.to_string())
+}
+
+/// The answer for a task `id` this caller may not see: the same whether it never existed,
+/// expired or is another principal's, so ids cannot be probed.
+pub(super) fn not_found(id: &str) -> RpcError {
+    RpcError::invalid_params_reason(format!(
+        "Unknown task {}: no task with this id exists for this caller",
+        wymcp_core::bound::echo(id)
+    ))
 }
 
 impl Tasks {
@@ -69,12 +78,7 @@ impl Tasks {
         principal: Option<&str>,
         resume: Option<&crate::Server>,
     ) -> Result<TaskRecord, RpcError> {
-        let not_found = || {
-            RpcError::invalid_params_reason(format!(
-                "Unknown task {}: no task with this id exists for this caller",
-                wymcp_core::bound::echo(id)
-            ))
-        };
+        let not_found = || not_found(id);
         let mut task = self
             .store
             .get(id)
