@@ -23,8 +23,8 @@ use tower::limit::ConcurrencyLimitLayer;
 use tower::load_shed::LoadShedLayer;
 use tower::timeout::TimeoutLayer;
 use tower::util::MapResponseLayer;
-use wymcp::middleware::{BoxOperation, Operation, Refusal};
-use wymcp::{CallToolResult, Context, Problem};
+use wymcp::middleware::{BoxOperation, Operation, Refusal, Response};
+use wymcp::{Context, Problem};
 
 use matrix_kit::Client;
 use middleware_fixture::{PATHS, action, builder};
@@ -48,7 +48,7 @@ pub(crate) fn logging(
         BoxOperation::new(tower::service_fn(move |op: Operation| {
             log.lock().unwrap().push(format!(
                 "{name} {} {} {}",
-                op.tool(),
+                op.tool().unwrap_or(op.method()),
                 op.action().unwrap_or("-"),
                 Value::Object(op.data().clone())
             ));
@@ -179,7 +179,7 @@ async fn towers_map_response_layer_sees_every_result_on_every_path() {
     let seen = Arc::new(AtomicUsize::new(0));
     let counter = seen.clone();
     let server = builder()
-        .layer(MapResponseLayer::new(move |result: CallToolResult| {
+        .layer(MapResponseLayer::new(move |result: Response| {
             counter.fetch_add(1, Ordering::SeqCst);
             result
         }))

@@ -12,21 +12,17 @@ mod matrix_kit;
 mod mcp_schema;
 mod middleware_fixture;
 
-use std::fmt::Debug;
 use std::num::NonZeroU32;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tracing::field::{Field, Visit};
-use tracing::span::{Attributes, Id, Record};
-use tracing::{Event, Metadata, Subscriber};
 use wymcp::Context;
 use wymcp::middleware::{
     AuditLayer, CallConcurrencyLayer, CallTimeoutLayer, Per, RateLimitLayer, ResultSizeLimitLayer,
 };
 
 use matrix_kit::{Client, Path};
+use middleware_fixture::spans::Spans;
 use middleware_fixture::{PATHS, action, builder};
 
 fn n(value: u32) -> NonZeroU32 {
@@ -222,63 +218,6 @@ async fn the_call_timeout_layer_answers_as_the_limits_timeout_does_on_every_path
 // A subscriber that records every span of `wymcp::audit` with its fields, as text.
 
 /// A span's name and its fields.
-type Recorded = (String, Vec<(String, String)>);
-
-#[derive(Clone, Default)]
-struct Spans(Arc<Mutex<Vec<Recorded>>>);
-
-struct Fields<'a>(&'a mut Vec<(String, String)>);
-
-impl Visit for Fields<'_> {
-    fn record_debug(&mut self, field: &Field, value: &dyn Debug) {
-        self.0.push((field.name().to_owned(), format!("{value:?}")));
-    }
-    fn record_str(&mut self, field: &Field, value: &str) {
-        self.0.push((field.name().to_owned(), value.to_owned()));
-    }
-}
-
-impl Subscriber for Spans {
-    fn enabled(&self, _: &Metadata<'_>) -> bool {
-        true
-    }
-    fn new_span(&self, span: &Attributes<'_>) -> Id {
-        let mut spans = self.0.lock().unwrap();
-        let mut fields = Vec::new();
-        if span.metadata().target() == "wymcp::audit" {
-            span.record(&mut Fields(&mut fields));
-        }
-        spans.push((span.metadata().name().to_owned(), fields));
-        Id::from_u64(spans.len() as u64)
-    }
-    fn record(&self, id: &Id, values: &Record<'_>) {
-        let mut spans = self.0.lock().unwrap();
-        let index = usize::try_from(id.into_u64()).unwrap() - 1;
-        values.record(&mut Fields(&mut spans[index].1));
-    }
-    fn record_follows_from(&self, _: &Id, _: &Id) {}
-    fn event(&self, _: &Event<'_>) {}
-    fn enter(&self, _: &Id) {}
-    fn exit(&self, _: &Id) {}
-}
-
-impl Spans {
-    /// The audit spans' fields, one map per span.
-    fn audited(&self) -> Vec<serde_json::Map<String, Value>> {
-        let spans = self.0.lock().unwrap();
-        spans
-            .iter()
-            .filter(|(name, _)| name == "mcp.server.operation")
-            .map(|(_, fields)| {
-                let pairs = fields
-                    .iter()
-                    .map(|(k, v)| (k.clone(), Value::from(v.as_str())));
-                pairs.collect()
-            })
-            .collect()
-    }
-}
-
 #[tokio::test]
 async fn the_audit_layer_opens_one_span_per_operation_with_semantic_convention_fields() {
     let spans = Spans::default();

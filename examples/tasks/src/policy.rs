@@ -1,5 +1,5 @@
 //! `--rate-limit N/s` and `--max-concurrent-calls N`: the command line's operation
-//! middleware, on every tool, counted per caller (the authenticated principal, else the
+//! middleware, on every tool call (call layers: listing the tools spends nothing), counted per caller (the authenticated principal, else the
 //! client: its session, its address, or stdio's one client).
 
 use std::num::NonZeroU32;
@@ -33,11 +33,11 @@ impl Policy {
     /// `builder` with the policies' layers (none when none was asked for).
     pub(crate) fn apply(self, mut builder: ServerBuilder) -> ServerBuilder {
         if let Some(max) = self.concurrent {
-            builder = builder.layer(CallConcurrencyLayer::new(max));
+            builder = builder.call_layer(CallConcurrencyLayer::new(max));
         }
         match self.rate {
-            Some(Rate::PerSecond(n)) => builder.layer(RateLimitLayer::per_second(n)),
-            Some(Rate::PerMinute(n)) => builder.layer(RateLimitLayer::per_minute(n)),
+            Some(Rate::PerSecond(n)) => builder.call_layer(RateLimitLayer::per_second(n)),
+            Some(Rate::PerMinute(n)) => builder.call_layer(RateLimitLayer::per_minute(n)),
             None => builder,
         }
     }

@@ -9,17 +9,19 @@ use tower::{BoxError, Layer, Service};
 use tracing::Instrument;
 use tracing::field::Empty;
 
-use super::{Operation, Refusal, TransportKind};
-use crate::dispatch::CallToolResult;
+use super::{Operation, Refusal, Response, TransportKind};
 
 /// Wraps each operation in an INFO span `mcp.server.operation` (target `wymcp::audit`), named
-/// for OpenTelemetry exporters `tools/call {tool}` (`otel.name`). Its fields:
+/// for OpenTelemetry exporters `{method} {name}` (`otel.name`: `tools/call notes`,
+/// `resources/read notes://guide`; the method alone when it names nothing). Its fields:
 ///
 /// | field | value |
 /// |---|---|
-/// | `mcp.method.name` | `tools/call` |
-/// | `gen_ai.operation.name` | `execute_tool` |
-/// | `gen_ai.tool.name` | the tool |
+/// | `mcp.method.name` | `tools/call`, `resources/read`, … |
+/// | `gen_ai.operation.name` | `execute_tool` (a `tools/call`) |
+/// | `gen_ai.tool.name` | the tool (a `tools/call`) |
+/// | `gen_ai.prompt.name` | the prompt (`prompts/get`) |
+/// | `mcp.resource.uri` | the resource (`resources/read`, `resources/subscribe`, `resources/unsubscribe`) |
 /// | `mcp.session.id` | the session (session era) |
 /// | `mcp.protocol.version` | the revision |
 /// | `jsonrpc.request.id` | the request id (bounded) |
@@ -28,8 +30,8 @@ use crate::dispatch::CallToolResult;
 /// | `client.address` | the client's address, when known |
 /// | `user.id` | the principal, when authenticated |
 /// | `wymcp.action` | the action |
-/// | `wymcp.outcome` | `ok`, `error` (the tool's or a gate's), `refused` (a layer's) |
-/// | `error.type` | the refusal's `errorType`, or `tool_error` |
+/// | `wymcp.outcome` | `ok`, `error` (the tool's, a gate's, a JSON-RPC error), `refused` (a layer's) |
+/// | `error.type` | the refusal's `errorType`, `tool_error`, or a JSON-RPC error's code |
 /// | `wymcp.duration_ms` | how long the call took, inner layers included |
 ///
 /// Put it first (outermost) to see what inner layers refused.
@@ -67,13 +69,13 @@ pub struct Audit<S> {
 
 impl<S> Service<Operation> for Audit<S>
 where
-    S: Service<Operation, Response = CallToolResult>,
+    S: Service<Operation, Response = Response>,
     S::Error: Into<BoxError>,
     S::Future: Send + 'static,
 {
-    type Response = CallToolResult;
+    type Response = Response;
     type Error = BoxError;
-    type Future = BoxFuture<'static, Result<CallToolResult, BoxError>>;
+    type Future = BoxFuture<'static, Result<Response, BoxError>>;
 
     fn poll_ready(&mut self, cx: &mut TaskContext<'_>) -> Poll<Result<(), BoxError>> {
         self.inner.poll_ready(cx).map_err(Into::into)
@@ -111,15 +113,21 @@ fn span_of(operation: &Operation) -> tracing::Span {
         TransportKind::Stdio => (Some("pipe"), None),
         _ => (None, None),
     };
+    let method = operation.method();
+    let name = operation.name();
+    let uri = name.filter(|_| method.starts_with("resources/"));
+    let prompt = name.filter(|_| method == "prompts/get");
     // The values are computed only when the span is enabled.
     tracing::info_span!(
         target: "wymcp::audit",
         "mcp.server.operation",
-        otel.name = %format_args!("tools/call {}", operation.tool()),
+        otel.name = %OtelName(method, name),
         otel.kind = "server",
-        mcp.method.name = operation.method(),
-        gen_ai.operation.name = "execute_tool",
+        mcp.method.name = method,
+        gen_ai.operation.name = operation.is_call().then_some("execute_tool"),
         gen_ai.tool.name = operation.tool(),
+        gen_ai.prompt.name = prompt,
+        mcp.resource.uri = uri,
         mcp.session.id = operation.session_id(),
         mcp.protocol.version = operation.protocol_version().as_str(),
         jsonrpc.request.id = ctx
@@ -137,17 +145,34 @@ fn span_of(operation: &Operation) -> tracing::Span {
     )
 }
 
-/// Records how the call ended.
-fn record(span: &tracing::Span, result: &Result<CallToolResult, BoxError>, started: Instant) {
+/// The span's name: `{method} {name}`, or the method alone.
+struct OtelName<'a>(&'a str, Option<&'a str>);
+
+impl std::fmt::Display for OtelName<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.1 {
+            Some(name) => write!(f, "{} {}", self.0, wymcp_core::bound::echo(name)),
+            None => f.write_str(self.0),
+        }
+    }
+}
+
+/// Records how the operation ended.
+fn record(span: &tracing::Span, result: &Result<Response, BoxError>, started: Instant) {
     span.record(
         "wymcp.duration_ms",
         started.elapsed().as_secs_f64() * 1000.0,
     );
     match result {
-        Ok(result) if !result.is_error() => {
+        Ok(response) if !response.is_error() => {
             span.record("wymcp.outcome", "ok");
         }
-        Ok(result) => {
+        Ok(Response::Method(Err(error))) => {
+            span.record("wymcp.outcome", "error");
+            span.record("error.type", error.code().to_string().as_str());
+        }
+        Ok(Response::Method(Ok(_))) => {}
+        Ok(Response::Call(result)) => {
             span.record("wymcp.outcome", "error");
             let kind = result
                 .json()

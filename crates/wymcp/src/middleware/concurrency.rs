@@ -9,8 +9,7 @@ use futures_util::future::BoxFuture;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tower::{BoxError, Layer, Service};
 
-use super::{Operation, Per, Refusal};
-use crate::dispatch::CallToolResult;
+use super::{Operation, Per, Refusal, Response};
 
 /// Beyond this many callers in the table, the idle ones (no call running) are dropped.
 const SWEEP_ABOVE: usize = 1024;
@@ -125,13 +124,13 @@ impl<S> std::fmt::Debug for CallConcurrency<S> {
 
 impl<S> Service<Operation> for CallConcurrency<S>
 where
-    S: Service<Operation, Response = CallToolResult>,
+    S: Service<Operation, Response = Response>,
     S::Error: Into<BoxError>,
     S::Future: Send + 'static,
 {
-    type Response = CallToolResult;
+    type Response = Response;
     type Error = BoxError;
-    type Future = BoxFuture<'static, Result<CallToolResult, BoxError>>;
+    type Future = BoxFuture<'static, Result<Response, BoxError>>;
 
     fn poll_ready(&mut self, cx: &mut TaskContext<'_>) -> Poll<Result<(), BoxError>> {
         self.inner.poll_ready(cx).map_err(Into::into)

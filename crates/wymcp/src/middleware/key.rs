@@ -18,7 +18,8 @@ pub enum Per {
     /// One budget per caller, over every tool the layer wraps.
     #[default]
     Caller,
-    /// One budget per caller and tool.
+    /// One budget per caller and tool (and per method, for the methods other than
+    /// `tools/call`).
     CallerAndTool,
     /// One budget per caller, tool and action.
     CallerAndAction,
@@ -35,7 +36,8 @@ impl Per {
         };
         if matches!(self, Per::CallerAndTool | Per::CallerAndAction) {
             key.push('\u{0}');
-            key.push_str(operation.tool());
+            // Another method than `tools/call` stands for its own tool.
+            key.push_str(operation.tool().unwrap_or(operation.method()));
         }
         if self == Per::CallerAndAction {
             key.push('\u{0}');

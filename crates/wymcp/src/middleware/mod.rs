@@ -1,19 +1,23 @@
-//! Operation middleware: every `tools/call` the gates admitted reaches its tool through a
-//! [`tower::Service`] of [`Operation`]s, so any tower layer wraps calls, per server
-//! ([`ServerBuilder::layer`](crate::ServerBuilder::layer)), per tool
-//! ([`tool_layer`](crate::ServerBuilder::tool_layer)) and per action
+//! Operation middleware: every `tools/call` the gates admitted, and every other request of
+//! the application (`tools/list`, the resources, prompts and completion methods, the skills
+//! methods), reaches its handler through a [`tower::Service`] of [`Operation`]s answering
+//! [`Response`]s, so any tower layer wraps them: every operation
+//! ([`ServerBuilder::layer`](crate::ServerBuilder::layer)), every call
+//! ([`call_layer`](crate::ServerBuilder::call_layer)), a tool
+//! ([`tool_layer`](crate::ServerBuilder::tool_layer)) or an action
 //! ([`action_layer`](crate::ServerBuilder::action_layer)), on every transport and in both
 //! eras.
 //!
 //! A layer refuses by failing with a [`Refusal`]: the model reads an `isError` result with its
-//! `errorType`, never a JSON-RPC error. tower's own errors are answered the same way
+//! `errorType`, never a JSON-RPC error (a method other than `tools/call` answers the JSON-RPC
+//! error `-32000` carrying the same payload). tower's own errors are answered the same way
 //! (`timeout` for `TimeoutLayer`, `overloaded` for `LoadShedLayer`); any other error is
 //! `middleware_error`. The ready-made policies: [`RateLimitLayer`], [`CallConcurrencyLayer`],
 //! [`ResultSizeLimitLayer`], [`CallTimeoutLayer`], [`AuditLayer`]. `docs/middleware.md` has
 //! the model, the order and every refusal's text.
 //!
-//! A server without layers runs its calls as it did without this module: no service, no box,
-//! no operation is built.
+//! A server without layers runs its operations as it did without this module: no service, no
+//! box, no operation is built.
 //!
 //! ```
 //! use serde_json::json;
@@ -65,7 +69,9 @@ mod key;
 mod operation;
 mod rate_limit;
 mod refusal;
+mod response;
 mod result_size;
+mod route;
 mod stack;
 mod timeout;
 
@@ -74,8 +80,10 @@ pub use audit::{Audit, AuditLayer};
 pub use concurrency::{CallConcurrency, CallConcurrencyLayer};
 pub use key::Per;
 pub use operation::Operation;
+pub(crate) use operation::Serve;
 pub use rate_limit::{RateLimit, RateLimitLayer};
 pub use refusal::Refusal;
+pub use response::Response;
 pub use result_size::{ResultSizeLimit, ResultSizeLimitLayer};
 pub use stack::BoxOperation;
 pub(crate) use stack::{Layers, Stack, Wrap};

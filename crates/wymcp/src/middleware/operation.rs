@@ -1,16 +1,19 @@
 //! [`Operation`]: one MCP operation as a `tower::Service` request, with what a policy needs.
 
 use std::net::IpAddr;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
+use futures_util::future::BoxFuture;
 use serde_json::{Map, Value};
 
 use crate::context::{Context, TransportKind};
-use crate::protocol::ProtocolVersion;
+use crate::protocol::{Method, ProtocolVersion, RpcError};
 use crate::tool::registered::RegisteredTool;
 
 /// One MCP operation on its way to its handler: a `tools/call` whose arguments the gates
-/// admitted. Layers see it (and may change its data) before the handler runs.
+/// admitted, or another request the server's layers wrap (`tools/list`, the resources,
+/// prompts and completion methods, the skills methods). Layers see it (and may change its
+/// data) before the handler runs.
 ///
 /// ```
 /// use wymcp::middleware::{Operation, Refusal};
@@ -20,53 +23,120 @@ use crate::tool::registered::RegisteredTool;
 ///     if op.action() == Some("delete") && op.principal().is_none() {
 ///         return Err(Refusal::new("forbidden", "Sign in to delete."));
 ///     }
+///     if op.method() == "resources/read" && op.name().is_some_and(|uri| uri.starts_with("secret:")) {
+///         return Err(Refusal::new("forbidden", "Secrets are not for models."));
+///     }
 ///     Ok(())
 /// }
 /// # let _ = allowed;
 /// ```
-#[derive(Debug)]
 pub struct Operation {
-    pub(crate) tool: Arc<RegisteredTool>,
-    /// The action's position among the tool's (no copy of its name per call).
-    pub(crate) action: Option<usize>,
+    pub(crate) method: Method,
+    pub(crate) target: Target,
     pub(crate) data: Map<String, Value>,
     pub(crate) principal: Option<String>,
     pub(crate) ctx: Context,
 }
 
+/// What an operation reaches at the end of the layers.
+pub(crate) enum Target {
+    /// An admitted call of `tool`; `action` is the action's position among the tool's (no
+    /// copy of its name per call).
+    Call {
+        tool: Arc<RegisteredTool>,
+        action: Option<usize>,
+    },
+    /// Another method, served by the transport's own handler on the (possibly changed)
+    /// params. Taken by the innermost service; in a mutex so that `&Operation` is `Sync` (a
+    /// layer may hold one across an await).
+    Method(Mutex<Option<Serve>>),
+}
+
+/// The handler of a non-call operation: params and context in, the method's answer out.
+pub(crate) type Serve = Box<
+    dyn FnOnce(Map<String, Value>, Context) -> BoxFuture<'static, Result<Value, RpcError>> + Send,
+>;
+
 impl Operation {
     /// An admitted call of `tool` (`action` for an action tool), its validated `data`.
-    pub(crate) fn new(
+    pub(crate) fn call(
         tool: Arc<RegisteredTool>,
         action: Option<&str>,
         data: Map<String, Value>,
         ctx: Context,
     ) -> Self {
         Operation {
-            action: action.and_then(|name| tool.action_index(name)),
-            tool,
+            method: Method::ToolsCall,
+            target: Target::Call {
+                action: action.and_then(|name| tool.action_index(name)),
+                tool,
+            },
             data,
             principal: ctx.principal(),
             ctx,
         }
     }
 
-    /// The JSON-RPC method: `"tools/call"`.
+    /// A request of `method` with `params`, which `serve` answers after the layers.
+    pub(crate) fn request(
+        method: Method,
+        params: Map<String, Value>,
+        ctx: Context,
+        serve: Serve,
+    ) -> Self {
+        Operation {
+            method,
+            target: Target::Method(Mutex::new(Some(serve))),
+            data: params,
+            principal: ctx.principal(),
+            ctx,
+        }
+    }
+
+    /// The JSON-RPC method: `"tools/call"`, `"resources/read"`, `"tools/list"`, …
     pub fn method(&self) -> &'static str {
-        "tools/call"
+        self.method.as_str()
     }
 
-    /// The tool's name.
-    pub fn tool(&self) -> &str {
-        &self.tool.name
+    /// Whether the operation is a `tools/call`.
+    pub fn is_call(&self) -> bool {
+        matches!(self.target, Target::Call { .. })
     }
 
-    /// The action, for an action-dispatched tool.
+    /// The tool's name, for a `tools/call`.
+    pub fn tool(&self) -> Option<&str> {
+        match &self.target {
+            Target::Call { tool, .. } => Some(&tool.name),
+            Target::Method(_) => None,
+        }
+    }
+
+    /// The action, for a call of an action-dispatched tool.
     pub fn action(&self) -> Option<&str> {
-        self.tool.action_name(self.action?)
+        match &self.target {
+            Target::Call { tool, action } => tool.action_name((*action)?),
+            Target::Method(_) => None,
+        }
     }
 
-    /// The validated data: an action's `data`, a plain tool's arguments.
+    /// What the operation names, as the 2026-07-28 `Mcp-Name` header does: the tool of a
+    /// `tools/call`, the `uri` of `resources/read`, `resources/subscribe` and
+    /// `resources/unsubscribe`, the `name` of `prompts/get` and `skills/get`; `None` for the
+    /// lists and `completion/complete`.
+    pub fn name(&self) -> Option<&str> {
+        let key = match self.method {
+            Method::ToolsCall => return self.tool(),
+            Method::ResourcesRead | Method::ResourcesSubscribe | Method::ResourcesUnsubscribe => {
+                "uri"
+            }
+            Method::PromptsGet | Method::SkillsGet => "name",
+            _ => return None,
+        };
+        self.data.get(key)?.as_str()
+    }
+
+    /// The validated data (an action's `data`, a plain tool's arguments) of a call; the
+    /// `params` of another method.
     pub fn data(&self) -> &Map<String, Value> {
         &self.data
     }
@@ -86,12 +156,12 @@ impl Operation {
         self.ctx.session_id()
     }
 
-    /// The protocol revision the call is served in (its era).
+    /// The protocol revision the operation is served in (its era).
     pub fn protocol_version(&self) -> ProtocolVersion {
         self.ctx.protocol_version()
     }
 
-    /// The transport the call arrived on.
+    /// The transport the operation arrived on.
     pub fn transport(&self) -> TransportKind {
         self.ctx.origin().transport
     }
@@ -101,8 +171,20 @@ impl Operation {
         self.ctx.origin().client
     }
 
-    /// The call's context, as its handler will see it.
+    /// The operation's context, as its handler will see it.
     pub fn context(&self) -> &Context {
         &self.ctx
+    }
+}
+
+impl std::fmt::Debug for Operation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Operation")
+            .field("method", &self.method())
+            .field("tool", &self.tool())
+            .field("action", &self.action())
+            .field("data", &self.data)
+            .field("principal", &self.principal)
+            .finish_non_exhaustive()
     }
 }

@@ -1,4 +1,5 @@
-//! [`Refusal`]: a layer's "no", answered to the model as an `isError` result.
+//! [`Refusal`]: a layer's "no", answered to the model as an `isError` result (as a JSON-RPC
+//! error for a method other than `tools/call`).
 
 use std::borrow::Cow;
 use std::time::Duration;
@@ -6,13 +7,16 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use crate::dispatch::CallToolResult;
+use crate::protocol::RpcError;
 use crate::tool::{Content, ErrorKind};
 
 /// A layer's refusal of an operation. The model reads it as an `isError` result in the gates'
 /// dialect: `{"errorType": …, "tool": …, "action": …, "message": …, "retryAfterMs": …}`.
 ///
 /// A layer returns it as its error (`Err(Refusal::new(..).into())`); any other error a layer
-/// returns is answered as `middleware_error`.
+/// returns is answered as `middleware_error`. A method other than `tools/call` has no
+/// `isError` result: its refusal is the JSON-RPC error `-32000` whose `message` is the
+/// refusal's and whose `data` is the same payload with `method` for `tool`.
 ///
 /// ```
 /// use std::time::Duration;
@@ -99,6 +103,26 @@ impl Refusal {
     }
 }
 
+impl Refusal {
+    /// The JSON-RPC error a request of `method` (not a `tools/call`) answers.
+    pub(crate) fn into_rpc_error(self, method: &str) -> RpcError {
+        let mut data = Map::new();
+        data.insert("errorType".into(), Value::from(self.error_type.as_ref()));
+        data.insert("method".into(), Value::from(method));
+        if let Some(wait) = self.retry_after {
+            data.insert("retryAfterMs".into(), Value::from(ceil_ms(wait)));
+        }
+        for (key, value) in self.details {
+            data.entry(key).or_insert(value);
+        }
+        RpcError::new(
+            RpcError::SERVER_BUSY,
+            self.message,
+            Some(Value::Object(data)),
+        )
+    }
+}
+
 /// Whole milliseconds, rounded up: a client that waits this long is not early.
 pub(crate) fn ceil_ms(wait: Duration) -> u64 {
     let ms = wait.as_millis();
@@ -126,6 +150,23 @@ mod tests {
             result.json().expect("a refusal is one JSON text item"),
             serde_json::json!({"errorType": "rate_limited", "tool": "tasks", "action": "list",
                 "message": "Wait.", "retryAfterMs": 2, "limit": "5/s"})
+        );
+    }
+
+    #[test]
+    fn a_methods_refusal_is_error_32000_with_the_same_payload_naming_the_method() {
+        let error = Refusal::new("rate_limited", "Wait.")
+            .retry_after(Duration::from_millis(40))
+            .detail("method", Value::from("spoofed"))
+            .into_rpc_error("resources/read");
+        assert_eq!(error.code(), -32000);
+        assert_eq!(error.message(), "Wait.");
+        assert_eq!(
+            error.data(),
+            Some(
+                &serde_json::json!({"errorType": "rate_limited", "method": "resources/read",
+                "retryAfterMs": 40})
+            )
         );
     }
 }

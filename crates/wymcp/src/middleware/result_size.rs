@@ -5,8 +5,8 @@ use std::task::{Context as TaskContext, Poll};
 use futures_util::future::BoxFuture;
 use tower::{BoxError, Layer, Service};
 
-use super::{Operation, Refusal};
-use crate::dispatch::{CallToolResult, WireResult};
+use super::{Operation, Refusal, Response};
+use crate::dispatch::WireResult;
 
 /// Refuses a result whose wire form (`content`, `isError`, `structuredContent`) is larger than
 /// `max_bytes`. The result is never cut: a cut result could break its `outputSchema` or lose
@@ -15,6 +15,10 @@ use crate::dispatch::{CallToolResult, WireResult};
 /// `{"errorType": "result_too_large", "limit_bytes": 65536, "size_bytes": 91234, "message":
 /// "The result is 91234 bytes, over the limit of 65536 bytes (ResultSizeLimitLayer). Ask for
 /// less per call: a narrower filter, a smaller page."}`
+///
+/// On another method than `tools/call` (a server layer wraps those too) the size is the
+/// method's `result`'s, and the refusal the JSON-RPC error `-32000` with the same message and
+/// `data` (`errorType`, `method`, `limit_bytes`, `size_bytes`).
 ///
 /// The tool ran: what it did is done. Put the limit on tools whose results grow with their
 /// data (lists, searches, reads), not on ones that change state.
@@ -58,13 +62,13 @@ pub struct ResultSizeLimit<S> {
 
 impl<S> Service<Operation> for ResultSizeLimit<S>
 where
-    S: Service<Operation, Response = CallToolResult>,
+    S: Service<Operation, Response = Response>,
     S::Error: Into<BoxError>,
     S::Future: Send + 'static,
 {
-    type Response = CallToolResult;
+    type Response = Response;
     type Error = BoxError;
-    type Future = BoxFuture<'static, Result<CallToolResult, BoxError>>;
+    type Future = BoxFuture<'static, Result<Response, BoxError>>;
 
     fn poll_ready(&mut self, cx: &mut TaskContext<'_>) -> Poll<Result<(), BoxError>> {
         self.inner.poll_ready(cx).map_err(Into::into)
@@ -75,13 +79,15 @@ where
         let max = self.max_bytes;
         let call = self.inner.call(operation);
         Box::pin(async move {
-            let result = call.await.map_err(Into::into)?;
-            let size = wire_size(&WireResult {
-                result: &result,
-                version,
-            });
+            let response = call.await.map_err(Into::into)?;
+            let size = match &response {
+                Response::Call(result) => wire_size(&WireResult { result, version }),
+                Response::Method(Ok(result)) => wire_size(result),
+                // An error is the server's own answer, bounded where it is made.
+                Response::Method(Err(_)) => 0,
+            };
             if size <= max {
-                return Ok(result);
+                return Ok(response);
             }
             Err(too_large(size, max).into())
         })

@@ -1,37 +1,40 @@
-//! The layers a server was built with, composed once: server layers around a router of tool
-//! stacks, each tool's layers around a router of action stacks, each action's layers around
-//! the handler. Built at `build()`, so a layer's state (a semaphore, a bucket) is one per
-//! attachment point, shared by every call through it.
+//! The layers a server was built with, composed once: server layers around a split that
+//! sends calls to the call layers (around a router of tool stacks, each tool's layers around
+//! a router of action stacks, each action's layers around the handler) and every other
+//! operation to its handler. Built at `build()`, so a layer's state (a semaphore, a bucket)
+//! is one per attachment point, shared by every operation through it.
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::task::{Context as TaskContext, Poll};
 
 use futures_util::future::BoxFuture;
 use serde_json::{Map, Value};
 use tower::util::BoxCloneSyncService;
 use tower::{BoxError, Layer, Service, ServiceExt};
 
-use super::{Operation, Refusal};
+use super::operation::{Serve, Target};
+use super::route::{Handler, Route, Split};
+use super::{Operation, Refusal, Response};
 use crate::Limits;
 use crate::context::Context;
-use crate::dispatch::{self, AfterGates, CallToolResult};
+use crate::dispatch::{AfterGates, CallToolResult};
+use crate::protocol::{Method, RpcError};
 use crate::tool::registered::RegisteredTool;
 
 /// An operation service, boxed: what every layer attached with
 /// [`ServerBuilder::layer`](crate::ServerBuilder::layer) wraps.
-pub type BoxOperation = BoxCloneSyncService<Operation, CallToolResult, BoxError>;
+pub type BoxOperation = BoxCloneSyncService<Operation, Response, BoxError>;
 
 /// One attached layer, erased: it wraps a service.
 #[derive(Clone)]
 pub(crate) struct Wrap(Arc<dyn Fn(BoxOperation) -> BoxOperation + Send + Sync>);
 
 impl Wrap {
-    /// Erases `layer`; its service's errors become [`BoxError`]s (answered by [`refused`]).
+    /// Erases `layer`; its service's errors become [`BoxError`]s (answered by [`refusal_of`]).
     pub(crate) fn new<L>(layer: L) -> Self
     where
         L: Layer<BoxOperation> + Send + Sync + 'static,
-        L::Service: Service<Operation, Response = CallToolResult> + Clone + Send + Sync + 'static,
+        L::Service: Service<Operation, Response = Response> + Clone + Send + Sync + 'static,
         <L::Service as Service<Operation>>::Error: Into<BoxError>,
         <L::Service as Service<Operation>>::Future: Send + 'static,
     {
@@ -44,14 +47,22 @@ impl Wrap {
 /// The layers as configured, by attachment point, each list in the order added.
 #[derive(Clone, Default)]
 pub(crate) struct Layers {
+    /// Around every operation.
     pub(crate) server: Vec<Wrap>,
+    /// Around every `tools/call`.
+    pub(crate) calls: Vec<Wrap>,
     pub(crate) tools: Vec<(String, Wrap)>,
     pub(crate) actions: Vec<(String, String, Wrap)>,
 }
 
 impl Layers {
     pub(crate) fn is_empty(&self) -> bool {
-        self.server.is_empty() && self.tools.is_empty() && self.actions.is_empty()
+        self.server.is_empty() && self.calls.is_empty() && self.calls_unrouted()
+    }
+
+    /// No tool or action has a layer of its own: no router in between.
+    fn calls_unrouted(&self) -> bool {
+        self.tools.is_empty() && self.actions.is_empty()
     }
 }
 
@@ -59,6 +70,9 @@ impl Layers {
 #[derive(Clone)]
 pub(crate) struct Stack {
     service: BoxOperation,
+    /// Whether a layer wraps the methods other than `tools/call` (a server layer does);
+    /// without one they run as before, no service in between.
+    wraps_methods: bool,
 }
 
 impl std::fmt::Debug for Stack {
@@ -68,8 +82,8 @@ impl std::fmt::Debug for Stack {
 }
 
 impl Stack {
-    /// The stack of `layers` around the handler; `None` when there is no layer (a server
-    /// without layers runs the call as before, no service in between).
+    /// The stack of `layers` around the handlers; `None` when there is no layer (a server
+    /// without layers runs every operation as before, no service in between).
     pub(crate) fn build(layers: Layers, limits: &Limits) -> Option<Stack> {
         if layers.is_empty() {
             return None;
@@ -77,40 +91,87 @@ impl Stack {
         let handler = BoxOperation::new(Handler {
             limits: Arc::new(limits.clone()),
         });
-        // Server layers only: no router in between.
-        if layers.tools.is_empty() && layers.actions.is_empty() {
+        let routed = if layers.calls_unrouted() {
+            handler.clone()
+        } else {
+            route_tools(&layers, &handler)
+        };
+        let calls = wrap(routed, layers.calls.iter());
+        if layers.server.is_empty() {
+            // Only calls pass layers: no split in between.
             return Some(Stack {
-                service: wrap(handler, layers.server.iter()),
+                service: calls,
+                wraps_methods: false,
             });
         }
-        let mut tools: HashMap<String, BoxOperation> = HashMap::new();
-        let mut names: Vec<&str> = layers.tools.iter().map(|(t, _)| t.as_str()).collect();
-        names.extend(layers.actions.iter().map(|(t, _, _)| t.as_str()));
-        for name in names {
-            if tools.contains_key(name) {
-                continue;
-            }
-            let actions: HashMap<String, BoxOperation> = layers
-                .actions
-                .iter()
-                .filter(|(t, _, _)| t == name)
-                .map(|(_, a, _)| {
-                    let wraps = layers
-                        .actions
-                        .iter()
-                        .filter(|(t, b, _)| t == name && b == a);
-                    (a.clone(), wrap(handler.clone(), wraps.map(|(_, _, w)| w)))
-                })
-                .collect();
-            let routed = BoxOperation::new(Route::actions(actions, handler.clone()));
-            let wraps = layers.tools.iter().filter(|(t, _)| t == name);
-            tools.insert(name.to_owned(), wrap(routed, wraps.map(|(_, w)| w)));
-        }
-        let routed = BoxOperation::new(Route::tools(tools, handler));
+        let split = BoxOperation::new(Split {
+            calls,
+            methods: handler,
+        });
         Some(Stack {
-            service: wrap(routed, layers.server.iter()),
+            service: wrap(split, layers.server.iter()),
+            wraps_methods: true,
         })
     }
+
+    /// Whether requests other than `tools/call` pass layers.
+    pub(crate) fn wraps_methods(&self) -> bool {
+        self.wraps_methods
+    }
+
+    /// Serves a request of `method` (not `tools/call`) through the layers: `serve` answers it
+    /// after them, on the params as they left the layers. A layer's error is answered as the
+    /// JSON-RPC error of its refusal.
+    pub(crate) fn serve_method(
+        &self,
+        method: Method,
+        params: Map<String, Value>,
+        ctx: Context,
+        serve: Serve,
+    ) -> BoxFuture<'static, Result<Value, RpcError>> {
+        let operation = Operation::request(method, params, ctx, serve);
+        let version = operation.protocol_version();
+        let call = self.service.clone().oneshot(operation);
+        Box::pin(async move {
+            match call.await {
+                Ok(Response::Method(answer)) => answer,
+                // A layer answered with a call's result: served as one would be.
+                Ok(Response::Call(result)) => Ok(result.into_value(version)),
+                Err(error) => {
+                    Err(refusal_of(error, method.as_str()).into_rpc_error(method.as_str()))
+                }
+            }
+        })
+    }
+}
+
+/// The router of tool stacks: each tool with layers of its own (or with actions that have)
+/// gets its stack; the rest go on to `handler`.
+fn route_tools(layers: &Layers, handler: &BoxOperation) -> BoxOperation {
+    let mut tools: HashMap<String, BoxOperation> = HashMap::new();
+    let mut names: Vec<&str> = layers.tools.iter().map(|(t, _)| t.as_str()).collect();
+    names.extend(layers.actions.iter().map(|(t, _, _)| t.as_str()));
+    for name in names {
+        if tools.contains_key(name) {
+            continue;
+        }
+        let actions: HashMap<String, BoxOperation> = layers
+            .actions
+            .iter()
+            .filter(|(t, _, _)| t == name)
+            .map(|(_, a, _)| {
+                let wraps = layers
+                    .actions
+                    .iter()
+                    .filter(|(t, b, _)| t == name && b == a);
+                (a.clone(), wrap(handler.clone(), wraps.map(|(_, _, w)| w)))
+            })
+            .collect();
+        let routed = BoxOperation::new(Route::actions(actions, handler.clone()));
+        let wraps = layers.tools.iter().filter(|(t, _)| t == name);
+        tools.insert(name.to_owned(), wrap(routed, wraps.map(|(_, w)| w)));
+    }
+    BoxOperation::new(Route::tools(tools, handler.clone()))
 }
 
 impl AfterGates for Stack {
@@ -122,17 +183,22 @@ impl AfterGates for Stack {
         data: Map<String, Value>,
         ctx: Context,
     ) -> BoxFuture<'static, CallToolResult> {
-        let operation = Operation::new(tool.clone(), action, data, ctx);
-        let action = operation.action;
+        let operation = Operation::call(tool.clone(), action, data, ctx);
+        let action = match &operation.target {
+            Target::Call { action, .. } => *action,
+            Target::Method(_) => None,
+        };
         let call = self.service.clone().oneshot(operation);
         Box::pin(async move {
-            match call.await {
-                Ok(result) => result,
-                Err(error) => {
-                    let action = action.and_then(|i| tool.action_name(i));
-                    refused(error, &tool.name, action)
+            let error = match call.await {
+                Ok(Response::Call(result)) => return result,
+                Ok(Response::Method(_)) => {
+                    BoxError::from("a layer answered a tools/call with another method's response")
                 }
-            }
+                Err(error) => error,
+            };
+            let action = action.and_then(|i| tool.action_name(i));
+            refusal_of(error, &tool.name).into_result(&tool.name, action)
         })
     }
 }
@@ -142,11 +208,12 @@ fn wrap<'a>(inner: BoxOperation, wraps: impl DoubleEndedIterator<Item = &'a Wrap
     wraps.rev().fold(inner, |service, w| (w.0)(service))
 }
 
-/// What a layer's error answers: its [`Refusal`], tower's own errors in the same dialect.
+/// What a layer's error answers: its [`Refusal`], tower's own errors in the same dialect;
+/// `what` (the tool, or the method) names the operation in the log.
 #[cold]
 #[inline(never)]
-fn refused(error: BoxError, tool: &str, action: Option<&str>) -> CallToolResult {
-    let refusal = match error.downcast::<Refusal>() {
+fn refusal_of(error: BoxError, what: &str) -> Refusal {
+    match error.downcast::<Refusal>() {
         Ok(refusal) => *refusal,
         Err(error) if error.is::<tower::timeout::error::Elapsed>() => Refusal::new(
             "timeout",
@@ -158,7 +225,7 @@ fn refused(error: BoxError, tool: &str, action: Option<&str>) -> CallToolResult 
             "The server is at its limit of concurrent calls for this operation. Retry shortly.",
         ),
         Err(error) => {
-            tracing::warn!(name: "wymcp.middleware.error", tool_name = tool, error = %error);
+            tracing::warn!(name: "wymcp.middleware.error", operation = what, error = %error);
             Refusal::new(
                 "middleware_error",
                 format!(
@@ -167,88 +234,5 @@ fn refused(error: BoxError, tool: &str, action: Option<&str>) -> CallToolResult 
                 ),
             )
         }
-    };
-    refusal.into_result(tool, action)
-}
-
-/// Picks the next service by the operation's tool (or action); what has no stack of its own
-/// goes on to `fallback`.
-#[derive(Clone)]
-struct Route {
-    by_tool: bool,
-    stacks: Arc<HashMap<String, BoxOperation>>,
-    fallback: BoxOperation,
-}
-
-impl Route {
-    fn tools(stacks: HashMap<String, BoxOperation>, fallback: BoxOperation) -> Self {
-        Route {
-            by_tool: true,
-            stacks: Arc::new(stacks),
-            fallback,
-        }
-    }
-
-    fn actions(stacks: HashMap<String, BoxOperation>, fallback: BoxOperation) -> Self {
-        Route {
-            by_tool: false,
-            stacks: Arc::new(stacks),
-            fallback,
-        }
-    }
-}
-
-impl Service<Operation> for Route {
-    type Response = CallToolResult;
-    type Error = BoxError;
-    type Future = tower::util::Oneshot<BoxOperation, Operation>;
-
-    /// Always ready: the chosen stack is driven to readiness in `call` (a clone per call,
-    /// as axum's router does).
-    fn poll_ready(&mut self, _: &mut TaskContext<'_>) -> Poll<Result<(), BoxError>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, operation: Operation) -> Self::Future {
-        let key = if self.by_tool {
-            Some(operation.tool())
-        } else {
-            operation.action()
-        };
-        let next = key
-            .and_then(|k| self.stacks.get(k))
-            .unwrap_or(&self.fallback);
-        next.clone().oneshot(operation)
-    }
-}
-
-/// The innermost service: the tool's own code on the admitted data, its result shaped.
-#[derive(Clone)]
-struct Handler {
-    limits: Arc<Limits>,
-}
-
-impl Service<Operation> for Handler {
-    type Response = CallToolResult;
-    type Error = BoxError;
-    type Future = BoxFuture<'static, Result<CallToolResult, BoxError>>;
-
-    fn poll_ready(&mut self, _: &mut TaskContext<'_>) -> Poll<Result<(), BoxError>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, operation: Operation) -> Self::Future {
-        let limits = self.limits.clone();
-        Box::pin(async move {
-            let Operation {
-                tool,
-                action,
-                data,
-                ctx,
-                ..
-            } = operation;
-            let action = action.and_then(|i| tool.action_name(i));
-            Ok(dispatch::run_admitted(&tool, action, data, ctx, &limits).await)
-        })
     }
 }

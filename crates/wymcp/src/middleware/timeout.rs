@@ -7,8 +7,8 @@ use std::time::Duration;
 use futures_util::future::BoxFuture;
 use tower::{BoxError, Layer, Service};
 
-use super::Operation;
-use crate::dispatch::{self, CallToolResult};
+use super::{Operation, Refusal, Response};
+use crate::dispatch;
 
 /// Aborts a call that runs longer than `timeout`, answered as
 /// [`Limits::call_timeout`](crate::Limits::call_timeout) answers (the same words, naming this
@@ -17,6 +17,10 @@ use crate::dispatch::{self, CallToolResult};
 /// `{"errorType": "timeout", "tool": "reports", "timeout_ms": 2000, "message": "The call ran
 /// longer than its limit of 2000 ms (CallTimeoutLayer) and was aborted. Ask for less work per
 /// call, or retry later."}`
+///
+/// On another method than `tools/call` (a server layer wraps those too) the refusal is the
+/// JSON-RPC error `-32000` with the same message and `data` `{"errorType": "timeout",
+/// "method": …, "timeout_ms": …}`.
 ///
 /// Where both apply, the shorter wins. Unlike tower's `TimeoutLayer` (which works too, and
 /// answers `timeout` without the figure), the refusal names the limit.
@@ -76,27 +80,44 @@ pub struct CallTimeout<S> {
 
 impl<S> Service<Operation> for CallTimeout<S>
 where
-    S: Service<Operation, Response = CallToolResult>,
+    S: Service<Operation, Response = Response>,
     S::Error: Into<BoxError>,
     S::Future: Send + 'static,
 {
-    type Response = CallToolResult;
+    type Response = Response;
     type Error = BoxError;
-    type Future = BoxFuture<'static, Result<CallToolResult, BoxError>>;
+    type Future = BoxFuture<'static, Result<Response, BoxError>>;
 
     fn poll_ready(&mut self, cx: &mut TaskContext<'_>) -> Poll<Result<(), BoxError>> {
         self.inner.poll_ready(cx).map_err(Into::into)
     }
 
     fn call(&mut self, operation: Operation) -> Self::Future {
-        let tool = operation.tool.clone();
+        let tool = operation.tool().map(str::to_owned);
         let timeout = self.timeout;
         let call = self.inner.call(operation);
         Box::pin(async move {
             match tokio::time::timeout(timeout, call).await {
                 Ok(result) => result.map_err(Into::into),
-                Err(_) => Ok(dispatch::timed_out(&tool.name, timeout, "CallTimeoutLayer")),
+                Err(_) => match tool {
+                    Some(tool) => Ok(Response::Call(dispatch::timed_out(&tool, timeout, SETTING))),
+                    None => Err(method_timed_out(timeout).into()),
+                },
             }
         })
     }
+}
+
+/// What the refusals name as the limit.
+const SETTING: &str = "CallTimeoutLayer";
+
+/// The refusal of a method other than `tools/call` that ran out of time.
+#[cold]
+fn method_timed_out(timeout: Duration) -> Refusal {
+    let ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
+    let message = format!(
+        "The call ran longer than its limit of {ms} ms ({SETTING}) and was aborted. Ask for \
+         less work per call, or retry later."
+    );
+    Refusal::new("timeout", message).detail("timeout_ms", ms.into())
 }

@@ -230,7 +230,9 @@ async fn request(
             mark_initialized(core, &record, &id).await?;
             done(json!({}))
         }
-        Method::ToolsList => done(handle.list_tools_for(identity)),
+        Method::ToolsList if !core.server().layers_wrap(method) => {
+            done(handle.list_tools_for(identity))
+        }
         Method::ToolsCall => Ok(Outcome::Call(call::in_session(
             core,
             record,
@@ -243,12 +245,27 @@ async fn request(
         _ => {
             let user_state = core.server().features().user_state.as_ref();
             let ctx = request_context(&record, &handle, &id, identity, user_state);
-            let result = core.server().feature(method, params, ctx).await;
+            let result = if method == Method::ToolsList {
+                let serve = |_, ctx: Context| async move { Ok(list_tools(&ctx)) };
+                core.server()
+                    .through_layers(method, params, ctx, serve)
+                    .await
+            } else {
+                core.server().feature(method, params, ctx).await
+            };
             Ok(reply(match result {
                 Ok(result) => success(id, result),
                 Err(error) => failure(id, &error),
             }))
         }
+    }
+}
+
+/// `tools/list` as the context's session and caller see it.
+fn list_tools(ctx: &Context) -> Value {
+    match ctx.session() {
+        Some(handle) => handle.list_tools_for(ctx.identity()),
+        None => Value::Null,
     }
 }
 

@@ -10,8 +10,7 @@ use tower::{BoxError, Layer, Service};
 use super::checks::{check_layers, check_task_tools, declared_scopes, register_tools};
 use crate::completion::registry::{CompletionRegistry, PendingCompletion};
 use crate::completion::{Complete, CompletionRef};
-use crate::dispatch::CallToolResult;
-use crate::middleware::{BoxOperation, Layers, Operation, Stack, Wrap};
+use crate::middleware::{BoxOperation, Layers, Operation, Response, Stack, Wrap};
 use crate::mrtr::{Codec, RequestStateKeys};
 use crate::prompt::Prompt;
 use crate::prompt::definition::DynPrompt;
@@ -285,11 +284,14 @@ impl ServerBuilder {
         self
     }
 
-    /// Wraps every tool call in `layer` (operation middleware, `docs/middleware.md`): after the
-    /// gates admitted the call, before the tool's own code, on every transport and in both
-    /// eras. Layers added first run first (outermost), server layers before a tool's, a
-    /// tool's before an action's. A layer's [`Refusal`](crate::middleware::Refusal) reaches
-    /// the model as an `isError` result. `help` passes no layer.
+    /// Wraps every operation in `layer` (operation middleware, `docs/middleware.md`): every
+    /// `tools/call` after the gates admitted it, before the tool's own code, and every other
+    /// request the layers wrap (`tools/list`, the resources, prompts, completion and skills
+    /// methods), on every transport and in both eras. Layers added first run first
+    /// (outermost): server layers, then [`call_layer`](Self::call_layer)s, a tool's, an
+    /// action's. A layer's [`Refusal`](crate::middleware::Refusal) reaches the model as an
+    /// `isError` result (a JSON-RPC error `-32000` for a method other than `tools/call`).
+    /// `help` passes no layer.
     ///
     /// ```
     /// use std::time::Duration;
@@ -306,7 +308,7 @@ impl ServerBuilder {
     pub fn layer<L>(mut self, layer: L) -> Self
     where
         L: Layer<BoxOperation> + Send + Sync + 'static,
-        L::Service: Service<Operation, Response = CallToolResult> + Clone + Send + Sync + 'static,
+        L::Service: Service<Operation, Response = Response> + Clone + Send + Sync + 'static,
         <L::Service as Service<Operation>>::Error: Into<BoxError>,
         <L::Service as Service<Operation>>::Future: Send + 'static,
     {
@@ -314,12 +316,36 @@ impl ServerBuilder {
         self
     }
 
-    /// Wraps the calls of tool `tool` in `layer` (inside the server's layers; see
+    /// Wraps every `tools/call` (and no other request) in `layer`, inside the server's layers
+    /// (see [`layer`](Self::layer)): a budget for calling tools that listing them does not
+    /// spend.
+    ///
+    /// ```
+    /// use std::num::NonZeroU32;
+    /// use wymcp::Server;
+    /// use wymcp::middleware::RateLimitLayer;
+    ///
+    /// let five = NonZeroU32::new(5).unwrap();
+    /// let server = Server::builder().call_layer(RateLimitLayer::per_second(five)).build().unwrap();
+    /// # let _ = server;
+    /// ```
+    pub fn call_layer<L>(mut self, layer: L) -> Self
+    where
+        L: Layer<BoxOperation> + Send + Sync + 'static,
+        L::Service: Service<Operation, Response = Response> + Clone + Send + Sync + 'static,
+        <L::Service as Service<Operation>>::Error: Into<BoxError>,
+        <L::Service as Service<Operation>>::Future: Send + 'static,
+    {
+        self.layers.calls.push(Wrap::new(layer));
+        self
+    }
+
+    /// Wraps the calls of tool `tool` in `layer` (inside the server's and the call layers; see
     /// [`layer`](Self::layer)). `build()` refuses a tool the server does not have.
     pub fn tool_layer<L>(mut self, tool: impl Into<String>, layer: L) -> Self
     where
         L: Layer<BoxOperation> + Send + Sync + 'static,
-        L::Service: Service<Operation, Response = CallToolResult> + Clone + Send + Sync + 'static,
+        L::Service: Service<Operation, Response = Response> + Clone + Send + Sync + 'static,
         <L::Service as Service<Operation>>::Error: Into<BoxError>,
         <L::Service as Service<Operation>>::Future: Send + 'static,
     {
@@ -337,7 +363,7 @@ impl ServerBuilder {
     ) -> Self
     where
         L: Layer<BoxOperation> + Send + Sync + 'static,
-        L::Service: Service<Operation, Response = CallToolResult> + Clone + Send + Sync + 'static,
+        L::Service: Service<Operation, Response = Response> + Clone + Send + Sync + 'static,
         <L::Service as Service<Operation>>::Error: Into<BoxError>,
         <L::Service as Service<Operation>>::Future: Send + 'static,
     {

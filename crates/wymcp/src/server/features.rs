@@ -15,6 +15,25 @@ use crate::resource::registry::{ResourceRegistry, uri_param};
 use crate::resource::{Hub, ResourceError};
 use crate::server::Server;
 
+/// The requests other than `tools/call` that a server's layers wrap: the lists, the reads,
+/// the subscriptions, prompts, completion and the skills methods. The protocol's own
+/// machinery (`initialize`, `ping`, `logging/setLevel`, notifications, `server/discover`,
+/// `subscriptions/listen`, `tasks/*`) passes no layer.
+pub(crate) const LAYERED: [Method; 12] = [
+    Method::ToolsList,
+    Method::ResourcesList,
+    Method::ResourceTemplatesList,
+    Method::ResourcesRead,
+    Method::ResourcesSubscribe,
+    Method::ResourcesUnsubscribe,
+    Method::PromptsList,
+    Method::PromptsGet,
+    Method::Complete,
+    Method::SkillsList,
+    Method::SkillsGet,
+    Method::ResourcesDirectoryRead,
+];
+
 /// Everything beyond tools a server serves, validated at `build()`.
 #[derive(Debug)]
 pub(crate) struct Features {
@@ -124,7 +143,8 @@ impl Server {
         self.features().prompts.names()
     }
 
-    /// Serves a resources, prompts or completion request; any other method is "Method not
+    /// Serves a resources, prompts or completion request through the server's layers (when it
+    /// has some: [`through_layers`](Self::through_layers)); any other method is "Method not
     /// found" (`-32601`). Absent or `null` params read as `{}`; params of another type are
     /// `-32602`.
     ///
@@ -142,6 +162,54 @@ impl Server {
     ///   variable (`ref/resource`, `uri` the template as listed): an unknown prompt, template,
     ///   argument or variable is `-32602`; one without a provider completes to no values.
     pub(crate) async fn feature(
+        &self,
+        method: Method,
+        params: Option<Value>,
+        ctx: Context,
+    ) -> Result<Value, RpcError> {
+        if !self.layers_wrap(method) {
+            return self.serve_feature(method, params, ctx).await;
+        }
+        let server = self.clone();
+        let serve =
+            move |params, ctx| async move { server.serve_feature(method, params, ctx).await };
+        self.through_layers(method, params, ctx, serve).await
+    }
+
+    /// Whether a layer wraps requests of `method`: a server layer wraps every request but
+    /// `tools/call` (which passes them too, after the gates: see `dispatch`) among
+    /// [`LAYERED`].
+    pub(crate) fn layers_wrap(&self, method: Method) -> bool {
+        let stack = self.features().middleware.as_ref();
+        stack.is_some_and(crate::middleware::Stack::wraps_methods) && LAYERED.contains(&method)
+    }
+
+    /// Serves a request of `method` (not `tools/call`): through the server's layers when
+    /// they wrap it (its params then are an object, else `-32602` before any layer), `serve`
+    /// answering after them on the params as the layers left them; else `serve` at once.
+    pub(crate) async fn through_layers<F, Fut>(
+        &self,
+        method: Method,
+        params: Option<Value>,
+        ctx: Context,
+        serve: F,
+    ) -> Result<Value, RpcError>
+    where
+        F: FnOnce(Option<Value>, Context) -> Fut + Send + 'static,
+        Fut: Future<Output = Result<Value, RpcError>> + Send + 'static,
+    {
+        let stack = self.features().middleware.as_ref();
+        let Some(stack) = stack.filter(|_| self.layers_wrap(method)) else {
+            return serve(params, ctx).await;
+        };
+        let params = params_object(params)?;
+        let serve: crate::middleware::Serve =
+            Box::new(move |params, ctx| Box::pin(serve(Some(Value::Object(params)), ctx)));
+        stack.serve_method(method, params, ctx, serve).await
+    }
+
+    /// [`feature`](Self::feature) past the layers.
+    async fn serve_feature(
         &self,
         method: Method,
         params: Option<Value>,

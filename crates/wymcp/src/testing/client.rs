@@ -235,7 +235,13 @@ impl TestClient {
         let ctx = configure(self.context()).build();
         let version = ctx.protocol_version();
         match Method::parse(method) {
-            Some(Method::ToolsList) => Ok(self.server.list_tools(version)),
+            Some(Method::ToolsList) => {
+                let server = self.server.clone();
+                let serve = move |_, _| async move { Ok(server.list_tools(version)) };
+                self.server
+                    .through_layers(Method::ToolsList, params, ctx, serve)
+                    .await
+            }
             Some(Method::ToolsCall) => {
                 let result = self.server.tools_call(params, ctx).await?;
                 Ok(result.into_value(version))

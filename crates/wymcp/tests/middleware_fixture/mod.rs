@@ -1,6 +1,10 @@
 //! The operation-middleware tests' tool and helpers, shared by `middleware.rs` and
 //! `middleware_builtins.rs` (a directory module, so not a test target).
 
+// Used by `middleware_builtins.rs` and `middleware_methods.rs`, not by `middleware.rs`.
+#[allow(dead_code)]
+pub(crate) mod spans;
+
 use std::time::Duration;
 
 use serde_json::{Value, json};

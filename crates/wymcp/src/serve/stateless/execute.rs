@@ -33,7 +33,13 @@ pub(crate) async fn execute(
     let ctx = ctx.clone();
     let value = match method {
         Method::Discover => Ok(results::discover_result(server)),
-        Method::ToolsList => Ok(server.list_tools_for(ctx.protocol_version(), ctx.identity())),
+        Method::ToolsList => {
+            let lists = server.clone();
+            let serve = move |_, ctx: Context| async move {
+                Ok(lists.list_tools_for(ctx.protocol_version(), ctx.identity()))
+            };
+            server.through_layers(method, params, ctx, serve).await
+        }
         Method::ToolsCall => {
             let params = match route_call(server, params, &ctx) {
                 Route::Sync(params) => params,
