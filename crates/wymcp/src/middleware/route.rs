@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, PoisonError};
 use std::task::{Context as TaskContext, Poll};
 
-use futures_util::future::BoxFuture;
+use futures_util::future::{BoxFuture, Either};
 use tower::{BoxError, Service, ServiceExt};
 
 use super::operation::Target;
@@ -13,30 +13,32 @@ use super::{BoxOperation, Operation, Response};
 use crate::Limits;
 use crate::dispatch;
 
-/// Sends a `tools/call` on to the call layers, any other operation to its handler.
+/// Sends a `tools/call` on to the call layers (straight to the handler when there are none:
+/// no boxed hop for a server with server layers only), any other operation to its handler.
 #[derive(Clone)]
 pub(super) struct Split {
-    pub(super) calls: BoxOperation,
-    pub(super) methods: BoxOperation,
+    pub(super) calls: Option<BoxOperation>,
+    pub(super) handler: Handler,
 }
 
 impl Service<Operation> for Split {
     type Response = Response;
     type Error = BoxError;
-    type Future = tower::util::Oneshot<BoxOperation, Operation>;
+    type Future = Either<
+        tower::util::Oneshot<BoxOperation, Operation>,
+        BoxFuture<'static, Result<Response, BoxError>>,
+    >;
 
-    /// Always ready: the chosen side is driven to readiness in `call`.
+    /// Always ready: the call layers are driven to readiness in `call`.
     fn poll_ready(&mut self, _: &mut TaskContext<'_>) -> Poll<Result<(), BoxError>> {
         Poll::Ready(Ok(()))
     }
 
     fn call(&mut self, operation: Operation) -> Self::Future {
-        let next = if operation.is_call() {
-            &self.calls
-        } else {
-            &self.methods
-        };
-        next.clone().oneshot(operation)
+        match &self.calls {
+            Some(calls) if operation.is_call() => Either::Left(calls.clone().oneshot(operation)),
+            _ => Either::Right(self.handler.call(operation)),
+        }
     }
 }
 

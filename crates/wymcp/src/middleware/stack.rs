@@ -88,9 +88,10 @@ impl Stack {
         if layers.is_empty() {
             return None;
         }
-        let handler = BoxOperation::new(Handler {
+        let bare = Handler {
             limits: Arc::new(limits.clone()),
-        });
+        };
+        let handler = BoxOperation::new(bare.clone());
         let routed = if layers.calls_unrouted() {
             handler.clone()
         } else {
@@ -104,9 +105,10 @@ impl Stack {
                 wraps_methods: false,
             });
         }
+        let layered_calls = !(layers.calls.is_empty() && layers.calls_unrouted());
         let split = BoxOperation::new(Split {
-            calls,
-            methods: handler,
+            calls: layered_calls.then_some(calls),
+            handler: bare,
         });
         Some(Stack {
             service: wrap(split, layers.server.iter()),

@@ -245,20 +245,33 @@ async fn request(
         _ => {
             let user_state = core.server().features().user_state.as_ref();
             let ctx = request_context(&record, &handle, &id, identity, user_state);
-            let result = if method == Method::ToolsList {
-                let serve = |_, ctx: Context| async move { Ok(list_tools(&ctx)) };
-                core.server()
-                    .through_layers(method, params, ctx, serve)
-                    .await
-            } else {
-                core.server().feature(method, params, ctx).await
-            };
+            // Boxed: these methods' futures (with the layers' branch) stay out of the
+            // future of every call this function serves (+0.8 % per session-era call inline,
+            // callgrind against c6c408b).
+            let result = Box::pin(serve_method(core, method, params, ctx)).await;
             Ok(reply(match result {
                 Ok(result) => success(id, result),
                 Err(error) => failure(id, &error),
             }))
         }
     }
+}
+
+/// A request of the methods beyond tools (and `tools/list` when layers wrap it).
+async fn serve_method(
+    core: &Core,
+    method: Method,
+    params: Option<Value>,
+    ctx: Context,
+) -> Result<Value, crate::protocol::RpcError> {
+    if method == Method::ToolsList {
+        let serve = |_, ctx: Context| async move { Ok(list_tools(&ctx)) };
+        return core
+            .server()
+            .through_layers(method, params, ctx, serve)
+            .await;
+    }
+    core.server().feature(method, params, ctx).await
 }
 
 /// `tools/list` as the context's session and caller see it.
