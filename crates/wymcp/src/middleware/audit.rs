@@ -115,8 +115,10 @@ fn span_of(operation: &Operation) -> tracing::Span {
     };
     let method = operation.method();
     let name = operation.name();
-    let uri = name.filter(|_| method.starts_with("resources/"));
-    let prompt = name.filter(|_| method == "prompts/get");
+    // A URI or a prompt name is the client's text: recorded bounded, as the span name is.
+    let bounded = || name.map(wymcp_core::bound::echo);
+    let uri = bounded().filter(|_| method.starts_with("resources/"));
+    let prompt = bounded().filter(|_| method == "prompts/get");
     // The values are computed only when the span is enabled.
     tracing::info_span!(
         target: "wymcp::audit",
@@ -126,8 +128,8 @@ fn span_of(operation: &Operation) -> tracing::Span {
         mcp.method.name = method,
         gen_ai.operation.name = operation.is_call().then_some("execute_tool"),
         gen_ai.tool.name = operation.tool(),
-        gen_ai.prompt.name = prompt,
-        mcp.resource.uri = uri,
+        gen_ai.prompt.name = prompt.as_deref(),
+        mcp.resource.uri = uri.as_deref(),
         mcp.session.id = operation.session_id(),
         mcp.protocol.version = operation.protocol_version().as_str(),
         jsonrpc.request.id = ctx
@@ -164,14 +166,16 @@ fn record(span: &tracing::Span, result: &Result<Response, BoxError>, started: In
         started.elapsed().as_secs_f64() * 1000.0,
     );
     match result {
-        Ok(response) if !response.is_error() => {
+        Ok(response @ Response::Call(_)) if !response.is_error() => {
+            span.record("wymcp.outcome", "ok");
+        }
+        Ok(Response::Method(Ok(_))) => {
             span.record("wymcp.outcome", "ok");
         }
         Ok(Response::Method(Err(error))) => {
             span.record("wymcp.outcome", "error");
             span.record("error.type", error.code().to_string().as_str());
         }
-        Ok(Response::Method(Ok(_))) => {}
         Ok(Response::Call(result)) => {
             span.record("wymcp.outcome", "error");
             let kind = result
