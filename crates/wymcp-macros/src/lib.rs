@@ -4,16 +4,19 @@
 
 mod action_names;
 mod attrs;
+mod companions;
 mod cross_checks;
 mod fallback;
 mod fields;
 mod forwarded;
+mod hidden;
 mod json;
 mod locate;
 mod methods;
 mod params;
 mod plain;
 mod prompt;
+mod prompts;
 mod resources;
 mod typed;
 
@@ -114,6 +117,21 @@ pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
+/// Makes each `async fn` of an `impl` block a prompt rendered by that method: the block gains
+/// `<method>_prompt(&self)`. See `wymcp::prompts` for the rules.
+#[proc_macro_attribute]
+pub fn prompts(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let item = proc_macro2::TokenStream::from(item);
+    match prompts::expand(attr.into(), item.clone()) {
+        Ok(tokens) => tokens.into(),
+        Err(error) => {
+            let error = error.to_compile_error();
+            let block = fallback::impl_block(item, fallback::Stub::Nothing);
+            quote!(#error #block).into()
+        }
+    }
+}
+
 /// Makes the marked `async fn`s of an `impl` block resources and resource templates. See
 /// `wymcp::resources` for the rules.
 #[proc_macro_attribute]
@@ -129,16 +147,22 @@ pub fn resources(attr: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
-/// Derives `Deserialize`, `Serialize` and `JsonSchema` through wymcp's own serde and schemars. See
-/// `wymcp::data`.
+/// Derives `Deserialize`, `Serialize` and `JsonSchema` through wymcp's own serde and schemars,
+/// and the traits listed (`#[wymcp::data(Clone, Debug)]`). See `wymcp::data`.
 #[proc_macro_attribute]
 pub fn data(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let attr = proc_macro2::TokenStream::from(attr);
-    if let Some(token) = attr.into_iter().next() {
-        return syn::Error::new(token.span(), "`#[wymcp::data]` takes no arguments: derive other traits beside it, `#[derive(Clone)]`")
-            .to_compile_error()
-            .into();
-    }
+    let parser = syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated;
+    let extra = match syn::parse::Parser::parse(parser, attr) {
+        Ok(paths) => paths.into_iter().collect::<Vec<_>>(),
+        Err(error) => {
+            let message = format!(
+                "{error}: `#[wymcp::data]` takes the traits to derive beside its own, `#[wymcp::data(Clone, Debug)]`"
+            );
+            return syn::Error::new(error.span(), message)
+                .to_compile_error()
+                .into();
+        }
+    };
     let item = proc_macro2::TokenStream::from(item);
     let fields = syn::parse2::<syn::DeriveInput>(item.clone())
         .map(|input| fields::record(&input))
@@ -148,6 +172,7 @@ pub fn data(attr: TokenStream, item: TokenStream) -> TokenStream {
             ::wymcp::__private::serde::Deserialize,
             ::wymcp::__private::serde::Serialize,
             ::wymcp::__private::schemars::JsonSchema,
+            #(#extra,)*
         )]
         #[serde(crate = "::wymcp::__private::serde")]
         #[schemars(crate = "::wymcp::__private::schemars")]

@@ -15,6 +15,7 @@ use wymcp_core::{ConfigurationError, Problem};
 
 use crate::action_names;
 use crate::attrs;
+use crate::companions::{self, Companion};
 use crate::forwarded::forward;
 use crate::json::Node;
 use crate::locate;
@@ -56,11 +57,14 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
     let arms = actions.iter().map(MethodAction::arm);
     let checks = actions.iter().map(|a| a.action.field_checks());
     let forwarded = &read.forwarded;
+    let (companion_items, companions_fn) = companions::expand(&read.companions);
     let self_ty = &block.self_ty;
     Ok(quote! {
         #block
 
         #action_enum
+
+        #companion_items
 
         #(#checks)*
 
@@ -88,6 +92,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
                 }
             }
             #(#forwarded)*
+            #companions_fn
         }
     })
 }
@@ -116,21 +121,26 @@ struct Items {
     forwarded: Vec<TokenStream>,
     /// Whether `hints` or `action_context` takes the action enum.
     typed_enum: bool,
+    companions: Vec<Companion>,
 }
 
 /// Reads the block's items, removing the attributes and parameter docs that are the
-/// attribute's (Rust would refuse them).
+/// attribute's (Rust would refuse them); a `plain` or `prompt` method is a companion.
 fn read_items(block: &mut ItemImpl, enum_name: Option<&syn::Ident>) -> syn::Result<Items> {
     let mut items = Items {
         methods: Vec::new(),
         params: Vec::new(),
         forwarded: Vec::new(),
         typed_enum: false,
+        companions: Vec::new(),
     };
+    let self_ty = &*block.self_ty;
     for item in &mut block.items {
         let ImplItem::Fn(f) = item else { continue };
         if skipped(f) {
             f.attrs.retain(|a| !a.path().is_ident("wymcp"));
+        } else if let Some(marker) = companions::marker(f)? {
+            items.companions.push(companions::read(self_ty, f, marker)?);
         } else if f.sig.asyncness.is_some() {
             items.methods.push(f.clone());
             f.attrs.retain(|a| !a.path().is_ident("wymcp"));

@@ -25,6 +25,9 @@ const TOOL_KEYS: [&str; 2] = ["name", "description"];
 /// success value itself.
 const ANSWER_TYPES: [&str; 2] = ["Result", "CallResult"];
 
+/// The refusal of a plain tool's method that returns nothing.
+const NO_ANSWER: &str = "a plain tool returns its answer: `-> T` or `-> Result<T, Failure>` (`T: Serialize + JsonSchema` gives the output schema), or `-> CallResult`";
+
 /// The `PlainTool` methods a same-named, non-async method of the block provides.
 const FORWARDED: [&str; 4] = ["output_schema", "title", "annotations", "scopes"];
 
@@ -52,35 +55,92 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
         (_, true) => quote!(),
         (ReturnType::Type(_, ty), false) => output_schema(ty)?,
         (ReturnType::Default, false) => {
-            return Err(syn::Error::new(
-                sig.ident.span(),
-                "a plain tool returns its answer: `-> T` or `-> Result<T, Failure>` (`T: Serialize + JsonSchema` gives the output schema), or `-> CallResult`",
-            ));
+            return Err(syn::Error::new(sig.ident.span(), NO_ANSWER));
         }
     };
-    let run = run_body(sig, &params);
+    let run = run_body(sig, &params, &quote!(Self), &quote!(self));
+    let tool = Texts {
+        name: &name,
+        description: &description,
+        input,
+        output,
+        run,
+    };
     let self_ty = &block.self_ty;
+    let implementation = plain_impl(&quote!(#self_ty), tool, &forwarded);
     Ok(quote! {
         #block
 
+        #implementation
+    })
+}
+
+/// A `#[wymcp(plain)]` method of a `#[wymcp::tool]` block: a hidden type holding a clone of
+/// the block's value, implementing `wymcp::PlainTool` by calling the method. Returns its items
+/// and the type's name.
+pub(crate) fn companion(
+    self_ty: &Type,
+    method: &syn::ImplItemFn,
+    params: &[Param],
+) -> syn::Result<(TokenStream, syn::Ident)> {
+    let sig = &method.sig;
+    check_receiver(sig)?;
+    let name = sig.ident.to_string();
+    let description = description_of(method, None)?;
+    let input = input_schema(&name, params)?;
+    let output = match &sig.output {
+        ReturnType::Type(_, ty) => output_schema(ty)?,
+        ReturnType::Default => {
+            return Err(syn::Error::new(sig.ident.span(), NO_ANSWER));
+        }
+    };
+    let run = run_body(sig, params, &quote!(<#self_ty>), &quote!(&self.0));
+    let ident = crate::hidden::hidden_ident("Plain", self_ty, &sig.ident);
+    let tool = Texts {
+        name: &name,
+        description: &description,
+        input,
+        output,
+        run,
+    };
+    let implementation = plain_impl(&quote!(#ident), tool, &[]);
+    Ok(crate::hidden::hidden_type(ident, self_ty, implementation))
+}
+
+/// What a `PlainTool` impl says: its texts, and the generated bodies.
+struct Texts<'a> {
+    name: &'a str,
+    description: &'a str,
+    input: TokenStream,
+    output: TokenStream,
+    run: TokenStream,
+}
+
+/// `impl wymcp::PlainTool for <target>`.
+fn plain_impl(target: &TokenStream, tool: Texts<'_>, forwarded: &[TokenStream]) -> TokenStream {
+    let Texts {
+        name,
+        description,
+        input,
+        output,
+        run,
+    } = tool;
+    let map = quote!(::wymcp::__private::serde_json::Map<::std::string::String, ::wymcp::__private::serde_json::Value>);
+    quote! {
         #[automatically_derived]
-        impl ::wymcp::PlainTool for #self_ty {
+        impl ::wymcp::PlainTool for #target {
             fn name(&self) -> &str { #name }
             fn description(&self) -> &str { #description }
-            fn input_schema(&self) -> ::wymcp::__private::serde_json::Map<::std::string::String, ::wymcp::__private::serde_json::Value> {
+            fn input_schema(&self) -> #map {
                 #input
             }
-            async fn run(
-                &self,
-                arguments: ::wymcp::__private::serde_json::Map<::std::string::String, ::wymcp::__private::serde_json::Value>,
-                ctx: ::wymcp::Context,
-            ) -> ::wymcp::CallResult {
+            async fn run(&self, arguments: #map, ctx: ::wymcp::Context) -> ::wymcp::CallResult {
                 #run
             }
             #output
             #(#forwarded)*
         }
-    })
+    }
 }
 
 /// A plain tool's method takes `&self` first.
@@ -274,8 +334,14 @@ fn is_call_output(ty: &Type) -> bool {
     matches!(ty, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "CallOutput"))
 }
 
-/// `run`: the arguments taken from the map, the method called, its answer converted.
-fn run_body(sig: &syn::Signature, params: &[Param]) -> TokenStream {
+/// `run`: the arguments taken from the map, the method called (`<callee>::<method>(<receiver>,
+/// ...)`), its answer converted.
+fn run_body(
+    sig: &syn::Signature,
+    params: &[Param],
+    callee: &TokenStream,
+    receiver: &TokenStream,
+) -> TokenStream {
     let method = &sig.ident;
     let mut takes = Vec::new();
     let mut args = Vec::new();
@@ -299,7 +365,7 @@ fn run_body(sig: &syn::Signature, params: &[Param]) -> TokenStream {
         ReturnType::Type(_, ty) => (ty.span(), params::is_answer_type(ty, &ANSWER_TYPES)),
         ReturnType::Default => (sig.ident.span(), true),
     };
-    let call = quote_spanned!(output=> Self::#method(self, #(#args),*).await);
+    let call = quote_spanned!(output=> #callee::#method(#receiver, #(#args),*).await);
     let answer = if returns_answer {
         quote_spanned! {output=> ::wymcp::__private::plain_answer(#call) }
     } else {

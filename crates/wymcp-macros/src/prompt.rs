@@ -43,16 +43,21 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
     let sig = &function.sig;
     let ident = &sig.ident;
     let vis = &function.vis;
-    let name = ident.to_string();
-    let description = description(&function);
     let docs: Vec<_> = function
         .attrs
         .iter()
         .filter(|a| a.path().is_ident("doc"))
         .collect();
-    let declared = arguments.iter().filter_map(declaration);
-    let (takes, args) = takes(&arguments);
-    let answer = answer(sig, &args);
+    let texts = Texts {
+        name: ident.to_string(),
+        title: None,
+        description: description(&function.attrs),
+    };
+    let render_fn = Callee {
+        path: quote!(Self::render),
+        receiver: None,
+    };
+    let implementation = prompt_impl(&quote!(#ident), &texts, &arguments, sig, &render_fn);
     let render = render(&function);
     Ok(quote! {
         #(#docs)*
@@ -64,9 +69,84 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
             #render
         }
 
+        #implementation
+    })
+}
+
+/// A prompt method (`#[wymcp(prompt)]` in a `#[wymcp::tool]` block, or a method of a
+/// `#[wymcp::prompts]` block): a hidden type holding a clone of the block's value,
+/// implementing `wymcp::prompt::Prompt` by calling the method. Returns its items and the
+/// type's name; the method loses its arguments' doc comments (they are the arguments'
+/// descriptions).
+pub(crate) fn method_prompt(
+    self_ty: &Type,
+    method: &mut syn::ImplItemFn,
+    title: Option<String>,
+) -> syn::Result<(TokenStream, syn::Ident)> {
+    check_signature(&method.sig)?;
+    match method.sig.inputs.first() {
+        Some(FnArg::Receiver(r)) if r.reference.is_some() && r.mutability.is_none() => {}
+        _ => {
+            return Err(syn::Error::new(
+                method.sig.ident.span(),
+                "a prompt method takes `&self` first (a free `async fn` is a `#[wymcp::prompt]`)",
+            ));
+        }
+    }
+    let mut arguments = Vec::new();
+    for arg in method.sig.inputs.iter_mut().skip(1) {
+        arguments.push(argument(arg)?);
+    }
+    let texts = Texts {
+        name: method.sig.ident.to_string(),
+        title,
+        description: description(&method.attrs),
+    };
+    let ident = crate::hidden::hidden_ident("Prompt", self_ty, &method.sig.ident);
+    let callee = &method.sig.ident;
+    let call = Callee {
+        path: quote!(<#self_ty>::#callee),
+        receiver: Some(quote!(&self.0)),
+    };
+    let implementation = prompt_impl(&quote!(#ident), &texts, &arguments, &method.sig, &call);
+    Ok(crate::hidden::hidden_type(ident, self_ty, implementation))
+}
+
+/// A prompt's texts: its name, title and description (an `Option<String>` expression).
+struct Texts {
+    name: String,
+    title: Option<String>,
+    description: TokenStream,
+}
+
+/// `impl wymcp::prompt::Prompt for <target>`, rendering by `call`.
+fn prompt_impl(
+    target: &TokenStream,
+    texts: &Texts,
+    arguments: &[Argument],
+    sig: &syn::Signature,
+    call: &Callee,
+) -> TokenStream {
+    let Texts {
+        name,
+        title,
+        description,
+    } = texts;
+    let declared = arguments.iter().filter_map(declaration);
+    let (takes, args) = takes(arguments);
+    let answer = answer(sig, call, &args);
+    let title = title.as_ref().map(|t| {
+        quote! {
+            fn title(&self) -> ::core::option::Option<::std::string::String> {
+                ::core::option::Option::Some(#t.to_owned())
+            }
+        }
+    });
+    quote! {
         #[automatically_derived]
-        impl ::wymcp::prompt::Prompt for #ident {
+        impl ::wymcp::prompt::Prompt for #target {
             fn name(&self) -> &str { #name }
+            #title
             fn description(&self) -> ::core::option::Option<::std::string::String> { #description }
             fn arguments(&self) -> ::std::vec::Vec<::wymcp::prompt::PromptArgument> {
                 ::std::vec![#(#declared),*]
@@ -81,27 +161,49 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
                 #answer
             }
         }
-    })
+    }
 }
 
 /// The prompt's description: its doc comment, if any.
-fn description(function: &ItemFn) -> TokenStream {
-    match attrs::doc_text(&function.attrs) {
+fn description(attrs: &[syn::Attribute]) -> TokenStream {
+    match attrs::doc_text(attrs) {
         Some((text, _)) => quote!(::core::option::Option::Some(#text.to_owned())),
         None => quote!(::core::option::Option::None),
     }
 }
 
-/// The rendering call, spanned at the return type (a type that is no prompt answer is
-/// refused there).
-fn answer(sig: &syn::Signature, args: &[TokenStream]) -> TokenStream {
+/// The rendering call, `<callee>(<receiver>, <args>)`, spanned at the return type (a type
+/// that is no prompt answer is refused there).
+fn answer(sig: &syn::Signature, callee: &Callee, args: &[TokenStream]) -> TokenStream {
     let output = match &sig.output {
         ReturnType::Type(_, ty) => ty.span(),
         ReturnType::Default => Span::call_site(),
     };
+    let Callee { path, receiver } = callee;
+    let path = respan(path, output);
+    let receiver = receiver.iter();
     quote_spanned! {output=>
-        ::wymcp::__private::prompt_answer(Self::render(#(#args),*).await)
+        ::wymcp::__private::prompt_answer(#path(#(#receiver,)* #(#args),*).await)
     }
+}
+
+/// `tokens` with every token at `span` (so an error about the call points at the return type).
+fn respan(tokens: &TokenStream, span: Span) -> TokenStream {
+    tokens
+        .clone()
+        .into_iter()
+        .map(|mut token| {
+            token.set_span(span);
+            token
+        })
+        .collect()
+}
+
+/// What renders the prompt: a function (`Self::render`), or a method and its receiver
+/// (`<Notes>::summarize`, `&self.0`).
+struct Callee {
+    path: TokenStream,
+    receiver: Option<TokenStream>,
 }
 
 /// The function itself, kept as the prompt type's private `render`, without its docs (they
@@ -194,7 +296,7 @@ fn argument(arg: &mut FnArg) -> syn::Result<Argument> {
     let FnArg::Typed(arg) = arg else {
         return Err(syn::Error::new(
             arg.span(),
-            "a prompt is a free `async fn`, without `self`",
+            "a prompt is a free `async fn`, without `self`: a prompt with state is a method of a `#[wymcp::prompts]` block (or `#[wymcp(prompt)]` in a `#[wymcp::tool]` block)",
         ));
     };
     if let Some(attr) = arg.attrs.iter().find(|a| a.path().is_ident("wymcp")) {

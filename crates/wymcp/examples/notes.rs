@@ -1,8 +1,7 @@
 //! A notes server in wymcp's shortest form; `cargo run -p wymcp --example notes -- --stdio`.
 use wymcp::{Failure, Resource, Server};
 
-#[wymcp::data]
-#[derive(Clone)]
+#[wymcp::data(Clone)]
 struct Note {
     id: u32,
     text: String,
@@ -17,11 +16,7 @@ pub(crate) struct Notes(std::sync::Arc<tokio::sync::Mutex<Vec<Note>>>);
 impl Notes {
     /// Add a note
     #[wymcp(example = {"text": "Buy milk", "tags": ["errands"]}, related = ["list"])]
-    async fn add(
-        &self,
-        #[wymcp(minLength = 1, maxLength = 500)] text: String,
-        #[wymcp(default = [])] tags: Vec<String>,
-    ) -> Note {
+    async fn add(&self, text: String, #[wymcp(default = [])] tags: Vec<String>) -> Note {
         let mut notes = self.0.lock().await;
         let id = notes.last().map_or(1, |n| n.id + 1);
         let note = Note { id, text, tags };
@@ -29,14 +24,10 @@ impl Notes {
         note
     }
     /// List the notes, oldest first
-    async fn list(
-        &self,
-        #[wymcp(description = "Only the notes carrying this tag")] tag: Option<String>,
-        #[wymcp(default = 20, minimum = 1, maximum = 100)] limit: u32,
-    ) -> Vec<Note> {
+    async fn list(&self, tag: Option<String>, #[wymcp(default = 20)] limit: u8) -> Vec<Note> {
         let mut notes = self.0.lock().await.clone();
         notes.retain(|n| tag.iter().all(|t| n.tags.contains(t)));
-        notes.into_iter().take(limit as usize).collect()
+        notes.into_iter().take(limit.into()).collect()
     }
     /// Delete a note by id
     async fn delete(&self, id: u32) -> Result<Note, Failure> {
@@ -44,37 +35,26 @@ impl Notes {
         let at = notes.iter().position(|n| n.id == id);
         Ok(notes.remove(at.ok_or_else(|| Failure::msg(format!("no note {id}")))?))
     }
-}
-
-#[wymcp::plain_tool]
-impl Notes {
     /// Count the notes carrying each tag
+    #[wymcp(plain)]
     async fn tag_counts(&self) -> std::collections::BTreeMap<String, u32> {
         let mut counts = std::collections::BTreeMap::new();
-        for tag in self.0.lock().await.iter().flat_map(|n| &n.tags) {
-            *counts.entry(tag.clone()).or_default() += 1;
+        for tag in self.0.lock().await.iter().flat_map(|n| n.tags.clone()) {
+            *counts.entry(tag).or_default() += 1;
         }
         counts
     }
+    /// Ask for a summary of the notes carrying a tag
+    #[wymcp(prompt)]
+    async fn summarize(&self, tag: String) -> String {
+        format!("List my notes tagged {tag:?} with the notes tool, then summarize them briefly.")
+    }
 }
-
-/// Ask for a summary of the notes carrying a tag
-#[wymcp::prompt]
-async fn summarize(tag: String) -> String {
-    format!("List my notes tagged {tag:?} with the notes tool, then summarize them in one line.")
-}
-
-const GUIDE: &str = "Tag notes when you add them, then list them by tag.";
 
 pub(crate) fn server() -> Result<Server, wymcp::ConfigurationError> {
-    let notes = Notes::default();
-    let guide = Resource::text("notes://guide", "guide", GUIDE);
-    let tools = Server::builder().name("notes").tool(notes.clone());
-    let server = tools.plain_tool(notes).resource(guide);
-    server.prompt(summarize).build()
+    let guide = Resource::text("notes://guide", "guide", "Tag notes, then list by tag.");
+    let notes = Server::builder().name("notes").tool(Notes::default());
+    notes.resource(guide).build()
 }
 
-#[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    Ok(wymcp::run(server()?).await?)
-}
+wymcp::main!(server);

@@ -104,13 +104,13 @@ pub use prompt::{GetPromptResult, Prompt, PromptArgument, PromptArguments, Promp
 pub use protocol::{ProtocolVersion, RpcError};
 pub use resource::{ReadResource, Resource, ResourceContents, ResourceError, ResourceTemplate};
 #[cfg(any(feature = "http", feature = "stdio"))]
-pub use run::{Cli, CliError, Invocation, RunError, Transport, run};
+pub use run::{Cli, CliError, Invocation, RunError, Transport, run, run_blocking};
 pub use serve::Identity;
 pub use server::{Server, ServerBuilder, ServerInfo};
 pub use tool::visibility::Visibility;
 pub use tool::{
-    ActionEnum, ActionError, ActionResult, ActionTool, CallError, CallOutput, CallResult, Content,
-    Data, DataError, ErrorKind, Failure, PlainTool, Reply, TypedActionTool,
+    ActionEnum, ActionError, ActionResult, ActionTool, CallError, CallOutput, CallResult,
+    Companions, Content, Data, DataError, ErrorKind, Failure, PlainTool, Reply, TypedActionTool,
 };
 pub use tool::{IntoActionResult, IntoCallResult, Params};
 pub use wymcp_core::{ActionSchema, Actions, Callback, ConfigurationError, Hint, Problem, bound};
@@ -168,6 +168,12 @@ pub use wymcp_macros::ActionEnum;
 ///   as an enum instead of its name: write `action: NotesAction` (the type's name and
 ///   `Action`), and the attribute generates `enum NotesAction { Add, List, ... }` (with
 ///   `name()` and `from_name()`), so the match is exhaustive.
+/// * **What comes with the tool**: an `async fn` marked `#[wymcp(plain)]` is a plain tool
+///   served beside this one (as [`plain_tool`] makes it: named after the method, its
+///   parameters the input schema, its return type the output schema), and one marked
+///   `#[wymcp(prompt)]` (or `#[wymcp(prompt, title = "...")]`) a prompt (as [`prompts`]
+///   makes it). `.tool(value)` registers them after the tool ([`ActionTool::companions`]);
+///   each runs on a clone of the value, so the type is `Clone` (an `Arc` inside).
 ///
 /// A parameter written with the standard types (`String`, `bool`, integers, floats, `Option`,
 /// `Vec`, sets, `String`-keyed maps, `serde_json::Value`) has its schema derived while your
@@ -279,6 +285,41 @@ pub use wymcp_macros::plain_tool;
 /// ```
 pub use wymcp_macros::prompt;
 
+/// Makes each `async fn(&self, ...)` of an `impl` block a prompt that reads the value's state:
+/// named after the method, described by its doc comment, its other parameters the arguments
+/// (as for a [`prompt`] function); `#[wymcp(title = "...")]` on the method gives it a title.
+/// For each method the block gains `<method>_prompt(&self)`, the [`Prompt`] to register,
+/// which renders through a clone of `self` (so the type is `Clone`, an `Arc` inside).
+///
+/// ```
+/// use wymcp::testing::TestClient;
+/// use wymcp::Server;
+///
+/// #[derive(Clone)]
+/// struct Notes(std::sync::Arc<Vec<String>>);
+///
+/// #[wymcp::prompts]
+/// impl Notes {
+///     /// Ask for a summary of the notes
+///     #[wymcp(title = "Summarize my notes")]
+///     async fn summarize(&self, /** At most this many words */ words: Option<u32>) -> String {
+///         let words = words.unwrap_or(50);
+///         format!("Summarize in {words} words: {}", self.0.join("; "))
+///     }
+/// }
+///
+/// let notes = Notes(std::sync::Arc::new(vec!["Buy milk".into()]));
+/// let server = Server::builder().prompt(notes.summarize_prompt()).build().unwrap();
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// let got = TestClient::new(server)
+///     .request("prompts/get", Some(serde_json::json!({"name": "summarize", "arguments": {"words": "5"}})))
+///     .await
+///     .unwrap();
+/// assert_eq!(got["messages"][0]["content"]["text"], "Summarize in 5 words: Buy milk");
+/// # });
+/// ```
+pub use wymcp_macros::prompts;
+
 /// Makes the marked `async fn`s of an `impl` block resources: `#[wymcp(template =
 /// "notes://notes/{id}")]` a resource template whose variables are the method's parameters
 /// (parsed with `FromStr`; one that does not parse is an invalid request naming it),
@@ -375,67 +416,7 @@ pub use schemars;
 pub use schemars::JsonSchema;
 
 #[doc(hidden)]
-pub mod __private {
-    //! Support for the macros; not public API.
-
-    pub use crate::prompt::function::support::{prompt_answer, prompt_arg, prompt_required};
-    pub use crate::resource::from_fn::support::{resource_answer, resource_var};
-    pub use crate::tool::methods::support::{
-        answer, arg, data_map, method_action, params, params_action, plain_answer, plain_arg,
-        plain_input_schema, plain_output_schema, property_schema,
-    };
-    pub use crate::tool::typed::support::{parse_data, typed_action, unit_action, unknown_action};
-    pub use schemars;
-    pub use serde;
-    pub use serde_json;
-
-    /// The property names of a type `#[wymcp::data]` could not read (or did not derive):
-    /// none, so the compile-time check defers to `build()`. A `#[wymcp::data]` struct's
-    /// inherent `__WYMCP_FIELDS` shadows this one.
-    pub trait NoFields {
-        /// No names known.
-        const __WYMCP_FIELDS: Option<&'static [&'static str]> = None;
-    }
-
-    impl<T: ?Sized> NoFields for T {}
-
-    /// Whether `fields` (when known) holds `name`.
-    pub const fn has_field(fields: Option<&[&str]>, name: &str) -> bool {
-        let Some(fields) = fields else {
-            return true;
-        };
-        let mut i = 0;
-        while i < fields.len() {
-            if str_eq(fields[i], name) {
-                return true;
-            }
-            i += 1;
-        }
-        false
-    }
-
-    const fn str_eq(a: &str, b: &str) -> bool {
-        let (a, b) = (a.as_bytes(), b.as_bytes());
-        if a.len() != b.len() {
-            return false;
-        }
-        let mut i = 0;
-        while i < a.len() {
-            if a[i] != b[i] {
-                return false;
-            }
-            i += 1;
-        }
-        true
-    }
-
-    /// The `Actions` of a literal the `actions!` macro validated at compile time.
-    pub fn actions_from_validated_json(text: &str) -> crate::Actions {
-        crate::Actions::from_value(
-            serde_json::from_str(text).expect("the actions! macro emits the JSON it validated"),
-        )
-    }
-}
+pub mod __private;
 
 /// The crate's README (as crates.io shows it), its code compiled as a doctest so it stays true.
 /// The repository's README and guide are compiled by the `wymcp-guide` package (`docs/`).

@@ -1,9 +1,9 @@
 //! The `notes` example: its action tool (`#[wymcp::tool]` on an `impl` block) against the
 //! same tool written with `actions!` (identical `tools/list` definitions, identical help at
 //! every level, identical refusals for every gate, the methods receiving typed, defaulted
-//! arguments); its plain tool (`#[wymcp::plain_tool]`: the output schema its return type
-//! derives, `structuredContent` validated against it, the input gate); its prompt
-//! (`#[wymcp::prompt]`) and its resource.
+//! arguments); its plain tool (a `#[wymcp(plain)]` method: the output schema its return type
+//! derives, `structuredContent` validated against it, the input gate); its prompt (a
+//! `#[wymcp(prompt)]` method), its resource and its `main` (`wymcp::main!`, over stdio).
 
 #![allow(clippy::unwrap_used, missing_docs)]
 
@@ -14,8 +14,8 @@ mod notes;
 use serde_json::{Map, Value, json};
 use wymcp::testing::TestClient;
 use wymcp::{
-    ActionResult, ActionTool, Actions, CallOutput, CallResult, CallToolResult, Context, Data,
-    PlainTool, ProtocolVersion, Reply, Server,
+    ActionResult, ActionTool, Actions, CallOutput, CallResult, CallToolResult, Companions, Context,
+    Data, PlainTool, ProtocolVersion, Reply, Server,
 };
 
 /// The notes tool as literals, written from what the example's methods say.
@@ -33,7 +33,7 @@ impl ActionTool for LiteralNotes {
             "add": {
                 "description": "Add a note",
                 "properties": {
-                    "text": {"type": "string", "minLength": 1, "maxLength": 500},
+                    "text": {"type": "string"},
                     "tags": {"type": "array", "items": {"type": "string"}}
                 },
                 "required": ["text"],
@@ -44,8 +44,8 @@ impl ActionTool for LiteralNotes {
             "list": {
                 "description": "List the notes, oldest first",
                 "properties": {
-                    "tag": {"type": "string", "description": "Only the notes carrying this tag"},
-                    "limit": {"type": "integer", "minimum": 1, "maximum": 100}
+                    "tag": {"type": "string"},
+                    "limit": {"type": "integer", "minimum": 0, "maximum": 255}
                 },
                 "defaults": {"limit": 20}
             },
@@ -61,6 +61,10 @@ impl ActionTool for LiteralNotes {
     async fn run_action(&self, action: &str, _data: Data, _ctx: Context) -> ActionResult {
         Ok(Reply::new(json!({ "ran": action })))
     }
+    /// The example's plain tool and prompt, beside the literal tool as beside the methods.
+    fn companions(&self) -> Companions {
+        ActionTool::companions(&notes::Notes::default())
+    }
 }
 
 fn methods() -> Server {
@@ -71,7 +75,6 @@ fn methods() -> Server {
 fn literal() -> Server {
     Server::builder()
         .tool(LiteralNotes)
-        .plain_tool(notes::Notes::default())
         .build()
         .expect("the literal tool builds")
 }
@@ -132,7 +135,7 @@ fn the_methods_and_the_literal_help_identically_at_every_level() {
     }
     let add = call(&methods, "help", json!({"tool": "notes", "action": "add"}));
     let add = add.json().expect("help answers JSON").to_string();
-    for published in ["Buy milk", "\"maxLength\":500", "\"related\":[\"list\"]"] {
+    for published in ["Buy milk", "\"related\":[\"list\"]"] {
         assert!(add.contains(published), "{published} missing from {add}");
     }
 }
@@ -147,12 +150,12 @@ fn the_methods_and_the_literal_refuse_every_bad_call_identically() {
         json!({"action": "add", "data": {"text": "x"}, "force": true}),
         json!({"action": "add", "data": {}}),
         json!({"action": "add", "data": {"text": "x", "colour": "red"}}),
-        json!({"action": "add", "data": {"text": ""}}),
-        json!({"action": "add", "data": {"text": "x".repeat(501)}}),
+        json!({"action": "add", "data": {"text": 5}}),
+        json!({"action": "add", "data": {"text": null}}),
         json!({"action": "add", "data": {"text": "x", "tags": "errands"}}),
         json!({"action": "add", "data": {"text": "x", "tags": [1]}}),
-        json!({"action": "list", "data": {"limit": 0}}),
-        json!({"action": "list", "data": {"limit": 101}}),
+        json!({"action": "list", "data": {"limit": -1}}),
+        json!({"action": "list", "data": {"limit": 256}}),
         json!({"action": "list", "data": {"limit": 2.5}}),
         json!({"action": "list", "data": {"tag": null}}),
         json!({"action": "delete", "data": {}}),
@@ -318,10 +321,7 @@ fn the_example_serves_its_resource() {
             .request("resources/read", Some(json!({"uri": "notes://guide"}))),
     )
     .unwrap();
-    assert_eq!(
-        read["contents"][0]["text"],
-        "Tag notes when you add them, then list them by tag."
-    );
+    assert_eq!(read["contents"][0]["text"], "Tag notes, then list by tag.");
 }
 
 /// The example's server over real HTTP on 127.0.0.1: initialize, the four parts listed, a note
@@ -400,7 +400,7 @@ async fn over_http_on_an_ephemeral_port() {
     let prompt = answer(post(rpc(5, "prompts/get", get), session).await.unwrap()).await;
     let text = prompt["messages"][0]["content"]["text"].as_str().unwrap();
     assert!(text.contains("\"errands\""), "{prompt}");
-    let bad = json!({"name": "notes", "arguments": {"action": "list", "data": {"limit": 0}}});
+    let bad = json!({"name": "notes", "arguments": {"action": "list", "data": {"limit": 256}}});
     let refused = answer(post(rpc(6, "tools/call", bad), session).await.unwrap()).await;
     assert_eq!(refused["isError"], true);
     let body: Value =
@@ -409,4 +409,77 @@ async fn over_http_on_an_ephemeral_port() {
 
     let _ = stop.send(());
     serving.await.unwrap().unwrap();
+}
+
+/// The example's own binary (`wymcp::main!`) over stdio: it answers a session, then exits 0 at
+/// end of input; a refused command line exits 2.
+#[tokio::test]
+async fn its_main_serves_stdio_until_end_of_input() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    let exe = std::env::current_exe().unwrap();
+    let binary = exe.parent().and_then(|deps| deps.parent()).unwrap();
+    let binary = binary.join("examples").join("notes");
+    assert!(
+        binary.exists(),
+        "{} is missing: `cargo test -p wymcp` builds the examples",
+        binary.display()
+    );
+    let mut child = tokio::process::Command::new(&binary)
+        .arg("--stdio")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let messages = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "notes-test", "version": "1.0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "notes",
+               "arguments": {"action": "add", "data": {"text": "Buy milk", "tags": ["errands"]}}}}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+               "params": {"name": "tag_counts", "arguments": {}}}),
+    ];
+    for message in messages {
+        stdin
+            .write_all(format!("{message}\n").as_bytes())
+            .await
+            .unwrap();
+    }
+    drop(stdin);
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut answers = Vec::new();
+    let read = async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            answers.push(serde_json::from_str::<Value>(&line).unwrap());
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(60), read)
+        .await
+        .expect("the server answers and closes stdout at end of input");
+    let status = tokio::time::timeout(std::time::Duration::from_secs(60), child.wait())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(status.success(), "{status}");
+    assert_eq!(answers.len(), 3, "{answers:?}");
+    assert_eq!(answers[0]["result"]["serverInfo"]["name"], "notes");
+    assert_eq!(answers[2]["id"], 3);
+    assert_eq!(
+        answers[2]["result"]["structuredContent"],
+        json!({"errands": 1})
+    );
+
+    let refused = tokio::process::Command::new(&binary)
+        .arg("--no-such-flag")
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("--no-such-flag"), "{stderr}");
 }

@@ -1,13 +1,11 @@
 //! The task tracker's resources and prompt: one resource per project
 //! (`tasks://projects/{name}`, a `#[wymcp::resources]` template), and "plan my day" (a
-//! `Prompt` by hand: it reads the store, which a `#[wymcp::prompt]` function has no way to).
+//! `#[wymcp::prompts]` method: it reads the store).
 
 use serde_json::json;
-use wymcp::prompt::{
-    GetPromptResult, Prompt, PromptArgument, PromptArguments, PromptError, PromptMessage,
-};
+use wymcp::Content;
+use wymcp::prompt::{GetPromptResult, PromptError, PromptMessage};
 use wymcp::resource::{ResourceError, ResourceTemplate};
-use wymcp::{Content, Context};
 
 use crate::store::{Status, Store, StoreError, TaskFilter};
 
@@ -44,38 +42,25 @@ pub(crate) fn project_template(store: Store) -> ResourceTemplate {
         .title("A project and its open tasks")
 }
 
-/// The "plan my day" prompt: today's open tasks, overdue first, and how to plan them.
-pub(crate) struct PlanMyDay {
+/// The "plan my day" prompt's state: where the tasks live.
+#[derive(Clone)]
+pub(crate) struct Planner {
     /// Where the tasks live.
     pub(crate) store: Store,
 }
 
-impl Prompt for PlanMyDay {
-    fn name(&self) -> &str {
-        "plan_my_day"
-    }
-
-    fn title(&self) -> Option<String> {
-        Some("Plan my day".into())
-    }
-
-    fn description(&self) -> Option<String> {
-        Some("Turn the open tasks into a plan for today, overdue and urgent ones first".into())
-    }
-
-    fn arguments(&self) -> Vec<PromptArgument> {
-        vec![
-            PromptArgument::optional("project").description("Only plan this project's tasks"),
-            PromptArgument::optional("hours").description("Hours available today (default 8)"),
-        ]
-    }
-
-    async fn get(
+#[wymcp::prompts]
+impl Planner {
+    /// Turn the open tasks into a plan for today, overdue and urgent ones first
+    #[wymcp(title = "Plan my day")]
+    async fn plan_my_day(
         &self,
-        args: PromptArguments,
-        _ctx: Context,
+        /// Only plan this project's tasks
+        project: Option<String>,
+        /// Hours available today (default 8)
+        hours: Option<String>,
     ) -> Result<GetPromptResult, PromptError> {
-        let hours = match args.get("hours") {
+        let hours = match hours {
             None => 8.0,
             Some(h) => h
                 .parse::<f64>()
@@ -89,7 +74,7 @@ impl Prompt for PlanMyDay {
         };
         let filter = |overdue_only| TaskFilter {
             status: Some(Status::Open),
-            project: args.get("project").cloned(),
+            project: project.clone(),
             overdue_only,
             limit: 50,
             ..TaskFilter::default()

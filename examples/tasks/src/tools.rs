@@ -19,7 +19,7 @@ use wymcp::{
 
 use wymcp::session::{ClientRequestError, Elicitation};
 
-use crate::resources::{PlanMyDay, project_template};
+use crate::resources::{Planner, project_template};
 use crate::store::{ChecklistItem, NewTask, Status, Store, StoreError, TaskFilter, TaskPatch};
 
 /// The instructions sent to the model in `initialize`.
@@ -52,7 +52,7 @@ pub(crate) fn builder(store: Store) -> ServerBuilder {
             store: store.clone(),
         })
         .resource_template(project_template(store.clone()))
-        .prompt(PlanMyDay { store })
+        .prompt(Planner { store }.plan_my_day_prompt())
 }
 
 // ---------------------------------------------------------------------------------------------

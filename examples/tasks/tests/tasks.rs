@@ -422,7 +422,34 @@ async fn a_resource_per_project_and_the_plan_my_day_prompt() {
     let bad = client
         .get_prompt("plan_my_day", json!({"hours": "lots"}))
         .await;
-    assert_eq!(bad.unwrap_err().code(), -32602);
+    let bad = bad.unwrap_err();
+    assert_eq!(bad.code(), -32602);
+    let expected = "hours: \"lots\" is not a number of hours from 0.5 to 24";
+    assert!(bad.message().contains(expected), "{}", bad.message());
+    let home = client
+        .get_prompt("plan_my_day", json!({"project": "home"}))
+        .await
+        .unwrap();
+    assert_eq!(home["description"], "Today's plan from the open tasks");
+    let text = home["messages"][0]["content"]["text"].as_str().unwrap();
+    assert!(text.starts_with("Plan my day: I have 8 hours."), "{text}");
+    assert!(
+        text.contains("Fix tap") && !text.contains("Old bill"),
+        "{text}"
+    );
+    let listed = client.request("prompts/list", None).await.unwrap();
+    assert_eq!(
+        listed["prompts"],
+        json!([{
+            "name": "plan_my_day",
+            "title": "Plan my day",
+            "description": "Turn the open tasks into a plan for today, overdue and urgent ones first",
+            "arguments": [
+                {"name": "project", "description": "Only plan this project's tasks", "required": false},
+                {"name": "hours", "description": "Hours available today (default 8)", "required": false}
+            ]
+        }])
+    );
 }
 
 #[tokio::test]

@@ -14,11 +14,13 @@
 
 mod args;
 mod banner;
+mod entry;
 mod log;
 
 use std::net::SocketAddr;
 
 pub use args::{CliError, Transport};
+pub use entry::run_blocking;
 
 use crate::Server;
 

@@ -183,10 +183,15 @@ impl ServerBuilder {
         self
     }
 
-    /// Adds an action-dispatched tool (listed in the order added).
+    /// Adds an action-dispatched tool (listed in the order added), then its
+    /// [companions](ActionTool::companions): the plain tools and prompts it brings.
     pub fn tool<T: ActionTool>(mut self, tool: T) -> Self {
+        let companions = tool.companions();
         self.tools
             .push(Pending::Action(Arc::new(ActionAdapter(tool))));
+        let plain = companions.plain_tools.into_iter().map(Pending::Plain);
+        self.tools.extend(plain);
+        self.prompts.extend(companions.prompts);
         self
     }
 

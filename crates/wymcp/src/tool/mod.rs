@@ -1,6 +1,7 @@
 //! The two kinds of tool: [`ActionTool`] (one tool name, many actions) and [`PlainTool`] (one
 //! input schema, one run), both first-class.
 
+mod companions;
 mod content;
 pub(crate) mod definition;
 pub(crate) mod derived;
@@ -20,6 +21,7 @@ use wymcp_core::{Actions, Hint};
 
 use crate::context::Context;
 
+pub use companions::Companions;
 pub use content::Content;
 pub use methods::{IntoActionResult, IntoCallResult, Params};
 pub use plain::{CallError, CallOutput, CallResult, ErrorKind, PlainTool};
@@ -122,5 +124,13 @@ pub trait ActionTool: Send + Sync + 'static {
     fn action_context(&self, action: &str, ctx: &Context) -> Option<Map<String, Value>> {
         let _ = (action, ctx);
         None
+    }
+
+    /// The plain tools and prompts served with this tool, registered after it by
+    /// [`ServerBuilder::tool`](crate::ServerBuilder::tool) (a `#[wymcp::tool]` block's
+    /// `#[wymcp(plain)]` and `#[wymcp(prompt)]` methods). Called once, when the tool is
+    /// registered. Default: none.
+    fn companions(&self) -> Companions {
+        Companions::new()
     }
 }

@@ -1,4 +1,4 @@
-#[wymcp::data(Clone)]
+#[wymcp::data(Clone = true)]
 struct Note {
     text: String,
 }
