@@ -40,7 +40,7 @@ async def run(command: str) -> None:
             structured = field(counted, "structured_content", "structuredContent")
             assert structured == {"errands": 1}, counted
 
-            refused = await session.call_tool("notes", {"action": "list", "data": {"limit": 0}})
+            refused = await session.call_tool("notes", {"action": "list", "data": {"limit": 256}})
             assert field(refused, "is_error", "isError"), refused
             assert json.loads(refused.content[0].text)["error"] == "invalid_values", refused
 
