@@ -287,7 +287,7 @@ pub use wymcp_macros::prompt;
 
 /// Makes each `async fn(&self, ...)` of an `impl` block a prompt that reads the value's state:
 /// named after the method, described by its doc comment, its other parameters the arguments
-/// (as for a [`prompt`] function); `#[wymcp(title = "...")]` on the method gives it a title.
+/// (as for a [`prompt`](macro@prompt) function); `#[wymcp(title = "...")]` on the method gives it a title.
 /// For each method the block gains `<method>_prompt(&self)`, the [`Prompt`] to register,
 /// which renders through a clone of `self` (so the type is `Clone`, an `Arc` inside).
 ///
