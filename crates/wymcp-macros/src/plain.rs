@@ -46,26 +46,16 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
         forwarded,
         own_output_schema,
     } = read_items(&mut block)?;
-    let sig = &method.sig;
-    check_receiver(sig)?;
-    let name = name.unwrap_or_else(|| sig.ident.to_string());
+    let name = name.unwrap_or_else(|| method.sig.ident.to_string());
     let description = description_of(&method, description)?;
-    let input = input_schema(&name, &params)?;
-    let output = match (&sig.output, own_output_schema) {
-        (_, true) => quote!(),
-        (ReturnType::Type(_, ty), false) => output_schema(ty)?,
-        (ReturnType::Default, false) => {
-            return Err(syn::Error::new(sig.ident.span(), NO_ANSWER));
-        }
-    };
-    let run = run_body(sig, &params, &quote!(Self), &quote!(self));
-    let tool = Texts {
-        name: &name,
-        description: &description,
-        input,
-        output,
-        run,
-    };
+    let call = (quote!(Self), quote!(self));
+    let tool = texts(
+        &method,
+        &params,
+        (&name, &description),
+        own_output_schema,
+        call,
+    )?;
     let self_ty = &block.self_ty;
     let implementation = plain_impl(&quote!(#self_ty), tool, &forwarded);
     Ok(quote! {
@@ -83,28 +73,42 @@ pub(crate) fn companion(
     method: &syn::ImplItemFn,
     params: &[Param],
 ) -> syn::Result<(TokenStream, syn::Ident)> {
+    let name = method.sig.ident.to_string();
+    let description = description_of(method, None)?;
+    let call = (quote!(<#self_ty>), quote!(&self.0));
+    let tool = texts(method, params, (&name, &description), false, call)?;
+    let ident = crate::hidden::hidden_ident("Plain", self_ty, &method.sig.ident);
+    let implementation = plain_impl(&quote!(#ident), tool, &[]);
+    Ok(crate::hidden::hidden_type(ident, self_ty, implementation))
+}
+
+/// The tool's parts from its method: the input and output schemas (none when the block writes
+/// its own `output_schema`), and `run` calling `<callee>::<method>(<receiver>, ...)`.
+fn texts<'a>(
+    method: &syn::ImplItemFn,
+    params: &[Param],
+    (name, description): (&'a str, &'a str),
+    own_output_schema: bool,
+    (callee, receiver): (TokenStream, TokenStream),
+) -> syn::Result<Texts<'a>> {
     let sig = &method.sig;
     check_receiver(sig)?;
-    let name = sig.ident.to_string();
-    let description = description_of(method, None)?;
-    let input = input_schema(&name, params)?;
-    let output = match &sig.output {
-        ReturnType::Type(_, ty) => output_schema(ty)?,
-        ReturnType::Default => {
+    let input = input_schema(name, params)?;
+    let output = match (&sig.output, own_output_schema) {
+        (_, true) => quote!(),
+        (ReturnType::Type(_, ty), false) => output_schema(ty)?,
+        (ReturnType::Default, false) => {
             return Err(syn::Error::new(sig.ident.span(), NO_ANSWER));
         }
     };
-    let run = run_body(sig, params, &quote!(<#self_ty>), &quote!(&self.0));
-    let ident = crate::hidden::hidden_ident("Plain", self_ty, &sig.ident);
-    let tool = Texts {
-        name: &name,
-        description: &description,
+    let run = run_body(sig, params, &callee, &receiver);
+    Ok(Texts {
+        name,
+        description,
         input,
         output,
         run,
-    };
-    let implementation = plain_impl(&quote!(#ident), tool, &[]);
-    Ok(crate::hidden::hidden_type(ident, self_ty, implementation))
+    })
 }
 
 /// What a `PlainTool` impl says: its texts, and the generated bodies.
