@@ -434,6 +434,9 @@ async fn its_main_serves_stdio_until_end_of_input() {
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    // Calls on stdio run concurrently, so each request waits for its answer before the next
+    // is written: the tag count must see the note the call before it added.
     let messages = [
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {},
@@ -444,23 +447,28 @@ async fn its_main_serves_stdio_until_end_of_input() {
         json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
                "params": {"name": "tag_counts", "arguments": {}}}),
     ];
+    let mut answers = Vec::new();
     for message in messages {
         stdin
             .write_all(format!("{message}\n").as_bytes())
             .await
             .unwrap();
+        if message.get("id").is_none() {
+            continue;
+        }
+        let line = tokio::time::timeout(std::time::Duration::from_secs(60), lines.next_line())
+            .await
+            .expect("the server answers each request")
+            .unwrap()
+            .expect("stdout stays open until end of input");
+        answers.push(serde_json::from_str::<Value>(&line).unwrap());
     }
     drop(stdin);
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut answers = Vec::new();
-    let read = async {
-        while let Some(line) = lines.next_line().await.unwrap() {
-            answers.push(serde_json::from_str::<Value>(&line).unwrap());
-        }
-    };
-    tokio::time::timeout(std::time::Duration::from_secs(60), read)
+    let rest = tokio::time::timeout(std::time::Duration::from_secs(60), lines.next_line())
         .await
-        .expect("the server answers and closes stdout at end of input");
+        .expect("the server closes stdout at end of input")
+        .unwrap();
+    assert_eq!(rest, None, "nothing follows the last answer");
     let status = tokio::time::timeout(std::time::Duration::from_secs(60), child.wait())
         .await
         .unwrap()
@@ -468,6 +476,7 @@ async fn its_main_serves_stdio_until_end_of_input() {
     assert!(status.success(), "{status}");
     assert_eq!(answers.len(), 3, "{answers:?}");
     assert_eq!(answers[0]["result"]["serverInfo"]["name"], "notes");
+    assert_eq!(answers[1]["id"], 2);
     assert_eq!(answers[2]["id"], 3);
     assert_eq!(
         answers[2]["result"]["structuredContent"],
