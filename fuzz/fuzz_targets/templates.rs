@@ -1,6 +1,7 @@
 //! RFC 6570 resource templates: arbitrary templates and URIs → parsing and matching never
 //! panic; what a template expands to (with non-empty values) it matches back, and the
-//! variables it matches expand to the same URI again (without explode modifiers).
+//! variables it matches expand to the same URI again (without explode modifiers), a variable
+//! named twice included.
 #![no_main]
 
 use arbitrary::{Result, Unstructured};
@@ -8,7 +9,7 @@ use iri_string::spec::UriSpec;
 use iri_string::template::UriTemplateStr;
 use iri_string::template::simple_context::SimpleContext;
 use libfuzzer_sys::fuzz_target;
-use wymcp::resource::UriTemplate;
+use wymcp::resource::{MatchError, UriTemplate};
 
 const LITERALS: &[&str] = &["fixture://", "notes/", "/", "-", ".", "x", "%20", "?", "#", "é"];
 const OPERATORS: &[&str] = &["", "+", "#", ".", "/", ";", "?", "&"];
@@ -45,25 +46,18 @@ fn template(u: &mut Unstructured) -> Result<String> {
 
 /// A non-empty value: unreserved characters only where the operator passes reserved ones
 /// through (there an expansion is ambiguous by design), any characters elsewhere.
-fn value(u: &mut Unstructured, plain_only: bool) -> Result<String> {
+fn value(u: &mut Unstructured, plain_only: bool, ascii_only: bool) -> Result<String> {
     let mut v: String = u.arbitrary()?;
     if plain_only {
         v.retain(|c| c.is_ascii_alphanumeric());
+    } else if ascii_only {
+        v.retain(|c| c.is_ascii());
     }
     v.truncate(v.char_indices().nth(12).map_or(v.len(), |(i, _)| i));
     if v.is_empty() {
         v.push('v');
     }
     Ok(v)
-}
-
-/// How many variable specs the template's expressions hold, repeats counted.
-fn occurrences(text: &str) -> usize {
-    text.split('{')
-        .skip(1)
-        .filter_map(|rest| rest.split_once('}'))
-        .map(|(body, _)| body.split(',').count())
-        .sum()
 }
 
 fuzz_target!(|bytes: &[u8]| {
@@ -74,28 +68,29 @@ fuzz_target!(|bytes: &[u8]| {
     if let Ok(uri) = u.arbitrary::<String>() {
         let _ = parsed.match_uri(&uri);
     }
-    // Open (docs/fuzzing.md, "Found"): a variable named in two expressions may be matched
-    // with values that disagree (`{name}{.id*}{id*}` against `v.vv`), so the round trip is
-    // checked only on templates naming each variable once.
-    if occurrences(&text) > parsed.variables().len() {
-        return;
-    }
     let Ok(strict) = UriTemplateStr::new(&text) else {
         panic!("wymcp parsed {text:?}, the RFC 6570 parser refuses it")
     };
     // Values that round-trip: where one variable of a multi-variable or reserved
     // expression could swallow the separator, letters and digits only.
     let ambiguous = text.contains("{+") || text.contains("{#") || text.contains(',') || text.contains('*');
+    // iri-string 0.7.14 counts a prefix modifier's characters in bytes when it expands
+    // (`TruncatePercentEncodeWriter`: an overflow on a value holding non-ASCII characters):
+    // the reference expansion gets ASCII values under a prefix modifier.
+    let prefixed = text.as_bytes().windows(2).any(|w| w[0] == b':' && w[1].is_ascii_digit());
     let mut context = SimpleContext::new();
     for name in parsed.variables() {
         let plain_only = ambiguous || !u.arbitrary().unwrap_or(false);
-        let Ok(v) = value(&mut u, plain_only) else { return };
+        let Ok(v) = value(&mut u, plain_only, prefixed) else { return };
         context.insert(name.as_str(), v);
     }
     let Ok(expanded) = strict.expand::<UriSpec, _>(&context) else { return };
     let uri = expanded.to_string();
-    let Some(matched) = parsed.match_uri(&uri) else {
-        panic!("{text:?} expanded to {uri:?}, which it does not match")
+    let matched = match parsed.try_match(&uri) {
+        Ok(matched) => matched,
+        // The documented bound on the search (docs/limits.md): a refusal, not a mismatch.
+        Err(MatchError::OutOfSteps { .. }) => return,
+        Err(e) => panic!("{text:?} expanded to {uri:?}, which it does not match: {e}"),
     };
     // An exploded variable's value is a list to RFC 6570; matched back, it is the list's
     // expansion as one string, which expands differently (`{/p*}`: `v/v` → `/v%2Fv`).

@@ -38,7 +38,7 @@ pub use definition::{Resource, ResourceTemplate};
 pub use from_fn::{IntoContents, ReadFn, read_fn};
 pub use notify::ServerNotification;
 pub use read::{RESOURCE_NOT_FOUND, ReadResource, ResourceError};
-pub use template::{UriTemplate, Variables};
+pub use template::{MatchError, UriTemplate, Variables};
 
 pub(crate) use definition::write_named;
 pub(crate) use notify::{Change, Hub};

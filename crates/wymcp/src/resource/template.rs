@@ -5,6 +5,10 @@ use std::fmt;
 
 use iri_string::template::UriTemplateStr;
 
+use matcher::{Binding, Reading, Search, decode, less_cut};
+
+mod matcher;
+
 /// The variables a URI matched a template with, percent-decoded, by name.
 ///
 /// ```
@@ -60,6 +64,8 @@ enum Part {
 struct VarSpec {
     name: String,
     explode: bool,
+    /// A prefix modifier's length (`{id:3}`).
+    max: Option<usize>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -116,16 +122,6 @@ impl Op {
     fn named(self) -> bool {
         matches!(self, Op::PathParam | Op::Query | Op::QueryCont)
     }
-
-    /// Whether an expansion of this operator may contain `c`.
-    fn admits(self, c: char) -> bool {
-        match self {
-            Op::Reserved | Op::Fragment => true,
-            Op::Simple | Op::Label | Op::PathParam => !matches!(c, '/' | '?' | '#'),
-            Op::Path => !matches!(c, '?' | '#'),
-            Op::Query | Op::QueryCont => !matches!(c, '/' | '#' | '?'),
-        }
-    }
 }
 
 /// An RFC 6570 URI template (up to Level 4), parsed once and matched against URIs.
@@ -150,18 +146,34 @@ pub struct UriTemplate {
     text: String,
     parts: Vec<Part>,
     variables: Vec<String>,
+    /// The variables named in more than one place, which must take one value.
+    repeated: HashSet<String>,
 }
 
 impl UriTemplate {
     /// The longest URI, in bytes, that [`match_uri`](Self::match_uri) tries to match.
     pub const MAX_MATCH_LEN: usize = 8 * 1024;
 
+    /// The most places one reading of [`match_uri`](Self::match_uri) tries an expression's end
+    /// at, over the whole search: a URI built to make the search explore (`{a}{b}{c}z` against
+    /// thousands of `x`s) matches no template once they are spent, rather than costing time
+    /// quadratic in its length.
+    pub const MAX_MATCH_STEPS: usize = 100_000;
+
     /// Parses `template`; the error is the parser's reason.
     pub fn parse(template: &str) -> Result<UriTemplate, String> {
+        // iri-string 0.7.14 panics on a `%` whose second character is not ASCII (`%2é`): it
+        // splits the string two bytes on. Escapes are checked here first.
+        if let Some(at) = bad_escape(template) {
+            return Err(format!(
+                "invalid percent-encoding at byte {at}: `%` must be followed by two hex digits"
+            ));
+        }
         UriTemplateStr::new(template).map_err(|e| e.to_string())?;
         let mut parts = Vec::new();
         let mut variables = Vec::new();
         let mut seen = HashSet::new();
+        let mut repeated = HashSet::new();
         let mut rest = template;
         while !rest.is_empty() {
             match rest.find('{') {
@@ -177,16 +189,22 @@ impl UriTemplate {
                     };
                     let mut vars = Vec::new();
                     for spec in list.split(',') {
-                        let (name, explode) = match spec.strip_suffix('*') {
-                            Some(name) => (name, true),
-                            None => (spec.split(':').next().unwrap_or(spec), false),
+                        let (name, explode, max) = match spec.strip_suffix('*') {
+                            Some(name) => (name, true, None),
+                            None => match spec.split_once(':') {
+                                Some((name, max)) => (name, false, max.parse().ok()),
+                                None => (spec, false, None),
+                            },
                         };
                         if seen.insert(name.to_owned()) {
                             variables.push(name.to_owned());
+                        } else {
+                            repeated.insert(name.to_owned());
                         }
                         vars.push(VarSpec {
                             name: name.to_owned(),
                             explode,
+                            max,
                         });
                     }
                     parts.push(Part::Expression { op, vars });
@@ -206,6 +224,7 @@ impl UriTemplate {
             text: template.to_owned(),
             parts,
             variables,
+            repeated,
         })
     }
 
@@ -219,76 +238,118 @@ impl UriTemplate {
         &self.variables
     }
 
-    /// The variables `uri` matches this template with, or `None` when it does not match.
+    /// The variables `uri` matches this template with, or `None` when it does not match
+    /// ([`try_match`](Self::try_match) says why not).
     ///
-    /// The search is memoized, polynomial in the URI's length; a URI longer than
-    /// [`MAX_MATCH_LEN`](Self::MAX_MATCH_LEN) bytes matches no template.
+    /// The reading that expansion round-trips through comes first: a value holds only what an
+    /// expansion would emit there, so `{.id}{;x}` reads `.v;x=w` as `id = "v"` and `x = "w"`.
+    /// Only when that finds nothing may a value hold raw reserved characters a client left
+    /// unencoded (not `/`, `?` or `#`, which end a segment). A variable named twice takes one
+    /// value. The search is memoized; a URI longer than [`MAX_MATCH_LEN`](Self::MAX_MATCH_LEN)
+    /// bytes, or one that needs more than [`MAX_MATCH_STEPS`](Self::MAX_MATCH_STEPS) steps of
+    /// a reading, matches no template.
+    ///
+    /// ```
+    /// use wymcp::resource::UriTemplate;
+    ///
+    /// let template = UriTemplate::parse("test://{name}{.ext}").unwrap();
+    /// let vars = template.match_uri("test://report.tar.gz").unwrap();
+    /// assert_eq!((vars.get("name"), vars.get("ext")), (Some("report"), Some("tar.gz")));
+    /// let users = UriTemplate::parse("users://{id}").unwrap();
+    /// assert_eq!(users.match_uri("users://ada@example.com").unwrap().get("id"), Some("ada@example.com"));
+    /// let twice = UriTemplate::parse("pair://{id}/{id}").unwrap();
+    /// assert!(twice.match_uri("pair://1/2").is_none());
+    /// ```
     pub fn match_uri(&self, uri: &str) -> Option<Variables> {
-        if uri.len() > Self::MAX_MATCH_LEN {
-            return None;
-        }
-        let mut failed = HashSet::new();
-        let mut found = Vec::new();
-        if self.match_from(uri, 0, 0, &mut failed, &mut found) {
-            let mut vars = Variables::new();
-            for (name, value) in found.into_iter().rev() {
-                vars.0
-                    .entry(name.to_owned())
-                    .or_insert_with(|| decode(value));
-            }
-            Some(vars)
-        } else {
-            None
-        }
+        self.try_match(uri).ok()
     }
 
-    /// Backtracking match of `parts[part..]` against `uri[pos..]`; `failed` memoizes the
-    /// (part, pos) pairs known not to match, so the search stays polynomial.
-    fn match_from<'a>(
-        &'a self,
-        uri: &'a str,
-        part: usize,
-        pos: usize,
-        failed: &mut HashSet<(usize, usize)>,
-        found: &mut Vec<(&'a str, &'a str)>,
-    ) -> bool {
-        let Some(current) = self.parts.get(part) else {
-            return pos == uri.len();
-        };
-        if failed.contains(&(part, pos)) {
-            return false;
+    /// [`match_uri`](Self::match_uri), with the reason a URI matched nothing.
+    ///
+    /// ```
+    /// use wymcp::resource::{MatchError, UriTemplate};
+    ///
+    /// let template = UriTemplate::parse("a://{x}").unwrap();
+    /// assert_eq!(template.try_match("b://1"), Err(MatchError::NoMatch));
+    /// let long = format!("a://{}", "x".repeat(UriTemplate::MAX_MATCH_LEN));
+    /// assert_eq!(template.try_match(&long), Err(MatchError::TooLong { max: UriTemplate::MAX_MATCH_LEN }));
+    /// ```
+    pub fn try_match(&self, uri: &str) -> Result<Variables, MatchError> {
+        if uri.len() > Self::MAX_MATCH_LEN {
+            return Err(MatchError::TooLong {
+                max: Self::MAX_MATCH_LEN,
+            });
         }
-        let rest = &uri[pos..];
-        let matched = match current {
-            Part::Literal(literal) => {
-                rest.starts_with(literal.as_str())
-                    && self.match_from(uri, part + 1, pos + literal.len(), failed, found)
+        let search = |reading| {
+            Search::new(
+                &self.parts,
+                &self.repeated,
+                uri,
+                reading,
+                Self::MAX_MATCH_STEPS,
+            )
+            .run()
+        };
+        // A strict search that ran out of steps ends the match: a lenient one admits more.
+        let found = match search(Reading::Strict) {
+            Ok(found) => found,
+            Err(true) => {
+                return Err(MatchError::OutOfSteps {
+                    max: Self::MAX_MATCH_STEPS,
+                });
             }
-            Part::Expression { op, vars } => {
-                let next = match self.parts.get(part + 1) {
-                    Some(Part::Literal(literal)) => Some(literal.as_str()),
-                    _ => None,
-                };
-                let mut ok = false;
-                for end in expansion_ends(*op, rest, next) {
-                    let mark = found.len();
-                    if let Some(values) = split(*op, vars, &rest[..end]) {
-                        found.extend(values);
-                        if self.match_from(uri, part + 1, pos + end, failed, found) {
-                            ok = true;
-                            break;
-                        }
-                    }
-                    found.truncate(mark);
+            Err(false) => search(Reading::Lenient).map_err(|out_of_steps| match out_of_steps {
+                true => MatchError::OutOfSteps {
+                    max: Self::MAX_MATCH_STEPS,
+                },
+                false => MatchError::NoMatch,
+            })?,
+        };
+        // A variable named several times reports its least cut value (`{x:1}{x}`: the second).
+        let mut chosen: BTreeMap<&str, Binding<'_>> = BTreeMap::new();
+        for binding in found.into_iter().filter(|b| b.value.is_some()) {
+            match chosen.get(binding.name) {
+                Some(earlier) if !less_cut(&binding, earlier) => {}
+                _ => {
+                    chosen.insert(binding.name, binding);
                 }
-                ok
             }
-        };
-        if !matched {
-            failed.insert((part, pos));
         }
-        matched
+        let decoded = chosen
+            .into_iter()
+            .filter_map(|(name, b)| Some((name.to_owned(), decode(b.value?))));
+        Ok(Variables(decoded.collect()))
     }
+}
+
+/// The byte offset of the first `%` not followed by two ASCII hex digits.
+fn bad_escape(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    bytes.iter().enumerate().find_map(|(i, &b)| {
+        let hex = |k: usize| bytes.get(i + k).is_some_and(u8::is_ascii_hexdigit);
+        (b == b'%' && !(hex(1) && hex(2))).then_some(i)
+    })
+}
+
+/// Why a URI matched no template ([`UriTemplate::try_match`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum MatchError {
+    /// No values of the variables expand to the URI.
+    #[error("the URI does not match the template")]
+    NoMatch,
+    /// The URI is longer than [`UriTemplate::MAX_MATCH_LEN`] bytes.
+    #[error("the URI is longer than {max} bytes, the most a template is matched against")]
+    TooLong {
+        /// The limit.
+        max: usize,
+    },
+    /// The search ran out of its [`UriTemplate::MAX_MATCH_STEPS`] before it found a reading.
+    #[error("matching the URI took more than {max} steps of the search")]
+    OutOfSteps {
+        /// The limit.
+        max: usize,
+    },
 }
 
 impl fmt::Display for UriTemplate {
@@ -297,167 +358,5 @@ impl fmt::Display for UriTemplate {
     }
 }
 
-/// Where an expansion of an expression with operator `op` at the start of `rest` may end,
-/// longest first: a run of admissible characters, cut where the `next` literal (if any)
-/// starts; a prefixed expression (`{?q}`, `{/p}`, ...) may also be absent altogether (a simple
-/// or reserved one names a required segment).
-fn expansion_ends(op: Op, rest: &str, next: Option<&str>) -> Vec<usize> {
-    let limit = rest
-        .char_indices()
-        .find(|&(i, c)| !(op.admits(c) || (i == 0 && op.prefix() == Some(c))))
-        .map_or(rest.len(), |(i, _)| i);
-    let mut ends: Vec<usize> = rest[..limit]
-        .char_indices()
-        .map(|(i, c)| i + c.len_utf8())
-        .collect();
-    ends.reverse();
-    if op.prefix().is_some() {
-        ends.push(0);
-    }
-    // A literal next must start right where the expansion ends.
-    ends.retain(|&end| next.is_none_or(|l| rest[end..].starts_with(l)));
-    ends
-}
-
-/// Splits one expression's expansion into its variables' decoded values; `None` when the text
-/// cannot be an expansion of the expression.
-fn split<'a>(op: Op, vars: &'a [VarSpec], text: &'a str) -> Option<Vec<(&'a str, &'a str)>> {
-    if text.is_empty() {
-        return Some(Vec::new());
-    }
-    let body = match op.prefix() {
-        Some(prefix) => text.strip_prefix(prefix)?,
-        None => text,
-    };
-    if body.is_empty() && !op.named() {
-        return None;
-    }
-    let mut out = Vec::new();
-    if op.named() {
-        let exploded = vars.iter().any(|v| v.explode);
-        for pair in body.split(op.separator()) {
-            let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
-            if let Some(var) = vars.iter().find(|v| v.name == name) {
-                let name = var.name.as_str();
-                out.push((name, value));
-            } else if !exploded {
-                return None;
-            }
-        }
-        return Some(out);
-    }
-    if vars.len() == 1 {
-        // One variable: the whole body is its value (an exploded list keeps its separators).
-        let var = &vars[0];
-        if !var.explode && op.separator() != ',' && body.contains(op.separator()) {
-            return None;
-        }
-        out.push((var.name.as_str(), body));
-        return Some(out);
-    }
-    let pieces: Vec<&str> = body.split(op.separator()).collect();
-    if pieces.len() > vars.len() || pieces.iter().any(|p| p.is_empty()) {
-        return None;
-    }
-    for (var, piece) in vars.iter().zip(pieces) {
-        out.push((var.name.as_str(), piece));
-    }
-    Some(out)
-}
-
-/// Percent-decodes `text`; a malformed escape or non-UTF-8 result leaves the text as it came.
-fn decode(text: &str) -> String {
-    if !text.contains('%') {
-        return text.to_owned();
-    }
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = bytes
-                .get(i + 1..i + 3)
-                .and_then(|h| std::str::from_utf8(h).ok())
-                .and_then(|h| u8::from_str_radix(h, 16).ok());
-            match hex {
-                Some(b) => {
-                    out.push(b);
-                    i += 3;
-                    continue;
-                }
-                None => return text.to_owned(),
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8(out).unwrap_or_else(|_| text.to_owned())
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn vars(t: &str, uri: &str) -> Option<Vec<(String, String)>> {
-        UriTemplate::parse(t)
-            .expect("valid template")
-            .match_uri(uri)
-            .map(|v| {
-                v.iter()
-                    .map(|(k, v)| (k.to_owned(), v.to_owned()))
-                    .collect()
-            })
-    }
-
-    fn pairs(p: &[(&str, &str)]) -> Option<Vec<(String, String)>> {
-        Some(
-            p.iter()
-                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-                .collect(),
-        )
-    }
-
-    #[test]
-    fn simple_and_multi() {
-        assert_eq!(vars("a://{x}", "a://1"), pairs(&[("x", "1")]));
-        assert_eq!(
-            vars("a://{x,y}", "a://1,2"),
-            pairs(&[("x", "1"), ("y", "2")])
-        );
-        assert_eq!(vars("a://{x}/b", "a://1/2/b"), None);
-        assert_eq!(vars("a://{x}", "a://"), None);
-    }
-
-    #[test]
-    fn reserved_path_query() {
-        assert_eq!(
-            vars("file:///{+path}", "file:///a/b c"),
-            pairs(&[("path", "a/b c")])
-        );
-        assert_eq!(vars("a://x{/p}", "a://x/seg"), pairs(&[("p", "seg")]));
-        assert_eq!(
-            vars("a://x{?q,r}", "a://x?q=1&r=two%2Fthree"),
-            pairs(&[("q", "1"), ("r", "two/three")])
-        );
-        assert_eq!(vars("a://x{?q,r}", "a://x"), pairs(&[]));
-        assert_eq!(vars("a://x{?q}", "a://x?z=1"), None);
-        assert_eq!(vars("a://x{#f}", "a://x#frag"), pairs(&[("f", "frag")]));
-        assert_eq!(vars("a://x{.ext}", "a://x.json"), pairs(&[("ext", "json")]));
-    }
-
-    #[test]
-    fn adversarial_input_stays_fast() {
-        let t = UriTemplate::parse("a://{a}{b}{c}{d}{e}{f}z").expect("valid");
-        let uri = format!("a://{}", "x".repeat(400));
-        assert!(t.match_uri(&uri).is_none());
-        let long = format!("a://{}z", "x".repeat(UriTemplate::MAX_MATCH_LEN));
-        assert!(t.match_uri(&long).is_none());
-    }
-
-    #[test]
-    fn refuses_malformed() {
-        assert!(UriTemplate::parse("a://{x").is_err());
-        assert!(UriTemplate::parse("a://{x y}").is_err());
-        assert!(UriTemplate::parse("a://{=x}").is_err());
-    }
-}
+mod tests;
