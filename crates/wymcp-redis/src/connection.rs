@@ -42,6 +42,14 @@ impl Keys {
     pub(crate) fn sessions(&self) -> String {
         key(&self.0, ":sessions", "")
     }
+    /// A client's live sessions (id → creation time), for the per-client quota.
+    pub(crate) fn client_prefix(&self) -> String {
+        format!("{}:client:", self.0)
+    }
+    /// Session id → the client it is counted against.
+    pub(crate) fn session_clients(&self) -> String {
+        format!("{}:session-clients", self.0)
+    }
     pub(crate) fn events(&self, session: &str) -> String {
         format!("{}:events:{session}", self.0)
     }

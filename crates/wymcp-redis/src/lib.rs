@@ -26,6 +26,8 @@
 //! |---|---|---|---|
 //! | `wymcp:session:<id>` | string (JSON) | the session record | the session TTL, renewed by every request |
 //! | `wymcp:sessions` | sorted set | session id → last use as the reaper last saw it (ms): the cap and the reaper | removed when the reaper finds the session ended |
+//! | `wymcp:client:<client>` | sorted set | a client's live sessions: `Limits::max_sessions_per_client` over every node | until its last session ends |
+//! | `wymcp:session-clients` | hash | session id → its client | as above |
 //! | `wymcp:events:<id>` | stream | the session's SSE events, at most [`Redis::max_events`] | [`Redis::events_ttl`] after the last |
 //! | `wymcp:bus:all`, `wymcp:bus:node:<node>` | pub/sub channels | messages between nodes | not stored |
 //! | `wymcp:request-state-key` | string | the shared requestState key | never expires |

@@ -12,9 +12,11 @@ use crate::connection::Keys;
 use crate::record;
 
 /// The reaping pass both scripts share. KEYS[2]: the index; ARGV[2]: TTL ms; `prefix`: the
-/// record key prefix. Entries whose score says idle past the TTL are looked at: a record
-/// still there (renewed by `GETEX`, which leaves the index alone) gets its real last use
-/// back as its score; a record gone is a session ended, removed from the index and answered.
+/// record key prefix; `owners`, `cprefix`: the session → client hash and the client sets'
+/// prefix. Entries whose score says idle past the TTL are looked at: a record still there
+/// (renewed by `GETEX`, which leaves the index alone) gets its real last use back as its
+/// score; a record gone is a session ended, removed from the index and its client's set, and
+/// answered.
 const SWEEP: &str = "local t = redis.call('TIME') \
      local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) \
      local ttl = tonumber(ARGV[2]) \
@@ -25,33 +27,72 @@ const SWEEP: &str = "local t = redis.call('TIME') \
          redis.call('ZADD', KEYS[2], now - (ttl - left), id) \
        else \
          redis.call('ZREM', KEYS[2], id) \
+         local c = redis.call('HGET', owners, id) \
+         if c then redis.call('ZREM', cprefix .. c, id) redis.call('HDEL', owners, id) end \
          table.insert(gone, id) \
        end \
      end ";
 
-/// KEYS: record, index. ARGV: record JSON, TTL ms, cap, id, record key prefix. 1 stored, 0
-/// refused (cap: the index's entries, once the ended sessions among them are swept out).
+/// KEYS: record, index. ARGV: record JSON, TTL ms, cap, id, record key prefix, session →
+/// client hash, client sets' prefix, client (`''`: counted against no one), the client's cap.
+/// 1 stored, 0 refused (cap: the index's entries, once the ended sessions among them are swept
+/// out), 2 refused (the client's cap: its set's entries whose records are still there).
 static CREATE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(&format!(
-        "local prefix = ARGV[5] \
+        "local prefix = ARGV[5] local owners = ARGV[6] local cprefix = ARGV[7] \
+         local client = ARGV[8] \
+         if client ~= '' then \
+           local set = cprefix .. client \
+           if redis.call('ZCARD', set) >= tonumber(ARGV[9]) then \
+             for _, id in ipairs(redis.call('ZRANGE', set, 0, -1)) do \
+               if redis.call('EXISTS', prefix .. id) == 0 then \
+                 redis.call('ZREM', set, id) redis.call('HDEL', owners, id) \
+               end \
+             end \
+           end \
+           if redis.call('ZCARD', set) >= tonumber(ARGV[9]) then return 2 end \
+         end \
          if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) then {SWEEP} end \
          if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) then return 0 end \
          local t = redis.call('TIME') \
          local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) \
          redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) \
          redis.call('ZADD', KEYS[2], now, ARGV[4]) \
+         if client ~= '' then \
+           redis.call('ZADD', cprefix .. client, now, ARGV[4]) \
+           redis.call('HSET', owners, ARGV[4], client) \
+         end \
          return 1"
     ))
 });
 
-/// KEYS: (unused), index. ARGV: (unused), TTL ms, record key prefix. The ids of the sessions
-/// ended since the last pass (at most 1,000 a pass: the reaper comes back).
-static REAP: LazyLock<Script> =
-    LazyLock::new(|| Script::new(&format!("local prefix = ARGV[3] {SWEEP} return gone")));
+/// KEYS: (unused), index. ARGV: (unused), TTL ms, record key prefix, session → client hash,
+/// client sets' prefix. The ids of the sessions ended since the last pass (at most 1,000 a
+/// pass: the reaper comes back).
+static REAP: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(&format!(
+        "local prefix = ARGV[3] local owners = ARGV[4] local cprefix = ARGV[5] {SWEEP} return gone"
+    ))
+});
+
+/// KEYS: record, index. ARGV: id, session → client hash, client sets' prefix. 1 when the
+/// record was there; its index entry and its client's count go either way.
+static REMOVE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        "local deleted = redis.call('DEL', KEYS[1]) \
+         redis.call('ZREM', KEYS[2], ARGV[1]) \
+         local c = redis.call('HGET', ARGV[2], ARGV[1]) \
+         if c then redis.call('ZREM', ARGV[3] .. c, ARGV[1]) redis.call('HDEL', ARGV[2], ARGV[1]) end \
+         return deleted",
+    )
+});
 
 /// Session records in Redis: `<prefix>:session:<id>` (JSON, expiring after the session TTL,
-/// renewed by every load) and the index `<prefix>:sessions` (id → last use as the reaper last
-/// saw it, for the cap on live sessions and the reaper). A load is one `GETEX … PX` (Redis
+/// renewed by every load), the index `<prefix>:sessions` (id → last use as the reaper last
+/// saw it, for the cap on live sessions and the reaper), and for the per-client quota
+/// (`Limits::max_sessions_per_client`, counted across every node) `<prefix>:client:<client>`
+/// (its sessions) with `<prefix>:session-clients` (session → client), kept by the create,
+/// the remove and the reaper's pass. A load is one `GETEX … PX` (Redis
 /// 6.2 or later); a save is one `SET … XX KEEPTTL`. The record's own TTL decides when a
 /// session ends; the reaper finds the ended ones through the index.
 ///
@@ -121,6 +162,41 @@ impl RedisSessionStore {
     }
 }
 
+impl RedisSessionStore {
+    /// One `CREATE`: the record stored unless a cap is reached (`client`: `""` for none).
+    async fn create_counted(
+        &self,
+        record: SessionRecord,
+        max: usize,
+        ttl: Duration,
+        client: &str,
+        max_per_client: usize,
+    ) -> Result<(), CreateError> {
+        let text = record::encode(&record)?;
+        let mut conn = self.conn.clone();
+        let stored: i64 = CREATE
+            .key(self.keys.session(&record.id))
+            .key(self.keys.sessions())
+            .arg(text)
+            .arg(millis(ttl))
+            .arg(max)
+            .arg(&record.id)
+            .arg(self.keys.session_prefix())
+            .arg(self.keys.session_clients())
+            .arg(self.keys.client_prefix())
+            .arg(client)
+            .arg(max_per_client)
+            .invoke_async(&mut conn)
+            .await
+            .map_err(failed)?;
+        match stored {
+            1 => Ok(()),
+            2 => Err(CreateError::ClientFull(max_per_client)),
+            _ => Err(CreateError::Full(max)),
+        }
+    }
+}
+
 impl SessionStore for RedisSessionStore {
     fn create(
         &self,
@@ -128,25 +204,23 @@ impl SessionStore for RedisSessionStore {
         max: usize,
         ttl: Duration,
     ) -> BoxFuture<'_, Result<(), CreateError>> {
-        Box::pin(async move {
-            let text = record::encode(&record)?;
-            let mut conn = self.conn.clone();
-            let stored: i64 = CREATE
-                .key(self.keys.session(&record.id))
-                .key(self.keys.sessions())
-                .arg(text)
-                .arg(millis(ttl))
-                .arg(max)
-                .arg(&record.id)
-                .arg(self.keys.session_prefix())
-                .invoke_async(&mut conn)
-                .await
-                .map_err(failed)?;
-            match stored {
-                1 => Ok(()),
-                _ => Err(CreateError::Full(max)),
-            }
-        })
+        Box::pin(self.create_counted(record, max, ttl, "", 0))
+    }
+
+    /// Every node sharing the Redis counts a client's sessions together.
+    fn counts_clients(&self) -> bool {
+        true
+    }
+
+    fn create_for_client<'a>(
+        &'a self,
+        record: SessionRecord,
+        max: usize,
+        ttl: Duration,
+        client: &'a str,
+        max_per_client: usize,
+    ) -> BoxFuture<'a, Result<(), CreateError>> {
+        Box::pin(self.create_counted(record, max, ttl, client, max_per_client))
     }
 
     fn load<'a>(
@@ -192,11 +266,13 @@ impl SessionStore for RedisSessionStore {
     fn remove<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
         Box::pin(async move {
             let mut conn = self.conn.clone();
-            let (deleted, _): (i64, i64) = redis::pipe()
-                .atomic()
-                .del(self.keys.session(id))
-                .zrem(self.keys.sessions(), id)
-                .query_async(&mut conn)
+            let deleted: i64 = REMOVE
+                .key(self.keys.session(id))
+                .key(self.keys.sessions())
+                .arg(id)
+                .arg(self.keys.session_clients())
+                .arg(self.keys.client_prefix())
+                .invoke_async(&mut conn)
                 .await
                 .map_err(failed)?;
             self.forget(id);
@@ -213,6 +289,8 @@ impl SessionStore for RedisSessionStore {
                 .arg("")
                 .arg(millis(ttl))
                 .arg(self.keys.session_prefix())
+                .arg(self.keys.session_clients())
+                .arg(self.keys.client_prefix())
                 .invoke_async(&mut conn)
                 .await
                 .map_err(failed)?;

@@ -5,28 +5,13 @@
 
 mod support;
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::json;
-use wymcp::ProtocolVersion;
-use wymcp::session::{CreateError, SessionRecord, SessionStore};
+use wymcp::session::{CreateError, SessionStore};
 use wymcp_redis::Redis;
 
+use support::record;
 use support::redis_server::RedisServer;
-
-fn record(id: &str) -> SessionRecord {
-    SessionRecord {
-        id: id.to_owned(),
-        version: ProtocolVersion::LATEST_SESSION_ERA,
-        client_capabilities: Arc::new(json!({})),
-        client_info: Arc::new(json!({"name": "store-test", "version": "1"})),
-        initialized: false,
-        log_level: None,
-        assigns: serde_json::Map::new(),
-        subject: None,
-    }
-}
 
 #[tokio::test]
 async fn the_cap_the_sliding_ttl_and_the_reaper_hold_on_redis() {

@@ -170,3 +170,8 @@ fn build(
     let _ = me.set(server.clone());
     server
 }
+
+/// The node's server with `limits` (no request-state keys).
+pub(crate) fn server_with_limits(limits: wymcp::Limits) -> Server {
+    build(None, |builder| builder.limits(limits))
+}

@@ -381,3 +381,17 @@ pub(crate) fn normalized(mut value: Value) -> Value {
     walk(&mut value);
     value
 }
+
+/// A fresh session record of the latest session-era revision, for the store tests.
+pub(crate) fn record(id: &str) -> wymcp::session::SessionRecord {
+    wymcp::session::SessionRecord {
+        id: id.to_owned(),
+        version: wymcp::ProtocolVersion::LATEST_SESSION_ERA,
+        client_capabilities: std::sync::Arc::new(json!({})),
+        client_info: std::sync::Arc::new(json!({"name": "store-test", "version": "1"})),
+        initialized: false,
+        log_level: None,
+        assigns: serde_json::Map::new(),
+        subject: None,
+    }
+}

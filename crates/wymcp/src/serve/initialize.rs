@@ -59,7 +59,8 @@ fn check_size(core: &Core, id: &Value, params: Option<&Value>) -> Result<(), Ref
 }
 
 /// Stores the new session, counted against its client (when known): refused when the client
-/// or the server holds its most sessions.
+/// or the server holds its most sessions. A store that counts clients itself (one shared by
+/// several nodes) counts them across all nodes; otherwise this node does.
 async fn create(
     core: &Core,
     record: SessionRecord,
@@ -67,47 +68,74 @@ async fn create(
     client: Option<&str>,
 ) -> Result<(), Refusal> {
     let session = record.id.clone();
-    let unavailable = |message: String| {
-        Refusal::new(
-            Class::Unavailable,
-            id.clone(),
-            super::invalid_request(message),
-        )
-    };
-    if let Some(client) = client {
-        let max = core.server().limits().max_sessions_per_client;
-        if !core.quota().reserve(client, &session, max) {
-            tracing::warn!(
-                max,
-                "MCP session refused: the client's session limit is reached"
-            );
-            return Err(unavailable(format!(
-                "Too many sessions for this client: the limit of {max} live sessions per \
-                 client is reached (Limits::max_sessions_per_client). End a session (DELETE) \
-                 or try again later."
-            )));
-        }
-    }
+    let max_per_client = core.server().limits().max_sessions_per_client;
     let settings = core.settings();
-    let created = core
-        .store()
-        .create(record, settings.max_sessions, settings.session_ttl)
-        .await;
-    match created {
-        Ok(()) => Ok(()),
-        Err(error) => {
-            core.quota().release(&session);
-            Err(match error {
-                CreateError::Full(max) => {
-                    tracing::warn!(max, "MCP session refused: the session limit is reached");
-                    unavailable(format!(
-                        "Too many sessions: the limit of {max} live sessions is reached. Try again later."
-                    ))
-                }
-                CreateError::Store(err) => Refusal::store(id.clone(), &err),
-            })
-        }
+    let store = core.store();
+    let shared = client.filter(|_| store.counts_clients());
+    if let Some(client) = client.filter(|_| shared.is_none())
+        && !core.quota().reserve(client, &session, max_per_client)
+    {
+        return Err(too_many_for_client(id, max_per_client));
     }
+    let created = match shared {
+        Some(client) => {
+            store
+                .create_for_client(
+                    record,
+                    settings.max_sessions,
+                    settings.session_ttl,
+                    client,
+                    max_per_client,
+                )
+                .await
+        }
+        None => {
+            store
+                .create(record, settings.max_sessions, settings.session_ttl)
+                .await
+        }
+    };
+    created.map_err(|error| {
+        core.quota().release(&session);
+        match error {
+            CreateError::Full(max) => {
+                tracing::warn!(max, "MCP session refused: the session limit is reached");
+                unavailable(
+                    id,
+                    format!(
+                        "Too many sessions: the limit of {max} live sessions is reached. Try again later."
+                    ),
+                )
+            }
+            CreateError::ClientFull(max) => too_many_for_client(id, max),
+            CreateError::Store(err) => Refusal::store(id.clone(), &err),
+        }
+    })
+}
+
+/// The refusal of a session the server cannot hold now (503).
+fn unavailable(id: &Value, message: String) -> Refusal {
+    Refusal::new(
+        Class::Unavailable,
+        id.clone(),
+        super::invalid_request(message),
+    )
+}
+
+/// The refusal of a session its client has no place for.
+fn too_many_for_client(id: &Value, max: usize) -> Refusal {
+    tracing::warn!(
+        max,
+        "MCP session refused: the client's session limit is reached"
+    );
+    unavailable(
+        id,
+        format!(
+            "Too many sessions for this client: the limit of {max} live sessions per \
+             client is reached (Limits::max_sessions_per_client). End a session (DELETE) \
+             or try again later."
+        ),
+    )
 }
 
 /// Runs the session hooks' start hook on a record about to be created: its assigns join the

@@ -52,6 +52,10 @@ pub enum CreateError {
     /// The cap on live sessions is reached.
     #[error("too many sessions: the limit of {0} live sessions is reached")]
     Full(usize),
+    /// The client holds its most live sessions already
+    /// ([`SessionStore::create_for_client`]).
+    #[error("too many sessions for this client: the limit of {0} live sessions is reached")]
+    ClientFull(usize),
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -145,6 +149,31 @@ pub trait SessionStore: Send + Sync + 'static {
 
     /// Removes every record idle for `ttl` or longer, answering their ids.
     fn reap(&self, ttl: Duration) -> BoxFuture<'_, Result<Vec<String>, StoreError>>;
+
+    /// Whether this store counts each client's live sessions itself, through
+    /// [`create_for_client`](Self::create_for_client): a store shared by several nodes does,
+    /// so that [`Limits::max_sessions_per_client`](crate::Limits::max_sessions_per_client)
+    /// holds across all of them. `false` (the default): each node counts the sessions it
+    /// created.
+    fn counts_clients(&self) -> bool {
+        false
+    }
+
+    /// [`create`](Self::create), counted against `client` (a principal or a client address):
+    /// refused with [`CreateError::ClientFull`] when the client holds `max_per_client` live
+    /// sessions already. Called instead of `create` only when
+    /// [`counts_clients`](Self::counts_clients) is `true`; the default ignores the client.
+    fn create_for_client<'a>(
+        &'a self,
+        record: SessionRecord,
+        max: usize,
+        ttl: Duration,
+        client: &'a str,
+        max_per_client: usize,
+    ) -> BoxFuture<'a, Result<(), CreateError>> {
+        let _ = (client, max_per_client);
+        self.create(record, max, ttl)
+    }
 }
 
 /// A shared store is a store: several services (nodes of one process) can hold one.
@@ -172,6 +201,19 @@ impl<T: SessionStore + ?Sized> SessionStore for Arc<T> {
     }
     fn reap(&self, ttl: Duration) -> BoxFuture<'_, Result<Vec<String>, StoreError>> {
         (**self).reap(ttl)
+    }
+    fn counts_clients(&self) -> bool {
+        (**self).counts_clients()
+    }
+    fn create_for_client<'a>(
+        &'a self,
+        record: SessionRecord,
+        max: usize,
+        ttl: Duration,
+        client: &'a str,
+        max_per_client: usize,
+    ) -> BoxFuture<'a, Result<(), CreateError>> {
+        (**self).create_for_client(record, max, ttl, client, max_per_client)
     }
 }
 
