@@ -5,7 +5,7 @@ use std::fmt;
 
 use iri_string::template::UriTemplateStr;
 
-use matcher::{Binding, Reading, Search, decode, less_cut};
+use matcher::{Binding, Reading, Search, decode, is_escape, less_cut};
 
 mod matcher;
 
@@ -324,11 +324,10 @@ impl UriTemplate {
 
 /// The byte offset of the first `%` not followed by two ASCII hex digits.
 fn bad_escape(text: &str) -> Option<usize> {
-    let bytes = text.as_bytes();
-    bytes.iter().enumerate().find_map(|(i, &b)| {
-        let hex = |k: usize| bytes.get(i + k).is_some_and(u8::is_ascii_hexdigit);
-        (b == b'%' && !(hex(1) && hex(2))).then_some(i)
-    })
+    // A `%` is one byte, so its offset is a character boundary.
+    text.match_indices('%')
+        .map(|(i, _)| i)
+        .find(|&i| !is_escape(&text[i..]))
 }
 
 /// Why a URI matched no template ([`UriTemplate::try_match`]).

@@ -316,7 +316,7 @@ fn expansion_ends(
 }
 
 /// Whether `text` starts with a percent-escape (`%` and two hex digits).
-fn is_escape(text: &str) -> bool {
+pub(super) fn is_escape(text: &str) -> bool {
     let b = text.as_bytes();
     b.len() >= 3 && b[0] == b'%' && b[1].is_ascii_hexdigit() && b[2].is_ascii_hexdigit()
 }
