@@ -245,16 +245,21 @@ impl UriTemplate {
     /// expansion would emit there, so `{.id}{;x}` reads `.v;x=w` as `id = "v"` and `x = "w"`.
     /// Only when that finds nothing may a value hold raw reserved characters a client left
     /// unencoded (not `/`, `?` or `#`, which end a segment). A variable named twice takes one
-    /// value. The search is memoized; a URI longer than [`MAX_MATCH_LEN`](Self::MAX_MATCH_LEN)
-    /// bytes, or one that needs more than [`MAX_MATCH_STEPS`](Self::MAX_MATCH_STEPS) steps of
-    /// a reading, matches no template.
+    /// value. Where several readings exist, an expression takes the longest value that leaves
+    /// a match for the rest (`{name}{.ext}` reads `report.tar.gz` whole as `name`, since `.`
+    /// is unreserved; `{name}.{ext}` splits it at the last `.`). The search is memoized; a URI
+    /// longer than [`MAX_MATCH_LEN`](Self::MAX_MATCH_LEN) bytes, or one that needs more than
+    /// [`MAX_MATCH_STEPS`](Self::MAX_MATCH_STEPS) steps of a reading, matches no template.
     ///
     /// ```
     /// use wymcp::resource::UriTemplate;
     ///
-    /// let template = UriTemplate::parse("test://{name}{.ext}").unwrap();
+    /// let template = UriTemplate::parse("test://{name}.{ext}").unwrap();
     /// let vars = template.match_uri("test://report.tar.gz").unwrap();
-    /// assert_eq!((vars.get("name"), vars.get("ext")), (Some("report"), Some("tar.gz")));
+    /// assert_eq!((vars.get("name"), vars.get("ext")), (Some("report.tar"), Some("gz")));
+    /// let greedy = UriTemplate::parse("test://{name}{.ext}").unwrap();
+    /// let vars = greedy.match_uri("test://report.tar.gz").unwrap();
+    /// assert_eq!((vars.get("name"), vars.get("ext")), (Some("report.tar.gz"), None));
     /// let users = UriTemplate::parse("users://{id}").unwrap();
     /// assert_eq!(users.match_uri("users://ada@example.com").unwrap().get("id"), Some("ada@example.com"));
     /// let twice = UriTemplate::parse("pair://{id}/{id}").unwrap();
