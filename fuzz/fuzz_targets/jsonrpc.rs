@@ -60,12 +60,11 @@ async fn exchange(lines: Vec<(Vec<u8>, Option<Value>)>) {
     let mut revision = 2;
     for (bytes, message) in &lines {
         if let Some(m) = message {
-            if m["method"] == "initialize" {
-                if let Some(v) = m["params"]["protocolVersion"].as_str() {
+            if m["method"] == "initialize"
+                && let Some(v) = m["params"]["protocolVersion"].as_str() {
                     // The revision the server agrees to: the one asked, when it serves it.
                     revision = schema::REVISIONS[..3].iter().position(|r| *r == v).unwrap_or(revision);
                 }
-            }
             if m.get("id").is_some() && m.get("method").is_some() {
                 let id = m["id"].to_string();
                 *requested.entry(id.clone()).or_default() += 1;
@@ -96,11 +95,10 @@ async fn exchange(lines: Vec<(Vec<u8>, Option<Value>)>) {
                 || (session_ids.contains(&id) == stateless_ids.contains(&id));
             let at = if stateless_ids.contains(&id) && !session_ids.contains(&id) { 3 } else { revision };
             let checked = schema::check_message(at, &message);
-            if let Err(problem) = checked {
-                if !(either && schema::check_message(3, &message).is_ok()) {
+            if let Err(problem) = checked
+                && !(either && schema::check_message(3, &message).is_ok()) {
                     panic!("{problem}");
                 }
-            }
             if message.get("method").is_none() && message.get("id").is_some_and(|id| !id.is_null()) {
                 *answered.entry(message["id"].to_string()).or_default() += 1;
             }

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use arbitrary::{Arbitrary, Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, json};
 use wymcp::fuzzing::{Sample, StateCodec};
 
 const KEY: [u8; 32] = [7; 32];
@@ -87,6 +87,6 @@ fuzz_target!(|bytes: &[u8]| {
         return;
     }
     if let Ok(payload) = codec.open(&token, now) {
-        panic!("a changed state opened: {token:?} → {}", Value::from(payload));
+        panic!("a changed state opened: {token:?} → {payload}");
     }
 });

@@ -477,11 +477,10 @@ impl Run {
         };
         let revision = self.revision(facts, named, &messages);
         for message in &messages {
-            if status.is_success() || message.get("jsonrpc").is_some() {
-                if let Err(problem) = schema::check_body(revision, message) {
+            if (status.is_success() || message.get("jsonrpc").is_some())
+                && let Err(problem) = schema::check_body(revision, message) {
                     panic!("{problem}\nanswering {status} to {facts:?}");
                 }
-            }
             self.learn(message);
         }
         if let (Some(id), true) = (issued, status.is_success()) {
@@ -520,11 +519,10 @@ impl Run {
                         data.push('\n');
                     }
                     data.push_str(rest.strip_prefix(' ').unwrap_or(rest));
-                } else if let Some(id) = line.strip_prefix("id:") {
-                    if self.event_ids.len() < 64 {
+                } else if let Some(id) = line.strip_prefix("id:")
+                    && self.event_ids.len() < 64 {
                         self.event_ids.push(id.trim().to_owned());
                     }
-                }
             }
             if data.trim().is_empty() {
                 continue;
@@ -538,11 +536,10 @@ impl Run {
 
     /// Keeps what the client may send back: `requestState`s and server request ids.
     fn learn(&mut self, message: &Value) {
-        if let Some(state) = message["result"]["requestState"].as_str() {
-            if self.states.len() < 16 {
+        if let Some(state) = message["result"]["requestState"].as_str()
+            && self.states.len() < 16 {
                 self.states.push(state.to_owned());
             }
-        }
         if message.get("method").is_some() && message.get("id").is_some() && self.server_requests.len() < 16 {
             self.server_requests.push(message["id"].clone());
         }

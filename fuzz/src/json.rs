@@ -275,8 +275,8 @@ pub fn message(u: &mut Unstructured, era: Era, states: &[String]) -> Result<Valu
     }
     let method = *u.choose(METHODS)?;
     let mut params = params(u, method)?;
-    if era == Era::Stateless {
-        if let Some(map) = params.as_object_mut() {
+    if era == Era::Stateless
+        && let Some(map) = params.as_object_mut() {
             map.insert("_meta".into(), envelope(u)?);
             if !states.is_empty() && u.ratio(1u8, 2)? {
                 let state = u.choose(states)?.clone();
@@ -287,7 +287,6 @@ pub fn message(u: &mut Unstructured, era: Era, states: &[String]) -> Result<Valu
                 );
             }
         }
-    }
     let notification = method.starts_with("notifications/");
     let mut message = json!({"jsonrpc": "2.0", "method": method, "params": params});
     if !notification || u.ratio(1u8, 8)? {
