@@ -32,6 +32,10 @@ pub const DEFAULT_MAX_LISTEN_URIS: usize = 1_000;
 /// Most task ids one `subscriptions/listen` stream may list, unless set (each is read from the
 /// task store when the stream opens).
 pub const DEFAULT_MAX_LISTEN_TASK_IDS: usize = 100;
+/// Default longest URI, in bytes, matched against a resource template: 8 KiB.
+pub const DEFAULT_MAX_TEMPLATE_URI: usize = 8 * 1024;
+/// Default most steps of one reading's search when a URI is matched against a template.
+pub const DEFAULT_MAX_TEMPLATE_MATCH_STEPS: usize = 100_000;
 
 /// The serving core's limits. Build one with [`Limits::default`] and the setters, and give it
 /// to [`ServerBuilder::limits`](crate::ServerBuilder::limits).
@@ -88,6 +92,14 @@ pub struct Limits {
     /// Most task ids one `subscriptions/listen` stream's `taskIds` may list; a longer list is
     /// refused (`-32602`, naming the limit).
     pub max_listen_task_ids: usize,
+    /// Longest URI, in bytes, that `resources/read` and `resources/subscribe` match against
+    /// the resource templates; a longer one matches none (`Resource not found`, naming the
+    /// limit).
+    pub max_template_uri: usize,
+    /// Most places one reading of a template match tries an expression's end at (a URI built
+    /// to make the search explore, `{a}{b}{c}z` against thousands of `x`s, stops there and
+    /// matches that template not: `Resource not found`, naming the limit).
+    pub max_template_match_steps: usize,
 }
 
 impl Default for Limits {
@@ -106,6 +118,8 @@ impl Default for Limits {
             max_logged_bytes: DEFAULT_MAX_LOGGED_BYTES,
             max_listen_uris: DEFAULT_MAX_LISTEN_URIS,
             max_listen_task_ids: DEFAULT_MAX_LISTEN_TASK_IDS,
+            max_template_uri: DEFAULT_MAX_TEMPLATE_URI,
+            max_template_match_steps: DEFAULT_MAX_TEMPLATE_MATCH_STEPS,
         }
     }
 }
@@ -150,6 +164,18 @@ impl Limits {
     /// Most task ids one listen stream may list (default 100).
     pub fn max_listen_task_ids(mut self, max: usize) -> Self {
         self.max_listen_task_ids = max;
+        self
+    }
+
+    /// Longest URI matched against a resource template, in bytes (default 8 KiB).
+    pub fn max_template_uri(mut self, bytes: usize) -> Self {
+        self.max_template_uri = bytes;
+        self
+    }
+
+    /// Most steps of one reading when a URI is matched against a template (default 100,000).
+    pub fn max_template_match_steps(mut self, steps: usize) -> Self {
+        self.max_template_match_steps = steps;
         self
     }
 

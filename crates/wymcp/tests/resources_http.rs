@@ -386,3 +386,48 @@ async fn an_ended_session_forgets_its_subscriptions() {
     assert!(server.subscriptions(Some(&s)).is_empty());
     assert_eq!(server.notify_resource_updated("test://blob"), 0);
 }
+
+#[tokio::test]
+async fn a_template_match_stopped_by_a_limit_is_refused_naming_it() {
+    let limits = wymcp::Limits::default()
+        .max_template_uri(64)
+        .max_template_match_steps(50);
+    let server = Server::builder()
+        .limits(limits)
+        .resource_template(ResourceTemplate::new("test://items/{id}", "item", Item))
+        .resource_template(ResourceTemplate::new("test://{a}{b}{c}z", "explorer", Item))
+        .build()
+        .expect("the server builds");
+    let http = start(server).await;
+    let session = http.ready("2025-11-25").await;
+    let read = |uri: String| json!({"uri": uri});
+    let long = format!("test://items/{}", "x".repeat(60));
+    let body = http.call(&session, "resources/read", read(long)).await;
+    assert_eq!(error_code("2025-11-25", &body), -32002);
+    let message = body["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("longer than 64 bytes"), "{message}");
+    assert!(message.contains("Limits::max_template_uri"), "{message}");
+    let explore = format!("test://{}", "x".repeat(40));
+    for method in ["resources/read", "resources/subscribe"] {
+        let body = http.call(&session, method, read(explore.clone())).await;
+        assert_eq!(error_code("2025-11-25", &body), -32002, "{method}");
+        let message = body["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("more than 50 steps"),
+            "{method}: {message}"
+        );
+        assert!(
+            message.contains("Limits::max_template_match_steps"),
+            "{message}"
+        );
+    }
+    // A URI within the limits is read as usual, and one matching nothing says only that.
+    let body = http
+        .call(&session, "resources/read", read("test://items/7".into()))
+        .await;
+    assert_eq!(body["result"]["contents"][0]["text"], "item 7");
+    let body = http
+        .call(&session, "resources/read", read("other://7".into()))
+        .await;
+    assert_eq!(body["error"]["message"], "Resource not found: other://7");
+}

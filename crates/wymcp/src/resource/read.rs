@@ -61,16 +61,21 @@ impl ResourceError {
 pub const RESOURCE_NOT_FOUND: i64 = -32002;
 
 pub(crate) fn not_found(uri: &str, version: ProtocolVersion) -> RpcError {
+    refuse_not_found(uri, format!("Resource not found: {uri}"), version)
+}
+
+/// [`not_found`], saying why (`uri` is quoted as given: bound it first).
+pub(crate) fn not_found_because(uri: &str, reason: &str, version: ProtocolVersion) -> RpcError {
+    refuse_not_found(uri, format!("Resource not found: {uri}: {reason}"), version)
+}
+
+fn refuse_not_found(uri: &str, message: String, version: ProtocolVersion) -> RpcError {
     let code = if version.is_stateless() {
         RpcError::INVALID_PARAMS
     } else {
         RESOURCE_NOT_FOUND
     };
-    RpcError::new(
-        code,
-        format!("Resource not found: {uri}"),
-        Some(json!({ "uri": uri })),
-    )
+    RpcError::new(code, message, Some(json!({ "uri": uri })))
 }
 
 /// Reads a resource: the callback of a [`ResourceTemplate`](crate::resource::ResourceTemplate)

@@ -8,13 +8,16 @@ use iri_string::types::UriStr;
 use serde_json::{Map, Value, json};
 use wymcp_core::{ConfigurationError, Problem};
 
+use crate::Limits;
 use crate::context::Context;
 use crate::paging;
 use crate::protocol::{ProtocolVersion, RpcError};
 use crate::resource::definition::Source;
-use crate::resource::read::not_found;
+use crate::resource::read::{not_found, not_found_because};
 use crate::resource::subscriptions::Subscriptions;
-use crate::resource::{Resource, ResourceContents, ResourceTemplate, UriTemplate, Variables};
+use crate::resource::{
+    MatchError, Resource, ResourceContents, ResourceTemplate, UriTemplate, Variables,
+};
 
 /// Resources and templates, validated once.
 #[derive(Debug, Default)]
@@ -22,14 +25,18 @@ pub(crate) struct ResourceRegistry {
     resources: Vec<Resource>,
     by_uri: HashMap<String, usize>,
     templates: Vec<(ResourceTemplate, UriTemplate)>,
+    /// [`Limits::max_template_uri`] and [`Limits::max_template_match_steps`].
+    match_bounds: (usize, usize),
     pub(crate) subscriptions: Subscriptions,
 }
 
 impl ResourceRegistry {
-    /// Validates every URI, template and name; refuses duplicates.
+    /// Validates every URI, template and name; refuses duplicates. Templates are matched
+    /// within the bounds of `limits`.
     pub(crate) fn build(
         resources: Vec<Resource>,
         templates: Vec<ResourceTemplate>,
+        limits: &Limits,
     ) -> Result<Self, ConfigurationError> {
         let mut by_uri = HashMap::new();
         for (i, resource) in resources.iter().enumerate() {
@@ -77,6 +84,7 @@ impl ResourceRegistry {
             resources,
             by_uri,
             templates: parsed,
+            match_bounds: (limits.max_template_uri, limits.max_template_match_steps),
             subscriptions: Subscriptions::default(),
         })
     }
@@ -106,11 +114,37 @@ impl ResourceRegistry {
 
     /// Whether `uri` names a resource or matches a template.
     pub(crate) fn resolves(&self, uri: &str) -> bool {
-        self.by_uri.contains_key(uri)
-            || self
-                .templates
-                .iter()
-                .any(|(_, t)| t.match_uri(uri).is_some())
+        self.by_uri.contains_key(uri) || self.matching_template(uri).is_ok()
+    }
+
+    /// Whether `uri` names a resource or matches a template; when not, the refusal of a
+    /// session of `version` (naming the limit a template match ran into, if one did).
+    pub(crate) fn check_resolves(
+        &self,
+        uri: &str,
+        version: ProtocolVersion,
+    ) -> Result<(), RpcError> {
+        if self.by_uri.contains_key(uri) {
+            return Ok(());
+        }
+        self.matching_template(uri)
+            .map(|_| ())
+            .map_err(|why| not_matched(uri, why, version))
+    }
+
+    /// The first template `uri` matches, with its variables; else why none did (a limit that
+    /// stopped some template's match is told before a plain no-match).
+    fn matching_template(&self, uri: &str) -> Result<(&ResourceTemplate, Variables), MatchError> {
+        let (max_len, max_steps) = self.match_bounds;
+        let mut why = MatchError::NoMatch;
+        for (template, parsed) in &self.templates {
+            match parsed.try_match_within(uri, max_len, max_steps) {
+                Ok(vars) => return Ok((template, vars)),
+                Err(MatchError::NoMatch) => {}
+                Err(limit) => why = limit,
+            }
+        }
+        Err(why)
     }
 
     pub(crate) fn list(
@@ -148,16 +182,10 @@ impl ResourceRegistry {
                     return Ok(render(&contents, version));
                 }
             },
-            None => {
-                let found = self
-                    .templates
-                    .iter()
-                    .find_map(|(t, parsed)| parsed.match_uri(uri).map(|vars| (&t.reader, vars)));
-                match found {
-                    Some(found) => found,
-                    None => return Err(not_found(&wymcp_core::bound::echo(uri), version)),
-                }
-            }
+            None => match self.matching_template(uri) {
+                Ok((template, vars)) => (&template.reader, vars),
+                Err(why) => return Err(not_matched(uri, why, version)),
+            },
         };
         let read = AssertUnwindSafe(reader.read(uri, vars, ctx)).catch_unwind();
         match read.await {
@@ -173,6 +201,24 @@ impl ResourceRegistry {
             )),
         }
     }
+}
+
+/// `Resource not found` for `uri` (quoted bounded), naming the limit that stopped a template
+/// match when one did.
+fn not_matched(uri: &str, why: MatchError, version: ProtocolVersion) -> RpcError {
+    let uri = wymcp_core::bound::echo(uri);
+    let limit = match why {
+        MatchError::TooLong { max } => format!(
+            "the URI is longer than {max} bytes, the most matched against a resource template \
+             (Limits::max_template_uri)"
+        ),
+        MatchError::OutOfSteps { max } => format!(
+            "matching it against a resource template took more than {max} steps \
+             (Limits::max_template_match_steps)"
+        ),
+        _ => return not_found(&uri, version),
+    };
+    not_found_because(&uri, &limit, version)
 }
 
 fn render(contents: &[ResourceContents], version: ProtocolVersion) -> Value {

@@ -151,14 +151,16 @@ pub struct UriTemplate {
 }
 
 impl UriTemplate {
-    /// The longest URI, in bytes, that [`match_uri`](Self::match_uri) tries to match.
-    pub const MAX_MATCH_LEN: usize = 8 * 1024;
+    /// The longest URI, in bytes, that [`match_uri`](Self::match_uri) tries to match (a
+    /// server's own is [`Limits::max_template_uri`](crate::Limits::max_template_uri)).
+    pub const MAX_MATCH_LEN: usize = crate::limits::DEFAULT_MAX_TEMPLATE_URI;
 
     /// The most places one reading of [`match_uri`](Self::match_uri) tries an expression's end
     /// at, over the whole search: a URI built to make the search explore (`{a}{b}{c}z` against
     /// thousands of `x`s) matches no template once they are spent, rather than costing time
-    /// quadratic in its length.
-    pub const MAX_MATCH_STEPS: usize = 100_000;
+    /// quadratic in its length (a server's own is
+    /// [`Limits::max_template_match_steps`](crate::Limits::max_template_match_steps)).
+    pub const MAX_MATCH_STEPS: usize = crate::limits::DEFAULT_MAX_TEMPLATE_MATCH_STEPS;
 
     /// Parses `template`; the error is the parser's reason.
     pub fn parse(template: &str) -> Result<UriTemplate, String> {
@@ -280,33 +282,38 @@ impl UriTemplate {
     /// assert_eq!(template.try_match(&long), Err(MatchError::TooLong { max: UriTemplate::MAX_MATCH_LEN }));
     /// ```
     pub fn try_match(&self, uri: &str) -> Result<Variables, MatchError> {
-        if uri.len() > Self::MAX_MATCH_LEN {
-            return Err(MatchError::TooLong {
-                max: Self::MAX_MATCH_LEN,
-            });
+        self.try_match_within(uri, Self::MAX_MATCH_LEN, Self::MAX_MATCH_STEPS)
+    }
+
+    /// [`try_match`](Self::try_match) with its own bounds: URIs up to `max_len` bytes, and
+    /// `max_steps` steps per reading (what a server uses, from its
+    /// [`Limits`](crate::Limits)).
+    ///
+    /// ```
+    /// use wymcp::resource::{MatchError, UriTemplate};
+    ///
+    /// let template = UriTemplate::parse("a://{x}").unwrap();
+    /// assert_eq!(template.try_match_within("a://12345", 6, 100), Err(MatchError::TooLong { max: 6 }));
+    /// assert_eq!(template.try_match_within("a://1", 6, 100).unwrap().get("x"), Some("1"));
+    /// ```
+    pub fn try_match_within(
+        &self,
+        uri: &str,
+        max_len: usize,
+        max_steps: usize,
+    ) -> Result<Variables, MatchError> {
+        if uri.len() > max_len {
+            return Err(MatchError::TooLong { max: max_len });
         }
-        let search = |reading| {
-            Search::new(
-                &self.parts,
-                &self.repeated,
-                uri,
-                reading,
-                Self::MAX_MATCH_STEPS,
-            )
-            .run()
-        };
+        let search =
+            |reading| Search::new(&self.parts, &self.repeated, uri, reading, max_steps).run();
+        let out_of_steps = MatchError::OutOfSteps { max: max_steps };
         // A strict search that ran out of steps ends the match: a lenient one admits more.
         let found = match search(Reading::Strict) {
             Ok(found) => found,
-            Err(true) => {
-                return Err(MatchError::OutOfSteps {
-                    max: Self::MAX_MATCH_STEPS,
-                });
-            }
-            Err(false) => search(Reading::Lenient).map_err(|out_of_steps| match out_of_steps {
-                true => MatchError::OutOfSteps {
-                    max: Self::MAX_MATCH_STEPS,
-                },
+            Err(true) => return Err(out_of_steps),
+            Err(false) => search(Reading::Lenient).map_err(|spent| match spent {
+                true => out_of_steps,
                 false => MatchError::NoMatch,
             })?,
         };
@@ -342,13 +349,15 @@ pub enum MatchError {
     /// No values of the variables expand to the URI.
     #[error("the URI does not match the template")]
     NoMatch,
-    /// The URI is longer than [`UriTemplate::MAX_MATCH_LEN`] bytes.
+    /// The URI is longer than the most bytes matched ([`UriTemplate::MAX_MATCH_LEN`] unless
+    /// set).
     #[error("the URI is longer than {max} bytes, the most a template is matched against")]
     TooLong {
         /// The limit.
         max: usize,
     },
-    /// The search ran out of its [`UriTemplate::MAX_MATCH_STEPS`] before it found a reading.
+    /// The search ran out of its steps ([`UriTemplate::MAX_MATCH_STEPS`] unless set) before it
+    /// found a reading.
     #[error("matching the URI took more than {max} steps of the search")]
     OutOfSteps {
         /// The limit.

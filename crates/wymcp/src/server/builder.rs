@@ -445,7 +445,7 @@ impl ServerBuilder {
         let (skills, mut skill_files) = crate::skill::registry::SkillRegistry::build(self.skills)?;
         let mut resources = self.resources;
         resources.append(&mut skill_files);
-        let resources = ResourceRegistry::build(resources, self.templates)?;
+        let resources = ResourceRegistry::build(resources, self.templates, &self.limits)?;
         let prompts = PromptRegistry::build(self.prompts)?;
         let completions = CompletionRegistry::build(self.completions, &prompts, &resources)?;
         // The tasks announce their status changes on the server's hub and relay.

@@ -11,8 +11,8 @@ use crate::context::Context;
 use crate::paging::{self, params_object};
 use crate::prompt::registry::PromptRegistry;
 use crate::protocol::{Method, ProtocolVersion, RpcError};
+use crate::resource::Hub;
 use crate::resource::registry::{ResourceRegistry, uri_param};
-use crate::resource::{Hub, ResourceError};
 use crate::server::Server;
 
 /// The requests other than `tools/call` that a server's layers wrap: the lists, the reads,
@@ -229,9 +229,7 @@ impl Server {
             Method::ResourcesSubscribe => {
                 let params = object()?;
                 let uri = uri_param(&params)?;
-                if !resources.resolves(uri) {
-                    return Err(ResourceError::NotFound.to_rpc_error(uri, version));
-                }
+                resources.check_resolves(uri, version)?;
                 let session = ctx.session_id().map(str::to_owned);
                 let subscriptions = &resources.subscriptions;
                 subscriptions
