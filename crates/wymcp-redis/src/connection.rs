@@ -8,7 +8,9 @@ use redis::AsyncCommands as _;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use wymcp::mrtr::RequestStateKeys;
 
-use crate::{RedisBus, RedisEventLog, RedisSessionStore, RedisTaskStore, RedisUserState};
+use crate::{
+    RedisBus, RedisEventLog, RedisSessionStore, RedisSubscriptions, RedisTaskStore, RedisUserState,
+};
 
 /// How long a Redis command may take before the request using it is answered 503 (default).
 const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
@@ -75,6 +77,18 @@ impl Keys {
     /// A task of the tasks extension.
     pub(crate) fn task(&self, id: &str) -> String {
         key(&self.0, ":task:", id)
+    }
+    /// The URIs a session is subscribed to.
+    pub(crate) fn subscriptions_of(&self, session: &str) -> String {
+        key(&self.0, ":subs:", session)
+    }
+    /// The sessions subscribed to a URI.
+    pub(crate) fn subscribers(&self, uri: &str) -> String {
+        key(&self.0, ":subscribers:", uri)
+    }
+    /// How many subscriptions all sessions hold.
+    pub(crate) fn subscription_total(&self) -> String {
+        key(&self.0, ":subscriptions", "")
     }
     fn request_state_key(&self) -> String {
         format!("{}:request-state-key", self.0)
@@ -216,6 +230,12 @@ impl Redis {
     /// [`ServerBuilder::user_state`](wymcp::ServerBuilder::user_state).
     pub fn user_state(&self) -> RedisUserState {
         RedisUserState::new(self.conn.clone(), self.keys.clone())
+    }
+
+    /// The `resources/subscribe` subscriptions on this Redis ([`RedisSubscriptions`]), for
+    /// [`ServerBuilder::subscription_store`](wymcp::ServerBuilder::subscription_store).
+    pub fn subscription_store(&self) -> RedisSubscriptions {
+        RedisSubscriptions::new(self.conn.clone(), self.keys.clone())
     }
 
     /// The bus between nodes on this Redis (pub/sub).

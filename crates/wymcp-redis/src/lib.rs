@@ -15,6 +15,8 @@
 //! let server = wymcp::Server::builder()
 //!     // Every node opens the stateless era's requestState sealed by any other.
 //!     .request_state_keys(redis.request_state_keys().await?)
+//!     // A resources/subscribe taken by one node is notified from any, and outlives it.
+//!     .subscription_store(redis.subscription_store())
 //!     .build()?;
 //! let service = StreamableHttp::builder(server).redis(&redis).build();
 //! # let _ = service; Ok(()) }
@@ -33,6 +35,9 @@
 //! | `wymcp:request-state-key` | string | the shared requestState key | never expires |
 //! | `wymcp:user:<subject>` | hash (key → JSON) | a principal's user state ([`Redis::user_state`]) | 24 h after its last use, unless set |
 //! | `wymcp:task:<id>` | string (JSON) | a task of the tasks extension ([`Redis::task_store`]) | the task's TTL from its creation |
+//! | `wymcp:subs:<id>` | set | the URIs a session subscribed to ([`Redis::subscription_store`]) | until the session ends |
+//! | `wymcp:subscribers:<uri>` | set | the sessions subscribed to a URI | until its last subscriber ends |
+//! | `wymcp:subscriptions` | string (integer) | how many subscriptions all sessions hold: `Limits::max_subscriptions` | never expires |
 //!
 //! Requests cost one round trip each to load their session (`GETEX … PX` reads the record
 //! and renews its TTL; Redis 6.2 or later); a record is written only when it changes. When Redis is unreachable,
@@ -46,6 +51,7 @@ mod events;
 mod ext;
 mod record;
 mod store;
+mod subscriptions;
 mod tasks;
 mod user_state;
 
@@ -54,6 +60,7 @@ pub use connection::{Redis, RedisBuilder};
 pub use events::RedisEventLog;
 pub use ext::RedisExt;
 pub use store::RedisSessionStore;
+pub use subscriptions::RedisSubscriptions;
 pub use tasks::RedisTaskStore;
 pub use user_state::RedisUserState;
 

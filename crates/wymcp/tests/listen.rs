@@ -240,9 +240,9 @@ async fn a_stream_gets_only_the_kinds_and_uris_it_asked_for() {
     // Sent first, so a leak would arrive before the change each stream asked for.
     h.server.notify_tools_list_changed();
     h.server.notify_resources_list_changed();
-    assert_eq!(h.server.notify_resource_updated("test://b"), 1);
+    assert_eq!(h.server.notify_resource_updated("test://b").await, 1);
     h.server.notify_prompts_list_changed();
-    assert_eq!(h.server.notify_resource_updated("test://a"), 1);
+    assert_eq!(h.server.notify_resource_updated("test://a").await, 1);
 
     let message = prompts.message().await.unwrap();
     assert_eq!(message["method"], "notifications/prompts/list_changed");
@@ -408,7 +408,7 @@ async fn a_lagging_stream_resends_every_kind_it_honours_and_lives_on() {
         h.server.notify_tools_list_changed();
     }
     h.server.notify_prompts_list_changed(); // not asked for: a marker that is never sent
-    h.server.notify_resource_updated("test://a");
+    h.server.notify_resource_updated("test://a").await;
     let first = sse.message().await.unwrap();
     assert_eq!(first["method"], "notifications/tools/list_changed");
     let second = sse.message().await.unwrap();

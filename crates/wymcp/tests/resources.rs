@@ -385,13 +385,24 @@ fn subscriptions_are_kept_per_session_and_notify_subscribers() {
         .expect_err("unknown");
         assert_eq!(unknown.code(), -32002);
 
-        assert_eq!(server.subscriptions(Some("s1")), ["test://static-text"]);
-        assert_eq!(server.notify_resource_updated("test://static-text"), 1);
+        assert_eq!(
+            server.subscriptions(Some("s1")).await.expect("in memory"),
+            ["test://static-text"]
+        );
+        assert_eq!(
+            server.notify_resource_updated("test://static-text").await,
+            1
+        );
         let sent = rx.recv().await.expect("notification");
         assert_eq!(sent.session_id.as_deref(), Some("s1"));
         assert_eq!(sent.method(), "notifications/resources/updated");
         assert_valid(v, "ResourceUpdatedNotification", &sent.message);
-        assert_eq!(server.notify_resource_updated("test://template/9/data"), 1);
+        assert_eq!(
+            server
+                .notify_resource_updated("test://template/9/data")
+                .await,
+            1
+        );
         assert_eq!(
             rx.recv().await.expect("n").session_id.as_deref(),
             Some("s2")
@@ -406,9 +417,17 @@ fn subscriptions_are_kept_per_session_and_notify_subscribers() {
         .await
         .expect("unsubscribe");
         assert_eq!(ok, json!({}));
-        assert_eq!(server.notify_resource_updated("test://static-text"), 0);
-        server.forget_session(Some("s2"));
-        assert_eq!(server.notify_resource_updated("test://template/9/data"), 0);
+        assert_eq!(
+            server.notify_resource_updated("test://static-text").await,
+            0
+        );
+        server.forget_session(Some("s2")).await;
+        assert_eq!(
+            server
+                .notify_resource_updated("test://template/9/data")
+                .await,
+            0
+        );
         assert!(rx.try_recv().is_err());
     });
 }

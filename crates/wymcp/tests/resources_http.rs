@@ -335,8 +335,14 @@ async fn resources_updated_reaches_the_subscribed_session_get_stream() {
         )
         .await;
     assert_valid("2025-11-25", &ok, "EmptyResult");
-    assert_eq!(server.subscriptions(Some(&subscribed)), ["test://text"]);
-    assert_eq!(server.notify_resource_updated("test://text"), 1);
+    assert_eq!(
+        server
+            .subscriptions(Some(&subscribed))
+            .await
+            .expect("in memory"),
+        ["test://text"]
+    );
+    assert_eq!(server.notify_resource_updated("test://text").await, 1);
     read_until(&mut stream, &mut buf, "notifications/resources/updated").await;
     let updated = data_lines(&buf)
         .into_iter()
@@ -371,7 +377,7 @@ async fn resources_updated_reaches_the_subscribed_session_get_stream() {
         )
         .await;
     assert_valid("2025-11-25", &ok, "EmptyResult");
-    assert_eq!(server.notify_resource_updated("test://text"), 0);
+    assert_eq!(server.notify_resource_updated("test://text").await, 0);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -381,10 +387,19 @@ async fn an_ended_session_forgets_its_subscriptions() {
     let s = h.ready("2025-11-25").await;
     h.call(&s, "resources/subscribe", json!({"uri": "test://blob"}))
         .await;
-    assert_eq!(server.subscriptions(Some(&s)), ["test://blob"]);
+    assert_eq!(
+        server.subscriptions(Some(&s)).await.expect("in memory"),
+        ["test://blob"]
+    );
     h.delete(&s).await;
-    assert!(server.subscriptions(Some(&s)).is_empty());
-    assert_eq!(server.notify_resource_updated("test://blob"), 0);
+    assert!(
+        server
+            .subscriptions(Some(&s))
+            .await
+            .expect("in memory")
+            .is_empty()
+    );
+    assert_eq!(server.notify_resource_updated("test://blob").await, 0);
 }
 
 #[tokio::test]

@@ -60,7 +60,7 @@ async fn subscribe_notify_and_forget_over_stdio() {
     )
     .await;
     assert_eq!(subscribed, json!({"jsonrpc": "2.0", "id": 2, "result": {}}));
-    assert_eq!(server.notify_resource_updated("test://w"), 1);
+    assert_eq!(server.notify_resource_updated("test://w").await, 1);
     // The next line on stdout is the notification.
     let ping = exchange(json!({"jsonrpc": "2.0", "id": 3, "method": "ping"})).await;
     let (updated, pong) = if ping.get("method").is_some() {
@@ -79,5 +79,5 @@ async fn subscribe_notify_and_forget_over_stdio() {
     write.shutdown().await.expect("closed");
     drop(write);
     served.await.expect("joined").expect("a clean end");
-    assert_eq!(server.notify_resource_updated("test://w"), 0);
+    assert_eq!(server.notify_resource_updated("test://w").await, 0);
 }

@@ -714,7 +714,7 @@ async fn listen_streams_share_stdout_tagged_and_filtered() {
     assert_eq!(changed["method"], "notifications/tools/list_changed");
     assert_eq!(*subscription(changed), 10);
     assert_eq!(tool_body(answer), json!({"notified": true}));
-    server.notify_resource_updated(WATCHED);
+    server.notify_resource_updated(WATCHED).await;
     let updated = c.recv().await;
     valid("ResourceUpdatedNotification", &updated);
     assert_eq!(

@@ -141,7 +141,7 @@ async fn run(cli: Invocation) -> Result<(), Failure> {
     };
     let mut builder = policy.apply(tools::builder(store));
     if let Some(redis) = &redis {
-        builder = builder.request_state_keys(redis.request_state_keys().await?);
+        builder = redis.share(builder.request_state_keys(redis.request_state_keys().await?));
     }
     let server = builder.build()?;
     let mut cli = cli.detail("database", db.display().to_string());

@@ -2,6 +2,7 @@
 //! with the cargo feature `redis` (`cargo run --bin tasks --features redis -- --redis URL`); a
 //! build without it, the default (its first build stays lean), refuses the flag and says so.
 
+use wymcp::ServerBuilder;
 use wymcp::mrtr::RequestStateKeys;
 use wymcp::transport::http::StreamableHttp;
 
@@ -34,6 +35,17 @@ impl Node {
         return self.0.request_state_keys().await.map_err(|e| e.to_string());
         #[cfg(not(feature = "redis"))]
         match *self {}
+    }
+
+    /// `builder` with its sessions' resource subscriptions on this Redis.
+    pub(crate) fn share(&self, builder: ServerBuilder) -> ServerBuilder {
+        #[cfg(feature = "redis")]
+        return builder.subscription_store(self.0.subscription_store());
+        #[cfg(not(feature = "redis"))]
+        {
+            let _ = builder;
+            match *self {}
+        }
     }
 
     /// `http` with its sessions, events and bus on this Redis.

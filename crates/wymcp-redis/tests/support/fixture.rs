@@ -120,7 +120,7 @@ impl PlainTool for Touch {
     }
     async fn run(&self, _arguments: Map<String, Value>, _ctx: Context) -> CallResult {
         if let Some(server) = self.0.get() {
-            server.notify_resource_updated(README);
+            server.notify_resource_updated(README).await;
         }
         Ok(CallOutput::json(json!({"touched": README})))
     }
@@ -129,6 +129,14 @@ impl PlainTool for Touch {
 /// A node's server: every node builds its own, as separate processes would.
 pub(crate) fn server(keys: Option<RequestStateKeys>) -> Server {
     build(keys, |builder| builder)
+}
+
+/// The same server as a node of a deployment on `redis` runs it: the stateless era's keys
+/// shared, the subscriptions kept in Redis.
+pub(crate) fn shared_server(keys: RequestStateKeys, redis: &wymcp_redis::Redis) -> Server {
+    build(Some(keys), |builder| {
+        builder.subscription_store(redis.subscription_store())
+    })
 }
 
 /// The same server with tasks kept in `redis`: `steps` (ends at once), `slow` (never ends),

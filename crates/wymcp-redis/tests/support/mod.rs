@@ -100,7 +100,7 @@ pub(crate) fn serve_as_node_process() {
         let keys = redis.request_state_keys().await.expect("the shared keys");
         let server = match std::env::var("WYMCP_TEST_NODE_SERVER").as_deref() {
             Ok("tasks") => fixture::tasks_server(Some(keys), &redis),
-            _ => fixture::server(Some(keys)),
+            _ => fixture::shared_server(keys, &redis),
         };
         let builder = wymcp_redis::RedisExt::redis(StreamableHttp::builder(server), &redis);
         let http = HttpServer::bind("127.0.0.1:0", builder)

@@ -610,10 +610,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let mut builder = server_builder()?;
     if let Some(redis) = &redis {
-        // Tasks in Redis too, any node answering for any task: a running task's node picks
-        // up a cancel or an answer given to another node at its next heartbeat.
+        // Subscriptions and tasks in Redis too, any node answering for any task: a running
+        // task's node picks up a cancel or an answer given to another node at its next
+        // heartbeat.
         builder = builder
             .request_state_keys(redis.request_state_keys().await?)
+            .subscription_store(redis.subscription_store())
             .task_store(redis.task_store())
             .task_heartbeat(Duration::from_millis(250));
     }
@@ -625,7 +627,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut every = tokio::time::interval(Duration::from_secs(3));
         loop {
             every.tick().await;
-            watcher.notify_resource_updated(WATCHED_URI);
+            watcher.notify_resource_updated(WATCHED_URI).await;
         }
     });
     // SSE polling (SEP-1699): POST streams open with a priming event carrying `retry`, and

@@ -2,6 +2,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
 
 use futures_util::FutureExt;
 use iri_string::types::UriStr;
@@ -16,7 +17,8 @@ use crate::resource::definition::Source;
 use crate::resource::read::{not_found, not_found_because};
 use crate::resource::subscriptions::Subscriptions;
 use crate::resource::{
-    MatchError, Resource, ResourceContents, ResourceTemplate, UriTemplate, Variables,
+    MatchError, Resource, ResourceContents, ResourceTemplate, SubscriptionStore, UriTemplate,
+    Variables,
 };
 
 /// Resources and templates, validated once.
@@ -32,11 +34,13 @@ pub(crate) struct ResourceRegistry {
 
 impl ResourceRegistry {
     /// Validates every URI, template and name; refuses duplicates. Templates are matched
-    /// within the bounds of `limits`.
+    /// within the bounds of `limits`; the subscriptions of sessions with ids are kept in
+    /// `shared` when given.
     pub(crate) fn build(
         resources: Vec<Resource>,
         templates: Vec<ResourceTemplate>,
         limits: &Limits,
+        shared: Option<Arc<dyn SubscriptionStore>>,
     ) -> Result<Self, ConfigurationError> {
         let mut by_uri = HashMap::new();
         for (i, resource) in resources.iter().enumerate() {
@@ -85,7 +89,7 @@ impl ResourceRegistry {
             by_uri,
             templates: parsed,
             match_bounds: (limits.max_template_uri, limits.max_template_match_steps),
-            subscriptions: Subscriptions::default(),
+            subscriptions: Subscriptions::new(shared),
         })
     }
 

@@ -1,15 +1,28 @@
-//! Which sessions subscribed to which resource URIs.
+//! Which sessions subscribed to which resource URIs: here, or in a shared
+//! [`SubscriptionStore`] for sessions with ids.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use super::{SubscriptionError, SubscriptionStore};
 
 /// A session as the bookkeeping knows it: `None` for a transport without session ids (stdio).
 pub(crate) type SessionKey = Option<String>;
 
-/// `resources/subscribe` bookkeeping: URI → subscribed sessions.
-#[derive(Debug, Default)]
+/// `resources/subscribe` bookkeeping: URI → subscribed sessions, in this process, or in the
+/// shared store for the sessions with ids when the server has one.
+#[derive(Default)]
 pub(crate) struct Subscriptions {
     state: Mutex<State>,
+    shared: Option<Arc<dyn SubscriptionStore>>,
+}
+
+impl std::fmt::Debug for Subscriptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Subscriptions")
+            .field("shared", &self.shared.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 #[derive(Debug, Default)]
@@ -20,31 +33,53 @@ struct State {
     total: usize,
 }
 
-/// Why a subscription was refused: one of the two caps of [`Limits`](crate::Limits).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum SubscribeRefusal {
-    /// The session holds `max_subscriptions_per_session` already.
-    Session(usize),
-    /// All sessions together hold `max_subscriptions` already.
-    Server(usize),
-}
-
-impl SubscribeRefusal {
-    pub(crate) fn message(self) -> String {
-        match self {
-            SubscribeRefusal::Session(max) => format!(
-                "Too many subscriptions: this session holds {max}, the limit \
-                 (Limits::max_subscriptions_per_session). Unsubscribe from one first."
-            ),
-            SubscribeRefusal::Server(max) => format!(
-                "Too many subscriptions: the server holds {max}, its limit \
-                 (Limits::max_subscriptions). Try again later."
-            ),
+impl Subscriptions {
+    /// Bookkeeping in this process, and in `shared` for sessions with ids when set.
+    pub(crate) fn new(shared: Option<Arc<dyn SubscriptionStore>>) -> Self {
+        Subscriptions {
+            state: Mutex::default(),
+            shared,
         }
     }
-}
 
-impl Subscriptions {
+    /// The shared store, when the server has one.
+    pub(crate) fn shared(&self) -> Option<&Arc<dyn SubscriptionStore>> {
+        self.shared.as_ref()
+    }
+
+    /// Subscribes `session` to `uri` where its subscriptions live.
+    pub(crate) async fn subscribe(
+        &self,
+        uri: &str,
+        session: Option<&str>,
+        limits: &crate::Limits,
+    ) -> Result<(), SubscriptionError> {
+        match (session, &self.shared) {
+            (Some(session), Some(store)) => store.subscribe(session, uri, limits).await,
+            _ => self.subscribe_here(uri, session.map(str::to_owned), limits),
+        }
+    }
+
+    /// Unsubscribes `session` from `uri` where its subscriptions live; whether it was.
+    pub(crate) async fn unsubscribe(
+        &self,
+        uri: &str,
+        session: Option<&str>,
+    ) -> Result<bool, SubscriptionError> {
+        match (session, &self.shared) {
+            (Some(session), Some(store)) => store.unsubscribe(session, uri).await,
+            _ => Ok(self.unsubscribe_here(uri, &session.map(str::to_owned))),
+        }
+    }
+
+    /// The URIs `session` is subscribed to, where its subscriptions live.
+    pub(crate) async fn of(&self, session: Option<&str>) -> Result<Vec<String>, SubscriptionError> {
+        match (session, &self.shared) {
+            (Some(session), Some(store)) => store.subscriptions_of(session).await,
+            _ => Ok(self.subscriptions_of(&session.map(str::to_owned))),
+        }
+    }
+
     fn lock(&self) -> MutexGuard<'_, State> {
         // Every update keeps the map and the counts together under the lock: a poisoned state
         // is still consistent.
@@ -53,24 +88,26 @@ impl Subscriptions {
 
     /// Subscribes `session` to `uri` unless a cap of `limits` is reached (subscribing again to
     /// a URI the session holds is always accepted).
-    pub(crate) fn subscribe(
+    fn subscribe_here(
         &self,
         uri: &str,
         session: SessionKey,
         limits: &crate::Limits,
-    ) -> Result<(), SubscribeRefusal> {
+    ) -> Result<(), SubscriptionError> {
         let mut state = self.lock();
         if state.by_uri.get(uri).is_some_and(|s| s.contains(&session)) {
             return Ok(());
         }
         let held = state.per_session.get(&session).copied().unwrap_or(0);
         if held >= limits.max_subscriptions_per_session {
-            return Err(SubscribeRefusal::Session(
-                limits.max_subscriptions_per_session,
-            ));
+            return Err(SubscriptionError::SessionFull {
+                max: limits.max_subscriptions_per_session,
+            });
         }
         if state.total >= limits.max_subscriptions {
-            return Err(SubscribeRefusal::Server(limits.max_subscriptions));
+            return Err(SubscriptionError::ServerFull {
+                max: limits.max_subscriptions,
+            });
         }
         state
             .by_uri
@@ -83,7 +120,7 @@ impl Subscriptions {
     }
 
     /// Answers whether the session was subscribed.
-    pub(crate) fn unsubscribe(&self, uri: &str, session: &SessionKey) -> bool {
+    fn unsubscribe_here(&self, uri: &str, session: &SessionKey) -> bool {
         let mut state = self.lock();
         let Some(sessions) = state.by_uri.get_mut(uri) else {
             return false;
@@ -98,7 +135,8 @@ impl Subscriptions {
         removed
     }
 
-    pub(crate) fn subscribers(&self, uri: &str) -> Vec<SessionKey> {
+    /// The sessions subscribed to `uri` in this process (not those of the shared store).
+    pub(crate) fn subscribers_here(&self, uri: &str) -> Vec<SessionKey> {
         self.lock()
             .by_uri
             .get(uri)
@@ -106,7 +144,7 @@ impl Subscriptions {
             .unwrap_or_default()
     }
 
-    pub(crate) fn subscriptions_of(&self, session: &SessionKey) -> Vec<String> {
+    fn subscriptions_of(&self, session: &SessionKey) -> Vec<String> {
         self.lock()
             .by_uri
             .iter()
@@ -115,7 +153,9 @@ impl Subscriptions {
             .collect()
     }
 
-    pub(crate) fn forget_session(&self, session: &SessionKey) {
+    /// Drops the subscriptions `session` holds in this process (the shared store's are
+    /// dropped by the node that ends the session: [`forget_shared`](Self::forget_shared)).
+    pub(crate) fn forget_here(&self, session: &SessionKey) {
         let mut state = self.lock();
         let Some(held) = state.per_session.get(session).copied() else {
             return;
@@ -125,6 +165,17 @@ impl Subscriptions {
             !sessions.is_empty()
         });
         state.release(session, held);
+    }
+}
+
+impl Subscriptions {
+    /// Drops the subscriptions `session` holds in the shared store, if there is one.
+    pub(crate) async fn forget_shared(&self, session: &str) {
+        if let Some(store) = &self.shared
+            && let Err(err) = store.forget_session(session).await
+        {
+            tracing::warn!(%err, "the subscriptions of an ended session were not dropped");
+        }
     }
 }
 

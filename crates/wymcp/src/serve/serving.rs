@@ -237,6 +237,7 @@ impl Core {
     pub(crate) async fn end_session(&self, id: &str) -> Result<bool, StoreError> {
         let found = self.store().remove(id).await?;
         self.forget(id);
+        self.0.server.forget_session(Some(id)).await;
         let ended = crate::session::BusMessage::Ended {
             session: id.to_owned(),
         };
@@ -256,6 +257,7 @@ impl Core {
         let gone = self.store().reap(self.settings().session_ttl).await?;
         for id in &gone {
             self.forget(id);
+            self.0.server.forget_session(Some(id)).await;
             let ended = crate::session::BusMessage::Ended {
                 session: id.clone(),
             };
@@ -275,7 +277,7 @@ impl Core {
     fn forget(&self, id: &str) {
         self.0.quota.release(id);
         self.0.live.end(id);
-        self.0.server.forget_session(Some(id));
+        self.0.server.forget_session_here(Some(id));
     }
 
     /// Runs the session hooks' end hook, when there are hooks.

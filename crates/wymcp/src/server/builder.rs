@@ -56,6 +56,7 @@ pub struct ServerBuilder {
     skills: Vec<crate::skill::Skill>,
     pub(super) tasks: crate::task::Tasks,
     pub(super) user_state: Option<Arc<dyn crate::user_state::UserStateStore>>,
+    pub(super) subscription_store: Option<Arc<dyn crate::resource::SubscriptionStore>>,
     pub(super) visibility: crate::tool::visibility::Visibility,
     page_size: Option<usize>,
     list_changed: bool,
@@ -114,6 +115,7 @@ impl ServerBuilder {
             skills: Vec::new(),
             tasks: crate::task::Tasks::default(),
             user_state: None,
+            subscription_store: None,
             visibility: crate::tool::visibility::Visibility::default(),
             page_size: None,
             list_changed: false,
@@ -445,7 +447,12 @@ impl ServerBuilder {
         let (skills, mut skill_files) = crate::skill::registry::SkillRegistry::build(self.skills)?;
         let mut resources = self.resources;
         resources.append(&mut skill_files);
-        let resources = ResourceRegistry::build(resources, self.templates, &self.limits)?;
+        let resources = ResourceRegistry::build(
+            resources,
+            self.templates,
+            &self.limits,
+            self.subscription_store,
+        )?;
         let prompts = PromptRegistry::build(self.prompts)?;
         let completions = CompletionRegistry::build(self.completions, &prompts, &resources)?;
         // The tasks announce their status changes on the server's hub and relay.

@@ -230,19 +230,20 @@ impl Server {
                 let params = object()?;
                 let uri = uri_param(&params)?;
                 resources.check_resolves(uri, version)?;
-                let session = ctx.session_id().map(str::to_owned);
                 let subscriptions = &resources.subscriptions;
                 subscriptions
-                    .subscribe(uri, session, &features.limits)
-                    .map_err(|refused| RpcError::invalid_params_reason(refused.message()))?;
+                    .subscribe(uri, ctx.session_id(), &features.limits)
+                    .await
+                    .map_err(subscription_refused)?;
                 Ok(json!({}))
             }
             Method::ResourcesUnsubscribe => {
                 let params = object()?;
-                let session = ctx.session_id().map(str::to_owned);
-                resources
-                    .subscriptions
-                    .unsubscribe(uri_param(&params)?, &session);
+                let subscriptions = &resources.subscriptions;
+                subscriptions
+                    .unsubscribe(uri_param(&params)?, ctx.session_id())
+                    .await
+                    .map_err(subscription_refused)?;
                 Ok(json!({}))
             }
             Method::PromptsList => prompts.list(&object()?, size, version),
@@ -259,5 +260,21 @@ impl Server {
             _ => Err(RpcError::method_not_found()),
         };
         answer.map_err(|error| error.bounded(max))
+    }
+}
+
+/// A subscription a cap or the shared store refused: a cap is the client's to mend
+/// (`-32602`, naming it); a store failure is the server's (`-32603`).
+fn subscription_refused(refused: crate::resource::SubscriptionError) -> RpcError {
+    match refused {
+        crate::resource::SubscriptionError::Unavailable(reason) => {
+            tracing::warn!(%reason, "MCP subscription store failed");
+            RpcError::new(
+                RpcError::INTERNAL_ERROR,
+                "The subscription store is unavailable; try again.",
+                None,
+            )
+        }
+        cap => RpcError::invalid_params_reason(cap.to_string()),
     }
 }

@@ -5,6 +5,7 @@ mod checks;
 mod features;
 pub(crate) mod notify;
 mod principals;
+mod shared;
 mod task_builder;
 
 use std::collections::HashMap;

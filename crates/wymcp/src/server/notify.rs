@@ -7,7 +7,7 @@ use std::sync::{Arc, OnceLock};
 use serde_json::json;
 use tokio::sync::broadcast;
 
-use crate::resource::{Change, ServerNotification};
+use crate::resource::{Change, ServerNotification, SubscriptionError};
 use crate::server::Server;
 use crate::session::{Bus, Notice, Recipient};
 
@@ -65,8 +65,11 @@ impl Server {
 
     /// Emits `notifications/resources/updated` for `uri` to every session subscribed to it
     /// and to every `subscriptions/listen` stream (2026-07-28) whose `resourceSubscriptions`
-    /// names it; answers how many notifications were handed to the transport (one per
-    /// session, plus one when listen streams were open to take it).
+    /// names it, on every node; answers how many notifications were handed to a transport
+    /// (one per session, plus one when listen streams were open to take it). With a
+    /// [`subscription store`](crate::ServerBuilder::subscription_store), this node asks it for
+    /// the subscribed sessions and sends to each once, wherever its stream is held; a store
+    /// that fails is logged, and its sessions are not counted.
     ///
     /// ```
     /// use serde_json::json;
@@ -80,26 +83,29 @@ impl Server {
     /// let client = TestClient::new(server.clone());
     /// let watch = Some(json!({"uri": "test://w"}));
     /// client.request_with("resources/subscribe", watch, |ctx| ctx.session_id("s1")).await.unwrap();
-    /// assert_eq!(server.notify_resource_updated("test://w"), 1);
+    /// assert_eq!(server.notify_resource_updated("test://w").await, 1);
     /// let sent = rx.recv().await.unwrap();
     /// assert_eq!(sent.session_id.as_deref(), Some("s1"));
     /// assert_eq!(sent.message["params"]["uri"], "test://w");
     /// # });
     /// ```
-    pub fn notify_resource_updated(&self, uri: &str) -> usize {
+    pub async fn notify_resource_updated(&self, uri: &str) -> usize {
         self.relay(Notice::ResourceUpdated {
             uri: uri.to_owned(),
         });
-        self.notify_resource_updated_here(uri)
+        let here = self.notify_resource_updated_here(uri);
+        here + self.notify_shared_subscribers(uri).await
     }
 
-    /// [`notify_resource_updated`](Self::notify_resource_updated) on this node only.
+    /// [`notify_resource_updated`](Self::notify_resource_updated) on this node only, to the
+    /// sessions subscribed in this process and the listen streams (the shared store's
+    /// sessions are notified by the node where the change was emitted).
     pub(crate) fn notify_resource_updated_here(&self, uri: &str) -> usize {
         let features = self.features();
         let sessions = features
             .resources
             .subscriptions
-            .subscribers(uri)
+            .subscribers_here(uri)
             .into_iter()
             .filter(|session| {
                 features
@@ -113,20 +119,59 @@ impl Server {
         sessions + usize::from(listeners)
     }
 
-    /// The URIs `session_id` is subscribed to (`None`: the session-less transport's).
-    pub fn subscriptions(&self, session_id: Option<&str>) -> Vec<String> {
-        self.features()
-            .resources
-            .subscriptions
-            .subscriptions_of(&session_id.map(str::to_owned))
+    /// `notifications/resources/updated` for `uri` to the sessions the shared subscription
+    /// store lists, if the server has one; how many were handed to a transport.
+    async fn notify_shared_subscribers(&self, uri: &str) -> usize {
+        let features = self.features();
+        let Some(store) = features.resources.subscriptions.shared() else {
+            return 0;
+        };
+        match store.subscribers(uri).await {
+            Ok(sessions) => sessions
+                .into_iter()
+                .filter(|session| {
+                    let to = Some(session.clone());
+                    features
+                        .hub
+                        .send(ServerNotification::resource_updated(uri, to))
+                })
+                .count(),
+            Err(err) => {
+                tracing::warn!(%err, "MCP resource subscribers not notified");
+                0
+            }
+        }
     }
 
-    /// Drops every subscription of a session that ended (the transport calls it).
-    pub fn forget_session(&self, session_id: Option<&str>) {
+    /// The URIs `session_id` is subscribed to (`None`: the session-less transport's), from the
+    /// shared subscription store when the server has one and the session has an id.
+    pub async fn subscriptions(
+        &self,
+        session_id: Option<&str>,
+    ) -> Result<Vec<String>, SubscriptionError> {
+        self.features().resources.subscriptions.of(session_id).await
+    }
+
+    /// Drops every subscription of a session that ended, here and in the shared subscription
+    /// store (the transports call it).
+    pub async fn forget_session(&self, session_id: Option<&str>) {
+        self.forget_session_here(session_id);
+        if let Some(id) = session_id {
+            self.features()
+                .resources
+                .subscriptions
+                .forget_shared(id)
+                .await;
+        }
+    }
+
+    /// [`forget_session`](Self::forget_session) in this process only (every node that hears
+    /// of a session's end does it; the node that ended it also clears the shared store).
+    pub(crate) fn forget_session_here(&self, session_id: Option<&str>) {
         self.features()
             .resources
             .subscriptions
-            .forget_session(&session_id.map(str::to_owned));
+            .forget_here(&session_id.map(str::to_owned));
     }
 
     /// Emits `notifications/resources/list_changed` to every session and to every

@@ -223,7 +223,7 @@ impl TestClient {
     ///     .await
     ///     .unwrap();
     /// assert_eq!(ok, json!({}));
-    /// assert_eq!(client.server().subscriptions(Some("s1")), ["notes://readme"]);
+    /// assert_eq!(client.server().subscriptions(Some("s1")).await.unwrap(), ["notes://readme"]);
     /// # }
     /// ```
     pub async fn request_with(

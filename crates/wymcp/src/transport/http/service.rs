@@ -347,7 +347,7 @@ async fn reap(state: Weak<State>) {
 /// to the GET stream of the session they name, or of every session live on this node when
 /// they name none; logged first, so a client reconnecting with `Last-Event-ID` still gets
 /// them. With other nodes, a notification naming a session whose GET stream another node
-/// holds travels on the bus to it; one naming none goes to the streams this node holds (every
+/// holds (or one this node never served) travels on the bus to it; one naming none goes to the streams this node holds (every
 /// node hears the notification: `Server::notify_*` relays it). Runs until the service or the
 /// server is dropped.
 async fn drain(state: Weak<State>, mut notifications: broadcast::Receiver<ServerNotification>) {
@@ -364,7 +364,10 @@ async fn drain(state: Weak<State>, mut notifications: broadcast::Receiver<Server
         let live = state.core.live();
         let sessions = match &notification.session_id {
             Some(id) if live.existing(id).is_some() => vec![id.clone()],
-            // A session another node (or no node) serves.
+            // A session this node has not served, named by the shared subscription store:
+            // another node may hold its stream.
+            Some(id) if state.elsewhere.is_some() => vec![id.clone()],
+            // A session no node serves.
             Some(_) => Vec::new(),
             None if state.elsewhere.is_some() => state.streams.sessions(),
             None => live.ids(),
