@@ -9,7 +9,8 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use wymcp::mrtr::RequestStateKeys;
 
 use crate::{
-    RedisBus, RedisEventLog, RedisSessionStore, RedisSubscriptions, RedisTaskStore, RedisUserState,
+    RedisBus, RedisEventLog, RedisRateLimits, RedisSessionStore, RedisSubscriptions,
+    RedisTaskStore, RedisUserState,
 };
 
 /// How long a Redis command may take before the request using it is answered 503 (default).
@@ -89,6 +90,10 @@ impl Keys {
     /// How many subscriptions all sessions hold.
     pub(crate) fn subscription_total(&self) -> String {
         key(&self.0, ":subscriptions", "")
+    }
+    /// The prefix of the buckets of the rate limit `name`.
+    pub(crate) fn rate_limit(&self, name: &str) -> String {
+        format!("{}:rate:{name}:", self.0)
     }
     fn request_state_key(&self) -> String {
         format!("{}:request-state-key", self.0)
@@ -236,6 +241,13 @@ impl Redis {
     /// [`ServerBuilder::subscription_store`](wymcp::ServerBuilder::subscription_store).
     pub fn subscription_store(&self) -> RedisSubscriptions {
         RedisSubscriptions::new(self.conn.clone(), self.keys.clone())
+    }
+
+    /// The buckets of the rate limit `name` on this Redis ([`RedisRateLimits`]), for
+    /// [`RateLimitLayer::shared`](wymcp::middleware::RateLimitLayer::shared): give each
+    /// rate-limit layer its own name, the same on every node.
+    pub fn rate_limits(&self, name: &str) -> RedisRateLimits {
+        RedisRateLimits::new(self.conn.clone(), self.keys.rate_limit(name))
     }
 
     /// The bus between nodes on this Redis (pub/sub).

@@ -37,6 +37,7 @@
 //! | `wymcp:task:<id>` | string (JSON) | a task of the tasks extension ([`Redis::task_store`]) | the task's TTL from its creation |
 //! | `wymcp:subs:<id>` | set | the URIs a session subscribed to ([`Redis::subscription_store`]) | until the session ends |
 //! | `wymcp:subscribers:<uri>` | set | the sessions subscribed to a URI | until its last subscriber ends |
+//! | `wymcp:rate:<name>:<limit>\|<caller>` | string (integer) | a shared rate limit's bucket ([`Redis::rate_limits`]) | until the bucket is full again |
 //! | `wymcp:subscriptions` | string (integer) | how many subscriptions all sessions hold: `Limits::max_subscriptions` | never expires |
 //!
 //! Requests cost one round trip each to load their session (`GETEX … PX` reads the record
@@ -49,6 +50,7 @@ mod bus;
 mod connection;
 mod events;
 mod ext;
+mod rate_limits;
 mod record;
 mod store;
 mod subscriptions;
@@ -59,6 +61,7 @@ pub use bus::RedisBus;
 pub use connection::{Redis, RedisBuilder};
 pub use events::RedisEventLog;
 pub use ext::RedisExt;
+pub use rate_limits::RedisRateLimits;
 pub use store::RedisSessionStore;
 pub use subscriptions::RedisSubscriptions;
 pub use tasks::RedisTaskStore;

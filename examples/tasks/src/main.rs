@@ -139,7 +139,10 @@ async fn run(cli: Invocation) -> Result<(), Failure> {
         Some(url) => Some(nodes::Node::join(url).await?),
         None => None,
     };
-    let mut builder = policy.apply(tools::builder(store));
+    let mut builder = policy.apply(tools::builder(store), |layer| match &redis {
+        Some(redis) => redis.share_rate_limit(layer),
+        None => layer,
+    });
     if let Some(redis) = &redis {
         builder = redis.share(builder.request_state_keys(redis.request_state_keys().await?));
     }

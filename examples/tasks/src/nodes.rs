@@ -3,6 +3,7 @@
 //! build without it, the default (its first build stays lean), refuses the flag and says so.
 
 use wymcp::ServerBuilder;
+use wymcp::middleware::RateLimitLayer;
 use wymcp::mrtr::RequestStateKeys;
 use wymcp::transport::http::StreamableHttp;
 
@@ -44,6 +45,17 @@ impl Node {
         #[cfg(not(feature = "redis"))]
         {
             let _ = builder;
+            match *self {}
+        }
+    }
+
+    /// `layer` with its buckets on this Redis: one budget for every node.
+    pub(crate) fn share_rate_limit(&self, layer: RateLimitLayer) -> RateLimitLayer {
+        #[cfg(feature = "redis")]
+        return layer.shared(self.0.rate_limits("calls"));
+        #[cfg(not(feature = "redis"))]
+        {
+            let _ = layer;
             match *self {}
         }
     }

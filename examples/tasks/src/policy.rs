@@ -30,14 +30,19 @@ impl Policy {
         })
     }
 
-    /// `builder` with the policies' layers (none when none was asked for).
-    pub(crate) fn apply(self, mut builder: ServerBuilder) -> ServerBuilder {
+    /// `builder` with the policies' layers (none when none was asked for), the rate limit as
+    /// `share` makes it (with `--redis`: its buckets in Redis, one budget for every node).
+    pub(crate) fn apply(
+        self,
+        mut builder: ServerBuilder,
+        share: impl FnOnce(RateLimitLayer) -> RateLimitLayer,
+    ) -> ServerBuilder {
         if let Some(max) = self.concurrent {
             builder = builder.call_layer(CallConcurrencyLayer::new(max));
         }
         match self.rate {
-            Some(Rate::PerSecond(n)) => builder.call_layer(RateLimitLayer::per_second(n)),
-            Some(Rate::PerMinute(n)) => builder.call_layer(RateLimitLayer::per_minute(n)),
+            Some(Rate::PerSecond(n)) => builder.call_layer(share(RateLimitLayer::per_second(n))),
+            Some(Rate::PerMinute(n)) => builder.call_layer(share(RateLimitLayer::per_minute(n))),
             None => builder,
         }
     }

@@ -179,6 +179,11 @@ fn build(
     server
 }
 
+/// The node's server as `more` completes it (no request-state keys).
+pub(crate) fn server_with(more: impl FnOnce(ServerBuilder) -> ServerBuilder) -> Server {
+    build(None, more)
+}
+
 /// The node's server with `limits` (no request-state keys).
 pub(crate) fn server_with_limits(limits: wymcp::Limits) -> Server {
     build(None, |builder| builder.limits(limits))
