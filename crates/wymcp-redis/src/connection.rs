@@ -75,6 +75,10 @@ impl Keys {
     pub(crate) fn user(&self, principal: &str) -> String {
         key(&self.0, ":user:", principal)
     }
+    /// A principal's running tasks (task id → heartbeat ms).
+    pub(crate) fn running_tasks(&self, principal: &str) -> String {
+        key(&self.0, ":running:", principal)
+    }
     /// A task of the tasks extension.
     pub(crate) fn task(&self, id: &str) -> String {
         key(&self.0, ":task:", id)

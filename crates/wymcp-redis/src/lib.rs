@@ -37,6 +37,7 @@
 //! | `wymcp:task:<id>` | string (JSON) | a task of the tasks extension ([`Redis::task_store`]) | the task's TTL from its creation |
 //! | `wymcp:subs:<id>` | set | the URIs a session subscribed to ([`Redis::subscription_store`]) | until the session ends |
 //! | `wymcp:subscribers:<uri>` | set | the sessions subscribed to a URI | until its last subscriber ends |
+//! | `wymcp:running:<subject>` | sorted set | a principal's running tasks (id → heartbeat), for `task_max_running_per_principal` over every node | as long as its longest-lived task |
 //! | `wymcp:rate:<name>:<limit>\|<caller>` | string (integer) | a shared rate limit's bucket ([`Redis::rate_limits`]) | until the bucket is full again |
 //! | `wymcp:subscriptions` | string (integer) | how many subscriptions all sessions hold: `Limits::max_subscriptions` | never expires |
 //!

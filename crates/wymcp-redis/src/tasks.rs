@@ -11,11 +11,19 @@ use wymcp::task::{TaskRecord, TaskStore, TaskStoreError};
 
 use crate::connection::Keys;
 
-/// KEYS: the task. ARGV: the node read (`""`: none), the heartbeat read, the new record, its
-/// time left in ms. 1 when the kept record still had that node and heartbeat (and is
-/// replaced), 0 otherwise: one node of several takes over a task its node left.
+/// What every script writing a running task ends with. KEYS[2]: its principal's running
+/// tasks (task id → heartbeat ms). `id`, `beat`, `left`: the task's id, heartbeat and time left.
+/// The set lives as long as its longest-lived task.
+const COUNT_RUNNING: &str = "redis.call('ZADD', KEYS[2], beat, id) \
+     if redis.call('PTTL', KEYS[2]) < tonumber(left) then redis.call('PEXPIRE', KEYS[2], left) end";
+
+/// KEYS: the task, its principal's running tasks. ARGV: the node read (`""`: none), the
+/// heartbeat read, the new record, its time left in ms, the task's id, its new heartbeat. 1
+/// when the kept record still had that node and heartbeat (and is replaced, the task counted
+/// running under its new heartbeat), 0 otherwise: one node of several takes over a task its
+/// node left.
 static REPLACE_IF: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
+    Script::new(&format!(
         "local kept = redis.call('GET', KEYS[1]) \
          if not kept then return 0 end \
          local task = cjson.decode(kept) \
@@ -24,13 +32,45 @@ static REPLACE_IF: LazyLock<Script> = LazyLock::new(|| {
          if node ~= ARGV[1] or tonumber(task['heartbeat_ms']) ~= tonumber(ARGV[2]) then \
            return 0 end \
          redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4]) \
-         return 1",
-    )
+         local id, beat, left = ARGV[5], ARGV[6], ARGV[4] \
+         {COUNT_RUNNING} \
+         return 1"
+    ))
+});
+
+/// KEYS: the task, its principal's running tasks. ARGV: the record, its time left in ms, the
+/// task's id, its heartbeat, whether it runs (`1`) or ended (`0`). The record is stored; a
+/// running task is counted under its heartbeat, an ended one no more.
+static PUT: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(&format!(
+        "redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) \
+         local id, beat, left = ARGV[3], ARGV[4], ARGV[2] \
+         if ARGV[5] == '1' then {COUNT_RUNNING} else redis.call('ZREM', KEYS[2], id) end \
+         return 1"
+    ))
+});
+
+/// KEYS: the task, its principal's running tasks. ARGV: the record, its time left in ms, the
+/// task's id, its heartbeat, the principal's cap, the oldest heartbeat still counted. 1 when
+/// stored and counted, 0 when the principal runs the cap already (its tasks whose heartbeat
+/// is older are dropped from the count first: their nodes stopped).
+static PUT_ADMITTED: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(&format!(
+        "redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[6]) \
+         if not redis.call('ZSCORE', KEYS[2], ARGV[3]) \
+           and redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[5]) then return 0 end \
+         redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) \
+         local id, beat, left = ARGV[3], ARGV[4], ARGV[2] \
+         {COUNT_RUNNING} \
+         return 1"
+    ))
 });
 
 /// Tasks as JSON strings (`<prefix>:task:<id>`), each expiring with its TTL (`SET … PX`, the
-/// time left until `created_at_ms + ttl_ms`), so Redis forgets them by itself. Every method is
-/// one round trip. Put it on the server with
+/// time left until `created_at_ms + ttl_ms`), so Redis forgets them by itself; the running
+/// tasks of each principal (`<prefix>:running:<subject>`, task id → heartbeat) so that
+/// [`task_max_running_per_principal`](wymcp::ServerBuilder::task_max_running_per_principal)
+/// counts every node's. Every method is one round trip. Put it on the server with
 /// [`ServerBuilder::task_store`](wymcp::ServerBuilder::task_store):
 ///
 /// ```no_run
@@ -65,9 +105,23 @@ fn now_ms() -> u64 {
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
+/// The time `task` has left before it expires, in ms (0: none).
+fn time_left(task: &TaskRecord) -> u64 {
+    task.created_at_ms
+        .saturating_add(task.ttl_ms)
+        .saturating_sub(now_ms())
+}
+
 impl RedisTaskStore {
     pub(crate) fn new(conn: ConnectionManager, keys: Keys) -> Self {
         RedisTaskStore { conn, keys }
+    }
+
+    /// The key of the running tasks of `task`'s principal (every unauthenticated caller's
+    /// tasks are one principal's, as on a node).
+    fn running_of(&self, task: &TaskRecord) -> String {
+        self.keys
+            .running_tasks(task.principal.as_deref().unwrap_or(""))
     }
 }
 
@@ -75,18 +129,64 @@ impl TaskStore for RedisTaskStore {
     fn put(&self, task: TaskRecord) -> BoxFuture<'_, Result<(), TaskStoreError>> {
         Box::pin(async move {
             let mut conn = self.conn.clone();
-            let key = self.keys.task(&task.id);
-            let left = task
-                .created_at_ms
-                .saturating_add(task.ttl_ms)
-                .saturating_sub(now_ms());
+            let (key, running) = (self.keys.task(&task.id), self.running_of(&task));
+            let left = time_left(&task);
             if left == 0 {
-                let _: () = conn.del(&key).await.map_err(failed)?;
+                let _: () = redis::pipe()
+                    .del(&key)
+                    .ignore()
+                    .zrem(&running, &task.id)
+                    .ignore()
+                    .query_async(&mut conn)
+                    .await
+                    .map_err(failed)?;
                 return Ok(());
             }
             let json = serde_json::to_vec(&task).map_err(failed)?;
-            let _: () = conn.pset_ex(&key, json, left).await.map_err(failed)?;
+            let runs = if task.status.is_terminal() { "0" } else { "1" };
+            let _: i64 = PUT
+                .key(key)
+                .key(running)
+                .arg(json)
+                .arg(left)
+                .arg(&task.id)
+                .arg(task.heartbeat_ms)
+                .arg(runs)
+                .invoke_async(&mut conn)
+                .await
+                .map_err(failed)?;
             Ok(())
+        })
+    }
+
+    /// One round trip: a script counts the principal's running tasks whose heartbeat is fresh,
+    /// and stores the task under the cap.
+    fn put_admitted(
+        &self,
+        task: TaskRecord,
+        max: usize,
+        fresh_since_ms: u64,
+    ) -> BoxFuture<'_, Result<bool, TaskStoreError>> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let left = time_left(&task);
+            if left == 0 {
+                return Ok(false);
+            }
+            let json = serde_json::to_vec(&task).map_err(failed)?;
+            let stored: i64 = PUT_ADMITTED
+                .key(self.keys.task(&task.id))
+                .key(self.running_of(&task))
+                .arg(json)
+                .arg(left)
+                .arg(&task.id)
+                .arg(task.heartbeat_ms)
+                .arg(max)
+                .arg(fresh_since_ms)
+                .invoke_async(&mut conn)
+                .await
+                .map_err(failed)?;
+            Ok(stored == 1)
         })
     }
 
@@ -116,20 +216,20 @@ impl TaskStore for RedisTaskStore {
     ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
         Box::pin(async move {
             let mut conn = self.conn.clone();
-            let left = task
-                .created_at_ms
-                .saturating_add(task.ttl_ms)
-                .saturating_sub(now_ms());
+            let left = time_left(&task);
             if left == 0 {
                 return Ok(false);
             }
             let json = serde_json::to_vec(&task).map_err(failed)?;
             let replaced: i64 = REPLACE_IF
                 .key(self.keys.task(&task.id))
+                .key(self.running_of(&task))
                 .arg(node.unwrap_or(""))
                 .arg(heartbeat_ms)
                 .arg(json)
                 .arg(left)
+                .arg(&task.id)
+                .arg(task.heartbeat_ms)
                 .invoke_async(&mut conn)
                 .await
                 .map_err(failed)?;

@@ -69,3 +69,119 @@ async fn one_taker_of_many_replaces_a_left_task() {
     assert!(kept.node.unwrap().starts_with("taker"));
     assert_eq!(kept.heartbeat_ms, 7);
 }
+
+/// A running task of `principal` with id `id` and heartbeat `beat`, kept for a minute.
+fn running(id: &str, principal: &str, beat: u64) -> TaskRecord {
+    let mut task = task("a", beat);
+    task.id = id.to_owned();
+    task.principal = Some(principal.to_owned());
+    task
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+}
+
+#[tokio::test]
+async fn a_principals_running_tasks_are_counted_over_every_node() {
+    let redis = RedisServer::start();
+    let store = Redis::connect(&redis.url()).await.unwrap().task_store();
+    let (now, fresh_since) = (now_ms(), now_ms() - 600);
+    assert!(
+        store
+            .put_admitted(running("t1", "alice", now), 2, fresh_since)
+            .await
+            .unwrap()
+    );
+    assert!(
+        store
+            .put_admitted(running("t2", "alice", now), 2, fresh_since)
+            .await
+            .unwrap()
+    );
+    // A third is refused (nothing stored); another principal is not affected.
+    assert!(
+        !store
+            .put_admitted(running("t3", "alice", now), 2, fresh_since)
+            .await
+            .unwrap()
+    );
+    assert!(store.get("t3").await.unwrap().is_none());
+    assert!(
+        store
+            .put_admitted(running("t4", "bob", now), 2, fresh_since)
+            .await
+            .unwrap()
+    );
+    // A task that ended frees its place.
+    let mut ended = running("t1", "alice", now);
+    ended.status = wymcp::task::TaskStatus::Completed;
+    store.put(ended).await.unwrap();
+    assert!(
+        store
+            .put_admitted(running("t3", "alice", now), 2, fresh_since)
+            .await
+            .unwrap()
+    );
+    // A task whose heartbeat stopped (its node did) no longer counts.
+    let mut stale = running("t2", "alice", now - 5_000);
+    stale.heartbeat_ms = now - 5_000;
+    store.put(stale).await.unwrap();
+    assert!(
+        store
+            .put_admitted(running("t5", "alice", now), 2, fresh_since)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .put_admitted(running("t6", "alice", now), 2, fresh_since)
+            .await
+            .unwrap()
+    );
+}
+
+/// A 2026-07-28 request of `method` on the client's next node: the whole answer.
+async fn ask(
+    client: &mut support::Client,
+    method: &str,
+    params: serde_json::Value,
+) -> serde_json::Value {
+    client.request(1, method, params).await.last().await
+}
+
+#[tokio::test]
+async fn a_task_over_the_principals_cap_on_another_node_is_refused() {
+    let redis_server = RedisServer::start();
+    let redis = Redis::connect(&redis_server.url()).await.unwrap();
+    let serve = |id: &'static str| {
+        let server = support::fixture::tasks_server_capped(&redis, 1);
+        let builder = wymcp::transport::http::StreamableHttp::builder(server).node_id(id);
+        support::Node::serve(builder)
+    };
+    let (a, b) = (serve("a").await, serve("b").await);
+    let mut on_a = support::Client::new(vec![a.url.clone()], true);
+    let mut on_b = support::Client::new(vec![b.url.clone()], true);
+    let slow = json!({"name": "slow", "arguments": {}});
+    let handle = ask(&mut on_a, "tools/call", slow.clone()).await;
+    assert_eq!(handle["result"]["resultType"], "task", "{handle}");
+    let refused = ask(&mut on_b, "tools/call", slow.clone()).await;
+    let message = refused["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("at most 1 at once on all nodes"),
+        "{refused}"
+    );
+    assert!(
+        message.contains("task_max_running_per_principal"),
+        "{refused}"
+    );
+    // Cancelled on the node running it, the task frees the place on the other.
+    let task = json!({"taskId": handle["result"]["taskId"]});
+    let cancelled = ask(&mut on_a, "tasks/cancel", task).await;
+    assert!(cancelled.get("result").is_some(), "{cancelled}");
+    let handle = ask(&mut on_b, "tools/call", slow).await;
+    assert_eq!(handle["result"]["resultType"], "task", "{handle}");
+}

@@ -144,17 +144,26 @@ pub(crate) fn shared_server(keys: RequestStateKeys, redis: &wymcp_redis::Redis) 
 /// for a client declaring the extension; heartbeats every 200 ms, so a task of a stopped node
 /// is failed, or rerun, within a second.
 pub(crate) fn tasks_server(keys: Option<RequestStateKeys>, redis: &wymcp_redis::Redis) -> Server {
-    build(keys, |builder| {
-        builder
-            .task_support("steps", TaskSupport::Optional)
-            .task_support("slow", TaskSupport::Optional)
-            .task_support("ask", TaskSupport::Optional)
-            .plain_tool(Nap)
-            .task_support("nap", TaskSupport::Optional)
-            .task_resume("nap", TaskResume::Rerun)
-            .task_store(redis.task_store())
-            .task_heartbeat(Duration::from_millis(200))
+    build(keys, |builder| with_tasks(builder, redis))
+}
+
+/// [`tasks_server`] running at most `per_principal` tasks for one principal, on all nodes.
+pub(crate) fn tasks_server_capped(redis: &wymcp_redis::Redis, per_principal: usize) -> Server {
+    build(None, |builder| {
+        with_tasks(builder, redis).task_max_running_per_principal(per_principal)
     })
+}
+
+fn with_tasks(builder: ServerBuilder, redis: &wymcp_redis::Redis) -> ServerBuilder {
+    builder
+        .task_support("steps", TaskSupport::Optional)
+        .task_support("slow", TaskSupport::Optional)
+        .task_support("ask", TaskSupport::Optional)
+        .plain_tool(Nap)
+        .task_support("nap", TaskSupport::Optional)
+        .task_resume("nap", TaskResume::Rerun)
+        .task_store(redis.task_store())
+        .task_heartbeat(Duration::from_millis(200))
 }
 
 fn build(

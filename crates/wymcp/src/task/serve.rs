@@ -253,9 +253,24 @@ pub(super) async fn adopt(
         heartbeat_ms: now,
         call: resumable,
     };
-    if let Err(err) = tasks.store.put(record.clone()).await {
-        tasks.lock_running().remove(&id);
-        return Err(internal(err.to_string()));
+    let (max, fresh_since) = (tasks.max_running_per_principal, tasks.fresh_since(now));
+    match tasks
+        .store
+        .put_admitted(record.clone(), max, fresh_since)
+        .await
+    {
+        Ok(true) => {}
+        Ok(false) => {
+            tasks.lock_running().remove(&id);
+            return Err(internal(format!(
+                "Too many tasks running for this caller: at most {max} at once on all nodes \
+                 (ServerBuilder::task_max_running_per_principal); wait for one to end"
+            )));
+        }
+        Err(err) => {
+            tasks.lock_running().remove(&id);
+            return Err(internal(err.to_string()));
+        }
     }
     let mut handle = envelope(tasks, &record);
     handle.insert("resultType".into(), "task".into());

@@ -159,6 +159,25 @@ pub trait TaskStore: Send + Sync + 'static {
     /// expires records by itself answers 0).
     fn remove_expired(&self, now_ms: u64) -> BoxFuture<'_, Result<usize, TaskStoreError>>;
 
+    /// Stores the new running `task` unless its principal already runs `max` tasks on any
+    /// node sharing this store, counting the tasks whose heartbeat is at `fresh_since_ms` or
+    /// later (a task whose node stopped stops counting); answers whether it stored. For
+    /// [`ServerBuilder::task_max_running_per_principal`](crate::ServerBuilder::task_max_running_per_principal)
+    /// over every node.
+    ///
+    /// The default stores and answers `true`: a store of one process leaves the count to the
+    /// node, which counts its own tasks in any case. A store several processes share
+    /// overrides it (`wymcp-redis` does, counting in one script).
+    fn put_admitted(
+        &self,
+        task: TaskRecord,
+        max: usize,
+        fresh_since_ms: u64,
+    ) -> BoxFuture<'_, Result<bool, TaskStoreError>> {
+        let _ = (max, fresh_since_ms);
+        Box::pin(async move { self.put(task).await.map(|()| true) })
+    }
+
     /// Stores `task` only if the record kept under its id still has `node` and
     /// `heartbeat_ms` (what the caller read): a compare-and-set, so that of several nodes
     /// finding the same task left by a stopped node, one takes it over. Answers whether it
@@ -195,6 +214,14 @@ impl<T: TaskStore + ?Sized> TaskStore for std::sync::Arc<T> {
     }
     fn remove_expired(&self, now_ms: u64) -> BoxFuture<'_, Result<usize, TaskStoreError>> {
         (**self).remove_expired(now_ms)
+    }
+    fn put_admitted(
+        &self,
+        task: TaskRecord,
+        max: usize,
+        fresh_since_ms: u64,
+    ) -> BoxFuture<'_, Result<bool, TaskStoreError>> {
+        (**self).put_admitted(task, max, fresh_since_ms)
     }
     fn replace_if<'a>(
         &'a self,

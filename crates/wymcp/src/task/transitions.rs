@@ -99,14 +99,20 @@ impl Tasks {
         Ok(task)
     }
 
+    /// The oldest heartbeat, at `now` (ms), of a task still counted as running: one whose
+    /// node renews it (older is a task whose node stopped).
+    pub(super) fn fresh_since(&self, now: u64) -> u64 {
+        let stale =
+            u64::try_from((self.heartbeat * MISSED_HEARTBEATS).as_millis()).unwrap_or(u64::MAX);
+        now.saturating_sub(stale)
+    }
+
     /// Whether `task` is still running on a node that stopped: not here, and its heartbeat
     /// missed [`MISSED_HEARTBEATS`] renewals.
     fn is_orphan(&self, task: &TaskRecord, now: u64) -> bool {
-        let stale =
-            u64::try_from((self.heartbeat * MISSED_HEARTBEATS).as_millis()).unwrap_or(u64::MAX);
         !task.status.is_terminal()
             && !self.lock_running().contains_key(&task.id)
-            && now.saturating_sub(task.heartbeat_ms) > stale
+            && task.heartbeat_ms < self.fresh_since(now)
     }
 
     /// Cancels the task: a running one ends as `cancelled` and its call is aborted; a task
