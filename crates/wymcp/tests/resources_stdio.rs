@@ -2,19 +2,78 @@
 //! `notifications/resources/updated` reaches stdout after `resources/subscribe`, and the end of
 //! input forgets the session's subscriptions.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use futures_util::future::BoxFuture;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
 use tokio_util::sync::CancellationToken;
 use wymcp::Server;
-use wymcp::resource::Resource;
+use wymcp::resource::{Resource, SubscriptionError, SubscriptionStore};
 use wymcp::transport::stdio::{StdioConfig, serve_io};
+
+fn builder() -> wymcp::ServerBuilder {
+    Server::builder().resource(Resource::text("test://w", "w", "v1").mime_type("text/plain"))
+}
 
 #[tokio::test]
 async fn subscribe_notify_and_forget_over_stdio() {
-    let server = Server::builder()
-        .resource(Resource::text("test://w", "w", "v1").mime_type("text/plain"))
+    subscribe_notify_and_forget(builder().build().expect("builds")).await;
+}
+
+/// A shared store that counts the subscriptions it was given (and keeps none).
+#[derive(Clone, Default)]
+struct Counting(Arc<AtomicUsize>);
+
+impl SubscriptionStore for Counting {
+    fn subscribe<'a>(
+        &'a self,
+        _: &'a str,
+        _: &'a str,
+        _: &'a wymcp::Limits,
+    ) -> BoxFuture<'a, Result<(), SubscriptionError>> {
+        self.0.fetch_add(1, Ordering::Relaxed);
+        Box::pin(async { Ok(()) })
+    }
+    fn unsubscribe<'a>(
+        &'a self,
+        _: &'a str,
+        _: &'a str,
+    ) -> BoxFuture<'a, Result<bool, SubscriptionError>> {
+        Box::pin(async { Ok(false) })
+    }
+    fn subscribers<'a>(
+        &'a self,
+        _: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<String>, SubscriptionError>> {
+        Box::pin(async { Ok(Vec::new()) })
+    }
+    fn subscriptions_of<'a>(
+        &'a self,
+        _: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<String>, SubscriptionError>> {
+        Box::pin(async { Ok(Vec::new()) })
+    }
+    fn forget_session<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Result<(), SubscriptionError>> {
+        Box::pin(async { Ok(()) })
+    }
+}
+
+/// A stdio session's subscriptions stay in its process even when the server shares those of
+/// its HTTP sessions: no other node knows a stdio session.
+#[tokio::test]
+async fn stdio_subscriptions_stay_in_process_beside_a_shared_store() {
+    let shared = Counting::default();
+    let server = builder()
+        .subscription_store(shared.clone())
         .build()
         .expect("builds");
+    subscribe_notify_and_forget(server).await;
+    assert_eq!(shared.0.load(Ordering::Relaxed), 0);
+}
+
+async fn subscribe_notify_and_forget(server: Server) {
     let (client, pipe) = tokio::io::duplex(1 << 16);
     let (server_read, server_write) = tokio::io::split(pipe);
     let (client_read, mut write) = tokio::io::split(client);

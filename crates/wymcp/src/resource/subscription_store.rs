@@ -32,11 +32,11 @@ pub enum SubscriptionError {
     Unavailable(String),
 }
 
-/// Where the subscriptions of sessions with ids live, shared by every node serving them
-/// (`wymcp_redis::RedisSubscriptions` keeps them in Redis). Set it with
+/// Where the subscriptions of Streamable HTTP sessions live, shared by every node serving
+/// them (`wymcp_redis::RedisSubscriptions` keeps them in Redis). Set it with
 /// [`ServerBuilder::subscription_store`](crate::ServerBuilder::subscription_store); without
-/// one, a server keeps its subscriptions in its own process, as it does in any case for a
-/// transport without session ids (stdio).
+/// one, a server keeps its subscriptions in its own process, as it does in any case for stdio
+/// sessions (no other node knows them).
 ///
 /// The server asks the store for a URI's subscribers when it emits
 /// `notifications/resources/updated` ([`Server::notify_resource_updated`](crate::Server::notify_resource_updated)),

@@ -6,8 +6,32 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use super::{SubscriptionError, SubscriptionStore};
 
-/// A session as the bookkeeping knows it: `None` for a transport without session ids (stdio).
+/// A session as the bookkeeping knows it (`None`: a call with no session).
 pub(crate) type SessionKey = Option<String>;
+
+/// Who subscribes: a session, and whether its subscriptions belong in the shared store (a
+/// Streamable HTTP session, which every node serving it can look up) or in this process (a
+/// stdio session, or a call through no transport: no other node knows them).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Subscriber<'a> {
+    session: Option<&'a str>,
+    over_http: bool,
+}
+
+impl<'a> Subscriber<'a> {
+    /// The subscriber a request of `ctx` speaks for.
+    pub(crate) fn of(ctx: &'a crate::Context) -> Self {
+        Subscriber {
+            session: ctx.session_id(),
+            over_http: ctx.origin().transport == crate::context::TransportKind::Http,
+        }
+    }
+
+    /// The session, when its subscriptions belong in a shared store.
+    fn shared_session(self) -> Option<&'a str> {
+        self.session.filter(|_| self.over_http)
+    }
+}
 
 /// `resources/subscribe` bookkeeping: URI → subscribed sessions, in this process, or in the
 /// shared store for the sessions with ids when the server has one.
@@ -47,37 +71,40 @@ impl Subscriptions {
         self.shared.as_ref()
     }
 
-    /// Subscribes `session` to `uri` where its subscriptions live.
+    /// Subscribes `subscriber` to `uri` where its subscriptions live.
     pub(crate) async fn subscribe(
         &self,
         uri: &str,
-        session: Option<&str>,
+        subscriber: Subscriber<'_>,
         limits: &crate::Limits,
     ) -> Result<(), SubscriptionError> {
-        match (session, &self.shared) {
+        match (subscriber.shared_session(), &self.shared) {
             (Some(session), Some(store)) => store.subscribe(session, uri, limits).await,
-            _ => self.subscribe_here(uri, session.map(str::to_owned), limits),
+            _ => self.subscribe_here(uri, subscriber.session.map(str::to_owned), limits),
         }
     }
 
-    /// Unsubscribes `session` from `uri` where its subscriptions live; whether it was.
+    /// Unsubscribes `subscriber` from `uri` where its subscriptions live; whether it was.
     pub(crate) async fn unsubscribe(
         &self,
         uri: &str,
-        session: Option<&str>,
+        subscriber: Subscriber<'_>,
     ) -> Result<bool, SubscriptionError> {
-        match (session, &self.shared) {
+        match (subscriber.shared_session(), &self.shared) {
             (Some(session), Some(store)) => store.unsubscribe(session, uri).await,
-            _ => Ok(self.unsubscribe_here(uri, &session.map(str::to_owned))),
+            _ => Ok(self.unsubscribe_here(uri, &subscriber.session.map(str::to_owned))),
         }
     }
 
-    /// The URIs `session` is subscribed to, where its subscriptions live.
+    /// The URIs `session` is subscribed to: those held in this process, then, for a session
+    /// with an id, those of the shared store when there is one (a Streamable HTTP session's
+    /// are there, a stdio session's here).
     pub(crate) async fn of(&self, session: Option<&str>) -> Result<Vec<String>, SubscriptionError> {
-        match (session, &self.shared) {
-            (Some(session), Some(store)) => store.subscriptions_of(session).await,
-            _ => Ok(self.subscriptions_of(&session.map(str::to_owned))),
+        let mut uris = self.subscriptions_of(&session.map(str::to_owned));
+        if let (Some(session), Some(store)) = (session, &self.shared) {
+            uris.extend(store.subscriptions_of(session).await?);
         }
+        Ok(uris)
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {

@@ -243,8 +243,7 @@ async fn request(
         )?)),
         Method::SetLevel => set_level(core, &record, &handle, id, params.as_ref()).await,
         _ => {
-            let user_state = core.server().features().user_state.as_ref();
-            let ctx = request_context(&record, &handle, &id, identity, user_state);
+            let ctx = request_context(core, &record, &handle, &id, identity);
             // Boxed: these methods' futures (with the layers' branch) stay out of the
             // future of every call this function serves (+0.8 % per session-era call inline,
             // callgrind against c6c408b).
@@ -312,13 +311,14 @@ async fn set_level(
 }
 
 /// The context of a request answered inline (resources, prompts, completion): the session,
-/// its revision, client info and capabilities, a snapshot of its assigns.
+/// its revision, client info and capabilities, a snapshot of its assigns, the transport it
+/// came by.
 fn request_context(
+    core: &Core,
     record: &SessionRecord,
     handle: &SessionHandle,
     id: &Value,
     identity: Option<&Identity>,
-    user_state: Option<&Arc<dyn crate::user_state::UserStateStore>>,
 ) -> Context {
     // The session id is the handle's (`Context::session_id` reads it there): no copy per request.
     debug_assert_eq!(handle.id(), record.id);
@@ -329,13 +329,18 @@ fn request_context(
             record.client_info.clone(),
             record.client_capabilities.clone(),
         )
-        .session(handle.clone());
+        .session(handle.clone())
+        .origin(crate::context::Origin {
+            transport: core.settings().transport,
+            client: None,
+        });
     for (key, value) in &record.assigns {
         ctx = ctx.assign(key.clone(), value.clone());
     }
     if let Some(identity) = identity {
         ctx = ctx.identity(identity.clone());
     }
+    let user_state = core.server().features().user_state.as_ref();
     ctx.user_state(user_state).build()
 }
 

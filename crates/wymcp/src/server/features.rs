@@ -13,6 +13,7 @@ use crate::prompt::registry::PromptRegistry;
 use crate::protocol::{Method, ProtocolVersion, RpcError};
 use crate::resource::Hub;
 use crate::resource::registry::{ResourceRegistry, uri_param};
+use crate::resource::subscriptions::Subscriber;
 use crate::server::Server;
 
 /// The requests other than `tools/call` that a server's layers wrap: the lists, the reads,
@@ -232,7 +233,7 @@ impl Server {
                 resources.check_resolves(uri, version)?;
                 let subscriptions = &resources.subscriptions;
                 subscriptions
-                    .subscribe(uri, ctx.session_id(), &features.limits)
+                    .subscribe(uri, Subscriber::of(&ctx), &features.limits)
                     .await
                     .map_err(subscription_refused)?;
                 Ok(json!({}))
@@ -241,7 +242,7 @@ impl Server {
                 let params = object()?;
                 let subscriptions = &resources.subscriptions;
                 subscriptions
-                    .unsubscribe(uri_param(&params)?, ctx.session_id())
+                    .unsubscribe(uri_param(&params)?, Subscriber::of(&ctx))
                     .await
                     .map_err(subscription_refused)?;
                 Ok(json!({}))

@@ -143,8 +143,9 @@ impl Server {
         }
     }
 
-    /// The URIs `session_id` is subscribed to (`None`: the session-less transport's), from the
-    /// shared subscription store when the server has one and the session has an id.
+    /// The URIs `session_id` is subscribed to (`None`: a call with no session's): those held
+    /// in this process, and those of the shared subscription store when the server has one
+    /// and the session has an id.
     pub async fn subscriptions(
         &self,
         session_id: Option<&str>,
