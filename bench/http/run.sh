@@ -17,7 +17,8 @@
 # ERAS (default "2025-06-18 2026-07-28"), CONNECTIONS (64), IDLE_SESSIONS (10000),
 # SHORT_CALLS (100000), LONG_CALLS (1000000), SCALE=0 to skip the scale figures (session era
 # only), BUILD=0 to reuse the built binaries, SERVERS (names, default "bare wymcp rmcp-stateless
-# rmcp-stateful"; `wymcp-redis` adds wymcp as a node on Redis), PROFILE (the Cargo profile
+# rmcp-stateful"; `wymcp-redis` adds wymcp as a node on Redis, `wymcp-redis=PATH` the binary at
+# PATH as one), PROFILE (the Cargo profile
 # every server is built with: `release`, the default, or `lto`, release with fat LTO and one
 # codegen unit). A server named `wymcp=PATH`
 # runs the wymcp_calc binary at PATH (say, a copy built from another commit) in the same rounds
@@ -69,7 +70,7 @@ trap cleanup EXIT
 
 # `wymcp-redis` in SERVERS: wymcp_calc as a node of a Redis deployment (docs/scale-out.md), its
 # sessions loaded from a redis-server started here on the load's cpu (REDIS_URL names another).
-if [[ " $SERVERS " == *" wymcp-redis "* ]] && [ -z "${REDIS_URL:-}" ]; then
+if [[ " $SERVERS " == *" wymcp-redis"* ]] && [ -z "${REDIS_URL:-}" ]; then
   command -v redis-server >/dev/null || { echo "wymcp-redis needs redis-server (Debian package)" >&2; exit 1; }
   redis_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
   taskset -c "$LOAD_CPU" redis-server --bind 127.0.0.1 --port "$redis_port" --save "" --appendonly no --dir "$work" >"$work/redis.log" 2>&1 &
@@ -89,6 +90,7 @@ start() {
     wymcp)          taskset -c "$SERVER_CPU" "$bin/wymcp_calc" 127.0.0.1:0 >"$log" 2>&1 & ;;
     wymcp=*)        taskset -c "$SERVER_CPU" "${name#wymcp=}" 127.0.0.1:0 >"$log" 2>&1 & ;;
     wymcp-redis)    WYMCP_CALC_REDIS="$REDIS_URL" taskset -c "$SERVER_CPU" "$bin/wymcp_calc" 127.0.0.1:0 >"$log" 2>&1 & ;;
+    wymcp-redis=*)  WYMCP_CALC_REDIS="$REDIS_URL" taskset -c "$SERVER_CPU" "${name#wymcp-redis=}" 127.0.0.1:0 >"$log" 2>&1 & ;;
     rmcp-stateless) taskset -c "$SERVER_CPU" "$bin/rmcp_calc" 127.0.0.1:0 stateless >"$log" 2>&1 & ;;
     rmcp-stateful)  taskset -c "$SERVER_CPU" "$bin/rmcp_calc" 127.0.0.1:0 stateful >"$log" 2>&1 & ;;
     *) echo "unknown server $name" >&2; exit 1 ;;
@@ -110,7 +112,7 @@ stop() { kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null 
 # 2026-07-28 rmcp serves statelessly in either mode, and rmcp-stateless is that row).
 speaks() { [ "$2" = 2025-06-18 ] || [ "$1" != rmcp-stateful ]; }
 # in_session NAME ERA: whether NAME's calls in ERA go through sessions opened first.
-in_session() { [ "$2" = 2025-06-18 ] && case "$1" in wymcp|wymcp=*|wymcp-redis|rmcp-stateful) return 0 ;; *) return 1 ;; esac; }
+in_session() { [ "$2" = 2025-06-18 ] && case "$1" in wymcp|wymcp=*|wymcp-redis|wymcp-redis=*|rmcp-stateful) return 0 ;; *) return 1 ;; esac; }
 
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$server_pid/stat"; }
 status_kib() { awk -v k="$1:" '$1 == k {print $2}' "/proc/$server_pid/status"; }

@@ -51,6 +51,7 @@ mod bus;
 mod connection;
 mod events;
 mod ext;
+mod loads;
 mod rate_limits;
 mod record;
 mod store;

@@ -9,6 +9,7 @@ use redis::aio::ConnectionManager;
 use wymcp::session::{CreateError, SessionRecord, SessionStore, StoreError};
 
 use crate::connection::Keys;
+use crate::loads::Loads;
 use crate::record;
 
 /// The reaping pass both scripts share. KEYS[2]: the index; ARGV[2]: TTL ms; `prefix`: the
@@ -93,7 +94,8 @@ static REMOVE: LazyLock<Script> = LazyLock::new(|| {
 /// (`Limits::max_sessions_per_client`, counted across every node) `<prefix>:client:<client>`
 /// (its sessions) with `<prefix>:session-clients` (session → client), kept by the create,
 /// the remove and the reaper's pass. A load is one `GETEX … PX` (Redis
-/// 6.2 or later); a save is one `SET … XX KEEPTTL`. The record's own TTL decides when a
+/// 6.2 or later), sent in one pipeline with the loads of the requests that arrived with it;
+/// a save is one `SET … XX KEEPTTL`. The record's own TTL decides when a
 /// session ends; the reaper finds the ended ones through the index.
 ///
 /// Made by [`Redis::session_store`](crate::Redis::session_store).
@@ -107,6 +109,8 @@ pub struct RedisSessionStore {
     decoded: Arc<Mutex<foldhash::HashMap<String, Decoded>>>,
     /// The index's key, made once (every load names it).
     index: Arc<str>,
+    /// The loads of concurrent requests, sent together.
+    loads: Arc<Loads>,
 }
 
 /// A record as loaded, and the JSON text it came from.
@@ -134,6 +138,7 @@ impl RedisSessionStore {
     pub(crate) fn new(conn: ConnectionManager, keys: Keys) -> Self {
         RedisSessionStore {
             index: keys.sessions().into(),
+            loads: Arc::new(Loads::new(conn.clone())),
             conn,
             keys,
             decoded: Arc::default(),
@@ -229,14 +234,10 @@ impl SessionStore for RedisSessionStore {
         ttl: Duration,
     ) -> BoxFuture<'a, Result<Option<Arc<SessionRecord>>, StoreError>> {
         Box::pin(async move {
-            let mut conn = self.conn.clone();
-            let text: Option<String> = redis::cmd("GETEX")
-                .arg(self.keys.session(id))
-                .arg("PX")
-                .arg(millis(ttl))
-                .query_async(&mut conn)
+            let text = (self.loads)
+                .load(self.keys.session(id), millis(ttl))
                 .await
-                .map_err(failed)?;
+                .map_err(|err| StoreError(format!("redis: {err}")))?;
             match text {
                 Some(text) => self.decode(id, text).map(Some),
                 None => {

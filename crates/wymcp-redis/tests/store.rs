@@ -47,3 +47,36 @@ async fn the_cap_the_sliding_ttl_and_the_reaper_hold_on_redis() {
     assert!(!store.remove("a").await.unwrap());
     assert!(store.load("a", ttl).await.unwrap().is_none());
 }
+
+/// Concurrent loads share pipelines: each still gets its own record, a missing one `None`,
+/// and the TTL of each is renewed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_loads_each_get_their_own_record() {
+    let redis = RedisServer::start();
+    let store = Redis::connect(&redis.url()).await.unwrap().session_store();
+    let ttl = Duration::from_secs(60);
+    for n in 0..40 {
+        store
+            .create(record(&format!("s{n}")), 100, ttl)
+            .await
+            .unwrap();
+    }
+    let loads: Vec<_> = (0..60)
+        .map(|n| {
+            let store = store.clone();
+            tokio::spawn(async move {
+                let id = format!("s{n}");
+                (id.clone(), store.load(&id, ttl).await.unwrap())
+            })
+        })
+        .collect();
+    for load in loads {
+        let (id, record) = load.await.unwrap();
+        let n: usize = id[1..].parse().unwrap();
+        match record {
+            Some(record) => assert_eq!(record.id, id),
+            None => assert!(n >= 40, "{id} exists"),
+        }
+        assert_eq!(n < 40, store.load(&id, ttl).await.unwrap().is_some());
+    }
+}
