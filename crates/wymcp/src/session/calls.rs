@@ -83,31 +83,38 @@ impl RunningCalls {
         id: &Value,
         work: Work,
     ) -> (RunningCall, CancellationToken) {
-        let (registration, token) = self.register(id, work);
-        let call = RunningCall {
-            calls: self.clone(),
-            registration,
-        };
-        (call, token)
+        self.start_within(id, work, usize::MAX)
+            .expect("no cap: a registration always succeeds")
     }
 
-    /// [`start`](Self::start), unless `max` calls are registered already (`None`).
+    /// [`start`](Self::start), unless `max` calls are registered already (`None`): the count
+    /// and the registration under one lock, so concurrent calls cannot pass the cap together.
     pub(crate) fn start_within(
         self: &Arc<Self>,
         id: &Value,
         work: Work,
         max: usize,
     ) -> Option<(RunningCall, CancellationToken)> {
-        if self.table().by_id.len() >= max {
-            return None;
-        }
-        Some(self.start(id, work))
+        let (registration, token) = self.register(id, work, max)?;
+        let call = RunningCall {
+            calls: self.clone(),
+            registration,
+        };
+        Some((call, token))
     }
 
-    fn register(&self, id: &Value, work: Work) -> (Registration, CancellationToken) {
+    fn register(
+        &self,
+        id: &Value,
+        work: Work,
+        max: usize,
+    ) -> Option<(Registration, CancellationToken)> {
+        let mut table = self.table();
+        if table.by_id.len() >= max {
+            return None;
+        }
         let key = id.clone();
         let token = CancellationToken::new();
-        let mut table = self.table();
         table.serial += 1;
         let serial = table.serial;
         table.by_id.insert(
@@ -118,7 +125,7 @@ impl RunningCalls {
                 work,
             },
         );
-        (Registration { key, serial }, token)
+        Some((Registration { key, serial }, token))
     }
 
     /// Unregisters a call (only its own registration: see [`start`](Self::start)).
@@ -201,6 +208,39 @@ mod tests {
     use serde_json::json;
 
     use super::{RunningCalls, Work};
+
+    #[test]
+    fn concurrent_starts_never_pass_the_cap() {
+        // Eight threads start calls with distinct ids against a cap of 4, over and over: the
+        // count and the registration are one step, so no more than 4 are ever registered.
+        const CAP: usize = 4;
+        let calls = Arc::new(RunningCalls::default());
+        for round in 0..200_u64 {
+            let started: Vec<_> = std::thread::scope(|scope| {
+                let handles: Vec<_> = (0..8_u64)
+                    .map(|t| {
+                        let calls = calls.clone();
+                        scope.spawn(move || {
+                            calls.start_within(&json!(round * 8 + t), Work::Call, CAP)
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .filter_map(|h| h.join().ok().flatten())
+                    .collect()
+            });
+            assert_eq!(
+                started.len(),
+                CAP,
+                "round {round}: {} started",
+                started.len()
+            );
+            assert_eq!(calls.len(), CAP);
+            drop(started);
+            assert_eq!(calls.len(), 0);
+        }
+    }
 
     #[test]
     fn cancel_reaches_the_call_by_its_id_once() {

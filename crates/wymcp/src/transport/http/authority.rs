@@ -24,18 +24,23 @@ pub(crate) fn authority_host(text: &str) -> Option<&str> {
         };
         (&text[..=end], port)
     } else {
-        let (host, port) = match text.split_once(':') {
-            Some((host, port)) => (host, Some(port)),
-            None => (text, None),
-        };
-        let valid = !host.is_empty()
-            && host
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~'));
-        if !valid {
+        // One pass: the host's bytes are checked up to the first `:` (a `str::split_once`
+        // first would search the text twice; this runs on every request).
+        let mut end = text.len();
+        for (i, b) in text.bytes().enumerate() {
+            if b == b':' {
+                end = i;
+                break;
+            }
+            if !HOST_BYTE[usize::from(b)] {
+                return None;
+            }
+        }
+        if end == 0 {
             return None;
         }
-        (host, port)
+        let port = text.get(end + 1..);
+        (&text[..end], port)
     };
     match port {
         None => Some(host),
@@ -43,6 +48,19 @@ pub(crate) fn authority_host(text: &str) -> Option<&str> {
         Some(_) => None,
     }
 }
+
+/// The bytes of a host name or IPv4 address: letters, digits, `-`, `.`, `_`, `~` (one load
+/// per byte on every request's `Host`).
+static HOST_BYTE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_' | b'~');
+        b += 1;
+    }
+    table
+};
 
 /// RFC 3986 allows an empty port (`host:`); a present one is at most 65535.
 fn port_valid(port: &str) -> bool {

@@ -24,7 +24,8 @@ use super::auth::{ChallengeError, Identity, Presented, challenge, presented};
 use super::authority::{authority_host, is_loopback_name, origin_host, same_host};
 use super::config::HttpConfig;
 use super::error::HttpError;
-use super::service::{SESSION_NAME, State, VERSION_NAME};
+use super::headers::{Found, WireHeaders};
+use super::service::{State, VERSION_NAME};
 
 /// A failed check: status and message (the route picks the dialect), and the
 /// `WWW-Authenticate` challenge of a 401.
@@ -145,28 +146,19 @@ async fn authenticate_contained(
 /// when auth is configured.
 pub(crate) async fn wire_checks(
     state: &State,
-    headers: &HeaderMap,
+    wire: &WireHeaders<'_>,
 ) -> Result<Option<Identity>, WireRefusal> {
-    check_origin(&state.config, headers).map_err(WireRefusal::from)?;
-    check_host(&state.config, headers).map_err(WireRefusal::from)?;
+    check_origin(&state.config, &wire.origin).map_err(WireRefusal::from)?;
+    check_host(&state.config, &wire.host).map_err(WireRefusal::from)?;
     let identity = match &state.auth {
         None => None,
-        Some(auth) => match authenticate_contained(auth.as_ref(), headers).await {
+        Some(auth) => match authenticate_contained(auth.as_ref(), wire.map).await {
             Ok(identity) => Some(identity),
-            Err((refusal, panic)) => return Err(auth_refusal(state, headers, refusal, panic)),
+            Err((refusal, panic)) => return Err(auth_refusal(state, wire.map, refusal, panic)),
         },
     };
-    for (name, label) in [
-        (&SESSION_NAME, "Mcp-Session-Id"),
-        (&VERSION_NAME, "MCP-Protocol-Version"),
-    ] {
-        if headers.get_all(name).iter().nth(1).is_some() {
-            return Err(WireRefusal::from((
-                StatusCode::BAD_REQUEST,
-                format!("Duplicated {label} header. Send exactly one {label} header."),
-            )));
-        }
-    }
+    single(&wire.session, "Mcp-Session-Id").map_err(WireRefusal::from)?;
+    single(&wire.version, "MCP-Protocol-Version").map_err(WireRefusal::from)?;
     Ok(identity)
 }
 
@@ -232,15 +224,13 @@ fn host_allowed(config: &HttpConfig, host: &str) -> bool {
 }
 
 /// The one value of a header that must appear at most once, or the 400 naming it.
-fn single<'a>(
-    headers: &'a HeaderMap,
-    name: header::HeaderName,
+fn single<'h>(
+    found: &Found<'h>,
     label: &str,
-) -> Result<Option<&'a HeaderValue>, (StatusCode, String)> {
-    let mut values = headers.get_all(name).iter();
-    match (values.next(), values.next()) {
-        (first, None) => Ok(first),
-        (_, Some(_)) => Err((
+) -> Result<Option<&'h HeaderValue>, (StatusCode, String)> {
+    match found.repeated {
+        false => Ok(found.first),
+        true => Err((
             StatusCode::BAD_REQUEST,
             format!("Duplicated {label} header. Send exactly one {label} header."),
         )),
@@ -249,8 +239,8 @@ fn single<'a>(
 
 /// A present `Origin` must be allowed (see the module's documentation), whatever the bind
 /// address and whether or not DNS-rebinding protection is on.
-fn check_origin(config: &HttpConfig, headers: &HeaderMap) -> Result<(), (StatusCode, String)> {
-    let Some(origin) = single(headers, header::ORIGIN, "Origin")? else {
+fn check_origin(config: &HttpConfig, origin: &Found<'_>) -> Result<(), (StatusCode, String)> {
+    let Some(origin) = single(origin, "Origin")? else {
         return Ok(());
     };
     let origin = String::from_utf8_lossy(origin.as_bytes());
@@ -273,9 +263,9 @@ fn origin_refusal(origin: &str) -> (StatusCode, String) {
 
 /// `Host`: one header, a valid authority (400 otherwise), then an allowed name when
 /// DNS-rebinding protection is on (403 otherwise).
-fn check_host(config: &HttpConfig, headers: &HeaderMap) -> Result<(), (StatusCode, String)> {
+fn check_host(config: &HttpConfig, host: &Found<'_>) -> Result<(), (StatusCode, String)> {
     let protection = protection_on(config);
-    let Some(value) = single(headers, header::HOST, "Host")? else {
+    let Some(value) = single(host, "Host")? else {
         return match protection {
             true => Err((StatusCode::FORBIDDEN, "Missing Host header".to_owned())),
             false => Ok(()),
@@ -304,8 +294,16 @@ fn check_host(config: &HttpConfig, headers: &HeaderMap) -> Result<(), (StatusCod
 
 /// Whether an `Accept` header admits `wanted` (absent header: yes).
 pub(crate) fn accepts(headers: &HeaderMap, wanted: &str) -> bool {
+    accepts_lines(headers.get_all(header::ACCEPT).iter(), wanted)
+}
+
+/// Whether the `Accept` lines admit `wanted` (no line: yes).
+pub(crate) fn accepts_lines<'h>(
+    lines: impl Iterator<Item = &'h HeaderValue>,
+    wanted: &str,
+) -> bool {
     let mut seen = false;
-    for line in headers.get_all(header::ACCEPT) {
+    for line in lines {
         seen = true;
         if media_ranges(line).any(|range| range_admits(range, wanted.as_bytes())) {
             return true;

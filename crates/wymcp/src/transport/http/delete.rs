@@ -7,12 +7,13 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
 use super::checks::{header_str, plain_refusal, wire_checks};
+use super::headers::WireHeaders;
 use super::service::{SESSION_NAME, State};
 use crate::serve::owns;
 
 pub(crate) async fn handle(state: Arc<State>, req: Request) -> Response {
     let headers = req.headers();
-    let identity = match wire_checks(&state, headers).await {
+    let identity = match wire_checks(&state, &WireHeaders::of(headers)).await {
         Ok(identity) => identity,
         Err(refusal) => {
             refusal.report_auth("DELETE", None, None);

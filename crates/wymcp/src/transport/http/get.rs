@@ -17,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::checks::{WireRefusal, accepts, header_str, plain_refusal, wire_checks};
 use super::events::LoggedEvent;
+use super::headers::WireHeaders;
 use super::service::{GET_STREAM, SESSION_NAME, State, VERSION_NAME};
 use super::sse;
 use super::streams::StreamEvent;
@@ -48,7 +49,7 @@ pub(crate) async fn handle(state: Arc<State>, req: Request) -> Response {
 
 async fn open(state: Arc<State>, req: Request) -> Result<Response, WireRefusal> {
     let headers = req.headers();
-    let identity = wire_checks(&state, headers)
+    let identity = wire_checks(&state, &WireHeaders::of(headers))
         .await
         .inspect_err(|refusal| refusal.report_auth("GET", None, None))?;
     // The stateless era has no session stream: 405, once the caller passed the wire checks.

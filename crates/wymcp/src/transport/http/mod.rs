@@ -36,6 +36,7 @@ mod events;
 mod forwarded;
 mod framed;
 mod get;
+mod headers;
 #[cfg(feature = "jwt")]
 pub mod introspection;
 #[cfg(feature = "jwt")]

@@ -8,14 +8,15 @@ use std::sync::Arc;
 
 use axum::body::Body;
 use axum::extract::{ConnectInfo, Request};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use futures_util::FutureExt;
 use serde_json::Value;
 
-use super::checks::{accepts, header_str, media_ranges, range_admits, wire_checks};
+use super::checks::{accepts_lines, header_str, media_ranges, range_admits, wire_checks};
 use super::error::{HttpError, json_bytes_response, json_response};
-use super::service::{SESSION_HEADER, SESSION_NAME, State, VERSION_NAME};
+use super::headers::WireHeaders;
+use super::service::{SESSION_HEADER, State};
 use crate::protocol::{Kind, ProtocolVersion};
 use crate::serve::{Era, Identity, Inbound, Outcome, Related, RoutingHeaders, stateless};
 
@@ -28,7 +29,8 @@ pub(crate) fn handle(state: Arc<State>, req: Request) -> impl Future<Output = Re
 async fn process(state: Arc<State>, req: Request) -> Result<Response, HttpError> {
     let (parts, body) = req.into_parts();
     let headers = &parts.headers;
-    let identity = match wire_checks(&state, headers).await {
+    let wire = WireHeaders::of(headers);
+    let identity = match wire_checks(&state, &wire).await {
         Ok(identity) => identity,
         Err(refusal) => {
             // The body of a caller auth refused is never read: the events carry no request id.
@@ -37,23 +39,20 @@ async fn process(state: Arc<State>, req: Request) -> Result<Response, HttpError>
         }
     };
     let identity = identity.as_ref();
-    let accept = Accept::of(headers);
+    let accept = Accept::of(&wire);
     check_accept(&accept)?;
-    check_content_type(headers)?;
-    let body = read_body(&state, headers, body).await?;
+    check_content_type(&wire)?;
+    let body = read_body(&state, &wire, body).await?;
     let message: Value =
         serde_json::from_slice(&body).map_err(|_| HttpError::parse_error("Malformed JSON"))?;
     // The era is decided per request: the stateless one never touches the session store.
     // The stateless era and batches run boxed: their futures are several times the size of a
     // session call's, and every POST's future (boxed by the router) would otherwise be as
     // large as the largest of them (see docs/performance.md, "Future sizes").
-    let version = VersionHeader::of(headers);
+    let version = VersionHeader::of(&wire);
     if stateless::claimed_over_http(version.names_stateless(), &message) {
         let client = peer(&parts);
-        return Box::pin(stateless_request(
-            &state, headers, identity, client, message,
-        ))
-        .await;
+        return Box::pin(stateless_request(&state, &wire, identity, client, message)).await;
     }
     let requested = version
         .session_era()
@@ -63,7 +62,7 @@ async fn process(state: Arc<State>, req: Request) -> Result<Response, HttpError>
     let inbound = |message: Value, related: Related| Inbound {
         message,
         era: Era::Session,
-        session: header_str(headers, &SESSION_NAME),
+        session: wire.session.text(),
         identity,
         related,
         requested,
@@ -76,7 +75,7 @@ async fn process(state: Arc<State>, req: Request) -> Result<Response, HttpError>
     let related = related(&state, &accept, &message);
     let lease_id = lease_id(&state, &related, &message);
     let outcome = state.core.serve(inbound(message, related)).await?;
-    let session = header_str(headers, &SESSION_NAME);
+    let session = wire.session.text();
     Ok(respond(&state, headers, outcome, (session, lease_id)).await)
 }
 
@@ -147,21 +146,17 @@ async fn respond(
 }
 
 /// The headers of a stateless request, for the era's routing checks.
-struct Headers<'h>(&'h HeaderMap);
-
-/// The routing headers read on every stateless request, as names parsed once.
-static METHOD_NAME: axum::http::HeaderName = axum::http::HeaderName::from_static("mcp-method");
-static NAME_NAME: axum::http::HeaderName = axum::http::HeaderName::from_static("mcp-name");
+struct Headers<'h>(&'h WireHeaders<'h>);
 
 impl RoutingHeaders for Headers<'_> {
     fn get(&self, name: &str) -> Option<&str> {
-        // A name given as text is parsed (lower-cased, checked) at each lookup: the three read
-        // on every request are looked up by their prepared names.
+        // The three read on every request were found by the one pass; a name given as text
+        // is parsed (lower-cased, checked) at its lookup.
         match name {
-            "mcp-protocol-version" => header_str(self.0, &VERSION_NAME),
-            "mcp-method" => header_str(self.0, &METHOD_NAME),
-            "mcp-name" => header_str(self.0, &NAME_NAME),
-            other => header_str(self.0, other),
+            "mcp-protocol-version" => self.0.version.text(),
+            "mcp-method" => self.0.method.text(),
+            "mcp-name" => self.0.name.text(),
+            other => header_str(self.0.map, other),
         }
     }
 }
@@ -176,12 +171,12 @@ fn peer(parts: &axum::http::request::Parts) -> Option<std::net::IpAddr> {
 
 async fn stateless_request(
     state: &Arc<State>,
-    headers: &HeaderMap,
+    wire: &WireHeaders<'_>,
     identity: Option<&Identity>,
     client: Option<std::net::IpAddr>,
     message: Value,
 ) -> Result<Response, HttpError> {
-    let related = if is_call(&message) && accepts(headers, "text/event-stream") {
+    let related = if is_call(&message) && accepts_lines(wire.accept_lines(), "text/event-stream") {
         Related::Stream {
             name: Arc::from("post"),
             polling: false,
@@ -196,11 +191,11 @@ async fn stateless_request(
         identity,
         related,
         requested: None,
-        headers: Some(&Headers(headers)),
+        headers: Some(&Headers(wire)),
         client,
     };
     let outcome = state.core.serve(inbound).await?;
-    Ok(respond(state, headers, outcome, (None, None)).await)
+    Ok(respond(state, wire.map, outcome, (None, None)).await)
 }
 
 /// A JSON-RPC batch: 2025-03-26 sessions only.
@@ -215,10 +210,18 @@ async fn batch(
     })
 }
 
-fn check_content_type(headers: &HeaderMap) -> Result<(), HttpError> {
-    let is_json = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
+fn check_content_type(wire: &WireHeaders<'_>) -> Result<(), HttpError> {
+    // What the SDKs send, compared whole before anything is split.
+    if wire
+        .content_type
+        .first
+        .is_some_and(|v| v.as_bytes() == b"application/json")
+    {
+        return Ok(());
+    }
+    let is_json = wire
+        .content_type
+        .text()
         .and_then(|v| v.split(';').next())
         .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("application/json"));
     if is_json {
@@ -234,7 +237,7 @@ fn check_content_type(headers: &HeaderMap) -> Result<(), HttpError> {
 
 async fn read_body(
     state: &State,
-    headers: &HeaderMap,
+    wire: &WireHeaders<'_>,
     body: Body,
 ) -> Result<bytes::Bytes, HttpError> {
     let limit = state.config.body_limit;
@@ -247,9 +250,9 @@ async fn read_body(
             ),
         )
     };
-    let declared = headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
+    let declared = wire
+        .content_length
+        .text()
         .and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > limit as u64) {
         return Err(too_large());
@@ -288,8 +291,8 @@ enum VersionHeader<'h> {
 }
 
 impl<'h> VersionHeader<'h> {
-    fn of(headers: &'h HeaderMap) -> Self {
-        match headers.get(&VERSION_NAME) {
+    fn of(wire: &WireHeaders<'h>) -> Self {
+        match wire.version.first {
             None => VersionHeader::Absent,
             Some(value) => match value.to_str() {
                 Ok(raw) => VersionHeader::Text(raw, raw.trim().parse().ok()),
@@ -344,11 +347,11 @@ struct Accept {
 }
 
 impl Accept {
-    fn of(headers: &HeaderMap) -> Self {
+    fn of(wire: &WireHeaders<'_>) -> Self {
         let mut seen = false;
         let mut json = false;
         let mut sse = false;
-        for line in headers.get_all(header::ACCEPT) {
+        for line in wire.accept_lines() {
             seen = true;
             // What the official SDKs send, compared whole before anything is split.
             if line.as_bytes() == b"application/json, text/event-stream" {
@@ -379,7 +382,7 @@ mod tests {
         for value in values {
             headers.append(header::ACCEPT, HeaderValue::from_static(value));
         }
-        let accept = Accept::of(&headers);
+        let accept = Accept::of(&super::WireHeaders::of(&headers));
         (accept.json, accept.sse)
     }
 

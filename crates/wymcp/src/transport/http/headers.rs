@@ -1,0 +1,144 @@
+//! [`WireHeaders`]: the request headers the MCP routes read, found in one pass over the map.
+//!
+//! A POST reads a dozen headers, several of them twice (a singleton is counted by the wire
+//! checks, then its value read by a later step). Each `HeaderMap` lookup hashes the name it
+//! looks for, and `mcp-protocol-version` is 20 bytes: one pass over the few headers a request
+//! carries, comparing names, costs less than three lookups (docs/performance.md, "One pass
+//! over the headers").
+
+use axum::http::{HeaderMap, HeaderValue};
+
+/// A header as found: its first value, and whether it came more than once.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Found<'h> {
+    pub(crate) first: Option<&'h HeaderValue>,
+    pub(crate) repeated: bool,
+}
+
+impl<'h> Found<'h> {
+    fn add(&mut self, value: &'h HeaderValue) {
+        match self.first {
+            None => self.first = Some(value),
+            Some(_) => self.repeated = true,
+        }
+    }
+
+    /// The first value as text (`None`: absent, or not visible ASCII).
+    pub(crate) fn text(&self) -> Option<&'h str> {
+        self.first.and_then(|v| v.to_str().ok())
+    }
+}
+
+/// The headers of one request that the routes read, and the map they came from (for the rest:
+/// auth's `Authorization`, forwarding, `Last-Event-ID`, a stateless request's `Mcp-Param-*`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct WireHeaders<'h> {
+    pub(crate) map: &'h HeaderMap,
+    pub(crate) host: Found<'h>,
+    pub(crate) origin: Found<'h>,
+    pub(crate) accept: Found<'h>,
+    pub(crate) content_type: Found<'h>,
+    pub(crate) content_length: Found<'h>,
+    /// `Mcp-Session-Id`.
+    pub(crate) session: Found<'h>,
+    /// `MCP-Protocol-Version`.
+    pub(crate) version: Found<'h>,
+    /// `Mcp-Method` (the stateless era's routing header).
+    pub(crate) method: Found<'h>,
+    /// `Mcp-Name` (the stateless era's routing header).
+    pub(crate) name: Found<'h>,
+}
+
+impl<'h> WireHeaders<'h> {
+    /// One pass over `map` (a repeated header is seen once per value).
+    pub(crate) fn of(map: &'h HeaderMap) -> Self {
+        let mut found = WireHeaders {
+            map,
+            host: Found::default(),
+            origin: Found::default(),
+            accept: Found::default(),
+            content_type: Found::default(),
+            content_length: Found::default(),
+            session: Found::default(),
+            version: Found::default(),
+            method: Found::default(),
+            name: Found::default(),
+        };
+        for (name, value) in map {
+            // Names are stored lower-cased: the match is exact.
+            let slot = match name.as_str() {
+                "host" => &mut found.host,
+                "origin" => &mut found.origin,
+                "accept" => &mut found.accept,
+                "content-type" => &mut found.content_type,
+                "content-length" => &mut found.content_length,
+                "mcp-session-id" => &mut found.session,
+                "mcp-protocol-version" => &mut found.version,
+                "mcp-method" => &mut found.method,
+                "mcp-name" => &mut found.name,
+                _ => continue,
+            };
+            slot.add(value);
+        }
+        found
+    }
+
+    /// Every `Accept` line (usually one).
+    pub(crate) fn accept_lines(&self) -> impl Iterator<Item = &'h HeaderValue> {
+        let all = self
+            .accept
+            .repeated
+            .then(|| self.map.get_all(axum::http::header::ACCEPT).iter());
+        let one = match all {
+            Some(_) => None,
+            None => self.accept.first,
+        };
+        one.into_iter().chain(all.into_iter().flatten())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.append(*name, HeaderValue::from_static(value));
+        }
+        map
+    }
+
+    #[test]
+    fn finds_each_header_and_notes_a_repeat() {
+        let headers = map(&[
+            ("Host", "127.0.0.1:8080"),
+            ("Mcp-Session-Id", "abc"),
+            ("mcp-session-id", "def"),
+            ("MCP-Protocol-Version", "2025-06-18"),
+            ("X-Other", "1"),
+        ]);
+        let wire = WireHeaders::of(&headers);
+        assert_eq!(wire.host.text(), Some("127.0.0.1:8080"));
+        assert!(!wire.host.repeated);
+        assert_eq!(wire.session.text(), Some("abc"));
+        assert!(wire.session.repeated);
+        assert_eq!(wire.version.text(), Some("2025-06-18"));
+        assert!(wire.origin.first.is_none() && wire.method.first.is_none());
+    }
+
+    #[test]
+    fn gives_every_accept_line() {
+        let one = map(&[("Accept", "application/json")]);
+        let lines: Vec<_> = WireHeaders::of(&one).accept_lines().collect();
+        assert_eq!(lines, [&HeaderValue::from_static("application/json")]);
+        let two = map(&[
+            ("Accept", "application/json"),
+            ("Accept", "text/event-stream"),
+        ]);
+        let lines: Vec<_> = WireHeaders::of(&two).accept_lines().collect();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[1], "text/event-stream");
+        assert_eq!(WireHeaders::of(&HeaderMap::new()).accept_lines().count(), 0);
+    }
+}
