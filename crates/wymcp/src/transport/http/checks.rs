@@ -25,7 +25,7 @@ use super::authority::{authority_host, is_loopback_name, origin_host, same_host}
 use super::config::HttpConfig;
 use super::error::HttpError;
 use super::headers::{Found, WireHeaders};
-use super::service::{State, VERSION_NAME};
+use super::service::State;
 
 /// A failed check: status and message (the route picks the dialect), and the
 /// `WWW-Authenticate` challenge of a 401.
@@ -344,8 +344,9 @@ pub(crate) fn range_admits(range: &[u8], wanted: &[u8]) -> bool {
 }
 
 /// Whether the `MCP-Protocol-Version` header names a stateless revision (2026-07-28).
-pub(crate) fn header_names_stateless(headers: &HeaderMap) -> bool {
-    header_str(headers, &VERSION_NAME)
+pub(crate) fn header_names_stateless(wire: &WireHeaders<'_>) -> bool {
+    wire.version
+        .text()
         .and_then(|v| v.trim().parse::<crate::ProtocolVersion>().ok())
         .is_some_and(crate::ProtocolVersion::is_stateless)
 }

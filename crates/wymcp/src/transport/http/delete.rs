@@ -6,14 +6,15 @@ use axum::extract::Request;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
-use super::checks::{header_str, plain_refusal, wire_checks};
+use super::checks::{plain_refusal, wire_checks};
 use super::headers::WireHeaders;
-use super::service::{SESSION_NAME, State};
+use super::service::State;
 use crate::serve::owns;
 
 pub(crate) async fn handle(state: Arc<State>, req: Request) -> Response {
     let headers = req.headers();
-    let identity = match wire_checks(&state, &WireHeaders::of(headers)).await {
+    let wire = WireHeaders::of(headers);
+    let identity = match wire_checks(&state, &wire).await {
         Ok(identity) => identity,
         Err(refusal) => {
             refusal.report_auth("DELETE", None, None);
@@ -21,10 +22,10 @@ pub(crate) async fn handle(state: Arc<State>, req: Request) -> Response {
         }
     };
     // The stateless era has no session to end: 405, once the caller passed the wire checks.
-    if super::header_names_stateless(headers) {
+    if super::header_names_stateless(&wire) {
         return super::stateless_method_not_allowed();
     }
-    let Some(session) = header_str(headers, &SESSION_NAME) else {
+    let Some(session) = wire.session.text() else {
         return plain_refusal((
             StatusCode::BAD_REQUEST,
             "Missing mcp-session-id header".to_owned(),

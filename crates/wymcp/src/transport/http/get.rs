@@ -15,10 +15,10 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::checks::{WireRefusal, accepts, header_str, plain_refusal, wire_checks};
+use super::checks::{WireRefusal, accepts_lines, header_str, plain_refusal, wire_checks};
 use super::events::LoggedEvent;
 use super::headers::WireHeaders;
-use super::service::{GET_STREAM, SESSION_NAME, State, VERSION_NAME};
+use super::service::{GET_STREAM, State};
 use super::sse;
 use super::streams::StreamEvent;
 use crate::protocol::ProtocolVersion;
@@ -49,14 +49,15 @@ pub(crate) async fn handle(state: Arc<State>, req: Request) -> Response {
 
 async fn open(state: Arc<State>, req: Request) -> Result<Response, WireRefusal> {
     let headers = req.headers();
-    let identity = wire_checks(&state, &WireHeaders::of(headers))
+    let wire = WireHeaders::of(headers);
+    let identity = wire_checks(&state, &wire)
         .await
         .inspect_err(|refusal| refusal.report_auth("GET", None, None))?;
     // The stateless era has no session stream: 405, once the caller passed the wire checks.
-    if super::header_names_stateless(headers) {
+    if super::header_names_stateless(&wire) {
         return Ok(super::stateless_method_not_allowed());
     }
-    let (session, requested) = read_headers(headers)?;
+    let (session, requested) = read_headers(&wire)?;
     let core = &state.core;
     let record = core
         .resolve(session, identity.as_ref(), &Value::Null, None)
@@ -121,18 +122,18 @@ fn before_attaching(
 
 /// `Accept`, `Mcp-Session-Id` and `MCP-Protocol-Version`: the session the GET names and the
 /// revision its header names, if any.
-fn read_headers(
-    headers: &HeaderMap,
-) -> Result<(&str, Option<ProtocolVersion>), (StatusCode, String)> {
+fn read_headers<'h>(
+    wire: &WireHeaders<'h>,
+) -> Result<(&'h str, Option<ProtocolVersion>), (StatusCode, String)> {
     let refused = |status, message: &str| Err((status, message.to_owned()));
-    if !accepts(headers, "text/event-stream") {
+    if !accepts_lines(wire.accept_lines(), "text/event-stream") {
         let message = "Not Acceptable: the client must accept text/event-stream";
         return refused(StatusCode::NOT_ACCEPTABLE, message);
     }
-    let Some(session) = header_str(headers, &SESSION_NAME) else {
+    let Some(session) = wire.session.text() else {
         return refused(StatusCode::BAD_REQUEST, "Missing mcp-session-id header");
     };
-    let requested = match header_str(headers, &VERSION_NAME) {
+    let requested = match wire.version.text() {
         None => None,
         Some(raw) => match raw.trim().parse::<ProtocolVersion>() {
             Ok(v) if !v.is_stateless() => Some(v),

@@ -85,13 +85,10 @@ impl<'h> WireHeaders<'h> {
 
     /// Every `Accept` line (usually one).
     pub(crate) fn accept_lines(&self) -> impl Iterator<Item = &'h HeaderValue> {
-        let all = self
-            .accept
-            .repeated
-            .then(|| self.map.get_all(axum::http::header::ACCEPT).iter());
-        let one = match all {
-            Some(_) => None,
-            None => self.accept.first,
+        // A repeated `Accept` is read from the map; a single one is the value found.
+        let (one, all) = match self.accept.repeated {
+            false => (self.accept.first, None),
+            true => (None, Some(self.map.get_all(axum::http::header::ACCEPT))),
         };
         one.into_iter().chain(all.into_iter().flatten())
     }

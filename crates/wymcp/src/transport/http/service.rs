@@ -10,7 +10,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::body::HttpBody;
 use axum::extract::{Request, State as AxumState};
-use axum::http::{HeaderName, Method, StatusCode, header};
+use axum::http::{Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, future::RouteFuture};
 use bytes::Bytes;
@@ -35,11 +35,6 @@ use crate::{Delivery, Notifier};
 pub const SESSION_HEADER: &str = "mcp-session-id";
 /// The `MCP-Protocol-Version` header.
 pub const VERSION_HEADER: &str = "mcp-protocol-version";
-/// [`SESSION_HEADER`] as a header name: a lookup by `HeaderName` skips parsing the name,
-/// which a lookup by `&str` does on every request.
-pub(crate) static SESSION_NAME: HeaderName = HeaderName::from_static(SESSION_HEADER);
-/// [`VERSION_HEADER`] as a header name.
-pub(crate) static VERSION_NAME: HeaderName = HeaderName::from_static(VERSION_HEADER);
 pub(crate) use super::streams::GET_STREAM;
 
 /// Shared by every request of one service.
