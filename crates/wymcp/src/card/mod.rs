@@ -29,7 +29,9 @@
 //! ```
 
 pub(crate) mod document;
+pub(crate) mod info;
 pub(crate) mod registry;
 
-pub use document::{Remote, Repository, SERVER_CARD_MEDIA_TYPE, SERVER_CARD_SCHEMA};
+pub use document::{SERVER_CARD_MEDIA_TYPE, SERVER_CARD_SCHEMA};
+pub use info::{Remote, Repository};
 pub use registry::{Package, RegistryError, SERVER_JSON_SCHEMA};

@@ -5,7 +5,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::document::{identity, to_value};
-use crate::server::ServerInfo;
+use super::info::ServerInfo;
 
 /// The `$schema` of the `server.json` documents generated here.
 pub const SERVER_JSON_SCHEMA: &str =

@@ -19,60 +19,12 @@ use crate::protocol::{ProtocolVersion, RpcError};
 use crate::serve::Identity;
 use crate::tool::registered::RegisteredTool;
 
+pub use crate::card::info::ServerInfo;
 pub use builder::ServerBuilder;
-
-/// Who the server says it is in `initialize` (`serverInfo`), verbatim.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub struct ServerInfo {
-    /// The programmatic name.
-    pub name: String,
-    /// The version.
-    pub version: String,
-    /// A display title (2025-06-18 and later).
-    pub title: Option<String>,
-    /// A description (2025-11-25 and later).
-    pub description: Option<String>,
-    /// A website (2025-11-25 and later).
-    pub website_url: Option<String>,
-    /// Icons, as MCP `Icon` objects (2025-11-25 and later).
-    pub icons: Vec<Value>,
-    /// Where the source lives (the Server Card and `server.json` only).
-    pub repository: Option<crate::card::Repository>,
-    /// The URLs clients connect to (the Server Card and `server.json` only).
-    pub remotes: Vec<crate::card::Remote>,
-}
-
-impl ServerInfo {
-    /// The `serverInfo` object for a session of `version`: fields the revision lacks are left
-    /// out.
-    pub fn to_value(&self, version: ProtocolVersion) -> Value {
-        let mut info = Map::new();
-        info.insert("name".into(), Value::String(self.name.clone()));
-        info.insert("version".into(), Value::String(self.version.clone()));
-        if version.supports_tool_title() {
-            if let Some(title) = &self.title {
-                info.insert("title".into(), Value::String(title.clone()));
-            }
-        }
-        if version.supports_icons() {
-            if let Some(description) = &self.description {
-                info.insert("description".into(), Value::String(description.clone()));
-            }
-            if let Some(url) = &self.website_url {
-                info.insert("websiteUrl".into(), Value::String(url.clone()));
-            }
-            if !self.icons.is_empty() {
-                info.insert("icons".into(), Value::Array(self.icons.clone()));
-            }
-        }
-        Value::Object(info)
-    }
-}
 
 /// A built MCP server: every tool validated, every definition and validator built once.
 ///
-/// Cheap to clone. Transports serve it; tests can call it directly.
+/// Cheap to clone. Transports serve it; tests call it through [`crate::testing`].
 ///
 /// ```
 /// use serde_json::json;

@@ -17,8 +17,8 @@ use futures_util::StreamExt as _;
 
 use super::error::{HttpError, json_bytes_response};
 use super::lease::Lease;
-use super::service::State;
 use super::sse;
+use super::state::State;
 use super::streams::StreamEvent;
 use crate::serve::{Call, Event};
 

@@ -25,7 +25,7 @@ use super::authority::{authority_host, is_loopback_name, origin_host, same_host}
 use super::config::HttpConfig;
 use super::error::HttpError;
 use super::headers::{Found, WireHeaders};
-use super::service::State;
+use super::state::State;
 
 /// A failed check: status and message (the route picks the dialect), and the
 /// `WWW-Authenticate` challenge of a 401.

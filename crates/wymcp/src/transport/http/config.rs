@@ -5,7 +5,6 @@ use std::time::Duration;
 
 use super::auth::Authenticate;
 use super::events::{EventLog, InMemoryEventLog};
-use super::service::StreamableHttpService;
 use crate::Server;
 use crate::protocol::stateless::CacheHints;
 use crate::serve::SessionHooks;
@@ -104,7 +103,7 @@ impl Default for HttpConfig {
     }
 }
 
-/// Builds a [`StreamableHttpService`] from a [`Server`].
+/// Builds a [`StreamableHttpService`](super::StreamableHttpService) from a [`Server`].
 ///
 /// ```
 /// use wymcp::Server;
@@ -342,10 +341,5 @@ impl StreamableHttp {
     /// The settings so far.
     pub fn settings(&self) -> &HttpConfig {
         &self.config
-    }
-
-    /// Builds the service. Inside a Tokio runtime, also starts the idle-session reaper.
-    pub fn build(self) -> StreamableHttpService {
-        StreamableHttpService::new(self)
     }
 }

@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 
 use super::checks::{plain_refusal, wire_checks};
 use super::headers::WireHeaders;
-use super::service::State;
+use super::state::State;
 use crate::serve::owns;
 
 pub(crate) async fn handle(state: Arc<State>, req: Request) -> Response {

@@ -8,6 +8,11 @@
 
 use axum::http::{HeaderMap, HeaderValue};
 
+/// The `Mcp-Session-Id` header.
+pub const SESSION_HEADER: &str = "mcp-session-id";
+/// The `MCP-Protocol-Version` header.
+pub const VERSION_HEADER: &str = "mcp-protocol-version";
+
 /// A header as found: its first value, and whether it came more than once.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Found<'h> {

@@ -28,8 +28,7 @@
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::http::{HeaderMap, StatusCode};
@@ -42,53 +41,12 @@ use tokio_util::sync::CancellationToken;
 
 use super::checks::accepts;
 use super::error::HttpError;
-use super::service::State;
 use super::sse::{self, KEEPALIVE};
+use super::state::State;
+use super::streams::Slot;
 use crate::resource::Change;
 use crate::serve::Listen as Admitted;
 use crate::serve::stateless::listen::{self, Filter};
-
-/// The open listen streams of one service: how many, and the token that ends them.
-#[derive(Debug, Default)]
-pub(crate) struct Listeners {
-    open: Arc<AtomicUsize>,
-    stop: Mutex<CancellationToken>,
-}
-
-impl Listeners {
-    /// Takes a slot, unless `max` streams are open.
-    fn acquire(&self, max: usize) -> Option<Slot> {
-        self.open
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
-                (n < max).then_some(n + 1)
-            })
-            .ok()?;
-        Some(Slot(self.open.clone()))
-    }
-
-    /// The token that ends the streams open now.
-    fn stop(&self) -> CancellationToken {
-        self.stop
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
-    }
-
-    /// Ends every open stream gracefully; streams opened afterwards are not affected.
-    pub(crate) fn close(&self) {
-        let old = std::mem::take(&mut *self.stop.lock().unwrap_or_else(PoisonError::into_inner));
-        old.cancel();
-    }
-}
-
-/// One open stream's place under the limit, given back when the stream is dropped.
-struct Slot(Arc<AtomicUsize>);
-
-impl Drop for Slot {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
-    }
-}
 
 /// Answers a `subscriptions/listen` request whose envelope and headers passed: the SSE
 /// stream, or a JSON-RPC refusal (406 without `text/event-stream` in `Accept`, 400 for a bad

@@ -47,6 +47,7 @@ mod post;
 mod serve;
 mod service;
 mod sse;
+mod state;
 mod streams;
 
 pub use crate::serve::{EndReason, SessionHooks, SessionStart};
@@ -64,11 +65,12 @@ pub use connections::{
 };
 pub use error::{ErrorBody, HttpError};
 pub use events::{EventLog, InMemoryEventLog, LoggedEvent};
+pub use headers::{SESSION_HEADER, VERSION_HEADER};
 #[cfg(feature = "jwt")]
 pub use introspection::IntrospectionAuth;
 #[cfg(feature = "jwt")]
 pub use jwt::JwtAuth;
 pub use serve::{HttpServer, protected_resource_router, serve};
-pub use service::{SESSION_HEADER, StreamableHttpService, VERSION_HEADER};
+pub use service::StreamableHttpService;
 
 pub(crate) use checks::{header_names_stateless, stateless_method_not_allowed};

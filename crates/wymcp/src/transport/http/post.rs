@@ -15,8 +15,8 @@ use serde_json::Value;
 
 use super::checks::{accepts_lines, header_str, media_ranges, range_admits, wire_checks};
 use super::error::{HttpError, json_bytes_response, json_response};
-use super::headers::WireHeaders;
-use super::service::{SESSION_HEADER, State};
+use super::headers::{SESSION_HEADER, WireHeaders};
+use super::state::State;
 use crate::protocol::{Kind, ProtocolVersion};
 use crate::serve::{Era, Identity, Inbound, Outcome, Related, RoutingHeaders, stateless};
 

@@ -20,77 +20,15 @@ use futures_util::stream::BoxStream;
 use serde_json::Value;
 use tokio::sync::broadcast;
 
-use super::auth::Authenticate;
 use super::cluster::Elsewhere;
 use super::config::{HttpConfig, StreamableHttp};
 use super::events::EventLog;
-use super::streams::{StreamEvent, Streams};
+use super::state::State;
+use super::streams::{GET_STREAM, StreamEvent, Streams};
 use super::{delete, get, post};
 use crate::resource::ServerNotification;
 use crate::serve::{Cluster, Core, EndReason, Settings};
 use crate::session::{BusMessage, SessionHandle, StoreError};
-use crate::{Delivery, Notifier};
-
-/// The `Mcp-Session-Id` header.
-pub const SESSION_HEADER: &str = "mcp-session-id";
-/// The `MCP-Protocol-Version` header.
-pub const VERSION_HEADER: &str = "mcp-protocol-version";
-pub(crate) use super::streams::GET_STREAM;
-
-/// Shared by every request of one service.
-pub(crate) struct State {
-    /// The serving core: sessions, both eras' method tables, the call runner.
-    pub(crate) core: Core,
-    pub(crate) config: HttpConfig,
-    pub(crate) events: Arc<dyn EventLog>,
-    pub(crate) auth: Option<Arc<dyn Authenticate>>,
-    pub(crate) auth_module: &'static str,
-    /// The open SSE streams of sessions.
-    pub(crate) streams: Arc<Streams>,
-    /// The open `subscriptions/listen` streams (2026-07-28).
-    pub(crate) listeners: super::listen::Listeners,
-    /// How an event reaches a stream another node holds (`None`: no bus, no other node).
-    pub(crate) elsewhere: Option<Elsewhere>,
-}
-
-impl State {
-    /// Ends a session everywhere: record, live things, streams, events; then the end hook.
-    pub(crate) async fn end_session(&self, id: &str) -> Result<bool, StoreError> {
-        let found = self.core.end_session(id).await?;
-        self.streams.end_session(id);
-        self.events.remove_session(id).await?;
-        if found {
-            self.core.ended(id, EndReason::Deleted).await;
-        }
-        Ok(found)
-    }
-}
-
-/// A session's standalone stream is its GET stream: a message for it is delivered to the
-/// attached stream, which logs it as it writes it; with other nodes, a GET stream not held
-/// here gets it logged and sent on the bus.
-fn get_stream(streams: Weak<Streams>, elsewhere: Option<Elsewhere>) -> crate::serve::Standalone {
-    Box::new(move |session: &str| {
-        let (streams, session) = (streams.clone(), session.to_owned());
-        let elsewhere = elsewhere.clone();
-        Notifier::with_delivery(GET_STREAM, move |message: Value| {
-            let Some(streams) = streams.upgrade() else {
-                return Delivery::NoStream;
-            };
-            let data = message.to_string();
-            match (
-                streams.deliver(&session, StreamEvent { id: None, data }),
-                &elsewhere,
-            ) {
-                (Delivery::NoStream, Some(elsewhere)) => {
-                    elsewhere.log_and_send(&session, GET_STREAM, message.to_string());
-                    Delivery::Sent
-                }
-                (delivery, _) => delivery,
-            }
-        })
-    })
-}
 
 /// The Streamable HTTP endpoint as a tower `Service` (cheap to clone).
 ///
@@ -113,8 +51,15 @@ impl std::fmt::Debug for StreamableHttpService {
     }
 }
 
+impl StreamableHttp {
+    /// Builds the service. Inside a Tokio runtime, also starts the idle-session reaper.
+    pub fn build(self) -> StreamableHttpService {
+        StreamableHttpService::new(self)
+    }
+}
+
 impl StreamableHttpService {
-    pub(crate) fn new(builder: StreamableHttp) -> Self {
+    fn new(builder: StreamableHttp) -> Self {
         let streams = Arc::new(Streams::default());
         let (cluster, elsewhere) = cluster_of(&builder);
         let mut config = builder.config;
@@ -137,7 +82,7 @@ impl StreamableHttpService {
             one_session: false,
             transport: crate::context::TransportKind::Http,
         };
-        let standalone = get_stream(Arc::downgrade(&streams), elsewhere.clone());
+        let standalone = super::state::get_stream(Arc::downgrade(&streams), elsewhere.clone());
         let core = Core::new(
             builder.server,
             builder.store,
@@ -154,7 +99,7 @@ impl StreamableHttpService {
             auth: builder.auth,
             auth_module: builder.auth_module,
             streams,
-            listeners: super::listen::Listeners::default(),
+            listeners: super::streams::Listeners::default(),
             elsewhere,
         });
         start_tasks(&state);

@@ -1,7 +1,9 @@
 //! The open SSE streams of the HTTP transport on this node: each session's GET stream, the GET
-//! streams resuming a POST stream (SEP-1699), and the keys of POST streams.
+//! streams resuming a POST stream (SEP-1699), the keys of POST streams, and how many
+//! `subscriptions/listen` streams are open ([`Listeners`]).
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::sync::mpsc;
@@ -177,5 +179,47 @@ mod tests {
         for n in [0, 7, 10, 4_096, u64::MAX] {
             assert_eq!(&*stream_key(n), format!("post{n}"));
         }
+    }
+}
+
+/// The open listen streams of one service: how many, and the token that ends them.
+#[derive(Debug, Default)]
+pub(crate) struct Listeners {
+    open: Arc<AtomicUsize>,
+    stop: Mutex<CancellationToken>,
+}
+
+impl Listeners {
+    /// Takes a slot, unless `max` streams are open.
+    pub(super) fn acquire(&self, max: usize) -> Option<Slot> {
+        self.open
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < max).then_some(n + 1)
+            })
+            .ok()?;
+        Some(Slot(self.open.clone()))
+    }
+
+    /// The token that ends the streams open now.
+    pub(super) fn stop(&self) -> CancellationToken {
+        self.stop
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Ends every open stream gracefully; streams opened afterwards are not affected.
+    pub(crate) fn close(&self) {
+        let old = std::mem::take(&mut *self.stop.lock().unwrap_or_else(PoisonError::into_inner));
+        old.cancel();
+    }
+}
+
+/// One open stream's place under the limit, given back when the stream is dropped.
+pub(super) struct Slot(Arc<AtomicUsize>);
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
     }
 }
