@@ -99,7 +99,7 @@ fuzz_target!(|bytes: &[u8]| {
     };
     let arguments = Value::Object(case.arguments.clone());
     let result = wymcp_fuzz::runtime()
-        .block_on(server.call_tool("probe", Some(arguments), Context::default()))
+        .block_on(wymcp::testing::call_tool(&server, "probe", Some(arguments), Context::default()))
         .expect("the probe tool exists and its arguments are an object");
     let handed = seen.lock().unwrap_or_else(|e| e.into_inner()).take();
     match handed {

@@ -194,7 +194,12 @@ fn gates(c: &mut Criterion) {
     for (name, arguments, refused) in cases() {
         // Check the case does what its name says before timing it.
         let result = runtime
-            .block_on(server.call_tool("orders", Some(arguments.clone()), ctx.clone()))
+            .block_on(wymcp::testing::call_tool(
+                &server,
+                "orders",
+                Some(arguments.clone()),
+                ctx.clone(),
+            ))
             .expect("reaches the tool");
         assert_eq!(result.is_error(), refused, "{name}: {:?}", result.text());
         if let Some(gate) = name.split_once('_').map(|(_, error)| error) {
@@ -281,7 +286,12 @@ fn one_call(
     arguments: Value,
 ) -> Result<wymcp::CallToolResult, wymcp::RpcError> {
     let _entered = runtime.enter();
-    let mut call = pin!(server.call_tool("orders", Some(arguments), ctx.clone()));
+    let mut call = pin!(wymcp::testing::call_tool(
+        server,
+        "orders",
+        Some(arguments),
+        ctx.clone()
+    ));
     let result = match call
         .as_mut()
         .poll(&mut task::Context::from_waker(Waker::noop()))

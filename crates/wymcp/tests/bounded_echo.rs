@@ -103,8 +103,7 @@ fn server() -> Server {
 }
 
 async fn call(server: &Server, arguments: Value) -> CallToolResult {
-    server
-        .call_tool("orders", Some(arguments), Context::default())
+    wymcp::testing::call_tool(server, "orders", Some(arguments), Context::default())
         .await
         .expect("the call reaches the tool")
 }
@@ -363,8 +362,7 @@ async fn echo_6_a_huge_invalid_value_is_never_quoted() {
 async fn unknown_tool_and_help_quotes_are_bounded() {
     let server = server();
     let name = "t".repeat(1_000_000);
-    let err = server
-        .call_tool(&name, None, Context::default())
+    let err = wymcp::testing::call_tool(&server, &name, None, Context::default())
         .await
         .expect_err("unknown tool");
     assert_eq!(
@@ -373,31 +371,39 @@ async fn unknown_tool_and_help_quotes_are_bounded() {
     );
     assert_eq!(err.data(), None);
 
-    let result = server
-        .call_tool("help", Some(json!({"tool": name})), Context::default())
-        .await
-        .expect("help answers");
+    let result = wymcp::testing::call_tool(
+        &server,
+        "help",
+        Some(json!({"tool": name})),
+        Context::default(),
+    )
+    .await
+    .expect("help answers");
     assert_eq!(result.error_kind(), Some(ErrorKind::Dispatch));
     let body = bounded_payload(&result);
     assert_eq!(body["error"], "unknown_tool");
     assert!(!body.to_string().contains(&"t".repeat(MAX_CHARS + 1)));
 
-    let result = server
-        .call_tool("help", Some(json!({"action": name})), Context::default())
-        .await
-        .expect("help answers");
+    let result = wymcp::testing::call_tool(
+        &server,
+        "help",
+        Some(json!({"action": name})),
+        Context::default(),
+    )
+    .await
+    .expect("help answers");
     let body = bounded_payload(&result);
     assert_eq!(body["error"], "missing_tool");
     assert!(!body.to_string().contains(&"t".repeat(MAX_CHARS + 1)));
 
-    let result = server
-        .call_tool(
-            "help",
-            Some(json!({"tool": "orders", "action": name})),
-            Context::default(),
-        )
-        .await
-        .expect("help answers");
+    let result = wymcp::testing::call_tool(
+        &server,
+        "help",
+        Some(json!({"tool": "orders", "action": name})),
+        Context::default(),
+    )
+    .await
+    .expect("help answers");
     let body = bounded_payload(&result);
     assert_eq!(body["error"], "unknown_action");
     assert!(!body.to_string().contains(&"t".repeat(MAX_CHARS + 1)));

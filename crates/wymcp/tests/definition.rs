@@ -485,14 +485,14 @@ async fn def_12_notes_with_newlines_are_accepted_and_published_verbatim() {
         },
         "list": {"description": "List", "properties": {}}
     }));
-    let result = server
-        .call_tool(
-            "help",
-            Some(json!({"tool": "t", "action": "create"})),
-            Context::default(),
-        )
-        .await
-        .expect("help answers");
+    let result = wymcp::testing::call_tool(
+        &server,
+        "help",
+        Some(json!({"tool": "t", "action": "create"})),
+        Context::default(),
+    )
+    .await
+    .expect("help answers");
     assert!(!result.is_error());
     assert_eq!(
         result.json(),

@@ -432,7 +432,8 @@ fn check(
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .map_err(|e| TestCaseError::fail(e.to_string()))?;
-    let result = runtime.block_on(server.call_tool(
+    let result = runtime.block_on(wymcp::testing::call_tool(
+        server,
         tool,
         Some(Value::Object(arguments)),
         Context::default(),
@@ -481,7 +482,12 @@ fn fixed_text_is_small() {
         .expect("runtime");
     for tool in ["orders", "lookup"] {
         let result = runtime
-            .block_on(server.call_tool("help", Some(json!({"tool": tool})), Context::default()))
+            .block_on(wymcp::testing::call_tool(
+                &server,
+                "help",
+                Some(json!({"tool": tool})),
+                Context::default(),
+            ))
             .expect("help answers");
         let len = result.text().map(str::len).unwrap_or_default();
         assert!(len < FIXED_MAX, "{tool}: {len} bytes of schema-side text");

@@ -87,8 +87,13 @@ fn block_on<F: std::future::Future>(f: F) -> F::Output {
 }
 
 fn call(server: &Server, tool: &str, arguments: Value) -> CallToolResult {
-    block_on(server.call_tool(tool, Some(arguments), Context::default()))
-        .expect("the tool exists and the arguments are an object")
+    block_on(wymcp::testing::call_tool(
+        server,
+        tool,
+        Some(arguments),
+        Context::default(),
+    ))
+    .expect("the tool exists and the arguments are an object")
 }
 
 /// A result as one comparable value: error flag, error kind, and the JSON (or text) content.

@@ -194,8 +194,7 @@ fn fixture() -> Server {
 }
 
 async fn call(server: &Server, args: Value) -> CallToolResult {
-    server
-        .call_tool("help", Some(args), Context::default())
+    wymcp::testing::call_tool(server, "help", Some(args), Context::default())
         .await
         .expect("help is always found and its arguments are an object")
 }
@@ -295,8 +294,7 @@ async fn absent_or_null_arguments_answer_the_index() {
     let server = fixture();
     let index = answer(&server, json!({})).await;
     for args in [None, Some(Value::Null)] {
-        let result = server
-            .call_tool("help", args, Context::default())
+        let result = wymcp::testing::call_tool(&server, "help", args, Context::default())
             .await
             .expect("help is found");
         assert!(!result.is_error());
@@ -437,18 +435,17 @@ async fn action_level_with_required_one_of() {
 async fn help_14_answers_behind_the_telemetry_check() {
     let server = fixture();
     let ctx = Context::builder().session_id("session-14").build();
-    let result = server
-        .call_tool(
-            "help",
-            Some(json!({"tool": "widgets", "action": "create"})),
-            ctx.clone(),
-        )
-        .await
-        .expect("help is found");
+    let result = wymcp::testing::call_tool(
+        &server,
+        "help",
+        Some(json!({"tool": "widgets", "action": "create"})),
+        ctx.clone(),
+    )
+    .await
+    .expect("help is found");
     assert!(!result.is_error());
     assert_eq!(result.json().expect("json")["action"], "create");
-    let result = server
-        .call_tool("help", Some(json!({})), ctx)
+    let result = wymcp::testing::call_tool(&server, "help", Some(json!({})), ctx)
         .await
         .expect("help is found");
     assert!(!result.is_error());
@@ -460,14 +457,14 @@ async fn help_14_answers_behind_the_telemetry_check() {
 async fn action_context_reads_the_callers_context() {
     let server = Server::builder().tool(Inbox).build().expect("builds");
     let ctx = Context::builder().assign("user", json!("ada")).build();
-    let result = server
-        .call_tool(
-            "help",
-            Some(json!({"tool": "inbox", "action": "read"})),
-            ctx,
-        )
-        .await
-        .expect("help is found");
+    let result = wymcp::testing::call_tool(
+        &server,
+        "help",
+        Some(json!({"tool": "inbox", "action": "read"})),
+        ctx,
+    )
+    .await
+    .expect("help is found");
     assert!(!result.is_error());
     assert_eq!(
         result.json().expect("json"),
@@ -538,14 +535,14 @@ async fn help_9_unknown_action() {
 async fn unknown_action_is_the_dispatch_payload() {
     let server = fixture();
     let from_help = refusal(&server, json!({"tool": "widgets", "action": "nope"})).await;
-    let dispatched = server
-        .call_tool(
-            "widgets",
-            Some(json!({"action": "nope"})),
-            Context::default(),
-        )
-        .await
-        .expect("widgets is found");
+    let dispatched = wymcp::testing::call_tool(
+        &server,
+        "widgets",
+        Some(json!({"action": "nope"})),
+        Context::default(),
+    )
+    .await
+    .expect("widgets is found");
     assert!(dispatched.is_error());
     assert_eq!(dispatched.json(), Some(from_help));
 }

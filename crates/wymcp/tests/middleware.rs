@@ -200,7 +200,8 @@ async fn two_at_once(server: &wymcp::Server) -> [Value; 2] {
         let server = server.clone();
         async move {
             let args = action("slow", json!({"ms": ms}));
-            let result = server.call_tool("notes", Some(args), Context::default());
+            let result =
+                wymcp::testing::call_tool(&server, "notes", Some(args), Context::default());
             result.await.unwrap().json().unwrap()
         }
     };

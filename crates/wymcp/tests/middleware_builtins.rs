@@ -38,9 +38,7 @@ fn signed_in(subject: &str) -> Context {
 
 /// A direct call of `notes` `act` by `ctx`: what it answered.
 async fn direct(server: &wymcp::Server, act: &str, data: Value, ctx: Context) -> Value {
-    let result = server
-        .call_tool("notes", Some(action(act, data)), ctx)
-        .await;
+    let result = wymcp::testing::call_tool(server, "notes", Some(action(act, data)), ctx).await;
     result.unwrap().json().unwrap()
 }
 

@@ -88,7 +88,12 @@ fn call(server: &Server, tool: &str, arguments: Value) -> CallToolResult {
     tokio::runtime::Builder::new_current_thread()
         .build()
         .unwrap()
-        .block_on(server.call_tool(tool, Some(arguments), Context::default()))
+        .block_on(wymcp::testing::call_tool(
+            server,
+            tool,
+            Some(arguments),
+            Context::default(),
+        ))
         .unwrap()
 }
 

@@ -182,8 +182,7 @@ fn ctx() -> Context {
 }
 
 async fn call(server: &Server, tool: &str, arguments: Value) -> wymcp::CallToolResult {
-    server
-        .call_tool(tool, Some(arguments), ctx())
+    wymcp::testing::call_tool(server, tool, Some(arguments), ctx())
         .await
         .expect("a known tool")
 }

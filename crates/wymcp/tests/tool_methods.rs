@@ -127,7 +127,12 @@ fn call(server: &Server, arguments: Value) -> CallToolResult {
     let ctx = Context::default();
     ctx.assign("user", json!("ada"));
     runtime
-        .block_on(server.call_tool("tasks", Some(arguments), ctx))
+        .block_on(wymcp::testing::call_tool(
+            server,
+            "tasks",
+            Some(arguments),
+            ctx,
+        ))
         .unwrap()
 }
 
@@ -299,7 +304,8 @@ fn a_plain_tool_serves_its_struct_output_as_validated_structured_content() {
         .build()
         .unwrap();
     let found = runtime
-        .block_on(server.call_tool(
+        .block_on(wymcp::testing::call_tool(
+            &server,
             "search",
             Some(json!({"word": "Ship", "limit": 2})),
             Context::default(),
@@ -310,7 +316,12 @@ fn a_plain_tool_serves_its_struct_output_as_validated_structured_content() {
         Some(&json!({"titles": ["Ship (2)"]}))
     );
     let refused = runtime
-        .block_on(server.call_tool("search", Some(json!({"limit": 300})), Context::default()))
+        .block_on(wymcp::testing::call_tool(
+            &server,
+            "search",
+            Some(json!({"limit": 300})),
+            Context::default(),
+        ))
         .unwrap();
     assert!(refused.is_error());
     assert_eq!(refused.error_kind().map(|k| k.as_str()), Some("dispatch"));

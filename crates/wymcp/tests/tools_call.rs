@@ -538,8 +538,7 @@ fn fixture() -> Fixture {
 }
 
 async fn call_with(server: &Server, tool: &str, arguments: Value, ctx: Context) -> CallToolResult {
-    server
-        .call_tool(tool, Some(arguments), ctx)
+    wymcp::testing::call_tool(server, tool, Some(arguments), ctx)
         .await
         .expect("the call reaches the tool")
 }
@@ -661,11 +660,14 @@ async fn call_2_arguments_not_an_object_is_invalid_params() {
             "{}",
             rpc_reason(&err)
         );
-        let err = f
-            .server
-            .call_tool("widgets", Some(arguments.clone()), Context::default())
-            .await
-            .expect_err("call_tool refuses them too");
+        let err = wymcp::testing::call_tool(
+            &f.server,
+            "widgets",
+            Some(arguments.clone()),
+            Context::default(),
+        )
+        .await
+        .expect_err("call_tool refuses them too");
         assert_eq!(
             rpc_reason(&err),
             "Invalid 'arguments' in params: expected an object"
@@ -678,9 +680,7 @@ async fn call_2_arguments_not_an_object_is_invalid_params() {
 async fn call_3_absent_or_null_arguments_read_as_empty() {
     let f = fixture();
     for arguments in [None, Some(Value::Null)] {
-        let result = f
-            .server
-            .call_tool("help", arguments, Context::default())
+        let result = wymcp::testing::call_tool(&f.server, "help", arguments, Context::default())
             .await
             .expect("help answers");
         let index = success(&result);
@@ -717,17 +717,18 @@ async fn call_4_and_43_unknown_tool_is_invalid_params_naming_it() {
     assert_eq!(err.message(), "Unknown tool: nope");
     assert_eq!(err.data(), None, "decisions O7: no data");
     // CALL-43: the same for "nonexistent"; the envelope id is the transport's.
-    let err = f
-        .server
-        .call_tool("nonexistent", Some(json!({})), Context::default())
-        .await
-        .expect_err("an unknown tool is a protocol error");
+    let err = wymcp::testing::call_tool(
+        &f.server,
+        "nonexistent",
+        Some(json!({})),
+        Context::default(),
+    )
+    .await
+    .expect_err("an unknown tool is a protocol error");
     assert_eq!(err.code(), -32602);
     assert!(err.message().contains("nonexistent"));
     // Lookup is by exact name.
-    let err = f
-        .server
-        .call_tool("Widgets", None, Context::default())
+    let err = wymcp::testing::call_tool(&f.server, "Widgets", None, Context::default())
         .await
         .expect_err("tool names are case-sensitive");
     assert_eq!(err.message(), "Unknown tool: Widgets");

@@ -516,11 +516,11 @@ async fn list_12_definitions_captured_at_build_are_what_is_served() {
     let config = Arc::new(Config::default());
     let server = build(Server::builder().tool(Drifting(Arc::clone(&config))));
     let before: Vec<Value> = SESSION_ERA.iter().map(|v| server.list_tools(*v)).collect();
-    let index_before = server
-        .call_tool("help", Some(json!({})), Context::default())
-        .await
-        .expect("help answers")
-        .json();
+    let index_before =
+        wymcp::testing::call_tool(&server, "help", Some(json!({})), Context::default())
+            .await
+            .expect("help answers")
+            .json();
 
     config.phase.store(1, Ordering::SeqCst);
 
@@ -554,8 +554,7 @@ async fn list_12_definitions_captured_at_build_are_what_is_served() {
     assert_eq!(before, after);
 
     // Help's index reads the same stored text.
-    let index = server
-        .call_tool("help", Some(json!({})), Context::default())
+    let index = wymcp::testing::call_tool(&server, "help", Some(json!({})), Context::default())
         .await
         .expect("help answers")
         .json();

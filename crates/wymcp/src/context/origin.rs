@@ -18,8 +18,8 @@ pub enum TransportKind {
     Http,
     /// stdio: one client, the process that started the server.
     Stdio,
-    /// No transport: [`Server::call_tool`](crate::Server::call_tool) called directly (tests,
-    /// the testing kit).
+    /// No transport: a tool called directly through the testing kit
+    /// ([`testing::call_tool`](crate::testing::call_tool), [`TestClient`](crate::testing::TestClient)).
     #[default]
     Direct,
 }

@@ -57,7 +57,9 @@
 //!
 //! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 //! let args = json!({"action": "clear", "data": {}});
-//! let result = server.call_tool("notes", Some(args), wymcp::Context::default()).await.unwrap();
+//! let result = wymcp::testing::call_tool(&server, "notes", Some(args), wymcp::Context::default())
+//!     .await
+//!     .unwrap();
 //! assert!(result.is_error());
 //! assert_eq!(result.json().unwrap()["errorType"], "forbidden");
 //! # });

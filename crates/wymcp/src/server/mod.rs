@@ -28,6 +28,7 @@ pub use builder::ServerBuilder;
 ///
 /// ```
 /// use serde_json::json;
+/// use wymcp::testing::call_tool;
 /// use wymcp::{Context, ProtocolVersion, Server};
 ///
 /// # tokio_test_block_on(async {
@@ -35,8 +36,7 @@ pub use builder::ServerBuilder;
 /// let tools = server.list_tools(ProtocolVersion::V2025_11_25);
 /// assert_eq!(tools["tools"][0]["name"], "help");
 ///
-/// let result = server
-///     .call_tool("help", Some(json!({})), Context::default())
+/// let result = call_tool(&server, "help", Some(json!({})), Context::default())
 ///     .await
 ///     .unwrap();
 /// assert!(!result.is_error());
@@ -194,10 +194,11 @@ impl Server {
 
     /// Calls a tool by name. `arguments` absent or `null` reads as `{}`. When the context
     /// belongs to a session, the session's tool list (runtime tools included) is served.
+    /// Tests reach it through [`crate::testing::call_tool`]; transports through `tools_call`.
     ///
     /// Everything inside the arguments is the gates' to refuse (an `isError` result); only an
     /// unknown tool or arguments that are not an object are protocol errors (`-32602`).
-    pub async fn call_tool(
+    pub(crate) async fn call_tool(
         &self,
         name: &str,
         arguments: Option<Value>,

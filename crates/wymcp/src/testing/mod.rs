@@ -52,9 +52,12 @@ mod client;
 mod response;
 mod result;
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::context::{Context, ContextBuilder};
+use crate::dispatch::CallToolResult;
+use crate::protocol::RpcError;
+use crate::server::Server;
 
 pub use assert::{assert_fault, assert_gate_error, assert_hint, assert_ok, assert_tool_error};
 pub use client::TestClient;
@@ -88,4 +91,39 @@ pub fn test_context() -> ContextBuilder {
         .request_id(json!(1))
         .client_info(json!({"name": "test", "version": "1.0"}))
         .client_capabilities(json!({}))
+}
+
+/// Calls tool `name` of `server` directly, with a context of your making: the gates, the
+/// middleware and the handler run as they do for a transport's `tools/call`, without a
+/// transport. `arguments` absent or `null` reads as `{}`.
+///
+/// Everything inside the arguments is the gates' to refuse (an `isError` result); only an
+/// unknown tool or arguments that are not an object are protocol errors (`-32602`). When the
+/// context belongs to a live session, the session's tool list (its runtime tools included) is
+/// served. [`TestClient`] wraps this with a context per call and recorded notifications.
+///
+/// ```
+/// use serde_json::json;
+/// use wymcp::testing::{call_tool, test_context};
+/// use wymcp::{Context, Server};
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let server = Server::builder().name("demo").version("1.0.0").build().unwrap();
+/// let result = call_tool(&server, "help", Some(json!({})), Context::default())
+///     .await
+///     .unwrap();
+/// assert!(!result.is_error());
+/// assert_eq!(result.json().unwrap()["tools"][0]["tool"], "help");
+///
+/// let unknown = call_tool(&server, "nope", None, test_context().build()).await;
+/// assert_eq!(unknown.unwrap_err().code(), -32602);
+/// # }
+/// ```
+pub async fn call_tool(
+    server: &Server,
+    name: &str,
+    arguments: Option<Value>,
+    ctx: Context,
+) -> Result<CallToolResult, RpcError> {
+    server.call_tool(name, arguments, ctx).await
 }
