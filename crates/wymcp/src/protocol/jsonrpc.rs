@@ -60,7 +60,7 @@ impl Kind {
             // An id that is not a string or an integer (a float such as 2^64, which JSON
             // numbers cannot carry exactly here, an object, null) is answered with `null`:
             // never echoed back changed.
-            Kind::Request { id, .. } if valid_id(id) => id.clone(),
+            Kind::Request { id, .. } => rejection_id(Some(id)),
             _ => Value::Null,
         }
     }
@@ -83,6 +83,11 @@ pub(crate) fn validate_envelope(body: &Value) -> Result<(), String> {
     let Some(obj) = body.as_object() else {
         return Err("a JSON-RPC message must be a JSON object".to_owned());
     };
+    validate_members(obj)
+}
+
+/// [`validate_envelope`] of a message known to be an object, by its members.
+pub(crate) fn validate_members(obj: &Map<String, Value>) -> Result<(), String> {
     if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
         return Err("\"jsonrpc\" must be the string \"2.0\"".to_owned());
     }
@@ -133,6 +138,15 @@ pub(crate) fn validate_envelope(body: &Value) -> Result<(), String> {
         (None, None) => {
             Err("a message needs \"method\", or \"id\" with \"result\" or \"error\"".to_owned())
         }
+    }
+}
+
+/// The id a refusal of a request with `id` carries: the id when it is a string or an integer,
+/// else `null` (an id is never echoed back changed).
+pub(crate) fn rejection_id(id: Option<&Value>) -> Value {
+    match id {
+        Some(id) if valid_id(id) => id.clone(),
+        _ => Value::Null,
     }
 }
 

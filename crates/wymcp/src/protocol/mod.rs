@@ -9,7 +9,10 @@ pub mod stateless;
 mod version;
 
 pub use error::RpcError;
-pub(crate) use jsonrpc::{Kind, failure, success, success_bytes, success_text, validate_envelope};
+pub(crate) use jsonrpc::{
+    Kind, failure, rejection_id, success, success_bytes, success_text, validate_envelope,
+    validate_members,
+};
 pub use lifecycle::LogLevel;
 pub(crate) use lifecycle::negotiate;
 pub use methods::Method;

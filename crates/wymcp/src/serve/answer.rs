@@ -1,10 +1,12 @@
 //! [`Answer`]: one JSON-RPC message the core sends back, written to the wire without a `Value`
 //! tree where the core can (a session-era `tools/call` result is serialized from its parts).
 
+use std::sync::Arc;
+
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::stateless::StatelessCall;
-use crate::Server;
 use crate::dispatch::{CallToolResult, WireResult};
 use crate::protocol::{ProtocolVersion, success, success_bytes, success_text};
 
@@ -18,11 +20,11 @@ pub(crate) enum Answer {
         version: ProtocolVersion,
     },
     /// A stateless `tools/call` success (2026-07-28), written from the typed result with the
-    /// era's shaping (`resultType`, `_meta` with `server`'s name and version).
+    /// era's shaping (`resultType`, and `meta`: the server's name and version, written once).
     Stateless {
         id: Value,
         result: CallToolResult,
-        server: Server,
+        meta: Arc<RawValue>,
     },
     /// Any other message, as a JSON value.
     Message(Value),
@@ -37,9 +39,7 @@ impl Answer {
                 result,
                 version,
             } => success_bytes(id, &wire(result, *version)),
-            Answer::Stateless { id, result, server } => {
-                success_bytes(id, &stateless(result, server))
-            }
+            Answer::Stateless { id, result, meta } => success_bytes(id, &stateless(result, meta)),
             // Serializing a `Value` cannot fail.
             Answer::Message(message) => serde_json::to_vec(message).unwrap_or_default(),
         }
@@ -63,9 +63,7 @@ impl Answer {
                 result,
                 version,
             } => success_text(&id, &wire(&result, version)),
-            Answer::Stateless { id, result, server } => {
-                success_text(&id, &stateless(&result, &server))
-            }
+            Answer::Stateless { id, result, meta } => success_text(&id, &stateless(&result, &meta)),
             Answer::Message(message) => message.to_string(),
         }
     }
@@ -90,11 +88,8 @@ fn wire(result: &CallToolResult, version: ProtocolVersion) -> WireResult<'_> {
     WireResult { result, version }
 }
 
-fn stateless<'a>(result: &'a CallToolResult, server: &'a Server) -> StatelessCall<'a> {
-    StatelessCall {
-        result,
-        server: server.info(),
-    }
+fn stateless<'a>(result: &'a CallToolResult, meta: &'a RawValue) -> StatelessCall<'a> {
+    StatelessCall { result, meta }
 }
 
 #[cfg(test)]

@@ -56,6 +56,8 @@ struct Inner {
     requests: Option<Arc<RunningCalls>>,
     /// This node and its bus to the others.
     cluster: Cluster,
+    /// The `_meta` of the stateless era's `tools/call` answers, written once.
+    stateless_meta: Arc<serde_json::value::RawValue>,
 }
 
 impl Core {
@@ -72,7 +74,9 @@ impl Core {
         if let Some(bus) = &cluster.bus {
             server.relay_to(cluster.node.clone(), bus.clone());
         }
+        let stateless_meta = stateless::meta(server.info());
         Core(Arc::new(Inner {
+            stateless_meta,
             server,
             store,
             hooks,
@@ -103,6 +107,11 @@ impl Core {
 
     pub(crate) fn settings(&self) -> &Settings {
         &self.0.settings
+    }
+
+    /// The `_meta` of the stateless era's `tools/call` answers (the server's name and version).
+    pub(crate) fn stateless_meta(&self) -> &Arc<serde_json::value::RawValue> {
+        &self.0.stateless_meta
     }
 
     /// The live sessions of each client on this node.

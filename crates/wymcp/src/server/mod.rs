@@ -136,6 +136,12 @@ impl Server {
         &self.inner.tools
     }
 
+    /// The configured tool `name` (runtime tools are a session's, not the server's).
+    pub(crate) fn registered_tool(&self, name: &str) -> Option<&RegisteredTool> {
+        let &i = self.inner.index.get(name)?;
+        Some(&self.inner.tools[i])
+    }
+
     /// Every OAuth scope a tool or action declares, sorted and once each: what the
     /// protected-resource metadata publishes as `scopes_supported`.
     ///

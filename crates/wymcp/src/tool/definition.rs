@@ -13,6 +13,9 @@ pub(crate) const HELP_DESCRIPTION: &str = "Get details about this server's tools
 pub(crate) struct ToolDefinition {
     current: Value,
     legacy: Value,
+    /// The `x-mcp-header` annotations of the input schema, (argument, header suffix): read once
+    /// here, not on every 2026-07-28 call (most tools have none).
+    header_params: Vec<(String, String)>,
 }
 
 impl ToolDefinition {
@@ -24,6 +27,10 @@ impl ToolDefinition {
         annotations: Option<Map<String, Value>>,
         output_schema: Option<Map<String, Value>>,
     ) -> Self {
+        let header_params = crate::protocol::stateless::header_params(&input_schema)
+            .into_iter()
+            .map(|(argument, suffix)| (argument.to_owned(), suffix.to_owned()))
+            .collect();
         let mut def = Map::new();
         def.insert("name".into(), Value::String(name.to_owned()));
         def.insert("description".into(), Value::String(description.to_owned()));
@@ -41,7 +48,14 @@ impl ToolDefinition {
         ToolDefinition {
             current: Value::Object(def),
             legacy,
+            header_params,
         }
+    }
+
+    /// The arguments a 2026-07-28 request repeats in `Mcp-Param-<Suffix>` headers: (argument,
+    /// suffix), from the input schema's `x-mcp-header` annotations.
+    pub(crate) fn header_params(&self) -> &[(String, String)] {
+        &self.header_params
     }
 
     /// The definition as served to a session of `version`.

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::RoutingHeaders;
 use super::results;
@@ -13,7 +13,7 @@ use crate::mrtr::{self, Round};
 use crate::protocol::stateless::{
     self as stateless, CLIENT_CAPABILITIES_KEY, Envelope, PROTOCOL_VERSION_KEY, header_mismatch,
 };
-use crate::protocol::{Kind, Method, ProtocolVersion, validate_envelope};
+use crate::protocol::{Method, ProtocolVersion, rejection_id, validate_members};
 use crate::serve::{Class, Refusal};
 use crate::{Context, Server};
 
@@ -50,29 +50,26 @@ pub(crate) struct Incoming {
     pub(crate) envelope: Envelope,
 }
 
-/// Checks a request (`id`, method `name`) of the stateless era: its JSON-RPC envelope, its
-/// method, its `_meta` envelope.
-pub(crate) fn admit(
-    server: &Server,
-    id: Value,
-    name: String,
-    message: Value,
-) -> Result<Incoming, Refusal> {
-    if let Err(reason) = validate_envelope(&message) {
+/// Checks a request of the stateless era (a message with a string `method` and an `id`): its
+/// JSON-RPC envelope, its method, its `_meta` envelope. Its members move out of it: nothing
+/// of a call's is copied.
+pub(crate) fn admit(server: &Server, mut message: Map<String, Value>) -> Result<Incoming, Refusal> {
+    if let Err(reason) = validate_members(&message) {
         // The refusal carries the id only when it is one (a string or an integer): an object
         // or a boolean sent as the id is never echoed back (found by fuzzing).
-        return Err(Refusal::invalid(Kind::of(&message).rejection_id(), reason));
+        return Err(Refusal::invalid(rejection_id(message.get("id")), reason));
     }
+    let id = message.remove("id").unwrap_or_default();
+    let name = match message.remove("method") {
+        Some(Value::String(name)) => name,
+        _ => String::new(),
+    };
     let Some(method) = Method::parse(&name)
         .filter(|m| m.served_stateless() && m.is_served_by(results::capabilities(server)))
     else {
         return Err(Refusal::method_not_found(id));
     };
-    // The params move out of the message: a call's arguments are never copied.
-    let mut params = match message {
-        Value::Object(mut object) => object.remove("params"),
-        _ => None,
-    };
+    let mut params = message.remove("params");
     let envelope = match Envelope::parse(params.as_mut()) {
         Ok(envelope) => envelope,
         Err(error) => return Err(Refusal::new(Class::Invalid, id, error)),
@@ -131,7 +128,6 @@ impl Incoming {
         &self,
         server: &Server,
         headers: &dyn RoutingHeaders,
-        version: ProtocolVersion,
     ) -> Result<(), Refusal> {
         let params = self.params.as_ref();
         if self.method != Method::ToolsCall {
@@ -140,12 +136,11 @@ impl Incoming {
         let Some(name) = params.and_then(|p| p.get("name")).and_then(Value::as_str) else {
             return Ok(());
         };
-        let Some(tool) = server.registered().iter().find(|t| t.name == name) else {
+        let Some(tool) = server.registered_tool(name) else {
             return Ok(());
         };
-        let definition = tool.definition.for_version(version);
         let arguments = params.and_then(|p| p.get("arguments"));
-        for (argument, suffix) in stateless::header_params(&definition["inputSchema"]) {
+        for (argument, suffix) in tool.definition.header_params() {
             let header = format!("Mcp-Param-{suffix}");
             let sent = headers.get(&header.to_ascii_lowercase()).map(str::trim);
             let body = arguments.and_then(|a| a.get(argument)).map(|v| match v {

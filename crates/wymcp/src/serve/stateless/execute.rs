@@ -5,9 +5,9 @@ use serde_json::Value;
 use super::results;
 use crate::dispatch::CallToolResult;
 use crate::mrtr::{self, Round};
-use crate::protocol::stateless::{self, CacheHints};
+use crate::protocol::stateless;
 use crate::protocol::{Method, RpcError, failure, success};
-use crate::serve::{Answer, Class, Refusal};
+use crate::serve::{Answer, Class, Core, Refusal};
 use crate::task::hand_off::HandedOff;
 use crate::task::serve::{Route, route_call, run_task_call};
 use crate::{Context, Server};
@@ -75,8 +75,7 @@ pub(crate) async fn execute(
 /// declare (whatever it did next), else the result shaped for the era (`resultType`,
 /// `_meta` serverInfo, the method's cache hint) or the handler's error.
 pub(crate) fn answer(
-    server: &Server,
-    hints: &CacheHints,
+    core: &Core,
     ctx: &Context,
     name: &str,
     id: Value,
@@ -90,10 +89,12 @@ pub(crate) fn answer(
         Ok(Done::Call(result)) => Answer::Stateless {
             id,
             result,
-            server: server.clone(),
+            meta: core.stateless_meta().clone(),
         },
         Ok(Done::Value(result)) => {
-            Answer::Message(success(id, results::complete(server, name, hints, result)))
+            let hints = &core.settings().cache_hints;
+            let shaped = results::complete(core.server(), name, hints, result);
+            Answer::Message(success(id, shaped))
         }
         Err(error) => Answer::Message(failure(id, &error)),
     })

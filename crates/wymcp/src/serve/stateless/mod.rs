@@ -31,32 +31,19 @@ use tokio_util::sync::CancellationToken;
 
 use super::{Call, Core, Inbound, Outcome, Refusal, Related};
 use crate::context::{Context, Origin};
-use crate::protocol::stateless::PROTOCOL_VERSION_KEY;
-use crate::protocol::{Kind, Method, RpcError};
+use crate::protocol::{Method, RpcError};
 use crate::session::Work;
 
 pub(crate) use admit::claimed_in_body;
 use admit::{Prepared, admit};
 use execute::{answer, execute};
-pub(crate) use wire::StatelessCall;
+pub(crate) use wire::{StatelessCall, meta};
 
 /// The request headers a transport has (Streamable HTTP's), by lower-case name: the era
 /// checks `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` against the body.
 pub(crate) trait RoutingHeaders: Sync {
     /// The single value of header `name`, as text.
     fn get(&self, name: &str) -> Option<&str>;
-}
-
-/// Whether a Streamable HTTP request belongs to the stateless era: its version header names
-/// it (`header_names_stateless`), or the body carries the envelope's `protocolVersion`
-/// (whatever its value, so an unsupported one gets `-32022`).
-pub(crate) fn claimed_over_http(header_names_stateless: bool, message: &Value) -> bool {
-    header_names_stateless
-        || message
-            .get("params")
-            .and_then(|p| p.get("_meta"))
-            .and_then(|m| m.get(PROTOCOL_VERSION_KEY))
-            .is_some()
 }
 
 /// An admitted `subscriptions/listen` request: the transport opens its stream.
@@ -89,26 +76,25 @@ pub(super) async fn serve(core: &Core, inbound: Inbound<'_>) -> Result<Outcome, 
         client,
         ..
     } = inbound;
-    let kind = Kind::of(&message);
-    let (id, name) = match kind {
-        Kind::Request { id, method } => (id, method),
-        // Notifications need no answer; this era has no server requests to answer.
-        Kind::Notification { .. } => return Ok(Outcome::Accepted),
-        Kind::Response { .. } | Kind::Unknown => {
-            return Err(Refusal::invalid(
-                kind.rejection_id(),
-                "MCP 2026-07-28 takes one JSON-RPC request per POST",
-            ));
-        }
+    // Classified by its members where they are, so none is copied: a request's move into
+    // the call.
+    let Value::Object(message) = message else {
+        return Err(not_one_request());
     };
+    match (message.get("method"), message.get("id")) {
+        (Some(Value::String(_)), Some(_)) => {}
+        // Notifications need no answer; this era has no server requests to answer.
+        (Some(Value::String(_)), None) => return Ok(Outcome::Accepted),
+        _ => return Err(not_one_request()),
+    }
     let server = core.server();
-    let incoming = admit(server, id, name, message)?;
+    let incoming = admit(server, message)?;
     if let Some(headers) = headers {
         incoming.check_headers(headers)?;
     }
     let version = incoming.version()?;
     if let Some(headers) = headers {
-        incoming.check_param_headers(server, headers, version)?;
+        incoming.check_param_headers(server, headers)?;
     }
     let mut prepared = incoming.prepare(server, version, identity.map(|i| i.subject()))?;
     if let Some(identity) = identity {
@@ -124,6 +110,14 @@ pub(super) async fn serve(core: &Core, inbound: Inbound<'_>) -> Result<Outcome, 
         return Ok(Outcome::Listen(Listen { id, params, ctx }));
     }
     Ok(Outcome::Call(call(core, prepared, &related)?))
+}
+
+/// A response, or a message that is neither a request nor a notification.
+fn not_one_request() -> Refusal {
+    Refusal::invalid(
+        Value::Null,
+        "MCP 2026-07-28 takes one JSON-RPC request per POST",
+    )
 }
 
 /// A stateless request's handler as a call; registered where requests can be cancelled by id.
@@ -152,14 +146,7 @@ fn call(core: &Core, prepared: Prepared, related: &Related) -> Result<Call, Refu
             let server = core.server();
             let result = execute(server, method, params, &ctx, round.as_deref()).await;
             ctx.complete();
-            answer(
-                server,
-                &core.settings().cache_hints,
-                &ctx,
-                &name,
-                id,
-                result,
-            )
+            answer(&core, &ctx, &name, id, result)
         })
     }))
 }

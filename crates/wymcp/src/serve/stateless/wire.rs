@@ -1,9 +1,13 @@
 //! A stateless `tools/call` result written straight from the typed result: the bytes
 //! [`results::complete`](super::results::complete) would give the result's `Value`, without
 //! building that tree (`_meta` with the server's `{name, version}`, `resultType`, then the
-//! result's own fields, in the sorted order a `Value` map writes them).
+//! result's own fields, in the sorted order a `Value` map writes them). The `_meta` is the same
+//! for every answer of a server: written once ([`meta`]), copied in as it is.
+
+use std::sync::Arc;
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::value::RawValue;
 
 use crate::ServerInfo;
 use crate::dispatch::{CallToolResult, WireResult};
@@ -13,14 +17,23 @@ use crate::protocol::stateless::SERVER_INFO_KEY;
 /// A `tools/call` result of the stateless era (no cache hint: `tools/call` has none).
 pub(crate) struct StatelessCall<'a> {
     pub(crate) result: &'a CallToolResult,
-    pub(crate) server: &'a ServerInfo,
+    /// The server's `_meta` ([`meta`]).
+    pub(crate) meta: &'a RawValue,
+}
+
+/// The `_meta` of every stateless answer of the server `info` names, as JSON text.
+pub(crate) fn meta(info: &ServerInfo) -> Arc<RawValue> {
+    // Writing strings into a map cannot fail; were it to, `_meta` would be `null`.
+    serde_json::value::to_raw_value(&Meta(info))
+        .unwrap_or_else(|_| RawValue::NULL.to_owned())
+        .into()
 }
 
 impl Serialize for StatelessCall<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let structured = self.result.structured.as_ref();
         let mut map = serializer.serialize_map(Some(4 + usize::from(structured.is_some())))?;
-        map.serialize_entry("_meta", &Meta(self.server))?;
+        map.serialize_entry("_meta", self.meta)?;
         let result = WireResult {
             result: self.result,
             version: ProtocolVersion::V2026_07_28,
@@ -99,7 +112,7 @@ mod tests {
             let result = result(structured, is_error);
             let direct = serde_json::to_string(&StatelessCall {
                 result: &result,
-                server: info,
+                meta: &super::meta(info),
             })
             .expect("serializes");
             let value = result.clone().into_value(ProtocolVersion::V2026_07_28);

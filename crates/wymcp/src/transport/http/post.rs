@@ -13,12 +13,13 @@ use axum::response::{IntoResponse, Response};
 use futures_util::FutureExt;
 use serde_json::Value;
 
-use super::checks::{accepts_lines, header_str, media_ranges, range_admits, wire_checks};
+use super::checks::{header_str, media_ranges, range_admits, wire_checks};
 use super::error::{HttpError, json_bytes_response, json_response};
 use super::headers::{SESSION_HEADER, WireHeaders};
 use super::state::State;
+use crate::protocol::stateless::PROTOCOL_VERSION_KEY;
 use crate::protocol::{Kind, ProtocolVersion};
-use crate::serve::{Era, Identity, Inbound, Outcome, Related, RoutingHeaders, stateless};
+use crate::serve::{Era, Identity, Inbound, Outcome, Related, RoutingHeaders};
 
 /// A POST's response. Not an `async fn` (see `service::route`): mapping `process`'s future
 /// keeps one copy of the request in the router's box.
@@ -50,9 +51,17 @@ async fn process(state: Arc<State>, req: Request) -> Result<Response, HttpError>
     // session call's, and every POST's future (boxed by the router) would otherwise be as
     // large as the largest of them (see docs/performance.md, "Future sizes").
     let version = VersionHeader::of(&wire);
-    if stateless::claimed_over_http(version.names_stateless(), &message) {
+    if claims_stateless(version, &message) {
         let client = peer(&parts);
-        return Box::pin(stateless_request(&state, &wire, identity, client, message)).await;
+        let sse = accept.admits_sse;
+        return Box::pin(stateless_request(
+            &state,
+            &wire,
+            (identity, client),
+            sse,
+            message,
+        ))
+        .await;
     }
     let requested = version
         .session_era()
@@ -172,11 +181,11 @@ fn peer(parts: &axum::http::request::Parts) -> Option<std::net::IpAddr> {
 async fn stateless_request(
     state: &Arc<State>,
     wire: &WireHeaders<'_>,
-    identity: Option<&Identity>,
-    client: Option<std::net::IpAddr>,
+    (identity, client): (Option<&Identity>, Option<std::net::IpAddr>),
+    admits_sse: bool,
     message: Value,
 ) -> Result<Response, HttpError> {
-    let related = if is_call(&message) && accepts_lines(wire.accept_lines(), "text/event-stream") {
+    let related = if admits_sse && is_call(&message) {
         Related::Stream {
             name: Arc::from("post"),
             polling: false,
@@ -318,6 +327,18 @@ impl<'h> VersionHeader<'h> {
     }
 }
 
+/// Whether a POST belongs to the stateless era (2026-07-28): its version header names it, or
+/// the body carries the envelope's `protocolVersion` (whatever its value, so an unsupported one
+/// gets `-32022`). The transport decides the era; the core serves it.
+fn claims_stateless(version: VersionHeader<'_>, message: &Value) -> bool {
+    version.names_stateless()
+        || message
+            .get("params")
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get(PROTOCOL_VERSION_KEY))
+            .is_some()
+}
+
 fn unsupported_version(rid: &Value, raw: &str) -> HttpError {
     let supported: Vec<&str> = ProtocolVersion::SESSION_ERA
         .iter()
@@ -341,32 +362,35 @@ struct Accept {
     /// `application/json`, by name or by a wildcard (`*/*`, `application/*`); also when there
     /// is no `Accept` header at all: `service::accepts`, on the same ranges.
     json: bool,
-    /// `text/event-stream` named itself (not only through a wildcard): the answer may be a
-    /// stream.
+    /// `text/event-stream` named itself (not only through a wildcard): a session-era answer
+    /// may be a stream.
     sse: bool,
+    /// `text/event-stream` admitted, by name or by a wildcard, or no `Accept` header at all: a
+    /// 2026-07-28 answer may be a stream.
+    admits_sse: bool,
 }
 
 impl Accept {
     fn of(wire: &WireHeaders<'_>) -> Self {
         let mut seen = false;
-        let mut json = false;
-        let mut sse = false;
+        let (mut json, mut sse, mut admits_sse) = (false, false, false);
         for line in wire.accept_lines() {
             seen = true;
             // What the official SDKs send, compared whole before anything is split.
             if line.as_bytes() == b"application/json, text/event-stream" {
-                json = true;
-                sse = true;
+                (json, sse, admits_sse) = (true, true, true);
                 continue;
             }
             for range in media_ranges(line) {
                 json = json || range_admits(range, b"application/json");
                 sse = sse || range.eq_ignore_ascii_case(b"text/event-stream");
+                admits_sse = admits_sse || range_admits(range, b"text/event-stream");
             }
         }
         Accept {
             json: json || !seen,
             sse,
+            admits_sse: admits_sse || !seen,
         }
     }
 }
@@ -378,12 +402,32 @@ mod tests {
     use super::Accept;
 
     fn accept(values: &[&'static str]) -> (bool, bool) {
+        let accept = accept_of(values);
+        (accept.json, accept.sse)
+    }
+
+    fn accept_of(values: &[&'static str]) -> Accept {
         let mut headers = HeaderMap::new();
         for value in values {
             headers.append(header::ACCEPT, HeaderValue::from_static(value));
         }
-        let accept = Accept::of(&super::WireHeaders::of(&headers));
-        (accept.json, accept.sse)
+        Accept::of(&super::WireHeaders::of(&headers))
+    }
+
+    #[test]
+    fn event_streams_are_admitted_by_name_wildcard_or_no_accept_header() {
+        for admitted in [
+            &["application/json, text/event-stream"][..],
+            &["text/*"],
+            &["*/*;q=0.1"],
+            &["application/json", "TEXT/EVENT-STREAM"],
+            &[],
+        ] {
+            assert!(accept_of(admitted).admits_sse, "{admitted:?}");
+        }
+        for refused in [&["application/json"][..], &["text/plain, application/*"]] {
+            assert!(!accept_of(refused).admits_sse, "{refused:?}");
+        }
     }
 
     #[test]
