@@ -1105,6 +1105,22 @@ async fn get_refusals_speak_plain_json() {
         resp.json::<Value>().await.unwrap(),
         json!({"error": "Session not found"})
     );
+    // An unsupported version header is refused in POST's words.
+    let resp = h
+        .send(
+            reqwest::Method::GET,
+            &[
+                ("accept", "text/event-stream"),
+                ("mcp-session-id", "bogus"),
+                ("mcp-protocol-version", "1999-01-01"),
+            ],
+        )
+        .await;
+    assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
+    assert_eq!(
+        resp.json::<Value>().await.unwrap(),
+        json!({"error": "Unsupported MCP-Protocol-Version header: 1999-01-01. Supported: 2025-11-25, 2025-06-18, 2025-03-26."})
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

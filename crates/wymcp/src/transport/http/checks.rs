@@ -343,14 +343,6 @@ pub(crate) fn range_admits(range: &[u8], wanted: &[u8]) -> bool {
         })
 }
 
-/// Whether the `MCP-Protocol-Version` header names a stateless revision (2026-07-28).
-pub(crate) fn header_names_stateless(wire: &WireHeaders<'_>) -> bool {
-    wire.version
-        .text()
-        .and_then(|v| v.trim().parse::<crate::ProtocolVersion>().ok())
-        .is_some_and(crate::ProtocolVersion::is_stateless)
-}
-
 /// GET and DELETE in the stateless era: 405, there is no session stream to open or end.
 pub(crate) fn stateless_method_not_allowed() -> Response {
     (

@@ -22,7 +22,7 @@ pub(crate) async fn handle(state: Arc<State>, req: Request) -> Response {
         }
     };
     // The stateless era has no session to end: 405, once the caller passed the wire checks.
-    if super::header_names_stateless(&wire) {
+    if wire.version_header().names_stateless() {
         return super::stateless_method_not_allowed();
     }
     let Some(session) = wire.session.text() else {

@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::checks::{WireRefusal, accepts_lines, header_str, plain_refusal, wire_checks};
 use super::events::LoggedEvent;
-use super::headers::WireHeaders;
+use super::headers::{WireHeaders, unsupported_version_text};
 use super::sse;
 use super::state::State;
 use super::streams::GET_STREAM;
@@ -55,7 +55,7 @@ async fn open(state: Arc<State>, req: Request) -> Result<Response, WireRefusal> 
         .await
         .inspect_err(|refusal| refusal.report_auth("GET", None, None))?;
     // The stateless era has no session stream: 405, once the caller passed the wire checks.
-    if super::header_names_stateless(&wire) {
+    if wire.version_header().names_stateless() {
         return Ok(super::stateless_method_not_allowed());
     }
     let (session, requested) = read_headers(&wire)?;
@@ -134,19 +134,10 @@ fn read_headers<'h>(
     let Some(session) = wire.session.text() else {
         return refused(StatusCode::BAD_REQUEST, "Missing mcp-session-id header");
     };
-    let requested = match wire.version.text() {
-        None => None,
-        Some(raw) => match raw.trim().parse::<ProtocolVersion>() {
-            Ok(v) if !v.is_stateless() => Some(v),
-            _ => {
-                return refused(
-                    StatusCode::BAD_REQUEST,
-                    "Unsupported MCP-Protocol-Version header",
-                );
-            }
-        },
-    };
-    Ok((session, requested))
+    match wire.version_header().session_era() {
+        Ok(requested) => Ok((session, requested)),
+        Err(raw) => refused(StatusCode::BAD_REQUEST, &unsupported_version_text(raw)),
+    }
 }
 
 /// The POST stream a `Last-Event-ID` resumes (SEP-1699 polling), if it names one.

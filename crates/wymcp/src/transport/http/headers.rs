@@ -8,6 +8,8 @@
 
 use axum::http::{HeaderMap, HeaderValue};
 
+use crate::protocol::ProtocolVersion;
+
 /// The `Mcp-Session-Id` header.
 pub const SESSION_HEADER: &str = "mcp-session-id";
 /// The `MCP-Protocol-Version` header.
@@ -55,6 +57,11 @@ pub(crate) struct WireHeaders<'h> {
 }
 
 impl<'h> WireHeaders<'h> {
+    /// `MCP-Protocol-Version`, read as a revision.
+    pub(crate) fn version_header(&self) -> VersionHeader<'h> {
+        VersionHeader::of(self.version)
+    }
+
     /// One pass over `map` (a repeated header is seen once per value).
     pub(crate) fn of(map: &'h HeaderMap) -> Self {
         let mut found = WireHeaders {
@@ -97,6 +104,59 @@ impl<'h> WireHeaders<'h> {
         };
         one.into_iter().chain(all.into_iter().flatten())
     }
+}
+
+/// A request's `MCP-Protocol-Version` header, read once: the era test and the session era's
+/// check both need it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum VersionHeader<'h> {
+    Absent,
+    NotText,
+    /// The raw text, and the revision it names (`None`: none this server knows).
+    Text(&'h str, Option<ProtocolVersion>),
+}
+
+impl<'h> VersionHeader<'h> {
+    fn of(found: Found<'h>) -> Self {
+        match found.first {
+            None => VersionHeader::Absent,
+            Some(value) => match value.to_str() {
+                Ok(raw) => VersionHeader::Text(raw, raw.trim().parse().ok()),
+                Err(_) => VersionHeader::NotText,
+            },
+        }
+    }
+
+    /// The header names a stateless (2026-07-28) revision.
+    pub(crate) fn names_stateless(self) -> bool {
+        matches!(self, VersionHeader::Text(_, Some(v)) if v.is_stateless())
+    }
+
+    /// The session era's reading: the revision named, none, or the header's text when it names
+    /// no session-era revision.
+    pub(crate) fn session_era(self) -> Result<Option<ProtocolVersion>, &'h str> {
+        match self {
+            VersionHeader::Absent => Ok(None),
+            VersionHeader::NotText => Err("<not text>"),
+            VersionHeader::Text(_, Some(v)) if !v.is_stateless() => Ok(Some(v)),
+            VersionHeader::Text(raw, _) => Err(raw),
+        }
+    }
+}
+
+/// The refusal of a version header that names no session-era revision this server serves,
+/// with the ones it does (the same words on POST and GET).
+pub(crate) fn unsupported_version_text(raw: &str) -> String {
+    let supported: Vec<&str> = ProtocolVersion::SESSION_ERA
+        .iter()
+        .rev()
+        .map(|v| v.as_str())
+        .collect();
+    format!(
+        "Unsupported MCP-Protocol-Version header: {}. Supported: {}.",
+        wymcp_core::bound::echo(raw),
+        supported.join(", ")
+    )
 }
 
 #[cfg(test)]

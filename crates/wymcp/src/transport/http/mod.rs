@@ -73,4 +73,4 @@ pub use jwt::JwtAuth;
 pub use serve::{HttpServer, protected_resource_router, serve};
 pub use service::StreamableHttpService;
 
-pub(crate) use checks::{header_names_stateless, stateless_method_not_allowed};
+pub(crate) use checks::stateless_method_not_allowed;

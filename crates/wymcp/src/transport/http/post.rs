@@ -15,10 +15,10 @@ use serde_json::Value;
 
 use super::checks::{header_str, media_ranges, range_admits, wire_checks};
 use super::error::{HttpError, json_bytes_response, json_response};
-use super::headers::{SESSION_HEADER, WireHeaders};
+use super::headers::{SESSION_HEADER, VersionHeader, WireHeaders, unsupported_version_text};
 use super::state::State;
+use crate::protocol::Kind;
 use crate::protocol::stateless::PROTOCOL_VERSION_KEY;
-use crate::protocol::{Kind, ProtocolVersion};
 use crate::serve::{Era, Identity, Inbound, Outcome, Related, RoutingHeaders};
 
 /// A POST's response. Not an `async fn` (see `service::route`): mapping `process`'s future
@@ -50,7 +50,7 @@ async fn process(state: Arc<State>, req: Request) -> Result<Response, HttpError>
     // The stateless era and batches run boxed: their futures are several times the size of a
     // session call's, and every POST's future (boxed by the router) would otherwise be as
     // large as the largest of them (see docs/performance.md, "Future sizes").
-    let version = VersionHeader::of(&wire);
+    let version = wire.version_header();
     if claims_stateless(version, &message) {
         let client = peer(&parts);
         let sse = accept.admits_sse;
@@ -289,44 +289,6 @@ async fn read_body(
     })
 }
 
-/// A POST's `MCP-Protocol-Version` header, read once: the era test and the session era's
-/// check both need it.
-#[derive(Debug, Clone, Copy)]
-enum VersionHeader<'h> {
-    Absent,
-    NotText,
-    /// The raw text, and the revision it names (`None`: none this server knows).
-    Text(&'h str, Option<ProtocolVersion>),
-}
-
-impl<'h> VersionHeader<'h> {
-    fn of(wire: &WireHeaders<'h>) -> Self {
-        match wire.version.first {
-            None => VersionHeader::Absent,
-            Some(value) => match value.to_str() {
-                Ok(raw) => VersionHeader::Text(raw, raw.trim().parse().ok()),
-                Err(_) => VersionHeader::NotText,
-            },
-        }
-    }
-
-    /// The header names a stateless (2026-07-28) revision.
-    fn names_stateless(self) -> bool {
-        matches!(self, VersionHeader::Text(_, Some(v)) if v.is_stateless())
-    }
-
-    /// The session era's reading: the revision named, none, or the header's text when it names
-    /// no session-era revision.
-    fn session_era(self) -> Result<Option<ProtocolVersion>, &'h str> {
-        match self {
-            VersionHeader::Absent => Ok(None),
-            VersionHeader::NotText => Err("<not text>"),
-            VersionHeader::Text(_, Some(v)) if !v.is_stateless() => Ok(Some(v)),
-            VersionHeader::Text(raw, _) => Err(raw),
-        }
-    }
-}
-
 /// Whether a POST belongs to the stateless era (2026-07-28): its version header names it, or
 /// the body carries the envelope's `protocolVersion` (whatever its value, so an unsupported one
 /// gets `-32022`). The transport decides the era; the core serves it.
@@ -340,19 +302,10 @@ fn claims_stateless(version: VersionHeader<'_>, message: &Value) -> bool {
 }
 
 fn unsupported_version(rid: &Value, raw: &str) -> HttpError {
-    let supported: Vec<&str> = ProtocolVersion::SESSION_ERA
-        .iter()
-        .rev()
-        .map(|v| v.as_str())
-        .collect();
     HttpError::invalid_request(
         StatusCode::BAD_REQUEST,
         rid.clone(),
-        format!(
-            "Unsupported MCP-Protocol-Version header: {}. Supported: {}.",
-            wymcp_core::bound::echo(raw),
-            supported.join(", ")
-        ),
+        unsupported_version_text(raw),
     )
 }
 
