@@ -9,7 +9,9 @@
 # PROFILE=lto measures the builds with fat LTO (see run.sh). KEEP=prefix keeps each server's
 # callgrind output as prefix.<server> (for callgrind_annotate). ERA=2026-07-28 makes the calls
 # the stateless era's (no sessions; see calls.lua), ERA=2025-06-18 (the default) the session
-# era's. A server named wymcp=PATH runs the wymcp_calc binary at PATH (see run.sh).
+# era's. A server named wymcp=PATH runs the wymcp_calc binary at PATH (see run.sh);
+# wymcp-redis (or wymcp-redis=PATH) runs it as a node on Redis, on a redis-server started here
+# (Debian package) with nothing saved to disk.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 CALLS="${CALLS:-2000}"
@@ -20,14 +22,25 @@ export CARGO_TARGET_DIR="$here/target"
 PROFILE="${PROFILE:-release}"
 if [ "${BUILD:-1}" = 1 ]; then (cd "$here" && cargo build --profile "$PROFILE" --quiet --bins); fi
 bin="$CARGO_TARGET_DIR/$PROFILE"
-work="$(mktemp -d)"; pid=""
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
+work="$(mktemp -d)"; pid=""; redis_pid=""
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; [ -n "$redis_pid" ] && kill "$redis_pid" 2>/dev/null; rm -rf "$work"' EXIT
+redis_url=""
+if [[ " $* " == *" wymcp-redis"* ]]; then
+  command -v redis-server >/dev/null || { echo "wymcp-redis needs redis-server (Debian package)" >&2; exit 1; }
+  redis_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+  redis-server --bind 127.0.0.1 --port "$redis_port" --save "" --appendonly no --dir "$work" >"$work/redis.log" 2>&1 &
+  redis_pid=$!
+  for _ in $(seq 1 100); do redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break; sleep 0.1; done
+  redis_url="redis://127.0.0.1:$redis_port/"
+fi
 for name in "${@:-bare wymcp}"; do
   for one in $name; do
     case "$one" in
       bare) args=("$bin/bare" 127.0.0.1:0); sessions=0 ;;
       wymcp) args=("$bin/wymcp_calc" 127.0.0.1:0); sessions=64 ;;
       wymcp=*) args=("${one#wymcp=}" 127.0.0.1:0); sessions=64 ;;
+      wymcp-redis) args=("$bin/wymcp_calc" 127.0.0.1:0); sessions=64 ;;
+      wymcp-redis=*) args=("${one#wymcp-redis=}" 127.0.0.1:0); sessions=64 ;;
       rmcp-stateless) args=("$bin/rmcp_calc" 127.0.0.1:0 stateless); sessions=0 ;;
       rmcp-stateful) args=("$bin/rmcp_calc" 127.0.0.1:0 stateful); sessions=64 ;;
       *) echo "unknown server $one" >&2; exit 1 ;;
@@ -35,7 +48,8 @@ for name in "${@:-bare wymcp}"; do
     # The stateless era has no sessions (rmcp-stateful serves it statelessly too).
     [ "$ERA" = 2025-06-18 ] || sessions=0
     key="${one//[^A-Za-z0-9._-]/_}"
-    valgrind --tool=callgrind --callgrind-out-file="$work/$key.%p.out" "${args[@]}" >"$work/$key.log" 2>&1 &
+    node=(); [[ "$one" == wymcp-redis* ]] && node=("WYMCP_CALC_REDIS=$redis_url")
+    env "${node[@]}" valgrind --tool=callgrind --callgrind-out-file="$work/$key.%p.out" "${args[@]}" >"$work/$key.log" 2>&1 &
     pid=$!
     addr=""
     for _ in $(seq 1 300); do addr="$(sed -n 's/^listening on //p' "$work/$key.log" | head -1)"; [ -n "$addr" ] && break; sleep 0.1; done
