@@ -17,6 +17,23 @@ use crate::connection::Keys;
 const COUNT_RUNNING: &str = "redis.call('ZADD', KEYS[2], beat, id) \
      if redis.call('PTTL', KEYS[2]) < tonumber(left) then redis.call('PEXPIRE', KEYS[2], left) end";
 
+/// How a script taking over a task begins: it goes on only while the kept record (KEYS[1]) has
+/// the node read (ARGV[1], `""`: none) and the heartbeat read (ARGV[2]); else it answers 0.
+const READ_UNCHANGED: &str = "local kept = redis.call('GET', KEYS[1]) \
+     if not kept then return 0 end \
+     local task = cjson.decode(kept) \
+     local node = task['node'] \
+     if node == nil or node == cjson.null then node = '' end \
+     if node ~= ARGV[1] or tonumber(task['heartbeat_ms']) ~= tonumber(ARGV[2]) then \
+       return 0 end";
+
+/// How a script admitting a running task under its principal's cap begins: the principal's
+/// tasks whose heartbeat is older than `fresh` stop counting (their nodes stopped); then, unless
+/// task `id` is counted already, it answers 0 when `max` are.
+const UNDER_CAP: &str = "redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. fresh) \
+     if not redis.call('ZSCORE', KEYS[2], id) \
+       and redis.call('ZCARD', KEYS[2]) >= tonumber(max) then return 0 end";
+
 /// KEYS: the task, its principal's running tasks. ARGV: the node read (`""`: none), the
 /// heartbeat read, the new record, its time left in ms, the task's id, its new heartbeat. 1
 /// when the kept record still had that node and heartbeat (and is replaced, the task counted
@@ -24,15 +41,24 @@ const COUNT_RUNNING: &str = "redis.call('ZADD', KEYS[2], beat, id) \
 /// node left.
 static REPLACE_IF: LazyLock<Script> = LazyLock::new(|| {
     Script::new(&format!(
-        "local kept = redis.call('GET', KEYS[1]) \
-         if not kept then return 0 end \
-         local task = cjson.decode(kept) \
-         local node = task['node'] \
-         if node == nil or node == cjson.null then node = '' end \
-         if node ~= ARGV[1] or tonumber(task['heartbeat_ms']) ~= tonumber(ARGV[2]) then \
-           return 0 end \
+        "{READ_UNCHANGED} \
          redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4]) \
          local id, beat, left = ARGV[5], ARGV[6], ARGV[4] \
+         {COUNT_RUNNING} \
+         return 1"
+    ))
+});
+
+/// `REPLACE_IF` under the principal's cap. ARGV: `REPLACE_IF`'s, then the cap and the oldest
+/// heartbeat still counted. 0 when the record was read stale or the principal runs the cap
+/// already elsewhere (the kept record untouched: a later read takes the task over).
+static REPLACE_IF_ADMITTED: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(&format!(
+        "{READ_UNCHANGED} \
+         local id, max, fresh = ARGV[5], ARGV[7], ARGV[8] \
+         {UNDER_CAP} \
+         redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4]) \
+         local beat, left = ARGV[6], ARGV[4] \
          {COUNT_RUNNING} \
          return 1"
     ))
@@ -56,11 +82,10 @@ static PUT: LazyLock<Script> = LazyLock::new(|| {
 /// is older are dropped from the count first: their nodes stopped).
 static PUT_ADMITTED: LazyLock<Script> = LazyLock::new(|| {
     Script::new(&format!(
-        "redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[6]) \
-         if not redis.call('ZSCORE', KEYS[2], ARGV[3]) \
-           and redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[5]) then return 0 end \
+        "local id, max, fresh = ARGV[3], ARGV[5], ARGV[6] \
+         {UNDER_CAP} \
          redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) \
-         local id, beat, left = ARGV[3], ARGV[4], ARGV[2] \
+         local beat, left = ARGV[4], ARGV[2] \
          {COUNT_RUNNING} \
          return 1"
     ))
@@ -230,6 +255,38 @@ impl TaskStore for RedisTaskStore {
                 .arg(left)
                 .arg(&task.id)
                 .arg(task.heartbeat_ms)
+                .invoke_async(&mut conn)
+                .await
+                .map_err(failed)?;
+            Ok(replaced == 1)
+        })
+    }
+
+    fn replace_if_admitted<'a>(
+        &'a self,
+        task: TaskRecord,
+        (node, heartbeat_ms): (Option<&'a str>, u64),
+        max: usize,
+        fresh_since_ms: u64,
+    ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let left = time_left(&task);
+            if left == 0 {
+                return Ok(false);
+            }
+            let json = serde_json::to_vec(&task).map_err(failed)?;
+            let replaced: i64 = REPLACE_IF_ADMITTED
+                .key(self.keys.task(&task.id))
+                .key(self.running_of(&task))
+                .arg(node.unwrap_or(""))
+                .arg(heartbeat_ms)
+                .arg(json)
+                .arg(left)
+                .arg(&task.id)
+                .arg(task.heartbeat_ms)
+                .arg(max)
+                .arg(fresh_since_ms)
                 .invoke_async(&mut conn)
                 .await
                 .map_err(failed)?;

@@ -1,6 +1,7 @@
 //! `RedisTaskStore::replace_if` against a real `redis-server`: it replaces a task only while
 //! the kept record has the node and heartbeat the caller read, so of many nodes taking over
-//! the same task left by a stopped node, exactly one does.
+//! the same task left by a stopped node, exactly one does; `put_admitted` and
+//! `replace_if_admitted` count a principal's running tasks over every node.
 
 #![allow(clippy::unwrap_used, missing_docs)]
 
@@ -141,6 +142,65 @@ async fn a_principals_running_tasks_are_counted_over_every_node() {
             .put_admitted(running("t6", "alice", now), 2, fresh_since)
             .await
             .unwrap()
+    );
+}
+
+#[tokio::test]
+async fn a_task_taken_over_to_run_again_waits_while_its_principal_runs_the_cap() {
+    let redis = RedisServer::start();
+    let store = Redis::connect(&redis.url()).await.unwrap().task_store();
+    let (now, fresh_since) = (now_ms(), now_ms() - 600);
+    // Node A ran alice's t1 and stopped (its heartbeat is old); alice then started two more on
+    // node B, her cap.
+    let left = running("t1", "alice", now - 5_000);
+    store.put(left.clone()).await.unwrap();
+    for id in ["t2", "t3"] {
+        let mut task = running(id, "alice", now);
+        task.node = Some("b".into());
+        assert!(store.put_admitted(task, 2, fresh_since).await.unwrap());
+    }
+    let mut taken = left.clone();
+    taken.node = Some("b".into());
+    taken.heartbeat_ms = now;
+    let read = (Some("a"), left.heartbeat_ms);
+    assert!(
+        !store
+            .replace_if_admitted(taken.clone(), read, 2, fresh_since)
+            .await
+            .unwrap(),
+        "at alice's cap the left task is not taken over"
+    );
+    let kept = store.get("t1").await.unwrap().unwrap();
+    assert_eq!(kept.node.as_deref(), Some("a"), "and stays as it was");
+    assert_eq!(kept.heartbeat_ms, left.heartbeat_ms);
+    // A stale read is refused as replace_if refuses it.
+    let stale = (Some("a"), left.heartbeat_ms + 1);
+    assert!(
+        !store
+            .replace_if_admitted(taken.clone(), stale, 3, fresh_since)
+            .await
+            .unwrap()
+    );
+    // One of alice's tasks ends: the left one is taken over, and counts.
+    let mut ended = running("t2", "alice", now);
+    ended.status = wymcp::task::TaskStatus::Completed;
+    store.put(ended).await.unwrap();
+    assert!(
+        store
+            .replace_if_admitted(taken, read, 2, fresh_since)
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        store.get("t1").await.unwrap().unwrap().node.as_deref(),
+        Some("b")
+    );
+    assert!(
+        !store
+            .put_admitted(running("t4", "alice", now), 2, fresh_since)
+            .await
+            .unwrap(),
+        "the task taken over counts against the cap"
     );
 }
 

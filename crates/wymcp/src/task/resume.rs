@@ -49,9 +49,12 @@ impl Tasks {
         taken.node = Some(self.node.clone());
         taken.heartbeat_ms = now;
         taken.last_updated_at_ms = now;
+        // The principal's cap counts every node's tasks: while it runs its share elsewhere, the
+        // task waits, as at this node's own caps.
+        let (max, fresh_since) = (self.max_running_per_principal, self.fresh_since(now));
         let won = self
             .store
-            .replace_if(taken.clone(), node.as_deref(), beat)
+            .replace_if_admitted(taken.clone(), (node.as_deref(), beat), max, fresh_since)
             .await;
         if !matches!(won, Ok(true)) {
             self.lock_running().remove(&taken.id);

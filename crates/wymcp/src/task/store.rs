@@ -199,6 +199,26 @@ pub trait TaskStore: Send + Sync + 'static {
             self.put(task).await.map(|()| true)
         })
     }
+
+    /// [`replace_if`](Self::replace_if) for a task taken over to run again: stored only while
+    /// the kept record has `node` and `heartbeat_ms`, and only if the task's principal runs
+    /// fewer than `max` other tasks on the nodes sharing this store (counted as
+    /// [`put_admitted`](Self::put_admitted) counts). Answers whether it stored; a task left at
+    /// the cap stays as it was, for a later read to take over.
+    ///
+    /// The default is [`replace_if`](Self::replace_if): a store of one process leaves the count
+    /// to the node. A store several processes share overrides it (`wymcp-redis` does, in one
+    /// script).
+    fn replace_if_admitted<'a>(
+        &'a self,
+        task: TaskRecord,
+        (node, heartbeat_ms): (Option<&'a str>, u64),
+        max: usize,
+        fresh_since_ms: u64,
+    ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
+        let _ = (max, fresh_since_ms);
+        self.replace_if(task, node, heartbeat_ms)
+    }
 }
 
 /// A shared store is a store: several servers (nodes of one process, a test) can hold one.
@@ -230,6 +250,15 @@ impl<T: TaskStore + ?Sized> TaskStore for std::sync::Arc<T> {
         heartbeat_ms: u64,
     ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
         (**self).replace_if(task, node, heartbeat_ms)
+    }
+    fn replace_if_admitted<'a>(
+        &'a self,
+        task: TaskRecord,
+        read: (Option<&'a str>, u64),
+        max: usize,
+        fresh_since_ms: u64,
+    ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
+        (**self).replace_if_admitted(task, read, max, fresh_since_ms)
     }
 }
 
