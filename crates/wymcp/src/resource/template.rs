@@ -150,6 +150,53 @@ pub struct UriTemplate {
     repeated: HashSet<String>,
 }
 
+/// The variables a template names: in the order first named, and those named more than once.
+#[derive(Default)]
+struct Names {
+    variables: Vec<String>,
+    seen: HashSet<String>,
+    repeated: HashSet<String>,
+}
+
+impl Names {
+    fn note(&mut self, name: &str) {
+        if self.seen.insert(name.to_owned()) {
+            self.variables.push(name.to_owned());
+        } else {
+            self.repeated.insert(name.to_owned());
+        }
+    }
+}
+
+/// The expression `{body}`: its operator and its variable specs (`name`, `name*`,
+/// `name:max`), each name noted in `names`.
+fn expression(body: &str, names: &mut Names) -> Part {
+    let mut chars = body.chars();
+    let (op, list) = match chars.next().and_then(Op::from_char) {
+        Some(op) => (op, chars.as_str()),
+        None => (Op::Simple, body),
+    };
+    let vars = list
+        .split(',')
+        .map(|spec| {
+            let (name, explode, max) = match spec.strip_suffix('*') {
+                Some(name) => (name, true, None),
+                None => match spec.split_once(':') {
+                    Some((name, max)) => (name, false, max.parse().ok()),
+                    None => (spec, false, None),
+                },
+            };
+            names.note(name);
+            VarSpec {
+                name: name.to_owned(),
+                explode,
+                max,
+            }
+        })
+        .collect();
+    Part::Expression { op, vars }
+}
+
 impl UriTemplate {
     /// The longest URI, in bytes, that [`match_uri`](Self::match_uri) tries to match (a
     /// server's own is [`Limits::max_template_uri`](crate::Limits::max_template_uri)).
@@ -173,9 +220,7 @@ impl UriTemplate {
         }
         UriTemplateStr::new(template).map_err(|e| e.to_string())?;
         let mut parts = Vec::new();
-        let mut variables = Vec::new();
-        let mut seen = HashSet::new();
-        let mut repeated = HashSet::new();
+        let mut names = Names::default();
         let mut rest = template;
         while !rest.is_empty() {
             match rest.find('{') {
@@ -183,33 +228,7 @@ impl UriTemplate {
                     let end = rest
                         .find('}')
                         .ok_or_else(|| "unclosed expression".to_owned())?;
-                    let body = &rest[1..end];
-                    let mut chars = body.chars();
-                    let (op, list) = match chars.next().and_then(Op::from_char) {
-                        Some(op) => (op, chars.as_str()),
-                        None => (Op::Simple, body),
-                    };
-                    let mut vars = Vec::new();
-                    for spec in list.split(',') {
-                        let (name, explode, max) = match spec.strip_suffix('*') {
-                            Some(name) => (name, true, None),
-                            None => match spec.split_once(':') {
-                                Some((name, max)) => (name, false, max.parse().ok()),
-                                None => (spec, false, None),
-                            },
-                        };
-                        if seen.insert(name.to_owned()) {
-                            variables.push(name.to_owned());
-                        } else {
-                            repeated.insert(name.to_owned());
-                        }
-                        vars.push(VarSpec {
-                            name: name.to_owned(),
-                            explode,
-                            max,
-                        });
-                    }
-                    parts.push(Part::Expression { op, vars });
+                    parts.push(expression(&rest[1..end], &mut names));
                     rest = &rest[end + 1..];
                 }
                 Some(i) => {
@@ -225,8 +244,8 @@ impl UriTemplate {
         Ok(UriTemplate {
             text: template.to_owned(),
             parts,
-            variables,
-            repeated,
+            variables: names.variables,
+            repeated: names.repeated,
         })
     }
 
