@@ -144,6 +144,42 @@ impl RedisTaskStore {
 
     /// The key of the running tasks of `task`'s principal (every unauthenticated caller's
     /// tasks are one principal's, as on a node).
+    /// Replaces the kept `task` while it has the node and heartbeat `read`, and, given a
+    /// `cap` (the most running tasks, the oldest heartbeat counted), only under its principal's
+    /// cap over every node.
+    async fn take_over(
+        &self,
+        task: TaskRecord,
+        (node, heartbeat_ms): (Option<&str>, u64),
+        cap: Option<(usize, u64)>,
+    ) -> Result<bool, TaskStoreError> {
+        let mut conn = self.conn.clone();
+        let left = time_left(&task);
+        if left == 0 {
+            return Ok(false);
+        }
+        let json = serde_json::to_vec(&task).map_err(failed)?;
+        let script = if cap.is_some() {
+            &*REPLACE_IF_ADMITTED
+        } else {
+            &*REPLACE_IF
+        };
+        let mut invocation = script.key(self.keys.task(&task.id));
+        invocation
+            .key(self.running_of(&task))
+            .arg(node.unwrap_or(""))
+            .arg(heartbeat_ms)
+            .arg(json)
+            .arg(left)
+            .arg(&task.id)
+            .arg(task.heartbeat_ms);
+        if let Some((max, fresh_since_ms)) = cap {
+            invocation.arg(max).arg(fresh_since_ms);
+        }
+        let replaced: i64 = invocation.invoke_async(&mut conn).await.map_err(failed)?;
+        Ok(replaced == 1)
+    }
+
     fn running_of(&self, task: &TaskRecord) -> String {
         self.keys
             .running_tasks(task.principal.as_deref().unwrap_or(""))
@@ -239,59 +275,18 @@ impl TaskStore for RedisTaskStore {
         node: Option<&'a str>,
         heartbeat_ms: u64,
     ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
-        Box::pin(async move {
-            let mut conn = self.conn.clone();
-            let left = time_left(&task);
-            if left == 0 {
-                return Ok(false);
-            }
-            let json = serde_json::to_vec(&task).map_err(failed)?;
-            let replaced: i64 = REPLACE_IF
-                .key(self.keys.task(&task.id))
-                .key(self.running_of(&task))
-                .arg(node.unwrap_or(""))
-                .arg(heartbeat_ms)
-                .arg(json)
-                .arg(left)
-                .arg(&task.id)
-                .arg(task.heartbeat_ms)
-                .invoke_async(&mut conn)
-                .await
-                .map_err(failed)?;
-            Ok(replaced == 1)
-        })
+        Box::pin(self.take_over(task, (node, heartbeat_ms), None))
     }
 
+    /// One round trip: the script of `replace_if` with `put_admitted`'s count.
     fn replace_if_admitted<'a>(
         &'a self,
         task: TaskRecord,
-        (node, heartbeat_ms): (Option<&'a str>, u64),
+        read: (Option<&'a str>, u64),
         max: usize,
         fresh_since_ms: u64,
     ) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
-        Box::pin(async move {
-            let mut conn = self.conn.clone();
-            let left = time_left(&task);
-            if left == 0 {
-                return Ok(false);
-            }
-            let json = serde_json::to_vec(&task).map_err(failed)?;
-            let replaced: i64 = REPLACE_IF_ADMITTED
-                .key(self.keys.task(&task.id))
-                .key(self.running_of(&task))
-                .arg(node.unwrap_or(""))
-                .arg(heartbeat_ms)
-                .arg(json)
-                .arg(left)
-                .arg(&task.id)
-                .arg(task.heartbeat_ms)
-                .arg(max)
-                .arg(fresh_since_ms)
-                .invoke_async(&mut conn)
-                .await
-                .map_err(failed)?;
-            Ok(replaced == 1)
-        })
+        Box::pin(self.take_over(task, read, Some((max, fresh_since_ms))))
     }
 
     /// Redis expires tasks by itself: nothing to remove.
