@@ -1,7 +1,7 @@
-//! Testing your tools: an in-process client over a built [`Server`](crate::Server), typed results, gate
+//! Testing your tools: an in-process client over a built [`Server`], typed results, gate
 //! errors as a type, and assertion helpers.
 //!
-//! No HTTP and no session engine: [`TestClient`] calls [`Server::call_tool`](crate::Server::call_tool) with a
+//! No HTTP and no session engine: [`TestClient`] calls a tool ([`call_tool`]) with a
 //! [`Context`] it builds for each call (session id `"test-session"`, request ids counting up
 //! from 1, assigns shared between calls like a session's), so a test sees exactly what a client
 //! would read in the `tools/call` result, gates and all.
