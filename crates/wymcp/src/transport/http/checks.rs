@@ -292,57 +292,6 @@ fn check_host(config: &HttpConfig, host: &Found<'_>) -> Result<(), (StatusCode, 
     ))
 }
 
-/// Whether an `Accept` header admits `wanted` (absent header: yes).
-pub(crate) fn accepts(headers: &HeaderMap, wanted: &str) -> bool {
-    accepts_lines(headers.get_all(header::ACCEPT).iter(), wanted)
-}
-
-/// Whether the `Accept` lines admit `wanted` (no line: yes).
-pub(crate) fn accepts_lines<'h>(
-    lines: impl Iterator<Item = &'h HeaderValue>,
-    wanted: &str,
-) -> bool {
-    let mut seen = false;
-    for line in lines {
-        seen = true;
-        if media_ranges(line).any(|range| range_admits(range, wanted.as_bytes())) {
-            return true;
-        }
-    }
-    !seen
-}
-
-/// The media ranges one `Accept` header line lists, parameters cut and trimmed, read over
-/// bytes in place (every POST reads them: nothing is allocated, and a byte loop beats
-/// `str::split`'s memchr per piece on a line this short). A line that is not visible ASCII
-/// lists none.
-pub(crate) fn media_ranges(line: &HeaderValue) -> impl Iterator<Item = &[u8]> {
-    line.to_str()
-        .ok()
-        .into_iter()
-        .flat_map(|line| line.as_bytes().split(|&b| b == b','))
-        .map(|range| {
-            range
-                .split(|&b| b == b';')
-                .next()
-                .unwrap_or_default()
-                .trim_ascii()
-        })
-}
-
-/// Whether a media range admits `wanted` (`type/subtype`): by name, as `*/*`, or as `type/*`,
-/// case-insensitively.
-pub(crate) fn range_admits(range: &[u8], wanted: &[u8]) -> bool {
-    range.eq_ignore_ascii_case(wanted)
-        || range == b"*/*"
-        || range.strip_suffix(b"/*").is_some_and(|kind| {
-            wanted
-                .split(|&b| b == b'/')
-                .next()
-                .is_some_and(|wanted_kind| wanted_kind.eq_ignore_ascii_case(kind))
-        })
-}
-
 /// GET and DELETE in the stateless era: 405, there is no session stream to open or end.
 pub(crate) fn stateless_method_not_allowed() -> Response {
     (
@@ -363,42 +312,4 @@ pub(crate) fn header_str(headers: &HeaderMap, name: impl AsHeaderName) -> Option
 /// Plain-JSON refusal for GET and DELETE.
 pub(crate) fn plain_refusal(refusal: impl Into<WireRefusal>) -> Response {
     refusal.into().plain().into_response()
-}
-
-#[cfg(test)]
-mod tests {
-    use axum::http::{HeaderMap, HeaderValue, header};
-
-    use super::{accepts, range_admits};
-
-    #[test]
-    fn a_range_admits_by_name_by_wildcard_and_by_its_type() {
-        let wanted = b"text/event-stream";
-        for range in [
-            &b"text/event-stream"[..],
-            b"TEXT/Event-Stream",
-            b"*/*",
-            b"text/*",
-        ] {
-            assert!(range_admits(range, wanted), "{range:?}");
-        }
-        for range in [
-            &b"application/*"[..],
-            b"text/plain",
-            b"text/event-streams",
-            b"",
-        ] {
-            assert!(!range_admits(range, wanted), "{range:?}");
-        }
-    }
-
-    #[test]
-    fn accepts_reads_every_line_and_admits_a_request_without_the_header() {
-        let mut headers = HeaderMap::new();
-        assert!(accepts(&headers, "text/event-stream"));
-        headers.append(header::ACCEPT, HeaderValue::from_static("application/json"));
-        assert!(!accepts(&headers, "text/event-stream"));
-        headers.append(header::ACCEPT, HeaderValue::from_static("text/*;q=0.1"));
-        assert!(accepts(&headers, "text/event-stream"));
-    }
 }

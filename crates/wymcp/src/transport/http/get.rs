@@ -15,7 +15,8 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::checks::{WireRefusal, accepts_lines, header_str, plain_refusal, wire_checks};
+use super::accept::Accept;
+use super::checks::{WireRefusal, header_str, plain_refusal, wire_checks};
 use super::events::LoggedEvent;
 use super::headers::{WireHeaders, unsupported_version_text};
 use super::sse;
@@ -127,7 +128,7 @@ fn read_headers<'h>(
     wire: &WireHeaders<'h>,
 ) -> Result<(&'h str, Option<ProtocolVersion>), (StatusCode, String)> {
     let refused = |status, message: &str| Err((status, message.to_owned()));
-    if !accepts_lines(wire.accept_lines(), "text/event-stream") {
+    if !Accept::of(wire).admits_sse {
         let message = "Not Acceptable: the client must accept text/event-stream";
         return refused(StatusCode::NOT_ACCEPTABLE, message);
     }

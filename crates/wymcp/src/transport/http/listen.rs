@@ -31,7 +31,7 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use serde_json::Value;
@@ -39,7 +39,7 @@ use tokio::sync::broadcast;
 use tokio::time::Interval;
 use tokio_util::sync::CancellationToken;
 
-use super::checks::accepts;
+use super::accept::Accept;
 use super::error::HttpError;
 use super::sse::{self, KEEPALIVE};
 use super::state::State;
@@ -51,8 +51,8 @@ use crate::serve::stateless::listen::{self, Filter};
 /// Answers a `subscriptions/listen` request whose envelope and headers passed: the SSE
 /// stream, or a JSON-RPC refusal (406 without `text/event-stream` in `Accept`, 400 for a bad
 /// filter, 503 when the limit of open streams is reached).
-pub(crate) async fn open(state: &Arc<State>, headers: &HeaderMap, listen: Admitted) -> Response {
-    match stream(state, headers, listen).await {
+pub(crate) async fn open(state: &Arc<State>, accept: Accept, listen: Admitted) -> Response {
+    match stream(state, accept, listen).await {
         Ok(response) => response,
         Err(refusal) => refusal.into_response(),
     }
@@ -60,11 +60,11 @@ pub(crate) async fn open(state: &Arc<State>, headers: &HeaderMap, listen: Admitt
 
 async fn stream(
     state: &Arc<State>,
-    headers: &HeaderMap,
+    accept: Accept,
     listen: Admitted,
 ) -> Result<Response, HttpError> {
     let id = listen.id.clone();
-    if !accepts(headers, "text/event-stream") {
+    if !accept.admits_sse {
         return Err(HttpError::invalid_request(
             StatusCode::NOT_ACCEPTABLE,
             id,

@@ -22,6 +22,7 @@
 //! default); SSE events go through an [`EventLog`]. Running calls and open streams stay on the
 //! node that owns them.
 
+mod accept;
 mod auth;
 mod authority;
 mod call;

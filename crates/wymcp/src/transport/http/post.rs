@@ -8,12 +8,13 @@ use std::sync::Arc;
 
 use axum::body::Body;
 use axum::extract::{ConnectInfo, Request};
-use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use futures_util::FutureExt;
 use serde_json::Value;
 
-use super::checks::{header_str, media_ranges, range_admits, wire_checks};
+use super::accept::Accept;
+use super::checks::{header_str, wire_checks};
 use super::error::{HttpError, json_bytes_response, json_response};
 use super::headers::{SESSION_HEADER, VersionHeader, WireHeaders, unsupported_version_text};
 use super::state::State;
@@ -41,7 +42,7 @@ async fn process(state: Arc<State>, req: Request) -> Result<Response, HttpError>
     };
     let identity = identity.as_ref();
     let accept = Accept::of(&wire);
-    check_accept(&accept)?;
+    check_accept(accept)?;
     check_content_type(&wire)?;
     let body = read_body(&state, &wire, body).await?;
     let message: Value =
@@ -53,15 +54,8 @@ async fn process(state: Arc<State>, req: Request) -> Result<Response, HttpError>
     let version = wire.version_header();
     if claims_stateless(version, &message) {
         let client = peer(&parts);
-        let sse = accept.admits_sse;
-        return Box::pin(stateless_request(
-            &state,
-            &wire,
-            (identity, client),
-            sse,
-            message,
-        ))
-        .await;
+        let stateless = stateless_request(&state, &wire, (identity, client), accept, message);
+        return Box::pin(stateless).await;
     }
     let requested = version
         .session_era()
@@ -81,16 +75,16 @@ async fn process(state: Arc<State>, req: Request) -> Result<Response, HttpError>
     if let Value::Array(items) = message {
         return Box::pin(batch(&state, items, inbound(Value::Null, Related::None))).await;
     }
-    let related = related(&state, &accept, &message);
+    let related = related(&state, accept, &message);
     let lease_id = lease_id(&state, &related, &message);
     let outcome = state.core.serve(inbound(message, related)).await?;
     let session = wire.session.text();
-    Ok(respond(&state, headers, outcome, (session, lease_id)).await)
+    Ok(respond(&state, accept, outcome, (session, lease_id)).await)
 }
 
 /// Where a message's related messages go: only a call answered over SSE opens a stream (and so
 /// needs a key for its events).
-fn related(state: &State, accept: &Accept, message: &Value) -> Related {
+fn related(state: &State, accept: Accept, message: &Value) -> Related {
     if accept.sse && is_call(message) {
         Related::Stream {
             name: state.streams.next_stream_key(),
@@ -111,7 +105,7 @@ fn lease_id(state: &State, related: &Related, message: &Value) -> Option<Value> 
 }
 
 /// A POST's client must take JSON answers.
-fn check_accept(accept: &Accept) -> Result<(), HttpError> {
+fn check_accept(accept: Accept) -> Result<(), HttpError> {
     if accept.json {
         return Ok(());
     }
@@ -133,7 +127,7 @@ fn is_call(message: &Value) -> bool {
 /// nodes.
 async fn respond(
     state: &Arc<State>,
-    headers: &HeaderMap,
+    accept: Accept,
     outcome: Outcome,
     (session, request_id): (Option<&str>, Option<Value>),
 ) -> Response {
@@ -150,7 +144,7 @@ async fn respond(
         Outcome::Call(call) => super::call::answer(state, call, session, request_id).await,
         // Boxed: opening a stream awaits the task store, and its future inline would enlarge
         // every request's.
-        Outcome::Listen(listen) => Box::pin(super::listen::open(state, headers, listen)).await,
+        Outcome::Listen(listen) => Box::pin(super::listen::open(state, accept, listen)).await,
     }
 }
 
@@ -182,10 +176,10 @@ async fn stateless_request(
     state: &Arc<State>,
     wire: &WireHeaders<'_>,
     (identity, client): (Option<&Identity>, Option<std::net::IpAddr>),
-    admits_sse: bool,
+    accept: Accept,
     message: Value,
 ) -> Result<Response, HttpError> {
-    let related = if admits_sse && is_call(&message) {
+    let related = if accept.admits_sse && is_call(&message) {
         Related::Stream {
             name: Arc::from("post"),
             polling: false,
@@ -204,7 +198,7 @@ async fn stateless_request(
         client,
     };
     let outcome = state.core.serve(inbound).await?;
-    Ok(respond(state, wire.map, outcome, (None, None)).await)
+    Ok(respond(state, accept, outcome, (None, None)).await)
 }
 
 /// A JSON-RPC batch: 2025-03-26 sessions only.
@@ -307,104 +301,4 @@ fn unsupported_version(rid: &Value, raw: &str) -> HttpError {
         rid.clone(),
         unsupported_version_text(raw),
     )
-}
-
-/// What a POST's `Accept` header allows, read in one pass (it used to be parsed twice per
-/// request).
-struct Accept {
-    /// `application/json`, by name or by a wildcard (`*/*`, `application/*`); also when there
-    /// is no `Accept` header at all: `service::accepts`, on the same ranges.
-    json: bool,
-    /// `text/event-stream` named itself (not only through a wildcard): a session-era answer
-    /// may be a stream.
-    sse: bool,
-    /// `text/event-stream` admitted, by name or by a wildcard, or no `Accept` header at all: a
-    /// 2026-07-28 answer may be a stream.
-    admits_sse: bool,
-}
-
-impl Accept {
-    fn of(wire: &WireHeaders<'_>) -> Self {
-        let mut seen = false;
-        let (mut json, mut sse, mut admits_sse) = (false, false, false);
-        for line in wire.accept_lines() {
-            seen = true;
-            // What the official SDKs send, compared whole before anything is split.
-            if line.as_bytes() == b"application/json, text/event-stream" {
-                (json, sse, admits_sse) = (true, true, true);
-                continue;
-            }
-            for range in media_ranges(line) {
-                json = json || range_admits(range, b"application/json");
-                sse = sse || range.eq_ignore_ascii_case(b"text/event-stream");
-                admits_sse = admits_sse || range_admits(range, b"text/event-stream");
-            }
-        }
-        Accept {
-            json: json || !seen,
-            sse,
-            admits_sse: admits_sse || !seen,
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use axum::http::{HeaderMap, HeaderValue, header};
-
-    use super::Accept;
-
-    fn accept(values: &[&'static str]) -> (bool, bool) {
-        let accept = accept_of(values);
-        (accept.json, accept.sse)
-    }
-
-    fn accept_of(values: &[&'static str]) -> Accept {
-        let mut headers = HeaderMap::new();
-        for value in values {
-            headers.append(header::ACCEPT, HeaderValue::from_static(value));
-        }
-        Accept::of(&super::WireHeaders::of(&headers))
-    }
-
-    #[test]
-    fn event_streams_are_admitted_by_name_wildcard_or_no_accept_header() {
-        for admitted in [
-            &["application/json, text/event-stream"][..],
-            &["text/*"],
-            &["*/*;q=0.1"],
-            &["application/json", "TEXT/EVENT-STREAM"],
-            &[],
-        ] {
-            assert!(accept_of(admitted).admits_sse, "{admitted:?}");
-        }
-        for refused in [&["application/json"][..], &["text/plain, application/*"]] {
-            assert!(!accept_of(refused).admits_sse, "{refused:?}");
-        }
-    }
-
-    #[test]
-    fn accept_reads_json_and_event_stream_by_name_wildcard_and_parameters() {
-        assert_eq!(
-            accept(&["application/json, text/event-stream"]),
-            (true, true)
-        );
-        assert_eq!(
-            accept(&["Text/Event-Stream;q=0.9 ,APPLICATION/JSON"]),
-            (true, true)
-        );
-        assert_eq!(
-            accept(&["text/event-stream", "application/json"]),
-            (true, true)
-        );
-        assert_eq!(
-            accept(&["*/*"]),
-            (true, false),
-            "a wildcard is not a stream"
-        );
-        assert_eq!(accept(&["application/*; q=0.5"]), (true, false));
-        assert_eq!(accept(&["text/event-stream"]), (false, true));
-        assert_eq!(accept(&["application/jsonl, text/*"]), (false, false));
-        assert_eq!(accept(&[]), (true, false), "no Accept header accepts JSON");
-    }
 }
