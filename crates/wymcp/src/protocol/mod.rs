@@ -2,6 +2,7 @@
 //! `_meta` keys, error codes and cache hints. (The JSON-RPC plumbing is the crate's own.)
 
 mod error;
+pub(crate) mod headers;
 mod jsonrpc;
 mod lifecycle;
 mod methods;

@@ -17,12 +17,9 @@ use crate::protocol::{Method, ProtocolVersion, rejection_id, validate_members};
 use crate::serve::{Class, Refusal};
 use crate::{Context, Server};
 
-/// The `MCP-Protocol-Version` header.
-const VERSION_HEADER: &str = "mcp-protocol-version";
-/// The `Mcp-Method` header.
-const METHOD_HEADER: &str = "mcp-method";
-/// The `Mcp-Name` header.
-const NAME_HEADER: &str = "mcp-name";
+use crate::protocol::headers::{
+    METHOD as METHOD_HEADER, NAME as NAME_HEADER, PROTOCOL_VERSION as VERSION_HEADER,
+};
 
 /// Whether a request's body names the stateless era by itself (stdio has no header layer):
 /// its `_meta` carries one of the envelope's required keys (whatever the value, so an

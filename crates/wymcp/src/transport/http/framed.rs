@@ -15,6 +15,8 @@ use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
 use tokio::time::Sleep;
 
+use crate::protocol::{ProtocolVersion, headers};
+
 /// The body did not arrive in time: no piece of it for the connection's body read timeout.
 #[derive(Debug, thiserror::Error)]
 #[error("no piece of the request body arrived within {0:?} (ConnectionLimits::body_read_timeout)")]
@@ -82,12 +84,14 @@ pub(crate) struct Framed<S> {
 /// sessions per client): one without a session id, outside the stateless era.
 fn may_open_session(headers: &HeaderMap) -> bool {
     // Prepared names: a name given as text is parsed again at every lookup.
-    static SESSION: HeaderName = HeaderName::from_static("mcp-session-id");
-    static VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
-    !headers.contains_key(&SESSION)
-        && headers
-            .get(&VERSION)
-            .is_none_or(|v| v.as_bytes().trim_ascii() != b"2026-07-28")
+    static SESSION: HeaderName = HeaderName::from_static(headers::SESSION_ID);
+    static VERSION: HeaderName = HeaderName::from_static(headers::PROTOCOL_VERSION);
+    let stateless = headers
+        .get(&VERSION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<ProtocolVersion>().ok())
+        .is_some_and(ProtocolVersion::is_stateless);
+    !headers.contains_key(&SESSION) && !stateless
 }
 
 impl<S, B> tower::Service<Request<B>> for Framed<S>

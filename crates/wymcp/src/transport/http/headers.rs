@@ -9,11 +9,12 @@
 use axum::http::{HeaderMap, HeaderValue};
 
 use crate::protocol::ProtocolVersion;
+use crate::protocol::headers::{METHOD, NAME, PROTOCOL_VERSION, SESSION_ID};
 
 /// The `Mcp-Session-Id` header.
-pub const SESSION_HEADER: &str = "mcp-session-id";
+pub const SESSION_HEADER: &str = SESSION_ID;
 /// The `MCP-Protocol-Version` header.
-pub const VERSION_HEADER: &str = "mcp-protocol-version";
+pub const VERSION_HEADER: &str = PROTOCOL_VERSION;
 
 /// A header as found: its first value, and whether it came more than once.
 #[derive(Debug, Clone, Copy, Default)]
@@ -84,10 +85,10 @@ impl<'h> WireHeaders<'h> {
                 "accept" => &mut found.accept,
                 "content-type" => &mut found.content_type,
                 "content-length" => &mut found.content_length,
-                "mcp-session-id" => &mut found.session,
-                "mcp-protocol-version" => &mut found.version,
-                "mcp-method" => &mut found.method,
-                "mcp-name" => &mut found.name,
+                SESSION_ID => &mut found.session,
+                PROTOCOL_VERSION => &mut found.version,
+                METHOD => &mut found.method,
+                NAME => &mut found.name,
                 _ => continue,
             };
             slot.add(value);

@@ -18,8 +18,8 @@ use super::checks::{header_str, wire_checks};
 use super::error::{HttpError, json_bytes_response, json_response};
 use super::headers::{SESSION_HEADER, VersionHeader, WireHeaders, unsupported_version_text};
 use super::state::State;
-use crate::protocol::Kind;
 use crate::protocol::stateless::PROTOCOL_VERSION_KEY;
+use crate::protocol::{Kind, headers};
 use crate::serve::{Era, Identity, Inbound, Outcome, Related, RoutingHeaders};
 
 /// A POST's response. Not an `async fn` (see `service::route`): mapping `process`'s future
@@ -156,9 +156,9 @@ impl RoutingHeaders for Headers<'_> {
         // The three read on every request were found by the one pass; a name given as text
         // is parsed (lower-cased, checked) at its lookup.
         match name {
-            "mcp-protocol-version" => self.0.version.text(),
-            "mcp-method" => self.0.method.text(),
-            "mcp-name" => self.0.name.text(),
+            headers::PROTOCOL_VERSION => self.0.version.text(),
+            headers::METHOD => self.0.method.text(),
+            headers::NAME => self.0.name.text(),
             other => header_str(self.0.map, other),
         }
     }
