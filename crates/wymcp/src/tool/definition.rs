@@ -13,9 +13,20 @@ pub(crate) const HELP_DESCRIPTION: &str = "Get details about this server's tools
 pub(crate) struct ToolDefinition {
     current: Value,
     legacy: Value,
-    /// The `x-mcp-header` annotations of the input schema, (argument, header suffix): read once
-    /// here, not on every 2026-07-28 call (most tools have none).
-    header_params: Vec<(String, String)>,
+    /// The `x-mcp-header` annotations of the input schema: read once here, not on every
+    /// 2026-07-28 call (most tools have none).
+    header_params: Vec<HeaderParam>,
+}
+
+/// An argument a 2026-07-28 request repeats in a header (`x-mcp-header` in its schema).
+#[derive(Debug, Clone)]
+pub(crate) struct HeaderParam {
+    /// The argument's name.
+    pub(crate) argument: String,
+    /// The header as a refusal names it: `Mcp-Param-<Suffix>`.
+    pub(crate) header: String,
+    /// The header's name as looked up (lower-case).
+    pub(crate) lookup: String,
 }
 
 impl ToolDefinition {
@@ -29,7 +40,15 @@ impl ToolDefinition {
     ) -> Self {
         let header_params = crate::protocol::stateless::header_params(&input_schema)
             .into_iter()
-            .map(|(argument, suffix)| (argument.to_owned(), suffix.to_owned()))
+            .map(|(argument, suffix)| {
+                let header = format!("Mcp-Param-{suffix}");
+                let lookup = header.to_ascii_lowercase();
+                HeaderParam {
+                    argument: argument.to_owned(),
+                    header,
+                    lookup,
+                }
+            })
             .collect();
         let mut def = Map::new();
         def.insert("name".into(), Value::String(name.to_owned()));
@@ -52,9 +71,9 @@ impl ToolDefinition {
         }
     }
 
-    /// The arguments a 2026-07-28 request repeats in `Mcp-Param-<Suffix>` headers: (argument,
-    /// suffix), from the input schema's `x-mcp-header` annotations.
-    pub(crate) fn header_params(&self) -> &[(String, String)] {
+    /// The arguments a 2026-07-28 request repeats in `Mcp-Param-<Suffix>` headers, from the
+    /// input schema's `x-mcp-header` annotations.
+    pub(crate) fn header_params(&self) -> &[HeaderParam] {
         &self.header_params
     }
 

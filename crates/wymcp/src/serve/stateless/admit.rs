@@ -137,13 +137,14 @@ impl Incoming {
             return Ok(());
         };
         let arguments = params.and_then(|p| p.get("arguments"));
-        for (argument, suffix) in tool.definition.header_params() {
-            let header = format!("Mcp-Param-{suffix}");
-            let sent = headers.get(&header.to_ascii_lowercase()).map(str::trim);
-            let body = arguments.and_then(|a| a.get(argument)).map(|v| match v {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
-            });
+        for param in tool.definition.header_params() {
+            let sent = headers.get(&param.lookup).map(str::trim);
+            let body = arguments
+                .and_then(|a| a.get(&param.argument))
+                .map(|v| match v {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                });
             let matches = match (sent, &body) {
                 (None, None) => true,
                 (Some(sent), Some(body)) => {
@@ -153,7 +154,7 @@ impl Incoming {
             };
             if !matches {
                 let shown = body.as_deref().unwrap_or("<absent>");
-                let error = header_mismatch(&header, sent, shown);
+                let error = header_mismatch(&param.header, sent, shown);
                 return Err(Refusal::new(Class::Invalid, self.id.clone(), error));
             }
         }
