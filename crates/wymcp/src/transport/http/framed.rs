@@ -86,11 +86,13 @@ fn may_open_session(headers: &HeaderMap) -> bool {
     // Prepared names: a name given as text is parsed again at every lookup.
     static SESSION: HeaderName = HeaderName::from_static(headers::SESSION_ID);
     static VERSION: HeaderName = HeaderName::from_static(headers::PROTOCOL_VERSION);
-    let stateless = headers
-        .get(&VERSION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<ProtocolVersion>().ok())
-        .is_some_and(ProtocolVersion::is_stateless);
+    // Compared with the stateless revisions' names, not parsed: this runs on every request.
+    let stateless = headers.get(&VERSION).is_some_and(|v| {
+        let text = v.as_bytes().trim_ascii();
+        ProtocolVersion::ALL
+            .iter()
+            .any(|p| p.is_stateless() && p.as_str().as_bytes() == text)
+    });
     !headers.contains_key(&SESSION) && !stateless
 }
 
