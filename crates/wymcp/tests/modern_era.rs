@@ -263,6 +263,7 @@ async fn the_session_era_is_unchanged_on_the_same_endpoint() {
     assert!(h.store.calls.load(Ordering::SeqCst) > 0);
     let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
                       "params": {"name": "era", "arguments": {}}});
+    let before = h.store.calls.load(Ordering::SeqCst);
     let resp = h.raw(&call, &session_headers(&sid)).await;
     let body: Value = resp.json().await.unwrap();
     let era = &json_text(&body["result"]);
@@ -270,6 +271,48 @@ async fn the_session_era_is_unchanged_on_the_same_endpoint() {
     assert_eq!(era["version"], "2025-11-25");
     assert_eq!(era["session"], sid.as_str());
     assert!(body["result"].get("resultType").is_none());
+    // The session is loaded once, ahead of the body's parse, and not again where it is
+    // resolved.
+    assert_eq!(h.store.calls.load(Ordering::SeqCst) - before, 1);
+}
+
+#[tokio::test]
+async fn a_session_loaded_ahead_is_judged_where_it_was_before() {
+    let h = start().await;
+    let sid = h.session().await;
+    // A body that is not JSON is still refused as such, not as anything the session says.
+    let resp = h
+        .http
+        .post_with(&borrowed(&session_headers(&sid)), "{not json".to_owned())
+        .await;
+    assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
+    let body: Value = resp.json().await.unwrap();
+    assert_eq!(body["error"]["code"], -32700, "{body}");
+    // A session that does not exist: 404 once the message is read, as before.
+    let call = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+                      "params": {"name": "era", "arguments": {}}});
+    let resp = h.raw(&call, &session_headers("no-such-session")).await;
+    assert_eq!(resp.status(), StatusCode::NOT_FOUND);
+    // `ping` needs no session: answered whatever the named session's state.
+    let ping = json!({"jsonrpc": "2.0", "id": 5, "method": "ping"});
+    let resp = h.raw(&ping, &session_headers("no-such-session")).await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    let body: Value = resp.json().await.unwrap();
+    assert_eq!(body["result"], json!({}), "{body}");
+}
+
+#[tokio::test]
+async fn a_stateless_request_naming_a_session_never_touches_the_store() {
+    let h = start().await;
+    let sid = h.session().await;
+    let before = h.store.calls.load(Ordering::SeqCst);
+    let call = request("tools/call", json!({"name": "era", "arguments": {}}));
+    let mut headers = modern_headers(&call);
+    headers.push(("mcp-session-id".to_owned(), sid));
+    let (status, body) = h.post_with(&call, &headers).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(json_text(&body["result"])["stateless"], true, "{body}");
+    assert_eq!(h.store.calls.load(Ordering::SeqCst), before);
 }
 
 #[tokio::test]

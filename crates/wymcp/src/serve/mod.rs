@@ -42,7 +42,7 @@ pub use hooks::{EndReason, SessionHooks, SessionStart};
 pub use identity::Identity;
 pub(crate) use live::SharedAssigns;
 pub(crate) use refusal::{Class, Refusal, invalid_request};
-pub(crate) use serving::{Core, Settings, Standalone, owns};
+pub(crate) use serving::{Core, Loaded, Settings, Standalone, owns};
 pub(crate) use stateless::{Listen, RoutingHeaders};
 
 /// The era a message claims, as its transport read it.
@@ -85,6 +85,9 @@ pub(crate) struct Inbound<'a> {
     /// The client's address, when the transport knows it (HTTP): sessions are counted per
     /// address when there is no identity.
     pub(crate) client: Option<std::net::IpAddr>,
+    /// Session era: the named session's record, when the transport loaded it ahead
+    /// ([`Core::load`]).
+    pub(crate) loaded: Option<Loaded>,
 }
 
 /// What serving one message produced.

@@ -36,6 +36,10 @@ pub(crate) struct Settings {
     pub(crate) transport: crate::context::TransportKind,
 }
 
+/// A session's record as its store answered, loaded before its message was parsed
+/// ([`Core::load`]); [`Core::resolve`] judges it as it would a load of its own.
+pub(crate) struct Loaded(Result<Option<Arc<SessionRecord>>, StoreError>);
+
 /// The standalone stream of a session (messages no request owns), as its transport carries it.
 pub(crate) type Standalone = Box<dyn Fn(&str) -> Notifier + Send + Sync>;
 
@@ -168,16 +172,30 @@ impl Core {
         Ok(record.map(|record| self.handle(&record)))
     }
 
-    /// Loads the session `id` for a request presenting `identity`: refused as gone when it
-    /// does not exist (any more) or belongs to another identity.
+    /// Loads session `id` ahead of its message. Streamable HTTP loads the session a
+    /// session-era POST names once its body is read and before it is parsed: a request that
+    /// waits for a remote store (Redis) then holds its bytes, not the tree parsed from them,
+    /// and the tree is made, used and freed in one turn, as on a node in memory (see
+    /// docs/performance.md, "A node on Redis: the session loaded before the body is parsed").
+    pub(crate) async fn load(&self, id: &str) -> Loaded {
+        Loaded(self.store().load(id, self.settings().session_ttl).await)
+    }
+
+    /// The session `id` for a request presenting `identity` (`loaded`: its record as loaded
+    /// ahead, if it was; else it is loaded now): refused as gone when it does not exist (any
+    /// more) or belongs to another identity.
     pub(crate) async fn resolve(
         &self,
         id: &str,
         identity: Option<&Identity>,
-        rid: &Value,
-        message: Option<&Value>,
+        (rid, message): (&Value, Option<&Value>),
+        loaded: Option<Loaded>,
     ) -> Result<Arc<SessionRecord>, Refusal> {
-        match self.store().load(id, self.settings().session_ttl).await {
+        let loaded = match loaded {
+            Some(Loaded(loaded)) => loaded,
+            None => self.store().load(id, self.settings().session_ttl).await,
+        };
+        match loaded {
             Ok(Some(record)) if owns(&record, identity) => Ok(record),
             Ok(found) => {
                 if found.is_none() {

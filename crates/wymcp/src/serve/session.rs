@@ -23,6 +23,7 @@ pub(super) async fn serve(core: &Core, inbound: Inbound<'_>) -> Result<Outcome, 
         related,
         requested,
         client,
+        loaded,
         ..
     } = inbound;
     let kind = Kind::of(&message);
@@ -48,7 +49,7 @@ pub(super) async fn serve(core: &Core, inbound: Inbound<'_>) -> Result<Outcome, 
         return Err(Refusal::no_session(rid));
     };
     let record = core
-        .resolve(session, identity, &rid, Some(&message))
+        .resolve(session, identity, (&rid, Some(&message)), loaded)
         .await?;
     in_session(core, record, requested, kind, message, (related, identity)).await
 }
@@ -64,7 +65,12 @@ pub(super) async fn serve_batch(
         return Err(Refusal::no_session(Value::Null));
     };
     let record = core
-        .resolve(session, inbound.identity, &Value::Null, None)
+        .resolve(
+            session,
+            inbound.identity,
+            (&Value::Null, None),
+            inbound.loaded,
+        )
         .await?;
     check_batch(core, &record, items.len())?;
     let mut replies = Vec::new();

@@ -62,7 +62,7 @@ async fn open(state: Arc<State>, req: Request) -> Result<Response, WireRefusal> 
     let (session, requested) = read_headers(&wire)?;
     let core = &state.core;
     let record = core
-        .resolve(session, identity.as_ref(), &Value::Null, None)
+        .resolve(session, identity.as_ref(), (&Value::Null, None), None)
         .await
         .map_err(session_refusal)?;
     core.check_version(&record, requested, &Value::Null)

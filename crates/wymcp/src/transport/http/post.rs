@@ -20,7 +20,7 @@ use super::headers::{SESSION_HEADER, VersionHeader, WireHeaders, unsupported_ver
 use super::state::State;
 use crate::protocol::stateless::PROTOCOL_VERSION_KEY;
 use crate::protocol::{Kind, headers};
-use crate::serve::{Era, Identity, Inbound, Outcome, Related, RoutingHeaders};
+use crate::serve::{Era, Identity, Inbound, Loaded, Outcome, Related, RoutingHeaders};
 
 /// A POST's response. Not an `async fn` (see `service::route`): mapping `process`'s future
 /// keeps one copy of the request in the router's box.
@@ -45,13 +45,15 @@ async fn process(state: Arc<State>, req: Request) -> Result<Response, HttpError>
     check_accept(accept)?;
     check_content_type(&wire)?;
     let body = read_body(&state, &wire, body).await?;
+    let version = wire.version_header();
+    let loaded = load_ahead(&state, &wire, version).await;
     let message: Value =
         serde_json::from_slice(&body).map_err(|_| HttpError::parse_error("Malformed JSON"))?;
+    drop(body);
     // The era is decided per request: the stateless one never touches the session store.
     // The stateless era and batches run boxed: their futures are several times the size of a
     // session call's, and every POST's future (boxed by the router) would otherwise be as
     // large as the largest of them (see docs/performance.md, "Future sizes").
-    let version = wire.version_header();
     if claims_stateless(version, &message) {
         let client = peer(&parts);
         let stateless = stateless_request(&state, &wire, (identity, client), accept, message);
@@ -71,6 +73,7 @@ async fn process(state: Arc<State>, req: Request) -> Result<Response, HttpError>
         requested,
         headers: None,
         client,
+        loaded,
     };
     if let Value::Array(items) = message {
         return Box::pin(batch(&state, items, inbound(Value::Null, Related::None))).await;
@@ -80,6 +83,24 @@ async fn process(state: Arc<State>, req: Request) -> Result<Response, HttpError>
     let outcome = state.core.serve(inbound(message, related)).await?;
     let session = wire.session.text();
     Ok(respond(&state, accept, outcome, (session, lease_id)).await)
+}
+
+/// The session a session-era POST names, loaded once its body is read and before it is parsed
+/// ([`Core::load`](crate::serve::Core::load) says why); `None` unless the version header names
+/// a session-era revision, so that the stateless era never touches the session store. (A
+/// body that claims the stateless era under a session-era header has had its session loaded
+/// for nothing; a 2025-03-26 client, which sends no version header, has its session loaded
+/// where it is resolved.)
+async fn load_ahead(
+    state: &State,
+    wire: &WireHeaders<'_>,
+    version: VersionHeader<'_>,
+) -> Option<Loaded> {
+    let id = wire.session.text()?;
+    if !matches!(version.session_era(), Ok(Some(_))) {
+        return None;
+    }
+    Some(state.core.load(id).await)
 }
 
 /// Where a message's related messages go: only a call answered over SSE opens a stream (and so
@@ -196,6 +217,7 @@ async fn stateless_request(
         requested: None,
         headers: Some(&Headers(wire)),
         client,
+        loaded: None,
     };
     let outcome = state.core.serve(inbound).await?;
     Ok(respond(state, accept, outcome, (None, None)).await)

@@ -240,6 +240,7 @@ impl<F: FnMut(&SessionHandle) + Send> Connection<F> {
             requested: None,
             headers: None,
             client: None,
+            loaded: None,
         };
         match self.core.serve(inbound).await {
             Ok(Outcome::Accepted) => {}
