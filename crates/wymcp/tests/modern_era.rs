@@ -299,6 +299,11 @@ async fn a_session_loaded_ahead_is_judged_where_it_was_before() {
     assert_eq!(resp.status(), StatusCode::OK);
     let body: Value = resp.json().await.unwrap();
     assert_eq!(body["result"], json!({}), "{body}");
+    // A `ping` naming a live session loads it (its idle timer restarts), once.
+    let before = h.store.calls.load(Ordering::SeqCst);
+    let resp = h.raw(&ping, &session_headers(&sid)).await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    assert_eq!(h.store.calls.load(Ordering::SeqCst) - before, 1);
 }
 
 #[tokio::test]
