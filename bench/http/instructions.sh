@@ -6,7 +6,7 @@
 #
 # Needs valgrind (Debian package). CALLS (default 2000) calls after 64 sessions and 500 warm-up
 # calls; prints instructions (Ir) per call, the server's own work only (client in another process).
-# PROFILE=lto measures the builds with fat LTO (see run.sh). KEEP=prefix keeps each server's
+# PROFILE=lto measures the builds with fat LTO (see run.sh), ALLOC=mimalloc the builds on mimalloc. KEEP=prefix keeps each server's
 # callgrind output as prefix.<server> (for callgrind_annotate). ERA=2026-07-28 makes the calls
 # the stateless era's (no sessions; see calls.lua), ERA=2025-06-18 (the default) the session
 # era's. A server named wymcp=PATH runs the wymcp_calc binary at PATH (see run.sh);
@@ -20,7 +20,13 @@ case "$ERA" in 2025-06-18|2026-07-28) ;; *) echo "ERA must be 2025-06-18 or 2026
 command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq valgrind >/dev/null; }
 export CARGO_TARGET_DIR="$here/target"
 PROFILE="${PROFILE:-release}"
-if [ "${BUILD:-1}" = 1 ]; then (cd "$here" && cargo build --profile "$PROFILE" --quiet --bins); fi
+ALLOC="${ALLOC:-system}"
+case "$ALLOC" in
+  system) features=() ;;
+  mimalloc) features=(--features mimalloc); export CARGO_TARGET_DIR="$here/target/mimalloc" ;;
+  *) echo "ALLOC must be system or mimalloc" >&2; exit 1 ;;
+esac
+if [ "${BUILD:-1}" = 1 ]; then (cd "$here" && cargo build --profile "$PROFILE" --quiet --bins "${features[@]}"); fi
 bin="$CARGO_TARGET_DIR/$PROFILE"
 work="$(mktemp -d)"; pid=""; redis_pid=""
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; [ -n "$redis_pid" ] && kill "$redis_pid" 2>/dev/null; rm -rf "$work"' EXIT

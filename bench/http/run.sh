@@ -20,7 +20,8 @@
 # rmcp-stateful"; `wymcp-redis` adds wymcp as a node on Redis, `wymcp-redis=PATH` the binary at
 # PATH as one), PROFILE (the Cargo profile
 # every server is built with: `release`, the default, or `lto`, release with fat LTO and one
-# codegen unit). A server named `wymcp=PATH`
+# codegen unit), ALLOC (the allocator every server is built with: `system`, the default, or
+# `mimalloc`). A server named `wymcp=PATH`
 # runs the wymcp_calc binary at PATH (say, a copy built from another commit) in the same rounds
 # and both eras: an A/B comparison; with `wymcp` in SERVERS too, the script prints wymcp's CPU
 # over PATH's, the median of the same-round ratios, per era. For example:
@@ -53,7 +54,13 @@ if [ "$(nproc --all)" -lt 2 ]; then echo "needs at least 2 cores" >&2; exit 1; f
 
 export CARGO_TARGET_DIR="$here/target"
 PROFILE="${PROFILE:-release}"
-if [ "${BUILD:-1}" = 1 ]; then (cd "$here" && cargo build --profile "$PROFILE" --quiet --bins); fi
+ALLOC="${ALLOC:-system}"
+case "$ALLOC" in
+  system) features=() ;;
+  mimalloc) features=(--features mimalloc); export CARGO_TARGET_DIR="$here/target/mimalloc" ;;
+  *) echo "ALLOC must be system or mimalloc" >&2; exit 1 ;;
+esac
+if [ "${BUILD:-1}" = 1 ]; then (cd "$here" && cargo build --profile "$PROFILE" --quiet --bins "${features[@]}"); fi
 bin="$CARGO_TARGET_DIR/$PROFILE"
 results="$here/results"; mkdir -p "$results"
 exec > >(tee "$results/$(date -u +%Y%m%dT%H%M%SZ).txt")
@@ -119,7 +126,7 @@ status_kib() { awk -v k="$1:" '$1 == k {print $2}' "/proc/$server_pid/status"; }
 load() { timeout 120 taskset -c "$LOAD_CPU" "$bin/mcpload" "$@"; }
 
 echo "machine: $(nproc --all) cores, $(uname -r); load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "load: wrk -t1 -c$CONNECTIONS, ${DURATION}s after ${WARMUP}s warm-up, $ROUNDS rounds (medians; ratios are medians of same-round ratios against bare in the same era); server on cpu $SERVER_CPU, wrk on cpu $LOAD_CPU; every server built with profile $PROFILE; eras $ERAS"
+echo "load: wrk -t1 -c$CONNECTIONS, ${DURATION}s after ${WARMUP}s warm-up, $ROUNDS rounds (medians; ratios are medians of same-round ratios against bare in the same era); server on cpu $SERVER_CPU, wrk on cpu $LOAD_CPU; every server built with profile $PROFILE and allocator $ALLOC; eras $ERAS"
 echo
 
 # wrk_calls SECONDS URL SESSIONS ERA: wrk's closed loop of calls.lua; prints its RESULT line's

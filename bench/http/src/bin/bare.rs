@@ -41,6 +41,11 @@ async fn mcp(body: Bytes) -> impl IntoResponse {
     )
 }
 
+// `ALLOC=mimalloc` (the scripts' knob): this server on mimalloc instead of the system allocator.
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     let addr = std::env::args()

@@ -58,6 +58,11 @@ impl Calc {
     }
 }
 
+// `ALLOC=mimalloc` (the scripts' knob): this server on mimalloc instead of the system allocator.
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     let mut args = std::env::args().skip(1);

@@ -36,6 +36,11 @@ impl ActionTool for Calc {
     }
 }
 
+// `ALLOC=mimalloc` (the scripts' knob): this server on mimalloc instead of the system allocator.
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let addr = std::env::args()
