@@ -18,16 +18,8 @@ CALLS="${CALLS:-2000}"
 ERA="${ERA:-2025-06-18}"
 case "$ERA" in 2025-06-18|2026-07-28) ;; *) echo "ERA must be 2025-06-18 or 2026-07-28" >&2; exit 1 ;; esac
 command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq valgrind >/dev/null; }
-export CARGO_TARGET_DIR="$here/target"
-PROFILE="${PROFILE:-release}"
-ALLOC="${ALLOC:-system}"
-case "$ALLOC" in
-  system) features=() ;;
-  mimalloc) features=(--features mimalloc); export CARGO_TARGET_DIR="$here/target/mimalloc" ;;
-  *) echo "ALLOC must be system or mimalloc" >&2; exit 1 ;;
-esac
-if [ "${BUILD:-1}" = 1 ]; then (cd "$here" && cargo build --profile "$PROFILE" --quiet --bins "${features[@]}"); fi
-bin="$CARGO_TARGET_DIR/$PROFILE"
+# shellcheck source=build.sh
+source "$here/build.sh"
 work="$(mktemp -d)"; pid=""; redis_pid=""
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; [ -n "$redis_pid" ] && kill "$redis_pid" 2>/dev/null; rm -rf "$work"' EXIT
 redis_url=""

@@ -52,16 +52,8 @@ fi
 command -v taskset >/dev/null || { echo "taskset (util-linux) is required" >&2; exit 1; }
 if [ "$(nproc --all)" -lt 2 ]; then echo "needs at least 2 cores" >&2; exit 1; fi
 
-export CARGO_TARGET_DIR="$here/target"
-PROFILE="${PROFILE:-release}"
-ALLOC="${ALLOC:-system}"
-case "$ALLOC" in
-  system) features=() ;;
-  mimalloc) features=(--features mimalloc); export CARGO_TARGET_DIR="$here/target/mimalloc" ;;
-  *) echo "ALLOC must be system or mimalloc" >&2; exit 1 ;;
-esac
-if [ "${BUILD:-1}" = 1 ]; then (cd "$here" && cargo build --profile "$PROFILE" --quiet --bins "${features[@]}"); fi
-bin="$CARGO_TARGET_DIR/$PROFILE"
+# shellcheck source=build.sh
+source "$here/build.sh"
 results="$here/results"; mkdir -p "$results"
 exec > >(tee "$results/$(date -u +%Y%m%dT%H%M%SZ).txt")
 work="$(mktemp -d)"

@@ -15,7 +15,7 @@
 # without Redis, and so what of the two nodes' ratio is Redis's.
 #
 # Knobs (environment): DURATION (s, 10), WARMUP (s, 2), ROUNDS (5), CONNECTIONS (64, half on
-# each node), BIN (another wymcp_calc to measure), ALLOC (`system`, the default, or `mimalloc`:
+# each node), BIN (another wymcp_calc to measure), PROFILE (release), ALLOC (`system`, the default, or `mimalloc`:
 # the nodes built on mimalloc).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -25,15 +25,8 @@ SERVER_CPU=0; LOAD_CPU=1
 for tool in wrk redis-server redis-cli taskset; do
   command -v "$tool" >/dev/null || { echo "$tool is required (Debian: wrk, redis-server, util-linux)" >&2; exit 1; }
 done
-export CARGO_TARGET_DIR="$here/target"
-ALLOC="${ALLOC:-system}"
-case "$ALLOC" in
-  system) features=() ;;
-  mimalloc) features=(--features mimalloc); export CARGO_TARGET_DIR="$here/target/mimalloc" ;;
-  *) echo "ALLOC must be system or mimalloc" >&2; exit 1 ;;
-esac
-if [ "${BUILD:-1}" = 1 ]; then (cd "$here" && cargo build --release --quiet --bins "${features[@]}"); fi
-bin="$CARGO_TARGET_DIR/release"
+# shellcheck source=build.sh
+source "$here/build.sh"
 server="${BIN:-$bin/wymcp_calc}"
 work="$(mktemp -d)"; tick="$(getconf CLK_TCK)"
 pids=()
