@@ -6,8 +6,9 @@
 #
 # Needs valgrind (Debian package). CALLS (default 2000) calls after 64 sessions and 500 warm-up
 # calls; prints instructions (Ir) per call, the server's own work only (client in another process).
-# PROFILE=lto measures the builds with fat LTO (see run.sh), ALLOC=mimalloc the builds on mimalloc. KEEP=prefix keeps each server's
-# callgrind output as prefix.<server> (for callgrind_annotate). ERA=2026-07-28 makes the calls
+# PROFILE=lto measures the builds with fat LTO (see run.sh), ALLOC=mimalloc the builds on
+# mimalloc. KEEP=prefix keeps each server's callgrind output as prefix.<server> (for
+# callgrind_annotate). ERA=2026-07-28 makes the calls
 # the stateless era's (no sessions; see calls.lua), ERA=2025-06-18 (the default) the session
 # era's. A server named wymcp=PATH runs the wymcp_calc binary at PATH (see run.sh);
 # wymcp-redis (or wymcp-redis=PATH) runs it as a node on Redis, on a redis-server started here

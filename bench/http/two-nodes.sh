@@ -15,8 +15,8 @@
 # without Redis, and so what of the two nodes' ratio is Redis's.
 #
 # Knobs (environment): DURATION (s, 10), WARMUP (s, 2), ROUNDS (5), CONNECTIONS (64, half on
-# each node), BIN (another wymcp_calc to measure), PROFILE (release), ALLOC (`system`, the default, or `mimalloc`:
-# the nodes built on mimalloc).
+# each node), BIN (another wymcp_calc to measure), PROFILE (release), ALLOC (`system`, the
+# default, or `mimalloc`: the nodes built on mimalloc).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 DURATION="${DURATION:-10}"; WARMUP="${WARMUP:-2}"; ROUNDS="${ROUNDS:-5}"
