@@ -569,6 +569,34 @@ async fn a_state_cannot_be_replayed_into_another_call() {
     h.invalid_state(&retry(&prompt, answer, state)).await;
 }
 
+/// The first request's body as the client wrote it (keys out of order, spaces): the state
+/// is bound to the arguments it carries, read again from that body when the state is issued,
+/// and a retry sending the same arguments otherwise written is the same request.
+#[tokio::test]
+async fn a_state_is_bound_to_the_arguments_however_they_were_written() {
+    let h = start().await;
+    let written = r#"{ "params": { "arguments": { "b": [1, 2], "a": { "y": "s", "x": 1 } },
+        "name": "greet", "_meta": { "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "sampling": {},
+        "roots": {}} } }, "method": "tools/call", "id": 7, "jsonrpc": "2.0" }"#;
+    let first: Value = serde_json::from_str(written).unwrap();
+    assert_eq!(first["params"]["_meta"], call("greet")["params"]["_meta"]);
+    let headers = modern_headers(&first);
+    let answer = h.post_raw(&borrowed(&headers), written.to_owned()).await;
+    assert_eq!(answer.status, StatusCode::OK);
+    let asked = answer.json()["result"].clone();
+    assert_eq!(asked["resultType"], "input_required", "{asked}");
+    // The same arguments, serialized with sorted keys and no spaces: answered.
+    let again = answered(&first, &asked, name_answer("user_name", "Ada"));
+    let done = h.complete(&again).await;
+    assert_eq!(tool_json(&done), "Hello, Ada!");
+    // Another value: another request.
+    let mut other = first.clone();
+    other["params"]["arguments"]["b"] = json!([2, 1]);
+    let answer = name_answer("user_name", "Ada");
+    h.invalid_state(&answered(&other, &asked, answer)).await;
+}
+
 #[tokio::test]
 async fn rotated_keys_accept_old_states_until_the_old_key_is_removed() {
     let old = [1u8; 32];

@@ -82,7 +82,14 @@ pub const INVALID_INPUT_RESPONSES: &str = "invalid_input_responses";
 /// assert!(!supports("tools/list"));
 /// ```
 pub fn supports(method: &str) -> bool {
-    matches!(method, "tools/call" | "prompts/get" | "resources/read")
+    supported(method).is_some()
+}
+
+/// The method's name as a constant, when its requests have a round.
+fn supported(method: &str) -> Option<&'static str> {
+    ["tools/call", "prompts/get", "resources/read"]
+        .into_iter()
+        .find(|m| *m == method)
 }
 
 /// Runs a handler's future under `round` (when the method has one): its result, or the

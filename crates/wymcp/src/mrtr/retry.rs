@@ -4,12 +4,13 @@
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use bytes::Bytes;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
 use super::round::{BoundRequest, Round};
 use super::seal::{Codec, OpenError, now_ms};
-use super::{INVALID_INPUT_RESPONSES, INVALID_REQUEST_STATE, supports};
+use super::{INVALID_INPUT_RESPONSES, INVALID_REQUEST_STATE, supported};
 use crate::protocol::RpcError;
 
 /// The round of a request of `method` (`tools/call`, `prompts/get`, `resources/read`), by
@@ -19,26 +20,33 @@ use crate::protocol::RpcError;
 /// A `requestState` that does not verify, has expired, or was issued for another request is
 /// `-32602` with `data.reason: "invalid_request_state"`; an `inputResponses` that is not an
 /// object is `-32602` with `data.reason: "invalid_input_responses"`.
+///
+/// `raw` is the request's message as the transport received it, when the transport keeps it:
+/// the request a state is bound to is then read from it again only when a state is issued
+/// (most calls never ask for input), instead of its arguments' canonical text being written
+/// for every call before the call consumes them.
 pub(crate) fn round_for(
     codec: &Codec,
     method: &str,
     params: Option<&Value>,
     principal: Option<&str>,
+    raw: Option<&Bytes>,
 ) -> Result<Option<Round>, RpcError> {
-    if !supports(method) {
+    let Some(method) = supported(method) else {
         return Ok(None);
-    }
+    };
     let responses = match params.and_then(|p| p.get("inputResponses")) {
         None => Map::new(),
         Some(Value::Object(map)) => map.clone(),
         Some(_) => return Err(invalid_input_responses()),
     };
-    let request = request(method, params, principal);
+    let principal = principal.map(str::to_owned);
     let opened = match params.and_then(|p| p.get("requestState")) {
         None => None,
         Some(Value::String(token)) => {
             let payload = codec.open(token, now_ms()).map_err(invalid_request_state)?;
-            let binding = request.bind();
+            let binding =
+                BoundRequest::new(method, Target::of(method, params), principal.clone()).bind();
             if !binding.matches(&payload) {
                 return Err(invalid_request_state(OpenError::OtherRequest));
             }
@@ -46,33 +54,61 @@ pub(crate) fn round_for(
         }
         Some(_) => return Err(invalid_request_state(OpenError::Malformed)),
     };
+    // A state opened, or no message kept: the target is read now, while the params are here.
+    let target = match raw {
+        Some(raw) if opened.is_none() => Target::Later(raw.clone()),
+        _ => Target::of(method, params),
+    };
+    let request = BoundRequest::new(method, target, principal);
     Ok(Some(Round::new(codec.clone(), request, opened, responses)))
 }
 
-/// The request a state of this round is bound to (digested only when a state is opened or
-/// issued: most calls do neither).
-fn request(method: &str, params: Option<&Value>, principal: Option<&str>) -> BoundRequest {
-    let target_key = if method == "resources/read" {
-        "uri"
-    } else {
-        "name"
-    };
-    let target = params
-        .and_then(|p| p.get(target_key))
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned();
-    // Room for a typical call's arguments: the text is written without regrowing.
-    let mut arguments = Vec::with_capacity(256);
-    match params.and_then(|p| p.get("arguments")) {
-        None | Some(Value::Null) => arguments.extend_from_slice(b"{}"),
-        Some(given) => canonical(given, &mut arguments),
+/// What a request's state is bound to besides its method and principal: its target (the
+/// tool or prompt name, the resource URI) and its arguments' canonical JSON text.
+#[derive(Debug)]
+pub(crate) enum Target {
+    /// Read from the params.
+    Read { name: String, arguments: Vec<u8> },
+    /// To be read from the request's message, kept as received, when a state is first issued.
+    Later(Bytes),
+}
+
+impl Target {
+    /// The target of a request of `method` with `params`.
+    pub(crate) fn of(method: &str, params: Option<&Value>) -> Target {
+        let target_key = if method == "resources/read" {
+            "uri"
+        } else {
+            "name"
+        };
+        let name = params
+            .and_then(|p| p.get(target_key))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        // Room for a typical call's arguments: the text is written without regrowing.
+        let mut arguments = Vec::with_capacity(256);
+        match params.and_then(|p| p.get("arguments")) {
+            None | Some(Value::Null) => arguments.extend_from_slice(b"{}"),
+            Some(given) => canonical(given, &mut arguments),
+        }
+        Target::Read { name, arguments }
     }
-    BoundRequest {
-        method: method.to_owned(),
-        target,
-        arguments,
-        principal: principal.map(str::to_owned),
+
+    /// The target's name and a digest of its arguments. A kept message is read again: it
+    /// parsed once already, so it parses the same (a message that would not is bound to an
+    /// empty target, which no state of a real request matches).
+    pub(crate) fn digested(&self, method: &str) -> (String, String) {
+        match self {
+            Target::Read { name, arguments } => (name.clone(), digest_text(arguments)),
+            Target::Later(raw) => {
+                let message = serde_json::from_slice::<Value>(raw).unwrap_or_default();
+                match Target::of(method, message.get("params")) {
+                    Target::Read { name, arguments } => (name, digest_text(&arguments)),
+                    Target::Later(_) => (String::new(), String::new()),
+                }
+            }
+        }
     }
 }
 
@@ -175,16 +211,17 @@ mod tests {
         let codec = Codec::default();
         let params = json!({"inputResponses": 5});
         assert!(
-            round_for(&codec, "tools/list", Some(&params), None)
+            round_for(&codec, "tools/list", Some(&params), None, None)
                 .unwrap()
                 .is_none()
         );
-        let err = round_for(&codec, "tools/call", Some(&params), None).unwrap_err();
+        let err = round_for(&codec, "tools/call", Some(&params), None, None).unwrap_err();
         assert_eq!(err.code(), RpcError::INVALID_PARAMS);
         let err = round_for(
             &codec,
             "tools/call",
             Some(&json!({"requestState": 1})),
+            None,
             None,
         )
         .unwrap_err();

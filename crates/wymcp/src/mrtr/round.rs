@@ -8,6 +8,7 @@ use std::task::Waker;
 use futures_util::task::AtomicWaker;
 use serde_json::{Map, Value, json};
 
+use super::retry::Target;
 use super::seal::{Codec, Payload, TooLarge, now_ms};
 use crate::protocol::RpcError;
 
@@ -93,22 +94,28 @@ pub(crate) struct Binding {
 /// A request as a state would be bound to it, before its digests are taken.
 #[derive(Debug)]
 pub(crate) struct BoundRequest {
-    pub(crate) method: String,
-    pub(crate) target: String,
-    /// The arguments' canonical JSON text (written before the call consumes them: cheaper
-    /// than a copy of the tree, and all the digest needs).
-    pub(crate) arguments: Vec<u8>,
-    pub(crate) principal: Option<String>,
+    method: &'static str,
+    target: Target,
+    principal: Option<String>,
 }
 
 impl BoundRequest {
+    pub(crate) fn new(method: &'static str, target: Target, principal: Option<String>) -> Self {
+        BoundRequest {
+            method,
+            target,
+            principal,
+        }
+    }
+
     /// The binding: the method, the target, and digests of the arguments and the principal.
     pub(crate) fn bind(&self) -> Binding {
-        use super::retry::{digest, digest_text};
+        use super::retry::digest;
+        let (target, arguments) = self.target.digested(self.method);
         Binding {
-            method: self.method.clone(),
-            target: self.target.clone(),
-            arguments: digest_text(&self.arguments),
+            method: self.method.to_owned(),
+            target,
+            arguments,
             principal: self
                 .principal
                 .as_ref()

@@ -88,6 +88,10 @@ pub(crate) struct Inbound<'a> {
     /// Session era: the named session's record, when the transport loaded it ahead
     /// ([`Core::load`]).
     pub(crate) loaded: Option<Loaded>,
+    /// Stateless era: the message as received, when the transport keeps it (Streamable HTTP
+    /// keeps the body it read): a call's input round reads what its state is bound to from it
+    /// only if it issues a state, instead of writing every call's arguments out beforehand.
+    pub(crate) raw: Option<bytes::Bytes>,
 }
 
 /// What serving one message produced.

@@ -169,6 +169,7 @@ impl Incoming {
         server: &Server,
         version: ProtocolVersion,
         principal: Option<&str>,
+        raw: Option<&bytes::Bytes>,
     ) -> Result<Prepared, Refusal> {
         let log_level = self.envelope.log_level();
         let (capabilities, info, progress) = self.envelope.into_client();
@@ -191,6 +192,7 @@ impl Incoming {
             &self.name,
             self.params.as_ref(),
             principal,
+            raw,
         ) {
             Ok(round) => round.map(Arc::new),
             Err(error) => return Err(Refusal::new(Class::Handler, self.id, error)),

@@ -74,6 +74,7 @@ pub(super) async fn serve(core: &Core, inbound: Inbound<'_>) -> Result<Outcome, 
         related,
         headers,
         client,
+        raw,
         ..
     } = inbound;
     // Classified by its members where they are, so none is copied: a request's move into
@@ -96,7 +97,8 @@ pub(super) async fn serve(core: &Core, inbound: Inbound<'_>) -> Result<Outcome, 
     if let Some(headers) = headers {
         incoming.check_param_headers(server, headers)?;
     }
-    let mut prepared = incoming.prepare(server, version, identity.map(|i| i.subject()))?;
+    let principal = identity.map(|i| i.subject());
+    let mut prepared = incoming.prepare(server, version, principal, raw.as_ref())?;
     if let Some(identity) = identity {
         prepared.ctx = prepared
             .ctx

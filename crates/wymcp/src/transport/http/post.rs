@@ -49,16 +49,17 @@ async fn process(state: Arc<State>, req: Request) -> Result<Response, HttpError>
     let loaded = load_ahead(&state, &wire, version).await;
     let message: Value =
         serde_json::from_slice(&body).map_err(|_| HttpError::parse_error("Malformed JSON"))?;
-    drop(body);
     // The era is decided per request: the stateless one never touches the session store.
     // The stateless era and batches run boxed: their futures are several times the size of a
     // session call's, and every POST's future (boxed by the router) would otherwise be as
     // large as the largest of them (see docs/performance.md, "Future sizes").
     if claims_stateless(version, &message) {
         let client = peer(&parts);
-        let stateless = stateless_request(&state, &wire, (identity, client), accept, message);
+        let received = (message, body);
+        let stateless = stateless_request(&state, &wire, (identity, client), accept, received);
         return Box::pin(stateless).await;
     }
+    drop(body);
     let requested = version
         .session_era()
         .map_err(|raw| unsupported_version(&Kind::of(&message).rejection_id(), raw))?;
@@ -74,6 +75,7 @@ async fn process(state: Arc<State>, req: Request) -> Result<Response, HttpError>
         headers: None,
         client,
         loaded,
+        raw: None,
     };
     if let Value::Array(items) = message {
         return Box::pin(batch(&state, items, inbound(Value::Null, Related::None))).await;
@@ -185,20 +187,21 @@ impl RoutingHeaders for Headers<'_> {
     }
 }
 
-/// A POST of the stateless era (MCP 2026-07-28): served without a session; nothing is loaded
-/// from or written to the session store, and no `Mcp-Session-Id` is minted.
 /// The connection's address, when the server was given it (`HttpServer` is).
 fn peer(parts: &axum::http::request::Parts) -> Option<std::net::IpAddr> {
     let info = parts.extensions.get::<ConnectInfo<SocketAddr>>()?;
     Some(info.0.ip())
 }
 
+/// A POST of the stateless era (MCP 2026-07-28): served without a session; nothing is loaded
+/// from or written to the session store, and no `Mcp-Session-Id` is minted. The body read is
+/// kept with the message (`Inbound::raw`).
 async fn stateless_request(
     state: &Arc<State>,
     wire: &WireHeaders<'_>,
     (identity, client): (Option<&Identity>, Option<std::net::IpAddr>),
     accept: Accept,
-    message: Value,
+    (message, body): (Value, bytes::Bytes),
 ) -> Result<Response, HttpError> {
     let related = if accept.admits_sse && is_call(&message) {
         Related::Stream {
@@ -218,6 +221,7 @@ async fn stateless_request(
         headers: Some(&Headers(wire)),
         client,
         loaded: None,
+        raw: Some(body),
     };
     let outcome = state.core.serve(inbound).await?;
     Ok(respond(state, accept, outcome, (None, None)).await)

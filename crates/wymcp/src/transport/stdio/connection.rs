@@ -241,6 +241,8 @@ impl<F: FnMut(&SessionHandle) + Send> Connection<F> {
             headers: None,
             client: None,
             loaded: None,
+            // A line is parsed where it is read: nothing of it is kept.
+            raw: None,
         };
         match self.core.serve(inbound).await {
             Ok(Outcome::Accepted) => {}
