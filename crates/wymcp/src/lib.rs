@@ -97,6 +97,7 @@ pub mod user_state;
 pub mod tool_kinds {}
 
 pub use completion::{Complete, Completion, CompletionValues};
+pub use context::Identity;
 pub use context::{Context, ContextBuilder, Delivery, Notifier};
 pub use dispatch::CallToolResult;
 pub use limits::Limits;
@@ -105,7 +106,6 @@ pub use protocol::{ProtocolVersion, RpcError};
 pub use resource::{ReadResource, Resource, ResourceContents, ResourceError, ResourceTemplate};
 #[cfg(any(feature = "http", feature = "stdio"))]
 pub use run::{Cli, CliError, Invocation, RunError, Transport, run, run_blocking};
-pub use serve::Identity;
 pub use server::{Server, ServerBuilder, ServerInfo};
 pub use tool::visibility::Visibility;
 pub use tool::{

@@ -6,7 +6,7 @@ use std::future::Future;
 use serde_json::{Map, Value, json};
 
 use crate::context::Context;
-use crate::tool::erased::BoxFuture;
+use futures_util::future::BoxFuture;
 
 /// The most values one completion may carry (the spec's limit).
 pub const MAX_VALUES: usize = 100;

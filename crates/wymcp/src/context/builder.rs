@@ -5,10 +5,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
+use super::Identity;
 use super::{Context, Inner, ProgressState};
 use crate::mrtr::Round;
 use crate::protocol::{LogLevel, ProtocolVersion};
-use crate::serve::Identity;
 use crate::session::{Notifier, SessionHandle};
 
 /// Builds a [`Context`].

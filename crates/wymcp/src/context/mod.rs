@@ -7,6 +7,7 @@ use tokio_util::sync::CancellationToken;
 
 mod builder;
 mod client;
+mod identity;
 mod origin;
 mod task;
 mod user_state;
@@ -17,6 +18,8 @@ use crate::session::SessionHandle;
 pub use crate::session::{Delivery, Notifier};
 
 pub use builder::ContextBuilder;
+pub use identity::Identity;
+pub(crate) use identity::missing_scopes;
 pub(crate) use origin::Origin;
 pub use origin::TransportKind;
 pub(crate) use task::TaskLink;
@@ -66,7 +69,7 @@ struct Inner {
     /// `resources/read`).
     input: Option<Arc<Round>>,
     /// The caller, as the transport authenticated it.
-    identity: Option<Arc<crate::serve::Identity>>,
+    identity: Option<Arc<Identity>>,
     /// The tool's own request state when the call has no input round.
     request_state: Mutex<Option<Value>>,
     /// The call's transport and client address.
@@ -116,7 +119,7 @@ impl Context {
     /// request's credentials (subject, scopes, issuer, client id, claims). In the session era
     /// a later request of the session may present a token with other scopes (after a step-up);
     /// this is that request's. The assigns keep the JSON form under `"identity"`.
-    pub fn identity(&self) -> Option<&crate::serve::Identity> {
+    pub fn identity(&self) -> Option<&Identity> {
         self.inner.identity.as_deref()
     }
 

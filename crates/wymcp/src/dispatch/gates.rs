@@ -4,9 +4,9 @@ use serde_json::{Map, Value};
 use wymcp_core::schema::InputSchema;
 use wymcp_core::{ValidatedAction, ValidatedActions};
 
+use crate::context::Identity;
+use crate::context::missing_scopes;
 use crate::dispatch::refusal::{Refusal, Target, help_pointer};
-use crate::dispatch::scopes;
-use crate::serve::Identity;
 
 /// The JSON type an argument must have.
 #[derive(Debug, Clone, Copy)]
@@ -96,7 +96,7 @@ pub(crate) fn admit_action<'a>(
         tool,
         action: Some(action.name()),
     };
-    let missing = scopes::missing(action.scopes(), identity);
+    let missing = missing_scopes(action.scopes(), identity);
     if !missing.is_empty() {
         return Err(Refusal::InsufficientScope {
             target,
@@ -148,7 +148,7 @@ fn find_action<'a>(
     let valid = || -> Vec<&'a str> {
         actions
             .iter()
-            .filter(|a| scopes::missing(a.scopes(), identity).is_empty())
+            .filter(|a| missing_scopes(a.scopes(), identity).is_empty())
             .map(ValidatedAction::name)
             .collect()
     };
@@ -212,7 +212,7 @@ pub(crate) fn admit_plain<'a>(
     identity: Option<&Identity>,
 ) -> Result<Map<String, Value>, Refusal<'a>> {
     let target = Target { tool, action: None };
-    let missing = scopes::missing(required, identity);
+    let missing = missing_scopes(required, identity);
     if !missing.is_empty() {
         return Err(Refusal::InsufficientScope {
             target,

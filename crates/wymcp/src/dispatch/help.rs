@@ -10,7 +10,7 @@ use super::Outcome;
 use super::gates::{ArgType, Vocabulary, check_arguments};
 use super::refusal::{Refusal, help_pointer};
 use crate::context::Context;
-use crate::serve::Identity;
+use crate::context::Identity;
 use crate::tool::registered::{Kind, RegisteredTool};
 use crate::tool::visibility::{sees, shown, summary};
 use crate::tool::{Content, ErrorKind};
@@ -139,7 +139,7 @@ fn tool_level(tool: &RegisteredTool, identity: Option<&Identity>) -> Value {
             body.insert("input_schema".into(), digest.clone());
             needs_scopes(
                 &mut body,
-                &crate::dispatch::scopes::missing(required, identity),
+                &crate::context::missing_scopes(required, identity),
             );
         }
         Kind::Help => {}

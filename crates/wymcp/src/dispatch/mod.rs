@@ -6,7 +6,6 @@ pub(crate) mod gates;
 mod help;
 pub(crate) mod refusal;
 mod result;
-pub(crate) mod scopes;
 
 use std::sync::Arc;
 use std::time::Instant;

@@ -9,7 +9,7 @@ use crate::context::Context;
 use crate::prompt::GetPromptResult;
 use crate::protocol::{ProtocolVersion, RpcError};
 use crate::resource::write_named;
-use crate::tool::erased::BoxFuture;
+use futures_util::future::BoxFuture;
 
 /// The arguments a prompt is got with, by name: every one declared, every required one present.
 pub type PromptArguments = BTreeMap<String, String>;

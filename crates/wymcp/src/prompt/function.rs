@@ -4,7 +4,7 @@
 use std::str::FromStr;
 
 use crate::prompt::{GetPromptResult, PromptArguments, PromptError, PromptMessage};
-use crate::tool::Content;
+use crate::protocol::content::Content;
 
 /// What a `#[wymcp::prompt]` function may return: a text (one user message), the messages,
 /// a [`GetPromptResult`], or a `Result` of one of those and a [`PromptError`].

@@ -3,7 +3,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::protocol::ProtocolVersion;
-use crate::tool::Content;
+use crate::protocol::content::Content;
 
 /// Who speaks a prompt message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -2,6 +2,8 @@
 
 use serde_json::Value;
 
+use super::extensions::{SKILLS_EXTENSION, TASKS_EXTENSION};
+
 /// A method wymcp serves, parsed from the `method` string: one table for both eras, each
 /// method knowing the era it is served in.
 ///
@@ -190,15 +192,15 @@ impl Method {
     /// assert!(!Method::ResourcesDirectoryRead.is_served_by(&skills));
     /// ```
     pub fn is_served_by(self, capabilities: &Value) -> bool {
-        let skills = &capabilities["extensions"][crate::skill::SKILLS_EXTENSION];
+        let skills = &capabilities["extensions"][SKILLS_EXTENSION];
         let needs = match self {
             Method::SkillsList | Method::SkillsGet => return skills.is_object(),
             Method::ResourcesDirectoryRead => return skills["directoryRead"] == Value::Bool(true),
             Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => {
-                return capabilities["extensions"][crate::task::TASKS_EXTENSION].is_object();
+                return capabilities["extensions"][TASKS_EXTENSION].is_object();
             }
             Method::SubscriptionsListen => {
-                let tasks = capabilities["extensions"][crate::task::TASKS_EXTENSION].is_object();
+                let tasks = capabilities["extensions"][TASKS_EXTENSION].is_object();
                 return tasks
                     || ["tools", "prompts", "resources"].iter().any(|kind| {
                         let declared = |flag: &str| capabilities[kind][flag] == Value::Bool(true);

@@ -1,7 +1,9 @@
 //! MCP's wire types: revisions, errors, log levels, the method table, and the stateless era's
 //! `_meta` keys, error codes and cache hints. (The JSON-RPC plumbing is the crate's own.)
 
+pub(crate) mod content;
 mod error;
+pub(crate) mod extensions;
 pub(crate) mod headers;
 mod jsonrpc;
 mod lifecycle;

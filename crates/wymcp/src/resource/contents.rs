@@ -4,7 +4,7 @@ use base64::Engine;
 use serde_json::{Map, Value};
 
 /// One item of a `resources/read` result (`TextResourceContents` or `BlobResourceContents`);
-/// also what an embedded resource ([`Content::Resource`](crate::Content)) carries.
+/// also what an embedded resource ([`Content::Resource`](crate::protocol::content::Content)) carries.
 ///
 /// ```
 /// use serde_json::json;
@@ -129,10 +129,10 @@ impl ResourceContents {
     }
 }
 
-impl From<ResourceContents> for crate::Content {
+impl From<ResourceContents> for crate::protocol::content::Content {
     /// An embedded resource (`{"type": "resource", "resource": {...}}`).
     fn from(contents: ResourceContents) -> Self {
-        crate::Content::Resource {
+        crate::protocol::content::Content::Resource {
             resource: contents.to_value(),
         }
     }

@@ -8,7 +8,7 @@ use serde_json::json;
 use crate::context::Context;
 use crate::protocol::{ProtocolVersion, RpcError};
 use crate::resource::{ResourceContents, Variables};
-use crate::tool::erased::BoxFuture;
+use futures_util::future::BoxFuture;
 
 /// Why a read failed.
 ///

@@ -17,7 +17,6 @@ mod cluster;
 #[cfg_attr(not(feature = "http"), allow(unreachable_pub))]
 mod hooks;
 #[cfg_attr(not(feature = "http"), allow(unreachable_pub))]
-mod identity;
 mod initialize;
 mod live;
 mod notes;
@@ -33,13 +32,13 @@ use serde_json::Value;
 
 use crate::protocol::ProtocolVersion;
 
+#[cfg_attr(not(feature = "http"), allow(unreachable_pub))]
+pub(crate) use crate::context::Identity;
 pub(crate) use answer::Answer;
 pub(crate) use call::{Call, Event};
 pub(crate) use cluster::Cluster;
 #[cfg_attr(not(feature = "http"), allow(unreachable_pub))]
 pub use hooks::{EndReason, SessionHooks, SessionStart};
-#[cfg_attr(not(feature = "http"), allow(unreachable_pub))]
-pub use identity::Identity;
 pub(crate) use live::SharedAssigns;
 pub(crate) use refusal::{Class, Refusal, invalid_request};
 pub(crate) use serving::{Core, Loaded, Settings, Standalone, owns};

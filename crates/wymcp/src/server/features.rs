@@ -57,7 +57,7 @@ pub(crate) struct Features {
     /// The operation middleware, composed; `None` when no layer is configured.
     pub(crate) middleware: Option<crate::middleware::Stack>,
     /// Where notifications go besides this node (a transport with a bus installs it).
-    pub(crate) relay: Arc<super::notify::Relay>,
+    pub(crate) relay: Arc<crate::session::Relay>,
     /// Every scope the server's tools declare, sorted: what a session's visible tools depend
     /// on (empty: visibility never changes).
     pub(crate) declared_scopes: Vec<String>,

@@ -7,6 +7,7 @@ pub(crate) mod notify;
 mod principals;
 mod shared;
 mod task_builder;
+mod task_host;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -14,9 +15,9 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use crate::context::Context;
+use crate::context::Identity;
 use crate::dispatch::{self, CallToolResult};
 use crate::protocol::{ProtocolVersion, RpcError};
-use crate::serve::Identity;
 use crate::tool::registered::RegisteredTool;
 
 pub use crate::card::info::ServerInfo;

@@ -9,6 +9,7 @@ mod calls;
 mod handle;
 mod local_bus;
 mod notifier;
+mod relay;
 mod request;
 pub(crate) mod store;
 mod tools;
@@ -19,6 +20,7 @@ pub(crate) use calls::{RunningCall, RunningCalls, Work};
 pub use handle::{SessionHandle, node_id};
 pub use local_bus::LocalBus;
 pub use notifier::{Delivery, Notifier};
+pub(crate) use relay::Relay;
 pub use request::{
     ClientRequestError, DEFAULT_ELICITATION_TIMEOUT, DEFAULT_ROOTS_TIMEOUT,
     DEFAULT_SAMPLING_TIMEOUT, Elicitation, ListRoots, Sampling,

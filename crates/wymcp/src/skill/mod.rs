@@ -32,8 +32,7 @@ pub(crate) mod registry;
 
 pub use error::SkillError;
 
-/// The extension's identifier, under `capabilities.extensions`.
-pub const SKILLS_EXTENSION: &str = "io.modelcontextprotocol/skills";
+pub use crate::protocol::extensions::SKILLS_EXTENSION;
 /// The most files one skill serves, `SKILL.md` included (the extension's limit).
 pub const MAX_SKILL_FILES: usize = 512;
 /// The most bytes one skill's files add up to (the extension's limit, 16 MiB).

@@ -13,12 +13,13 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::Running;
+use super::host::TaskHost;
 use super::input::{TaskInput, TaskSlot};
 use super::serve::{TaskFuture, adopt, new_id};
+use crate::Context;
 use crate::dispatch::CallToolResult;
 use crate::mrtr::Round;
 use crate::protocol::RpcError;
-use crate::{Context, Server};
 
 /// How a call that may hand off ended its request.
 pub(crate) enum HandedOff {
@@ -32,7 +33,7 @@ pub(crate) enum HandedOff {
 
 /// Runs `tools/call` of `tool` until it completes, asks for input, or hands off.
 pub(super) async fn call_with_hand_off(
-    server: &Server,
+    server: &dyn TaskHost,
     tool: String,
     params: Option<Value>,
     ctx: &Context,
@@ -42,7 +43,7 @@ pub(super) async fn call_with_hand_off(
     let slot = Arc::new(TaskSlot::default());
     let task_ctx = ctx.for_task(token.clone(), slot.clone());
     let mut call: TaskFuture = {
-        let (server, task_ctx) = (server.clone(), task_ctx.clone());
+        let (server, task_ctx) = (server.to_host(), task_ctx.clone());
         Box::pin(async move { server.tools_call(params, task_ctx).await })
     };
     let driven = drive(round, &slot, ctx.cancellation(), &token, &mut call).await;
@@ -57,7 +58,7 @@ pub(super) async fn call_with_hand_off(
             ))),
         },
         Driven::HandOff => {
-            let input = Arc::new(TaskInput::new(new_id(), server.clone()));
+            let input = Arc::new(TaskInput::new(new_id(), server.to_host()));
             slot.become_task(input.clone());
             let principal = ctx.principal();
             let running = Running {

@@ -15,7 +15,7 @@ use tokio::sync::oneshot;
 
 use futures_util::future::BoxFuture;
 
-use crate::Server;
+use super::host::Host;
 use crate::context::TaskLink;
 use crate::mrtr::InputKind;
 use crate::session::ClientRequestError;
@@ -95,7 +95,7 @@ impl TaskLink for TaskSlot {
 /// The input requests of one running task.
 pub(crate) struct TaskInput {
     id: String,
-    server: Server,
+    server: Host,
     asking: Mutex<Asking>,
 }
 
@@ -123,7 +123,7 @@ struct Pending {
 }
 
 impl TaskInput {
-    pub(crate) fn new(id: String, server: Server) -> Self {
+    pub(crate) fn new(id: String, server: Host) -> Self {
         TaskInput {
             id,
             server,
@@ -161,13 +161,13 @@ impl TaskInput {
             asking.pending.insert(key.clone(), pending);
             (key, rx)
         };
-        self.server.features().tasks.show_input(&self.id).await;
+        self.server.tasks().show_input(&self.id).await;
         match tokio::time::timeout(timeout, answer).await {
             Ok(Ok(answer)) => Ok(answer),
             Ok(Err(_)) => Err(ClientRequestError::Disconnected),
             Err(_) => {
                 self.lock().pending.remove(&key);
-                self.server.features().tasks.show_input(&self.id).await;
+                self.server.tasks().show_input(&self.id).await;
                 Err(ClientRequestError::Timeout)
             }
         }

@@ -24,6 +24,7 @@
 
 mod clock;
 pub(crate) mod hand_off;
+pub(crate) mod host;
 pub(crate) mod input;
 mod resume;
 pub(crate) mod serve;
@@ -44,8 +45,7 @@ pub use store::{
 };
 pub(crate) use watch::Watch;
 
-/// The extension's identifier, under `capabilities.extensions`.
-pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+pub use crate::protocol::extensions::TASKS_EXTENSION;
 /// How long a task is kept after it was created, unless set: one hour.
 pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(3600);
 /// The most task calls one node runs at once, unless set.

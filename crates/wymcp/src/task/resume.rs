@@ -9,11 +9,12 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use super::clock::now_ms;
+use super::host::TaskHost;
 use super::input::{TaskInput, TaskSlot};
 use super::transitions::{not_found, store_failed};
 use super::{ResumableCall, Running, TaskRecord, TaskResume, TaskStatus, Tasks};
+use crate::Context;
 use crate::protocol::{ProtocolVersion, RpcError};
-use crate::{Context, Server};
 
 impl Tasks {
     /// What becomes of `task`, left running by a node that stopped: run again here when its
@@ -22,7 +23,7 @@ impl Tasks {
     pub(super) async fn orphaned(
         &self,
         task: TaskRecord,
-        server: Option<&Server>,
+        server: Option<&dyn TaskHost>,
     ) -> Result<TaskRecord, RpcError> {
         let call = task.call.clone();
         let (server, call) = match (server, call) {
@@ -33,7 +34,7 @@ impl Tasks {
         };
         let running = Running {
             token: CancellationToken::new(),
-            input: Arc::new(TaskInput::new(task.id.clone(), server.clone())),
+            input: Arc::new(TaskInput::new(task.id.clone(), server.to_host())),
             principal: task.principal.clone(),
         };
         // At its running caps this node leaves the task for a later read (here or elsewhere).
@@ -100,22 +101,22 @@ impl Running {
 
 /// Runs `task`'s call again on this node, as its caller made it: the same params, the same
 /// capabilities and identity, in a context of the tasks extension's era.
-fn rerun(server: &Server, task: &TaskRecord, call: ResumableCall, running: Running) {
+fn rerun(server: &dyn TaskHost, task: &TaskRecord, call: ResumableCall, running: Running) {
     let version = ProtocolVersion::V2026_07_28;
     let ctx = Context::builder()
         .protocol_version(version)
         .client_capabilities(call.client_capabilities)
-        .user_state(server.features().user_state.as_ref())
+        .user_state(server.user_state())
         .kept_identity(call.identity.as_ref());
     let slot = Arc::new(TaskSlot::running(running.input.clone()));
     let task_ctx = ctx.build().for_task(running.token.clone(), slot);
     let future = {
-        let server = server.clone();
+        let server = server.to_host();
         let params = Some(call.params);
         Box::pin(async move { server.tools_call(params, task_ctx).await })
     };
     super::serve::spawn(
-        server.clone(),
+        server.to_host(),
         task.id.clone(),
         future,
         version,

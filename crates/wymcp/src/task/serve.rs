@@ -11,16 +11,17 @@ use tokio_util::sync::CancellationToken;
 
 use super::clock::{now_ms, rfc3339};
 use super::hand_off::{HandedOff, call_with_hand_off};
+use super::host::{Host, TaskHost};
 use super::input::{TaskInput, TaskSlot};
 use super::transitions::internal;
 use super::{
     ResumableCall, Running, TASKS_EXTENSION, TaskRecord, TaskResume, TaskStart, TaskStatus,
     TaskSupport, Tasks,
 };
+use crate::Context;
 use crate::dispatch::CallToolResult;
 use crate::mrtr::INVALID_INPUT_RESPONSES;
 use crate::protocol::{Method, RpcError};
-use crate::{Context, Server};
 
 /// How long a cancelled task's call may take to notice its cancellation before it is dropped.
 const CANCEL_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
@@ -54,8 +55,8 @@ enum How {
 
 /// Routes a `tools/call` of the stateless era. Synchronous, and allocation-free for a tool
 /// without task support: every call of the era passes here.
-pub(crate) fn route_call(server: &Server, params: Option<Value>, ctx: &Context) -> Route {
-    let tasks = &server.features().tasks;
+pub(crate) fn route_call(server: &dyn TaskHost, params: Option<Value>, ctx: &Context) -> Route {
+    let tasks = &server.tasks();
     if tasks.is_empty() {
         return Route::Sync(params);
     }
@@ -85,7 +86,7 @@ pub(crate) fn route_call(server: &Server, params: Option<Value>, ctx: &Context) 
 
 /// Answers a `tools/call` [`route_call`] gave the tasks extension.
 pub(crate) async fn run_task_call(
-    server: &Server,
+    server: &dyn TaskHost,
     call: TaskCall,
     ctx: &Context,
     round: Option<&crate::mrtr::Round>,
@@ -100,7 +101,7 @@ pub(crate) async fn run_task_call(
 
 /// Serves `tasks/get`, `tasks/update` and `tasks/cancel`.
 pub(crate) async fn method(
-    server: &Server,
+    server: &dyn TaskHost,
     method: Method,
     params: Option<Value>,
     ctx: &Context,
@@ -117,7 +118,7 @@ pub(crate) async fn method(
             ));
         }
     };
-    let tasks = &server.features().tasks;
+    let tasks = &server.tasks();
     let principal = ctx.principal();
     let principal = principal.as_deref();
     match method {
@@ -137,7 +138,7 @@ impl Tasks {
     /// Task `id` as `tasks/get` answers it to `principal` (a `DetailedTask`), or "not found".
     pub(crate) async fn detailed_for(
         &self,
-        server: &Server,
+        server: &dyn TaskHost,
         id: &str,
         principal: Option<&str>,
     ) -> Result<Value, RpcError> {
@@ -177,27 +178,26 @@ pub(crate) fn missing_extension(ctx: &Context) -> RpcError {
 
 /// Creates the task and starts its call: the `CreateTaskResult`.
 async fn start(
-    server: &Server,
+    server: &dyn TaskHost,
     tool: String,
     params: Option<Value>,
     ctx: &Context,
 ) -> Result<Value, RpcError> {
-    let resumable =
-        (server.features().tasks.resume_of(&tool) == TaskResume::Rerun).then(|| ResumableCall {
-            params: params.clone().unwrap_or_else(|| json!({})),
-            client_capabilities: ctx
-                .client_capabilities()
-                .cloned()
-                .unwrap_or_else(|| json!({})),
-            identity: ctx.identity().map(|identity| identity.to_value()),
-        });
+    let resumable = (server.tasks().resume_of(&tool) == TaskResume::Rerun).then(|| ResumableCall {
+        params: params.clone().unwrap_or_else(|| json!({})),
+        client_capabilities: ctx
+            .client_capabilities()
+            .cloned()
+            .unwrap_or_else(|| json!({})),
+        identity: ctx.identity().map(|identity| identity.to_value()),
+    });
     let token = CancellationToken::new();
     let id = new_id();
-    let input = Arc::new(TaskInput::new(id.clone(), server.clone()));
+    let input = Arc::new(TaskInput::new(id.clone(), server.to_host()));
     let slot = Arc::new(TaskSlot::running(input.clone()));
     let task_ctx = ctx.for_task(token.clone(), slot);
     let call = {
-        let server = server.clone();
+        let server = server.to_host();
         Box::pin(async move { server.tools_call(params, task_ctx).await })
     };
     let principal = ctx.principal();
@@ -218,13 +218,13 @@ pub(super) fn new_id() -> String {
 /// the task (with the call as made, when its tool is rerun), runs the call on beside the
 /// requests, answers the `CreateTaskResult`.
 pub(super) async fn adopt(
-    server: &Server,
+    server: &dyn TaskHost,
     (tool, resumable): (String, Option<ResumableCall>),
     ctx: &Context,
     running: Running,
     call: TaskFuture,
 ) -> Result<Value, RpcError> {
-    let tasks = &server.features().tasks;
+    let tasks = &server.tasks();
     let now = now_ms();
     // At most one sweep a second: a full in-memory store sweeps on its own before refusing.
     let last = tasks.swept_at_ms.load(std::sync::atomic::Ordering::Relaxed);
@@ -274,7 +274,7 @@ pub(super) async fn adopt(
     }
     let mut handle = envelope(tasks, &record);
     handle.insert("resultType".into(), "task".into());
-    spawn(server.clone(), id, call, ctx.protocol_version(), token);
+    spawn(server.to_host(), id, call, ctx.protocol_version(), token);
     Ok(Value::Object(handle))
 }
 
@@ -282,7 +282,7 @@ pub(super) async fn adopt(
 /// at a heartbeat when another node recorded it) cancels the call's token (the tool sees
 /// `ctx.cancellation()`); a call still running [`CANCEL_GRACE`] later is dropped.
 pub(super) fn spawn(
-    server: Server,
+    server: Host,
     id: String,
     call: TaskFuture,
     version: crate::protocol::ProtocolVersion,
@@ -294,7 +294,7 @@ pub(super) fn spawn(
             token.cancelled().await;
             tokio::time::sleep(CANCEL_GRACE).await;
         };
-        let tasks = &server.features().tasks;
+        let tasks = &server.tasks();
         let beats = async {
             let mut every = tokio::time::interval(tasks.heartbeat);
             every.tick().await;

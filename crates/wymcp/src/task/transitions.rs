@@ -2,6 +2,7 @@
 //! resumed, ended, and failed when the node running it stopped. The transitions of one node's
 //! tasks are serialized, so a cancel racing an end or an answer leaves one outcome.
 
+use super::host::TaskHost;
 use std::collections::HashMap;
 use std::sync::MutexGuard;
 
@@ -76,7 +77,7 @@ impl Tasks {
         &self,
         id: &str,
         principal: Option<&str>,
-        resume: Option<&crate::Server>,
+        resume: Option<&dyn TaskHost>,
     ) -> Result<TaskRecord, RpcError> {
         let not_found = || not_found(id);
         let mut task = self
@@ -143,7 +144,7 @@ impl Tasks {
         &self,
         (id, principal): (&str, Option<&str>),
         responses: &Map<String, Value>,
-        server: &crate::Server,
+        server: &dyn TaskHost,
     ) -> Result<(), RpcError> {
         let _guard = self.transitions.lock().await;
         let mut task = self.find(id, principal, Some(server)).await?;

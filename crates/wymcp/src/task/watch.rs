@@ -7,8 +7,8 @@ use std::sync::Arc;
 use tokio::sync::broadcast;
 
 use crate::resource::Change;
-use crate::server::notify::Relay;
 use crate::session::Notice;
+use crate::session::Relay;
 
 /// The task store's change feed: set by `build()`, silent before (a detached `Tasks`).
 #[derive(Debug, Default)]

@@ -2,7 +2,7 @@
 //! input schema, one run), both first-class.
 
 mod companions;
-mod content;
+
 pub(crate) mod definition;
 pub(crate) mod derived;
 pub(crate) mod erased;
@@ -21,8 +21,8 @@ use wymcp_core::{Actions, Hint};
 
 use crate::context::Context;
 
+pub use crate::protocol::content::Content;
 pub use companions::Companions;
-pub use content::Content;
 pub use methods::{IntoActionResult, IntoCallResult, Params};
 pub use plain::{CallError, CallOutput, CallResult, ErrorKind, PlainTool};
 pub use reply::{ActionError, ActionResult, Data, DataError, Failure, Reply};

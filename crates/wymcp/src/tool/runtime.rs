@@ -178,7 +178,7 @@ impl SessionHandle {
     }
 
     /// [`list_tools`](Self::list_tools) as `identity` sees it: only what it may call.
-    pub fn list_tools_for(&self, identity: Option<&crate::serve::Identity>) -> Value {
+    pub fn list_tools_for(&self, identity: Option<&crate::context::Identity>) -> Value {
         let tools = self.tools();
         let mut state = tools.lock();
         state.dirty = false;

@@ -13,9 +13,9 @@ use std::sync::Arc;
 use serde_json::Value;
 use wymcp_core::ValidatedAction;
 
-use crate::dispatch::scopes;
+use crate::context::Identity;
+use crate::context::missing_scopes;
 use crate::protocol::ProtocolVersion;
-use crate::serve::Identity;
 use crate::tool::definition;
 use crate::tool::registered::{Kind, RegisteredTool};
 
@@ -53,7 +53,7 @@ pub(crate) fn shown<'a>(
     };
     actions
         .iter()
-        .map(|a| (a, scopes::missing(a.scopes(), identity)))
+        .map(|a| (a, missing_scopes(a.scopes(), identity)))
         .filter(|(_, missing)| missing.is_empty() || tool.visibility == Visibility::ShowWithScope)
         .collect()
 }
@@ -75,7 +75,7 @@ pub(crate) fn callable<'a>(
     match &tool.kind {
         Kind::Action { actions, .. } => actions
             .iter()
-            .filter(|a| scopes::missing(a.scopes(), identity).is_empty())
+            .filter(|a| missing_scopes(a.scopes(), identity).is_empty())
             .collect(),
         Kind::Plain { .. } | Kind::Help => Vec::new(),
     }
@@ -88,11 +88,11 @@ fn narrowed(tool: &RegisteredTool, identity: Option<&Identity>) -> bool {
             identity.is_some()
                 && actions
                     .iter()
-                    .any(|a| !scopes::missing(a.scopes(), identity).is_empty())
+                    .any(|a| !missing_scopes(a.scopes(), identity).is_empty())
         }
         Kind::Plain {
             scopes: required, ..
-        } => !scopes::missing(required, identity).is_empty(),
+        } => !missing_scopes(required, identity).is_empty(),
         Kind::Help => false,
     }
 }
@@ -118,7 +118,7 @@ pub(crate) fn definition_for<'a>(
         if tool.visibility == Visibility::Hide {
             return None;
         }
-        let missing = scopes::missing(required, identity).join(" ");
+        let missing = missing_scopes(required, identity).join(" ");
         marked["description"] = format!("{} (needs scope: {missing})", tool.description).into();
         return Some(Cow::Owned(marked));
     }

@@ -8,7 +8,7 @@ use futures_util::future::BoxFuture;
 use sha2::{Digest, Sha256};
 use subtle::{ConditionallySelectable as _, ConstantTimeEq as _};
 
-pub use crate::serve::Identity;
+pub use crate::context::Identity;
 
 /// An auth hook's refusal; the reason is sent to the client (401; 503 when made by
 /// [`AuthRefusal::unavailable`]).

@@ -114,3 +114,44 @@ impl Identity {
         })
     }
 }
+
+/// The scope gate's test: the scopes of `required` that `identity` lacks; empty when it holds
+/// them all, or when there is no identity to check (a transport without auth: there is no one
+/// to authorize). An action or plain tool declaring scopes is called only by a caller whose
+/// credentials hold all of them (`dispatch`'s gates); a caller is shown only what it may call
+/// (`tool::visibility`).
+pub(crate) fn missing_scopes<'a>(
+    required: &'a [String],
+    identity: Option<&Identity>,
+) -> Vec<&'a str> {
+    let Some(identity) = identity else {
+        return Vec::new();
+    };
+    if required.is_empty() {
+        return Vec::new();
+    }
+    let granted = identity.scopes();
+    required
+        .iter()
+        .map(String::as_str)
+        .filter(|scope| !granted.contains(scope))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{Identity, missing_scopes as missing};
+
+    #[test]
+    fn every_required_scope_must_be_granted() {
+        let required = vec!["tasks:read".to_owned(), "tasks:write".to_owned()];
+        let reader = Identity::new("r").claim("scope", json!("tasks:read"));
+        let writer = Identity::new("w").claim("scope", json!("tasks:write tasks:read"));
+        assert_eq!(missing(&required, Some(&reader)), ["tasks:write"]);
+        assert!(missing(&required, Some(&writer)).is_empty());
+        assert!(missing(&required, None).is_empty());
+        assert!(missing(&[], Some(&Identity::new("nobody"))).is_empty());
+    }
+}
