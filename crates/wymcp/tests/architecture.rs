@@ -1,0 +1,239 @@
+//! The crate's top-level modules import each other without a cycle (docs/architecture.md,
+//! "The top-level import graph"): read from the sources as they are, so a change that closes
+//! a circle fails here, naming the files that do it.
+//!
+//! A module imports another when one of its files (tests left out) names a path under it,
+//! `crate::other::…`, `crate::{other, …}`, or a name the crate root re-exports from it
+//! (`crate::Server` is `server`'s). Doc comments name paths only for links and are left out.
+
+#![allow(clippy::unwrap_used, missing_docs)]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+type Graph = BTreeMap<String, BTreeMap<String, String>>;
+
+#[test]
+fn the_top_level_modules_form_no_cycle() {
+    let graph = import_graph(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
+    assert!(graph.len() > 10, "the scan found the modules: {graph:?}");
+    let cycles: Vec<Vec<String>> = strongly_connected(&graph)
+        .into_iter()
+        .filter(|component| component.len() > 1)
+        .collect();
+    let mut why = String::new();
+    for component in &cycles {
+        for from in component {
+            for (to, file) in &graph[from] {
+                if component.contains(to) {
+                    why.push_str(&format!("\n  {from} -> {to} (first in {file})"));
+                }
+            }
+        }
+    }
+    assert!(cycles.is_empty(), "import cycles {cycles:?}:{why}");
+}
+
+/// The scan itself: a circle written into a small tree is found, through a root re-export.
+#[test]
+fn a_cycle_through_a_root_reexport_is_found() {
+    let dir = std::env::temp_dir().join(format!("wymcp-architecture-{}", std::process::id()));
+    let write = |path: &str, text: &str| {
+        let path = dir.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write("lib.rs", "mod a;\nmod b;\npub use b::{Thing, Other};\n");
+    write("a/mod.rs", "use crate::Thing;\n/// [`x`](crate::c::X)\n");
+    write("b.rs", "pub struct Thing;\nfn f() { crate::a::g() }\n");
+    write("c.rs", "#[cfg(test)]\nmod tests {\n    use crate::a;\n}\n");
+    let graph = import_graph(&dir);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(graph["a"].keys().collect::<Vec<_>>(), ["b"]);
+    assert_eq!(graph["b"].keys().collect::<Vec<_>>(), ["a"]);
+    assert!(graph["c"].is_empty(), "tests are left out: {graph:?}");
+    let cycles = strongly_connected(&graph);
+    assert!(
+        cycles.contains(&vec!["a".to_owned(), "b".to_owned()]),
+        "{cycles:?}"
+    );
+}
+
+/// Each top-level module, the modules it imports, and the first file that does.
+fn import_graph(src: &Path) -> Graph {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    let module_of = |file: &Path| -> Option<String> {
+        let first = file.strip_prefix(src).ok()?.components().next()?;
+        let name = first
+            .as_os_str()
+            .to_str()?
+            .trim_end_matches(".rs")
+            .to_owned();
+        (name != "lib").then_some(name)
+    };
+    let modules: BTreeSet<String> = files.iter().filter_map(|f| module_of(f)).collect();
+    let lib = std::fs::read_to_string(src.join("lib.rs")).unwrap();
+    let reexports = root_reexports(&code_of(&lib), &modules);
+    let mut graph: Graph = modules
+        .iter()
+        .map(|m| (m.clone(), BTreeMap::new()))
+        .collect();
+    for file in &files {
+        let Some(from) = module_of(file) else {
+            continue;
+        };
+        let code = code_of(&std::fs::read_to_string(file).unwrap());
+        for name in named_paths(&code) {
+            let to = if modules.contains(&name) {
+                name
+            } else if let Some(module) = reexports.get(&name) {
+                module.clone()
+            } else {
+                continue;
+            };
+            if to != from {
+                let shown = file.strip_prefix(src).unwrap().display().to_string();
+                graph.get_mut(&from).unwrap().entry(to).or_insert(shown);
+            }
+        }
+    }
+    graph
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// A file's code: its test module and its comments left out.
+fn code_of(text: &str) -> String {
+    let mut code = String::new();
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("#[cfg(test)]")
+            && lines
+                .peek()
+                .is_some_and(|l| l.trim_start().starts_with("mod tests"))
+        {
+            break;
+        }
+        if !trimmed.starts_with("//") {
+            code.push_str(line);
+            code.push('\n');
+        }
+    }
+    code
+}
+
+/// Every first segment after `crate::`, including each name of a `crate::{…}` group.
+fn named_paths(code: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    for (at, _) in code.match_indices("crate::") {
+        let rest = &code[at + "crate::".len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            let group = &group[..group.find('}').unwrap_or(group.len())];
+            names.extend(group.split(',').map(|item| first_ident(item.trim())));
+        } else {
+            names.push(first_ident(rest));
+        }
+    }
+    names.retain(|n| !n.is_empty());
+    names
+}
+
+fn first_ident(text: &str) -> String {
+    text.chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect()
+}
+
+/// The names the crate root re-exports (`pub use module::…::{A, B};`, `pub use module::…::A;`),
+/// each with the module it comes from.
+fn root_reexports(lib: &str, modules: &BTreeSet<String>) -> BTreeMap<String, String> {
+    let mut names = BTreeMap::new();
+    for statement in lib.split(';') {
+        // Attributes may stand before the statement (`#[doc(hidden)]`).
+        let Some(at) = statement.find("pub use ") else {
+            continue;
+        };
+        let path = &statement[at + "pub use ".len()..];
+        let module = first_ident(path);
+        if !modules.contains(&module) {
+            continue;
+        }
+        let tail = match path.find('{') {
+            Some(open) => &path[open + 1..path.rfind('}').unwrap_or(path.len())],
+            None => path.rsplit("::").next().unwrap_or_default(),
+        };
+        for item in tail.split(',') {
+            let name = item.rsplit(" as ").next().unwrap_or_default().trim();
+            let name = first_ident(name.rsplit("::").next().unwrap_or_default());
+            if !name.is_empty() && !modules.contains(&name) {
+                names.insert(name, module.clone());
+            }
+        }
+    }
+    names
+}
+
+/// Tarjan's strongly connected components, each sorted.
+fn strongly_connected(graph: &Graph) -> Vec<Vec<String>> {
+    struct Walk<'g> {
+        graph: &'g Graph,
+        index: BTreeMap<&'g str, usize>,
+        low: BTreeMap<&'g str, usize>,
+        stack: Vec<&'g str>,
+        found: Vec<Vec<String>>,
+    }
+    impl<'g> Walk<'g> {
+        fn visit(&mut self, v: &'g str) {
+            let at = self.index.len();
+            self.index.insert(v, at);
+            self.low.insert(v, at);
+            self.stack.push(v);
+            for w in self.graph[v].keys() {
+                let w = w.as_str();
+                if !self.index.contains_key(w) {
+                    self.visit(w);
+                    let low = self.low[v].min(self.low[w]);
+                    self.low.insert(v, low);
+                } else if self.stack.contains(&w) {
+                    let low = self.low[v].min(self.index[w]);
+                    self.low.insert(v, low);
+                }
+            }
+            if self.low[v] == self.index[v] {
+                let mut component = Vec::new();
+                while let Some(w) = self.stack.pop() {
+                    component.push(w.to_owned());
+                    if w == v {
+                        break;
+                    }
+                }
+                component.sort();
+                self.found.push(component);
+            }
+        }
+    }
+    let mut walk = Walk {
+        graph,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        found: Vec::new(),
+    };
+    for v in graph.keys() {
+        if !walk.index.contains_key(v.as_str()) {
+            walk.visit(v);
+        }
+    }
+    walk.found
+}
