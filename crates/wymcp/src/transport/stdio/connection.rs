@@ -16,7 +16,7 @@ use super::listen::Listens;
 use crate::protocol::{Kind, RpcError, failure};
 use crate::resource::ServerNotification;
 use crate::serve::{
-    Call, Core, Era, Event, Inbound, Outcome, Related, Settings, Standalone, stateless,
+    Call, Core, Era, Event, Inbound, Outcome, Refusal, Related, Settings, Standalone, stateless,
 };
 use crate::session::{InMemorySessionStore, SessionHandle};
 use crate::{Delivery, Notifier, Server};
@@ -244,7 +244,15 @@ impl<F: FnMut(&SessionHandle) + Send> Connection<F> {
             // A line is parsed where it is read: nothing of it is kept.
             raw: None,
         };
-        match self.core.serve(inbound).await {
+        let served = self.core.serve(inbound).await;
+        let notification = matches!(kind, Kind::Notification { .. });
+        self.deliver(served, notification).await;
+    }
+
+    /// Writes what serving a message produced: an answer, a call's lines as they come, a
+    /// listen stream, or a refusal (never to a notification).
+    async fn deliver(&mut self, served: Result<Outcome, Refusal>, notification: bool) {
+        match served {
             Ok(Outcome::Accepted) => {}
             Ok(Outcome::Message(answer)) => {
                 let _ = self.out.send(answer.into_text());
@@ -255,9 +263,7 @@ impl<F: FnMut(&SessionHandle) + Send> Connection<F> {
             }
             Ok(Outcome::Listen(listen)) => self.listens.open(listen),
             // Notifications are never answered, not even with a refusal.
-            Err(refusal) if !matches!(kind, Kind::Notification { .. }) => {
-                self.write(&refusal.to_message());
-            }
+            Err(refusal) if !notification => self.write(&refusal.to_message()),
             Err(_) => {}
         }
     }
