@@ -77,16 +77,35 @@ impl Envelope {
                 Some(json!({ "envelope": { "missing": missing } })),
             ));
         };
-        Ok(Envelope {
+        // One pass over `_meta` (its keys are long and share a prefix: each lookup compares
+        // them again), moving the client's parts out and leaving the rest in place.
+        let mut envelope = Envelope {
             requested: version,
-            client_capabilities: meta.remove(CLIENT_CAPABILITIES_KEY).unwrap_or_default(),
-            client_info: meta.remove(CLIENT_INFO_KEY).filter(Value::is_object),
-            log_level: meta
-                .get(LOG_LEVEL_KEY)
-                .and_then(Value::as_str)
-                .and_then(LogLevel::parse),
-            progress_token: meta.remove("progressToken"),
-        })
+            client_capabilities: Value::Null,
+            client_info: None,
+            log_level: None,
+            progress_token: None,
+        };
+        meta.retain(|key, value| match key.as_str() {
+            CLIENT_CAPABILITIES_KEY => {
+                envelope.client_capabilities = value.take();
+                false
+            }
+            CLIENT_INFO_KEY => {
+                envelope.client_info = Some(value.take()).filter(Value::is_object);
+                false
+            }
+            "progressToken" => {
+                envelope.progress_token = Some(value.take());
+                false
+            }
+            LOG_LEVEL_KEY => {
+                envelope.log_level = value.as_str().and_then(LogLevel::parse);
+                true
+            }
+            _ => true,
+        });
+        Ok(envelope)
     }
 
     /// The client's capabilities, info and progress token, moved out.

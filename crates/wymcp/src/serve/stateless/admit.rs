@@ -50,23 +50,27 @@ pub(crate) struct Incoming {
 /// Checks a request of the stateless era (a message with a string `method` and an `id`): its
 /// JSON-RPC envelope, its method, its `_meta` envelope. Its members move out of it: nothing
 /// of a call's is copied.
-pub(crate) fn admit(server: &Server, mut message: Map<String, Value>) -> Result<Incoming, Refusal> {
+pub(crate) fn admit(server: &Server, message: Map<String, Value>) -> Result<Incoming, Refusal> {
     if let Err(reason) = validate_members(&message) {
         // The refusal carries the id only when it is one (a string or an integer): an object
         // or a boolean sent as the id is never echoed back (found by fuzzing).
         return Err(Refusal::invalid(rejection_id(message.get("id")), reason));
     }
-    let id = message.remove("id").unwrap_or_default();
-    let name = match message.remove("method") {
-        Some(Value::String(name)) => name,
-        _ => String::new(),
-    };
+    // One pass moves the members out (the envelope's check above read them in place).
+    let (mut id, mut name, mut params) = (Value::Null, String::new(), None);
+    for (key, value) in message {
+        match (key.as_str(), value) {
+            ("id", value) => id = value,
+            ("method", Value::String(method)) => name = method,
+            ("params", value) => params = Some(value),
+            _ => {}
+        }
+    }
     let Some(method) = Method::parse(&name)
         .filter(|m| m.served_stateless() && m.is_served_by(results::capabilities(server)))
     else {
         return Err(Refusal::method_not_found(id));
     };
-    let mut params = message.remove("params");
     let envelope = match Envelope::parse(params.as_mut()) {
         Ok(envelope) => envelope,
         Err(error) => return Err(Refusal::new(Class::Invalid, id, error)),
