@@ -23,12 +23,13 @@ impl TaskHost for Server {
         self.features().user_state.as_ref()
     }
 
-    fn tools_call(
+    fn call(
         &self,
         params: Option<Value>,
         ctx: Context,
-    ) -> BoxFuture<'_, Result<CallToolResult, RpcError>> {
-        Box::pin(Server::tools_call(self, params, ctx))
+    ) -> BoxFuture<'static, Result<CallToolResult, RpcError>> {
+        let server = self.clone();
+        Box::pin(async move { server.tools_call(params, ctx).await })
     }
 
     fn to_host(&self) -> Host {

@@ -42,10 +42,7 @@ pub(super) async fn call_with_hand_off(
     let token = CancellationToken::new();
     let slot = Arc::new(TaskSlot::default());
     let task_ctx = ctx.for_task(token.clone(), slot.clone());
-    let mut call: TaskFuture = {
-        let (server, task_ctx) = (server.to_host(), task_ctx.clone());
-        Box::pin(async move { server.tools_call(params, task_ctx).await })
-    };
+    let mut call: TaskFuture = server.call(params, task_ctx.clone());
     let driven = drive(round, &slot, ctx.cancellation(), &token, &mut call).await;
     ctx.adopt_required(&task_ctx);
     match driven {

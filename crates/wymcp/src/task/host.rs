@@ -21,12 +21,13 @@ pub(crate) trait TaskHost: Send + Sync + 'static {
     /// The server's per-principal state, when it has one (a rerun's context carries it).
     fn user_state(&self) -> Option<&Arc<dyn UserStateStore>>;
 
-    /// Serves a `tools/call` request's `params` under `ctx`: a task's call, run or run again.
-    fn tools_call(
+    /// A `tools/call` request's `params` served under `ctx`, as a future that owns what it
+    /// needs: a task's call, run or run again.
+    fn call(
         &self,
         params: Option<Value>,
         ctx: Context,
-    ) -> BoxFuture<'_, Result<CallToolResult, RpcError>>;
+    ) -> BoxFuture<'static, Result<CallToolResult, RpcError>>;
 
     /// An owned handle on this server, for what outlives the request (a task's run).
     fn to_host(&self) -> Host;

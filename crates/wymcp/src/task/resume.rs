@@ -110,11 +110,7 @@ fn rerun(server: &dyn TaskHost, task: &TaskRecord, call: ResumableCall, running:
         .kept_identity(call.identity.as_ref());
     let slot = Arc::new(TaskSlot::running(running.input.clone()));
     let task_ctx = ctx.build().for_task(running.token.clone(), slot);
-    let future = {
-        let server = server.to_host();
-        let params = Some(call.params);
-        Box::pin(async move { server.tools_call(params, task_ctx).await })
-    };
+    let future = server.call(Some(call.params), task_ctx);
     super::serve::spawn(
         server.to_host(),
         task.id.clone(),

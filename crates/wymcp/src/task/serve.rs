@@ -196,10 +196,7 @@ async fn start(
     let input = Arc::new(TaskInput::new(id.clone(), server.to_host()));
     let slot = Arc::new(TaskSlot::running(input.clone()));
     let task_ctx = ctx.for_task(token.clone(), slot);
-    let call = {
-        let server = server.to_host();
-        Box::pin(async move { server.tools_call(params, task_ctx).await })
-    };
+    let call = server.call(params, task_ctx);
     let principal = ctx.principal();
     let running = Running {
         token,
