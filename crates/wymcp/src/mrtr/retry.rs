@@ -40,13 +40,19 @@ pub(crate) fn round_for(
         Some(Value::Object(map)) => map.clone(),
         Some(_) => return Err(invalid_input_responses()),
     };
-    let principal = principal.map(str::to_owned);
-    let opened = match params.and_then(|p| p.get("requestState")) {
+    let state = params.and_then(|p| p.get("requestState"));
+    // Without a state to check now, and with the message kept, the target is read when a
+    // state is first issued; else now, while the params are here.
+    let target = match (state, raw) {
+        (None, Some(raw)) => Target::Later(raw.clone()),
+        _ => Target::of(method, params),
+    };
+    let request = BoundRequest::new(method, target, principal.map(str::to_owned));
+    let opened = match state {
         None => None,
         Some(Value::String(token)) => {
             let payload = codec.open(token, now_ms()).map_err(invalid_request_state)?;
-            let binding =
-                BoundRequest::new(method, Target::of(method, params), principal.clone()).bind();
+            let binding = request.bind();
             if !binding.matches(&payload) {
                 return Err(invalid_request_state(OpenError::OtherRequest));
             }
@@ -54,12 +60,6 @@ pub(crate) fn round_for(
         }
         Some(_) => return Err(invalid_request_state(OpenError::Malformed)),
     };
-    // A state opened, or no message kept: the target is read now, while the params are here.
-    let target = match raw {
-        Some(raw) if opened.is_none() => Target::Later(raw.clone()),
-        _ => Target::of(method, params),
-    };
-    let request = BoundRequest::new(method, target, principal);
     Ok(Some(Round::new(codec.clone(), request, opened, responses)))
 }
 
@@ -74,42 +74,47 @@ pub(crate) enum Target {
 }
 
 impl Target {
-    /// The target of a request of `method` with `params`.
+    /// The target of a request of `method` with `params`, read now.
     pub(crate) fn of(method: &str, params: Option<&Value>) -> Target {
-        let target_key = if method == "resources/read" {
-            "uri"
-        } else {
-            "name"
-        };
-        let name = params
-            .and_then(|p| p.get(target_key))
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned();
-        // Room for a typical call's arguments: the text is written without regrowing.
-        let mut arguments = Vec::with_capacity(256);
-        match params.and_then(|p| p.get("arguments")) {
-            None | Some(Value::Null) => arguments.extend_from_slice(b"{}"),
-            Some(given) => canonical(given, &mut arguments),
-        }
+        let (name, arguments) = read(method, params);
         Target::Read { name, arguments }
     }
 
     /// The target's name and a digest of its arguments. A kept message is read again: it
-    /// parsed once already, so it parses the same (a message that would not is bound to an
-    /// empty target, which no state of a real request matches).
+    /// parsed once already, so it parses the same (one that would not reads as no target and
+    /// no arguments, which no state of a real request matches).
     pub(crate) fn digested(&self, method: &str) -> (String, String) {
         match self {
             Target::Read { name, arguments } => (name.clone(), digest_text(arguments)),
             Target::Later(raw) => {
                 let message = serde_json::from_slice::<Value>(raw).unwrap_or_default();
-                match Target::of(method, message.get("params")) {
-                    Target::Read { name, arguments } => (name, digest_text(&arguments)),
-                    Target::Later(_) => (String::new(), String::new()),
-                }
+                let (name, arguments) = read(method, message.get("params"));
+                (name, digest_text(&arguments))
             }
         }
     }
+}
+
+/// A request's target (`uri` for `resources/read`, else `name`) and its arguments' canonical
+/// text (`{}` when it has none).
+fn read(method: &str, params: Option<&Value>) -> (String, Vec<u8>) {
+    let target_key = if method == "resources/read" {
+        "uri"
+    } else {
+        "name"
+    };
+    let name = params
+        .and_then(|p| p.get(target_key))
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    // Room for a typical call's arguments: the text is written without regrowing.
+    let mut arguments = Vec::with_capacity(256);
+    match params.and_then(|p| p.get("arguments")) {
+        None | Some(Value::Null) => arguments.extend_from_slice(b"{}"),
+        Some(given) => canonical(given, &mut arguments),
+    }
+    (name, arguments)
 }
 
 /// SHA-256 of `value`'s canonical JSON (object keys sorted at every depth), base64url: the
@@ -204,6 +209,22 @@ mod tests {
         let c = serde_json::from_str::<Value>(r#"{"a":{"x":"s","y":[2,1]},"b":1}"#).unwrap();
         assert_eq!(digest(&a), digest(&b));
         assert_ne!(digest(&a), digest(&c));
+    }
+
+    #[test]
+    fn a_kept_message_binds_as_its_params_do() {
+        let raw = r#"{"id": 1, "params": {"arguments": {"b": [1, 2], "a": {"y": "s", "x": 1}},
+            "name": "greet"}, "method": "tools/call", "jsonrpc": "2.0"}"#;
+        let message: Value = serde_json::from_str(raw).unwrap();
+        let later = Target::Later(Bytes::from(raw)).digested("tools/call");
+        let now = Target::of("tools/call", message.get("params")).digested("tools/call");
+        assert_eq!(later, now);
+        assert_eq!(later.0, "greet");
+        let other = json!({"name": "greet", "arguments": {"b": [2, 1]}});
+        assert_ne!(
+            Target::of("tools/call", Some(&other)).digested("tools/call"),
+            now
+        );
     }
 
     #[test]
