@@ -43,7 +43,11 @@ fn a_cycle_through_a_root_reexport_is_found() {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
     };
-    write("lib.rs", "mod a;\nmod b;\npub use b::{Thing, Other};\n");
+    write(
+        "lib.rs",
+        "mod a;\nmod b;\nmod d;\npub use b::{Thing, Other};\n",
+    );
+    write("d.rs", "use crate::{c::{X, Y}, b};\n");
     write("a/mod.rs", "use crate::Thing;\n/// [`x`](crate::c::X)\n");
     write("b.rs", "pub struct Thing;\nfn f() { crate::a::g() }\n");
     write("c.rs", "#[cfg(test)]\nmod tests {\n    use crate::a;\n}\n");
@@ -52,6 +56,8 @@ fn a_cycle_through_a_root_reexport_is_found() {
     assert_eq!(graph["a"].keys().collect::<Vec<_>>(), ["b"]);
     assert_eq!(graph["b"].keys().collect::<Vec<_>>(), ["a"]);
     assert!(graph["c"].is_empty(), "tests are left out: {graph:?}");
+    // A name after a nested group is read too.
+    assert_eq!(graph["d"].keys().collect::<Vec<_>>(), ["b", "c"]);
     let cycles = strongly_connected(&graph);
     assert!(
         cycles.contains(&vec!["a".to_owned(), "b".to_owned()]),
@@ -139,14 +145,38 @@ fn named_paths(code: &str) -> Vec<String> {
     for (at, _) in code.match_indices("crate::") {
         let rest = &code[at + "crate::".len()..];
         if let Some(group) = rest.strip_prefix('{') {
-            let group = &group[..group.find('}').unwrap_or(group.len())];
-            names.extend(group.split(',').map(|item| first_ident(item.trim())));
+            names.extend(top_level_items(group).map(|item| first_ident(item.trim())));
         } else {
             names.push(first_ident(rest));
         }
     }
     names.retain(|n| !n.is_empty());
     names
+}
+
+/// The items of a `{…}` group whose opening brace was just passed, split at the commas of its
+/// own level (`a::{B, C}, d` is two items), up to its closing brace.
+fn top_level_items(group: &str) -> impl Iterator<Item = &str> {
+    let mut depth = 0usize;
+    let mut start = 0;
+    let mut items = Vec::new();
+    for (at, c) in group.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => {
+                items.push(&group[start..at]);
+                return items.into_iter();
+            }
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(&group[start..at]);
+                start = at + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(&group[start..]);
+    items.into_iter()
 }
 
 fn first_ident(text: &str) -> String {
