@@ -162,6 +162,8 @@ impl ContextBuilder {
     }
     /// The context.
     pub fn build(self) -> Context {
+        // The core picks how the call reaches its client from what it was given.
+        let channel = super::channel::Channel::pick(self.session.as_ref(), self.input);
         Context {
             inner: Arc::new(Inner {
                 request_id: self.request_id,
@@ -178,7 +180,7 @@ impl ContextBuilder {
                 progress: Mutex::new(ProgressState::default()),
                 log_level: self.log_level,
                 required_capabilities: Mutex::new(None),
-                input: self.input,
+                channel,
                 identity: self.identity,
                 request_state: Mutex::new(None),
                 origin: self.origin,

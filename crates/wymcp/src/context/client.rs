@@ -7,10 +7,10 @@ use std::sync::PoisonError;
 use serde_json::{Map, Value};
 
 use super::Context;
-use crate::mrtr::{Asked, InputKind, Round};
-use crate::session::{
-    ClientRequestError, Delivery, Elicitation, ListRoots, Sampling, SessionHandle,
-};
+use super::channel::{ClientAsk, Needs};
+use crate::mrtr::InputKind;
+use crate::protocol::ProtocolVersion;
+use crate::session::{ClientRequestError, Elicitation, ListRoots, Sampling};
 
 impl Context {
     /// Asks the client's model for a completion (`sampling/createMessage`) and waits for the
@@ -21,28 +21,21 @@ impl Context {
     /// `input_required` and runs again from the start on the client's retry, when this
     /// returns the answer. Code before it may run more than once.
     pub async fn sample(&self, request: Sampling) -> Result<Value, ClientRequestError> {
-        if self.missing_in_stateless("sampling", None) {
-            return Err(ClientRequestError::NotSupported);
-        }
-        if let Some(task) = self.task() {
-            let key = request.input_key().map(str::to_owned);
-            let (params, timeout) = request.into_parts();
-            return task.ask(InputKind::Sampling, key, params, timeout).await;
-        }
-        if let Some(round) = &self.inner.input {
-            let key = request.input_key().map(str::to_owned);
-            let (params, _) = request.into_parts();
-            return ask_input(round, InputKind::Sampling, key, params).await;
-        }
-        if self.inner.session.is_none() {
-            return Err(ClientRequestError::NoSession);
-        }
-        if !self.declares("sampling", None) {
-            return Err(ClientRequestError::NotSupported);
-        }
+        let key = request.input_key().map(str::to_owned);
         let (params, timeout) = request.into_parts();
-        self.round_trip("sampling/createMessage", params, timeout)
-            .await
+        let needs = Needs {
+            capability: "sampling",
+            sub: None,
+            carried_by: |_| true,
+        };
+        self.ask_client(ClientAsk {
+            kind: InputKind::Sampling,
+            key,
+            params,
+            timeout,
+            needs,
+        })
+        .await
     }
 
     /// Asks the user for input (`elicitation/create`) and waits for the answer: the client's
@@ -85,34 +78,29 @@ impl Context {
     /// }
     /// ```
     pub async fn elicit(&self, request: Elicitation) -> Result<Value, ClientRequestError> {
-        let sub = request.is_url_mode().then_some("url");
-        if self.missing_in_stateless("elicitation", sub) {
-            return Err(ClientRequestError::NotSupported);
-        }
-        if let Some(task) = self.task() {
-            let key = request.input_key().map(str::to_owned);
-            let (params, timeout) = request.into_parts();
-            return task.ask(InputKind::Elicitation, key, params, timeout).await;
-        }
-        if let Some(round) = &self.inner.input {
-            let key = request.input_key().map(str::to_owned);
-            let (params, _) = request.into_parts();
-            return ask_input(round, InputKind::Elicitation, key, params).await;
-        }
-        if self.inner.session.is_none() {
-            return Err(ClientRequestError::NoSession);
-        }
-        let version = self.inner.protocol_version;
-        let supported = if request.is_url_mode() {
-            version.supports_url_elicitation() && self.declares("elicitation", Some("url"))
+        let needs = if request.is_url_mode() {
+            Needs {
+                capability: "elicitation",
+                sub: Some("url"),
+                carried_by: ProtocolVersion::supports_url_elicitation,
+            }
         } else {
-            version.supports_elicitation() && self.declares("elicitation", None)
+            Needs {
+                capability: "elicitation",
+                sub: None,
+                carried_by: ProtocolVersion::supports_elicitation,
+            }
         };
-        if !supported {
-            return Err(ClientRequestError::NotSupported);
-        }
+        let key = request.input_key().map(str::to_owned);
         let (params, timeout) = request.into_parts();
-        self.round_trip("elicitation/create", params, timeout).await
+        self.ask_client(ClientAsk {
+            kind: InputKind::Elicitation,
+            key,
+            params,
+            timeout,
+            needs,
+        })
+        .await
     }
 
     /// Asks the client for its roots (`roots/list`) and waits for the answer: the client's
@@ -132,27 +120,21 @@ impl Context {
     /// # });
     /// ```
     pub async fn list_roots(&self, request: ListRoots) -> Result<Value, ClientRequestError> {
-        if self.missing_in_stateless("roots", None) {
-            return Err(ClientRequestError::NotSupported);
-        }
-        if let Some(task) = self.task() {
-            let key = request.input_key().map(str::to_owned);
-            let (params, timeout) = request.into_parts();
-            return task.ask(InputKind::Roots, key, params, timeout).await;
-        }
-        if let Some(round) = &self.inner.input {
-            let key = request.input_key().map(str::to_owned);
-            let (params, _) = request.into_parts();
-            return ask_input(round, InputKind::Roots, key, params).await;
-        }
-        if self.inner.session.is_none() {
-            return Err(ClientRequestError::NoSession);
-        }
-        if !self.declares("roots", None) {
-            return Err(ClientRequestError::NotSupported);
-        }
+        let key = request.input_key().map(str::to_owned);
         let (params, timeout) = request.into_parts();
-        self.round_trip("roots/list", params, timeout).await
+        let needs = Needs {
+            capability: "roots",
+            sub: None,
+            carried_by: |_| true,
+        };
+        self.ask_client(ClientAsk {
+            kind: InputKind::Roots,
+            key,
+            params,
+            timeout,
+            needs,
+        })
+        .await
     }
 
     /// Whether the client declared `capability` (`"elicitation"`, `"sampling"`, `"roots"`,
@@ -176,7 +158,7 @@ impl Context {
     /// [`set_request_state`](Self::set_request_state) set in this run or, on a retry, in
     /// the run that asked. `None` on a first run.
     pub fn request_state(&self) -> Option<Value> {
-        match &self.inner.input {
+        match self.inner.channel.round() {
             Some(round) => round.tool_state(),
             None => self
                 .inner
@@ -203,7 +185,7 @@ impl Context {
     /// assert_eq!(ctx.request_state(), Some(json!({"draft": 42})));
     /// ```
     pub fn set_request_state(&self, value: Value) -> Result<(), ClientRequestError> {
-        match &self.inner.input {
+        match self.inner.channel.round() {
             Some(round) => {
                 round
                     .set_tool_state(value)
@@ -276,8 +258,18 @@ impl Context {
             .clone()
     }
 
+    /// Asks the client through the call's channel. In the stateless era a capability the
+    /// request did not declare is refused here and recorded, so the call is answered `-32021`
+    /// naming it (every one the call asked for, not only the last).
+    async fn ask_client(&self, ask: ClientAsk) -> Result<Value, ClientRequestError> {
+        if self.missing_in_stateless(ask.needs.capability, ask.needs.sub) {
+            return Err(ClientRequestError::NotSupported);
+        }
+        self.inner.channel.ask(self, ask).await
+    }
+
     /// Whether the client declared `capability` (and its `sub` key), by key presence.
-    fn declares(&self, capability: &str, sub: Option<&str>) -> bool {
+    pub(super) fn declares(&self, capability: &str, sub: Option<&str>) -> bool {
         let Some(found) = self
             .inner
             .client_capabilities
@@ -287,66 +279,6 @@ impl Context {
             return false;
         };
         sub.is_none_or(|sub| found.get(sub).is_some())
-    }
-
-    async fn round_trip(
-        &self,
-        method: &str,
-        params: Value,
-        timeout: std::time::Duration,
-    ) -> Result<Value, ClientRequestError> {
-        let Some(session) = &self.inner.session else {
-            return Err(ClientRequestError::NoSession);
-        };
-        let (id, answer) = session.begin_request(&self.stream_name());
-        // Forgets the pending entry however this ends (answered, timed out, call dropped).
-        let _pending = Pending { session, id: &id };
-        let message = serde_json::json!({
-            "jsonrpc": "2.0",
-            "id": id,
-            "method": method,
-            "params": params,
-        });
-        match self.send(message) {
-            Delivery::Sent => {}
-            Delivery::NoStream => return Err(ClientRequestError::NoStream),
-            Delivery::Disconnected => return Err(ClientRequestError::Disconnected),
-        }
-        match tokio::time::timeout(timeout, answer).await {
-            Ok(Ok(Ok(result))) => Ok(result),
-            Ok(Ok(Err(error))) => Err(ClientRequestError::Client(error)),
-            Ok(Err(_)) => Err(ClientRequestError::Disconnected),
-            Err(_) => Err(ClientRequestError::Timeout),
-        }
-    }
-}
-
-/// One input request of a multi round-trip request: its answer when the client gave it, else
-/// recorded for the round's `input_required` and pending until the driver drops the call.
-async fn ask_input(
-    round: &Round,
-    kind: InputKind,
-    key: Option<String>,
-    params: Value,
-) -> Result<Value, ClientRequestError> {
-    match round.ask(kind, key, params) {
-        Asked::Answered(answer) => Ok(answer),
-        Asked::TooLarge(e) => Err(ClientRequestError::RequestStateTooLarge {
-            size: e.size,
-            limit: e.limit,
-        }),
-        Asked::Recorded => std::future::pending().await,
-    }
-}
-
-struct Pending<'a> {
-    session: &'a SessionHandle,
-    id: &'a str,
-}
-
-impl Drop for Pending<'_> {
-    fn drop(&mut self) {
-        self.session.forget_request(self.id);
     }
 }
 

@@ -6,13 +6,13 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 mod builder;
+mod channel;
 mod client;
 mod identity;
 mod origin;
 mod task;
 mod user_state;
 
-use crate::mrtr::Round;
 use crate::protocol::{LogLevel, ProtocolVersion};
 use crate::session::SessionHandle;
 pub use crate::session::{Delivery, Notifier};
@@ -65,12 +65,12 @@ struct Inner {
     /// Stateless era: the client capabilities the call asked for but the request did not
     /// declare, as a `ClientCapabilities` object (the transport answers `-32021`).
     required_capabilities: Mutex<Option<Value>>,
-    /// Stateless era: the call's multi round-trip input round (`tools/call`, `prompts/get`,
-    /// `resources/read`).
-    input: Option<Arc<Round>>,
+    /// How the call reaches its client (sampling, elicitation, roots): its session, its
+    /// multi round-trip round, its task, or nobody.
+    channel: channel::Channel,
     /// The caller, as the transport authenticated it.
     identity: Option<Arc<Identity>>,
-    /// The tool's own request state when the call has no input round.
+    /// The tool's own request state when the call's channel has no round.
     request_state: Mutex<Option<Value>>,
     /// The call's transport and client address.
     origin: Origin,
@@ -233,7 +233,7 @@ impl Context {
         self.inner.session.as_ref()
     }
 
-    fn send(&self, message: Value) -> Delivery {
+    pub(super) fn send(&self, message: Value) -> Delivery {
         if let Some(notifier) = &self.inner.notifier {
             return notifier.deliver(message);
         }
@@ -243,7 +243,7 @@ impl Context {
         }
     }
 
-    fn stream_name(&self) -> String {
+    pub(super) fn stream_name(&self) -> String {
         match (&self.inner.notifier, &self.inner.session) {
             (Some(notifier), _) => notifier.stream().to_owned(),
             (None, Some(session)) => session

@@ -9,9 +9,37 @@ use futures_util::future::BoxFuture;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use super::channel::{Channel, ClientAsk, ClientChannel};
 use super::{Context, Inner, ProgressState};
-use crate::mrtr::InputKind;
+use crate::mrtr::{InputKind, Round};
 use crate::session::ClientRequestError;
+
+/// A task's call reaches its client through the task once it is one (`inputRequests`,
+/// answered by `tasks/update`), and until then (a call that may hand off, still under its
+/// request's round) the way its request did.
+#[derive(Debug)]
+struct TaskChannel {
+    link: Arc<dyn TaskLink>,
+    before: Channel,
+}
+
+impl ClientChannel for TaskChannel {
+    fn ask<'a>(
+        &'a self,
+        ctx: &'a Context,
+        ask: ClientAsk,
+    ) -> BoxFuture<'a, Result<Value, ClientRequestError>> {
+        if self.link.is_task() {
+            self.link.ask(ask.kind, ask.key, ask.params, ask.timeout)
+        } else {
+            self.before.ask(ctx, ask)
+        }
+    }
+
+    fn round(&self) -> Option<&Round> {
+        self.before.round()
+    }
+}
 
 /// What a call that is, or may become, a task gives its context.
 pub(crate) trait TaskLink: Send + Sync + std::fmt::Debug {
@@ -56,11 +84,6 @@ impl Context {
         }
     }
 
-    /// The call's task, when it runs as one.
-    pub(crate) fn task(&self) -> Option<&Arc<dyn TaskLink>> {
-        self.inner.task.as_ref().filter(|link| link.is_task())
-    }
-
     /// The context a task's call runs with: this request's, with the task's own cancellation
     /// (the request's end does not cancel the task) and `slot`.
     pub(crate) fn for_task(&self, token: CancellationToken, slot: Arc<dyn TaskLink>) -> Context {
@@ -81,7 +104,10 @@ impl Context {
                 progress: Mutex::new(ProgressState::default()),
                 log_level: inner.log_level,
                 required_capabilities: Mutex::new(None),
-                input: inner.input.clone(),
+                channel: Channel::Shared(Arc::new(TaskChannel {
+                    link: slot.clone(),
+                    before: inner.channel.clone(),
+                })),
                 identity: inner.identity.clone(),
                 request_state: Mutex::new(None),
                 origin: inner.origin,
