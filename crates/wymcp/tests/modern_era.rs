@@ -368,6 +368,44 @@ async fn a_missing_envelope_is_400_invalid_params() {
     assert_eq!(status, StatusCode::OK, "{body}");
 }
 
+/// The era is decided by one rule on every transport (`Era::of`): a body that claims the
+/// stateless era by itself is served in it without a version header, as on stdio: a request
+/// of a method of this era only, or a `_meta` carrying one of the envelope's keys. Each is then
+/// told what its envelope misses, not asked for a session.
+#[tokio::test]
+async fn a_body_claims_the_stateless_era_without_a_version_header() {
+    let h = start().await;
+    let discover = json!({"jsonrpc": "2.0", "id": 7, "method": "server/discover"});
+    let (status, body) = h.post_with(&discover, &[]).await;
+    assert_error(status, &body, 400, -32602);
+    assert_eq!(
+        body["error"]["data"]["envelope"]["missing"],
+        json!([
+            "io.modelcontextprotocol/protocolVersion",
+            "io.modelcontextprotocol/clientCapabilities"
+        ]),
+        "{body}"
+    );
+    let mut meta = envelope();
+    meta.as_object_mut()
+        .unwrap()
+        .remove("io.modelcontextprotocol/protocolVersion");
+    let half = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list",
+        "params": {"_meta": meta}});
+    let (status, body) = h.post_with(&half, &[]).await;
+    assert_error(status, &body, 400, -32602);
+    assert_eq!(
+        body["error"]["data"]["envelope"]["missing"],
+        json!(["io.modelcontextprotocol/protocolVersion"]),
+        "{body}"
+    );
+    assert_eq!(
+        h.store.calls.load(Ordering::SeqCst),
+        0,
+        "the store is never asked"
+    );
+}
+
 #[tokio::test]
 async fn headers_must_match_the_body() {
     let h = start().await;

@@ -53,6 +53,21 @@ pub(crate) enum Era {
     Stateless,
 }
 
+impl Era {
+    /// The one rule that decides a message's era, on every transport: the stateless era when
+    /// the transport's version header names a stateless revision (`header_names_stateless`;
+    /// stdio has no headers) or the body claims it by itself (its `_meta` carries the
+    /// envelope's `protocolVersion` or `clientCapabilities`, or it requests `server/discover`
+    /// or `subscriptions/listen`); else the session era.
+    pub(crate) fn of(header_names_stateless: bool, message: &serde_json::Value) -> Era {
+        if header_names_stateless || stateless::claimed_in_body(message) {
+            Era::Stateless
+        } else {
+            Era::Session
+        }
+    }
+}
+
 /// Where a request's related messages (progress, log messages, server→client requests) can
 /// travel besides its answer.
 #[derive(Debug, Clone)]
@@ -105,4 +120,42 @@ pub(crate) enum Outcome {
     Call(Call),
     /// An admitted `subscriptions/listen` request: the transport opens its stream.
     Listen(Listen),
+}
+
+#[cfg(test)]
+mod era_tests {
+    use serde_json::json;
+
+    use super::Era;
+
+    #[test]
+    fn one_rule_decides_the_era_on_every_transport() {
+        let plain = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+        assert_eq!(Era::of(false, &plain), Era::Session);
+        // The version header alone (Streamable HTTP).
+        assert_eq!(Era::of(true, &plain), Era::Stateless);
+        // Either key of the envelope, whatever its value, on any message.
+        for key in [
+            "io.modelcontextprotocol/protocolVersion",
+            "io.modelcontextprotocol/clientCapabilities",
+        ] {
+            let request = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
+                "params": {"_meta": {key: "1999-01-01"}}});
+            assert_eq!(Era::of(false, &request), Era::Stateless, "{key}");
+            let notification = json!({"jsonrpc": "2.0", "method": "notifications/x",
+                "params": {"_meta": {key: {}}}});
+            assert_eq!(Era::of(false, &notification), Era::Stateless, "{key}");
+        }
+        // A method of this era only, as a request; not as a notification.
+        for method in ["server/discover", "subscriptions/listen"] {
+            let request = json!({"jsonrpc": "2.0", "id": "a", "method": method});
+            assert_eq!(Era::of(false, &request), Era::Stateless, "{method}");
+            let notification = json!({"jsonrpc": "2.0", "method": method});
+            assert_eq!(Era::of(false, &notification), Era::Session, "{method}");
+        }
+        // Other `_meta` keys claim nothing.
+        let other = json!({"jsonrpc": "2.0", "id": 1, "method": "ping",
+            "params": {"_meta": {"progressToken": 1}}});
+        assert_eq!(Era::of(false, &other), Era::Session);
+    }
 }

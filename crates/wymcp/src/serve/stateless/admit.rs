@@ -21,11 +21,12 @@ use crate::protocol::headers::{
     METHOD as METHOD_HEADER, NAME as NAME_HEADER, PROTOCOL_VERSION as VERSION_HEADER,
 };
 
-/// Whether a request's body names the stateless era by itself (stdio has no header layer):
-/// its `_meta` carries one of the envelope's required keys (whatever the value, so an
-/// unsupported revision is told so, and a half envelope is told what it misses), or its
-/// method exists only in this era (`server/discover`, `subscriptions/listen`).
-pub(crate) fn claimed_in_body(method: &str, message: &Value) -> bool {
+/// Whether a message's body claims the stateless era by itself: its `_meta` carries one of
+/// the envelope's required keys (whatever the value, so an unsupported revision is told so,
+/// and a half envelope is told what it misses), or it is a request of a method that exists
+/// only in this era (`server/discover`, `subscriptions/listen`). The body's half of
+/// [`Era::of`](crate::serve::Era::of).
+pub(crate) fn claimed_in_body(message: &Value) -> bool {
     let meta = message
         .get("params")
         .and_then(|p| p.get("_meta"))
@@ -33,7 +34,12 @@ pub(crate) fn claimed_in_body(method: &str, message: &Value) -> bool {
     let marked = meta.is_some_and(|m| {
         m.contains_key(PROTOCOL_VERSION_KEY) || m.contains_key(CLIENT_CAPABILITIES_KEY)
     });
-    marked || matches!(method, "server/discover" | "subscriptions/listen")
+    marked
+        || message.get("id").is_some()
+            && matches!(
+                message.get("method").and_then(Value::as_str),
+                Some("server/discover" | "subscriptions/listen")
+            )
 }
 
 /// A request admitted so far: a valid JSON-RPC request for a method this era serves, with a

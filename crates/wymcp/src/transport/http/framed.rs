@@ -86,13 +86,11 @@ fn may_open_session(headers: &HeaderMap) -> bool {
     // Prepared names: a name given as text is parsed again at every lookup.
     static SESSION: HeaderName = HeaderName::from_static(headers::SESSION_ID);
     static VERSION: HeaderName = HeaderName::from_static(headers::PROTOCOL_VERSION);
-    // Compared with the stateless revisions' names, not parsed: this runs on every request.
-    let stateless = headers.get(&VERSION).is_some_and(|v| {
-        let text = v.as_bytes().trim_ascii();
-        ProtocolVersion::ALL
-            .iter()
-            .any(|p| p.is_stateless() && p.as_str().as_bytes() == text)
-    });
+    // The header's half of the era's rule (`Era::of`), without parsing: this runs on every
+    // request.
+    let stateless = headers
+        .get(&VERSION)
+        .is_some_and(|v| ProtocolVersion::names_stateless(v.as_bytes()));
     !headers.contains_key(&SESSION) && !stateless
 }
 

@@ -18,7 +18,6 @@ use super::checks::{header_str, wire_checks};
 use super::error::{HttpError, json_bytes_response, json_response};
 use super::headers::{SESSION_HEADER, VersionHeader, WireHeaders, unsupported_version_text};
 use super::state::State;
-use crate::protocol::stateless::PROTOCOL_VERSION_KEY;
 use crate::protocol::{Kind, headers};
 use crate::serve::{Era, Identity, Inbound, Loaded, Outcome, Related, RoutingHeaders};
 
@@ -53,7 +52,7 @@ async fn process(state: Arc<State>, req: Request) -> Result<Response, HttpError>
     // The stateless era and batches run boxed: their futures are several times the size of a
     // session call's, and every POST's future (boxed by the router) would otherwise be as
     // large as the largest of them (see docs/performance.md, "Future sizes").
-    if claims_stateless(version, &message) {
+    if Era::of(version.names_stateless(), &message) == Era::Stateless {
         let client = peer(&parts);
         let received = (message, body);
         let stateless = stateless_request(&state, &wire, (identity, client), accept, received);
@@ -307,18 +306,6 @@ async fn read_body(
             "Could not read the request body",
         )
     })
-}
-
-/// Whether a POST belongs to the stateless era (2026-07-28): its version header names it, or
-/// the body carries the envelope's `protocolVersion` (whatever its value, so an unsupported one
-/// gets `-32022`). The transport decides the era; the core serves it.
-fn claims_stateless(version: VersionHeader<'_>, message: &Value) -> bool {
-    version.names_stateless()
-        || message
-            .get("params")
-            .and_then(|p| p.get("_meta"))
-            .and_then(|m| m.get(PROTOCOL_VERSION_KEY))
-            .is_some()
 }
 
 fn unsupported_version(rid: &Value, raw: &str) -> HttpError {

@@ -16,7 +16,7 @@ use super::listen::Listens;
 use crate::protocol::{Kind, RpcError, failure};
 use crate::resource::ServerNotification;
 use crate::serve::{
-    Call, Core, Era, Event, Inbound, Outcome, Refusal, Related, Settings, Standalone, stateless,
+    Call, Core, Era, Event, Inbound, Outcome, Refusal, Related, Settings, Standalone,
 };
 use crate::session::{InMemorySessionStore, SessionHandle};
 use crate::{Delivery, Notifier, Server};
@@ -211,12 +211,7 @@ impl<F: FnMut(&SessionHandle) + Send> Connection<F> {
             return;
         }
         let kind = Kind::of(&message);
-        let era = match &kind {
-            Kind::Request { method, .. } if stateless::claimed_in_body(method, &message) => {
-                Era::Stateless
-            }
-            _ => Era::Session,
-        };
+        let era = Era::of(false, &message);
         if let Kind::Notification { method } = &kind
             && method == "notifications/cancelled"
         {
