@@ -88,9 +88,20 @@ impl Default for Features {
 }
 
 impl Server {
-    /// The `capabilities` of `initialize` for a session of `version`: `tools` (`listChanged`)
-    /// and `logging` always; `resources` (`subscribe`, `listChanged`), `prompts` (`listChanged`) and
-    /// `completions` only when the server has resources, prompts or completion providers.
+    /// The server's `capabilities` at `version`: what `initialize` answers a session of a
+    /// session-era revision, and what `server/discover` (and the stateless era's method check)
+    /// reads at 2026-07-28. The one place they are made.
+    ///
+    /// - `tools` and `logging` always; `resources` (`subscribe`, `listChanged`), `prompts`
+    ///   (`listChanged`) and `completions` only when the server has resources, prompts or
+    ///   completion providers.
+    /// - `listChanged`: a session's tool list changes with the tools registered on it, so a
+    ///   session's `tools.listChanged` is always `true`, and its resources' and prompts' say
+    ///   whether the server declared [`list_changed`](crate::ServerBuilder::list_changed). The
+    ///   stateless era has no per-session tools and tells changes only on
+    ///   `subscriptions/listen`: it declares `listChanged` (as `true`) only when the server
+    ///   does.
+    /// - `extensions` (skills, tasks): the stateless era's only.
     ///
     /// ```
     /// use wymcp::resource::Resource;
@@ -98,33 +109,54 @@ impl Server {
     ///
     /// let bare = Server::builder().build().unwrap();
     /// let caps = bare.capabilities(ProtocolVersion::V2025_11_25);
-    /// assert!(caps.get("tools").is_some());
+    /// assert_eq!(caps["tools"]["listChanged"], true);
     /// assert!(caps.get("resources").is_none());
+    /// let caps = bare.capabilities(ProtocolVersion::V2026_07_28);
+    /// assert!(caps["tools"].get("listChanged").is_none());
     ///
     /// let with = Server::builder().resource(Resource::text("test://a", "a", "A")).build().unwrap();
     /// let caps = with.capabilities(ProtocolVersion::V2025_11_25);
     /// assert_eq!(caps["resources"]["subscribe"], true);
     /// ```
     pub fn capabilities(&self, version: ProtocolVersion) -> Value {
-        let _ = version; // every capability below exists from 2025-03-26 on
         let features = self.features();
-        let list_changed = features.list_changed;
+        let declared = features.list_changed;
+        let stateless = version.is_stateless();
+        // `{"listChanged": changes}`, or `{}` where the stateless era declares no changes.
+        let listing = |changes: bool| {
+            let mut capability = Map::new();
+            if !stateless || declared {
+                capability.insert("listChanged".into(), Value::Bool(changes));
+            }
+            capability
+        };
         let mut caps = Map::new();
-        // Tools can be registered per session (the session engine), hence `listChanged`;
-        // `protocol::initialize_result` serves these capabilities.
-        caps.insert("tools".into(), json!({ "listChanged": true }));
+        caps.insert("tools".into(), Value::Object(listing(true)));
         caps.insert("logging".into(), json!({}));
         if !features.resources.is_empty() {
-            caps.insert(
-                "resources".into(),
-                json!({ "subscribe": true, "listChanged": list_changed }),
-            );
+            let mut resources = Map::new();
+            resources.insert("subscribe".into(), Value::Bool(true));
+            resources.extend(listing(declared));
+            caps.insert("resources".into(), Value::Object(resources));
         }
         if !features.prompts.is_empty() {
-            caps.insert("prompts".into(), json!({ "listChanged": list_changed }));
+            caps.insert("prompts".into(), Value::Object(listing(declared)));
         }
         if !features.completions.is_empty() {
             caps.insert("completions".into(), json!({}));
+        }
+        if stateless {
+            let mut extensions = Map::new();
+            if !features.skills.is_empty() {
+                let skills = json!({ "directoryRead": true });
+                extensions.insert(crate::skill::SKILLS_EXTENSION.into(), skills);
+            }
+            if features.tasks.is_enabled() {
+                extensions.insert(crate::task::TASKS_EXTENSION.into(), json!({}));
+            }
+            if !extensions.is_empty() {
+                caps.insert("extensions".into(), Value::Object(extensions));
+            }
         }
         Value::Object(caps)
     }

@@ -7,47 +7,14 @@ use crate::Server;
 use crate::protocol::ProtocolVersion;
 use crate::protocol::stateless::{CacheHints, SERVER_INFO_KEY, supported_versions};
 
-/// The capabilities of the stateless era, true to what `subscriptions/listen` delivers:
-/// `resources.subscribe` when the server has resources, and `listChanged` for tools, prompts
-/// and resources only when the server declares it
-/// ([`ServerBuilder::list_changed`](crate::ServerBuilder::list_changed)); there are no
-/// per-session tools here, so `tools.listChanged` is not declared by default.
-///
+/// The capabilities of the stateless era ([`Server::capabilities`] at 2026-07-28).
 pub(crate) fn capabilities(server: &Server) -> &Value {
     // A server's capabilities never change once built: worked out on first use, then read
     // by every request's method check.
     server
         .features()
         .stateless_capabilities
-        .get_or_init(|| capabilities_of(server))
-}
-
-fn capabilities_of(server: &Server) -> Value {
-    let mut caps = server.capabilities(ProtocolVersion::V2026_07_28);
-    let declared = server.features().list_changed;
-    if let Some(map) = caps.as_object_mut() {
-        for (_, capability) in map.iter_mut() {
-            if let Some(capability) = capability.as_object_mut()
-                && !declared
-            {
-                capability.remove("listChanged");
-            }
-        }
-        // Extensions are declared in the stateless era only (a session's capabilities have no
-        // `extensions`).
-        let mut extensions = Map::new();
-        if !server.features().skills.is_empty() {
-            let skills = json!({ "directoryRead": true });
-            extensions.insert(crate::skill::SKILLS_EXTENSION.into(), skills);
-        }
-        if server.features().tasks.is_enabled() {
-            extensions.insert(crate::task::TASKS_EXTENSION.into(), json!({}));
-        }
-        if !extensions.is_empty() {
-            map.insert("extensions".into(), Value::Object(extensions));
-        }
-    }
-    caps
+        .get_or_init(|| server.capabilities(ProtocolVersion::V2026_07_28))
 }
 
 /// The `server/discover` result (without the shaping [`complete`] adds).
