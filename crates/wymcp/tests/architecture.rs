@@ -34,6 +34,47 @@ fn the_top_level_modules_form_no_cycle() {
     assert!(cycles.is_empty(), "import cycles {cycles:?}:{why}");
 }
 
+/// What the transports and the testing kit may import: a ratchet toward docs/architecture.md's
+/// goal (a transport hands the serving core bytes and transport facts and writes the frames
+/// it gives back, importing only `serve`, `protocol` and `limits`; the testing kit drives the
+/// core like a transport). Each list is what the modules import today: an import outside it
+/// fails here, and an edge removed from the code must be removed from its list, so the lists
+/// only shrink.
+#[test]
+fn the_transports_and_the_testing_kit_import_only_what_they_are_allowed() {
+    let graph = import_graph(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
+    let allowed: [(&str, &[&str]); 2] = [
+        (
+            "transport",
+            &[
+                "card", "context", "dispatch", "limits", "protocol", "resource", "serve", "server",
+                "session",
+            ],
+        ),
+        (
+            "testing",
+            &["context", "dispatch", "protocol", "server", "tool"],
+        ),
+    ];
+    for (module, allowed) in allowed {
+        let imports: Vec<&str> = graph[module].keys().map(String::as_str).collect();
+        let extra: Vec<String> = graph[module]
+            .iter()
+            .filter(|(to, _)| !allowed.contains(&to.as_str()))
+            .map(|(to, file)| format!("{to} (first in {file})"))
+            .collect();
+        assert!(
+            extra.is_empty(),
+            "{module} imports more than it may: {extra:?}"
+        );
+        let gone: Vec<&&str> = allowed.iter().filter(|a| !imports.contains(a)).collect();
+        assert!(
+            gone.is_empty(),
+            "{module} no longer imports {gone:?}: take them off its list"
+        );
+    }
+}
+
 /// The scan itself: a circle written into a small tree is found, through a root re-export.
 #[test]
 fn a_cycle_through_a_root_reexport_is_found() {
