@@ -5,6 +5,7 @@ use std::sync::Arc;
 use axum::extract::Request;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use futures_util::FutureExt;
 
 use super::checks::wire_checks;
 use super::headers::WireHeaders;
@@ -15,11 +16,11 @@ use super::rejection::{
 use super::state::State;
 use crate::serve::owns;
 
-pub(crate) async fn handle(state: Arc<State>, req: Request) -> Response {
-    match end(state, req).await {
-        Ok(response) => response,
-        Err(refusal) => refusal.write(Dialect::Plain).into_response(),
-    }
+/// A DELETE's response. Not an `async fn`: mapping `end`'s future keeps one copy of it in the
+/// router's box.
+pub(crate) fn handle(state: Arc<State>, req: Request) -> impl Future<Output = Response> {
+    end(state, req)
+        .map(|ended| ended.unwrap_or_else(|refusal| refusal.write(Dialect::Plain).into_response()))
 }
 
 async fn end(state: Arc<State>, req: Request) -> Result<Response, Rejection> {
