@@ -91,19 +91,6 @@ impl Refusal {
         Refusal::new(Class::Store, id, error)
     }
 
-    /// Why, in words: `data.error` when the error carries one, else its message.
-    pub(crate) fn reason(&self) -> String {
-        match self
-            .error
-            .data()
-            .and_then(|d| d.get("error"))
-            .and_then(Value::as_str)
-        {
-            Some(reason) => reason.to_owned(),
-            None => self.error.message().to_owned(),
-        }
-    }
-
     /// The whole JSON-RPC error response.
     pub(crate) fn to_message(&self) -> Value {
         failure(self.id.clone(), &self.error)

@@ -16,102 +16,17 @@
 //! set: the public names a server answers to are not known to it.
 
 use axum::http::header::AsHeaderName;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
-use serde_json::Value;
+use axum::http::{HeaderMap, HeaderValue};
 
 use super::auth::{ChallengeError, Identity, Presented, challenge, presented};
 use super::authority::{authority_host, is_loopback_name, origin_host, same_host};
 use super::config::HttpConfig;
-use super::error::HttpError;
 use super::headers::{Found, WireHeaders};
+use super::rejection::{
+    AuthDenial, AuthFailure, AuthRefused, DuplicatedHeader, HostNotAllowed, InvalidHost,
+    MissingHost, OriginNotAllowed, Rejection,
+};
 use super::state::State;
-
-/// A failed check: status and message (the route picks the dialect), and the
-/// `WWW-Authenticate` challenge of a 401.
-#[derive(Debug)]
-pub(crate) struct WireRefusal {
-    pub(crate) status: StatusCode,
-    pub(crate) message: String,
-    pub(crate) challenge: Option<axum::http::HeaderValue>,
-    /// Set when auth refused the request: what the route reports as `wymcp.auth.reject` or
-    /// `wymcp.auth.error` (see [`WireRefusal::report_auth`]).
-    pub(crate) auth: Option<AuthFailure>,
-}
-
-/// Why auth refused a request, for the auth events.
-#[derive(Debug)]
-pub(crate) struct AuthFailure {
-    pub(crate) auth_module: &'static str,
-    /// `None`: the hook answered a refusal; `Some(message)`: the hook panicked.
-    pub(crate) panic: Option<String>,
-    pub(crate) reason: String,
-}
-
-impl From<(StatusCode, String)> for WireRefusal {
-    fn from((status, message): (StatusCode, String)) -> Self {
-        WireRefusal {
-            status,
-            message,
-            challenge: None,
-            auth: None,
-        }
-    }
-}
-
-impl WireRefusal {
-    /// Emits `wymcp.auth.reject` (or `wymcp.auth.error` for a panicking hook) when auth
-    /// refused the request; `request_id` and `method` are the body's, when the route read one.
-    pub(crate) fn report_auth(
-        &self,
-        http_method: &str,
-        request_id: Option<&Value>,
-        method: Option<&str>,
-    ) {
-        let Some(failure) = &self.auth else { return };
-        let request_id = request_id.map(|id| wymcp_core::bound::echo(&id.to_string()));
-        let method = method.map(wymcp_core::bound::echo);
-        match &failure.panic {
-            None => tracing::warn!(
-                name: "wymcp.auth.reject",
-                auth_module = failure.auth_module,
-                reason = %wymcp_core::bound::echo(&failure.reason),
-                request_id = request_id.as_deref(),
-                method = method.as_deref(),
-                http_method,
-                "MCP request refused by auth"
-            ),
-            Some(error) => tracing::error!(
-                name: "wymcp.auth.error",
-                auth_module = failure.auth_module,
-                exception = "panic",
-                error = %wymcp_core::bound::echo(error).escape_debug(),
-                request_id = request_id.as_deref(),
-                method = method.as_deref(),
-                http_method,
-                "the auth hook panicked"
-            ),
-        }
-    }
-
-    /// In the plain-JSON dialect (GET, DELETE).
-    pub(crate) fn plain(self) -> HttpError {
-        let err = HttpError::plain(self.status, self.message);
-        match self.challenge {
-            Some(c) => err.with_challenge(c),
-            None => err,
-        }
-    }
-
-    /// In the JSON-RPC dialect (POST).
-    pub(crate) fn rpc(self, id: Value) -> HttpError {
-        let err = HttpError::invalid_request(self.status, id, self.message);
-        match self.challenge {
-            Some(c) => err.with_challenge(c),
-            None => err,
-        }
-    }
-}
 
 /// Runs the auth hook with a panic inside it contained: a panicking hook refuses the request
 /// with `Authentication error` (and an error log) instead of taking the connection down.
@@ -147,9 +62,9 @@ async fn authenticate_contained(
 pub(crate) async fn wire_checks(
     state: &State,
     wire: &WireHeaders<'_>,
-) -> Result<Option<Identity>, WireRefusal> {
-    check_origin(&state.config, &wire.origin).map_err(WireRefusal::from)?;
-    check_host(&state.config, &wire.host).map_err(WireRefusal::from)?;
+) -> Result<Option<Identity>, Rejection> {
+    check_origin(&state.config, &wire.origin)?;
+    check_host(&state.config, &wire.host)?;
     let identity = match &state.auth {
         None => None,
         Some(auth) => match authenticate_contained(auth.as_ref(), wire.map).await {
@@ -157,8 +72,8 @@ pub(crate) async fn wire_checks(
             Err((refusal, panic)) => return Err(auth_refusal(state, wire.map, refusal, panic)),
         },
     };
-    single(&wire.session, "Mcp-Session-Id").map_err(WireRefusal::from)?;
-    single(&wire.version, "MCP-Protocol-Version").map_err(WireRefusal::from)?;
+    single(&wire.session, "Mcp-Session-Id")?;
+    single(&wire.version, "MCP-Protocol-Version")?;
     Ok(identity)
 }
 
@@ -172,43 +87,44 @@ fn auth_refusal(
     headers: &HeaderMap,
     refusal: super::auth::AuthRefusal,
     panic: Option<String>,
-) -> WireRefusal {
-    if panic.is_none() && refusal.is_unavailable() {
-        return WireRefusal {
-            status: StatusCode::SERVICE_UNAVAILABLE,
-            auth: Some(AuthFailure {
-                auth_module: state.auth_module,
-                panic: None,
-                reason: refusal.0.clone(),
-            }),
-            message: refusal.0,
-            challenge: None,
-        };
+) -> Rejection {
+    let failure = AuthFailure {
+        auth_module: state.auth_module,
+        panic,
+        reason: refusal.0.clone(),
+    };
+    if failure.panic.is_none() && refusal.is_unavailable() {
+        let denial = AuthDenial::Unavailable;
+        let (text, challenge) = (refusal.0, None);
+        return AuthRefused {
+            denial,
+            text,
+            challenge,
+            failure,
+        }
+        .into();
     }
-    let (status, message, error) = match (&panic, presented(headers)) {
-        (Some(_), _) => (StatusCode::UNAUTHORIZED, None, ChallengeError::None),
+    let (denial, text, error) = match (&failure.panic, presented(headers)) {
+        (Some(_), _) => (AuthDenial::Unauthorized, None, ChallengeError::None),
         (None, Presented::Malformed(why)) => (
-            StatusCode::BAD_REQUEST,
+            AuthDenial::Malformed,
             Some(why.to_owned()),
             ChallengeError::InvalidRequest,
         ),
         (None, Presented::Bearer(_)) => {
-            (StatusCode::UNAUTHORIZED, None, ChallengeError::InvalidToken)
+            (AuthDenial::Unauthorized, None, ChallengeError::InvalidToken)
         }
         (None, Presented::Nothing | Presented::OtherScheme) => {
-            (StatusCode::UNAUTHORIZED, None, ChallengeError::None)
+            (AuthDenial::Unauthorized, None, ChallengeError::None)
         }
     };
-    WireRefusal {
-        status,
-        auth: Some(AuthFailure {
-            auth_module: state.auth_module,
-            panic,
-            reason: refusal.0.clone(),
-        }),
-        message: message.unwrap_or(refusal.0),
+    AuthRefused {
+        denial,
+        text: text.unwrap_or(refusal.0),
         challenge: Some(challenge(&state.config.www_authenticate, error)),
+        failure,
     }
+    .into()
 }
 
 fn protection_on(config: &HttpConfig) -> bool {
@@ -226,20 +142,17 @@ fn host_allowed(config: &HttpConfig, host: &str) -> bool {
 /// The one value of a header that must appear at most once, or the 400 naming it.
 fn single<'h>(
     found: &Found<'h>,
-    label: &str,
-) -> Result<Option<&'h HeaderValue>, (StatusCode, String)> {
+    name: &'static str,
+) -> Result<Option<&'h HeaderValue>, DuplicatedHeader> {
     match found.repeated {
         false => Ok(found.first),
-        true => Err((
-            StatusCode::BAD_REQUEST,
-            format!("Duplicated {label} header. Send exactly one {label} header."),
-        )),
+        true => Err(DuplicatedHeader { name }),
     }
 }
 
 /// A present `Origin` must be allowed (see the module's documentation), whatever the bind
 /// address and whether or not DNS-rebinding protection is on.
-fn check_origin(config: &HttpConfig, origin: &Found<'_>) -> Result<(), (StatusCode, String)> {
+fn check_origin(config: &HttpConfig, origin: &Found<'_>) -> Result<(), Rejection> {
     let Some(origin) = single(origin, "Origin")? else {
         return Ok(());
     };
@@ -250,66 +163,35 @@ fn check_origin(config: &HttpConfig, origin: &Found<'_>) -> Result<(), (StatusCo
     };
     match allowed {
         true => Ok(()),
-        false => Err(origin_refusal(&origin)),
+        false => Err(OriginNotAllowed {
+            origin: wymcp_core::bound::echo(&origin),
+        }
+        .into()),
     }
-}
-
-fn origin_refusal(origin: &str) -> (StatusCode, String) {
-    (
-        StatusCode::FORBIDDEN,
-        format!("Origin not allowed: {}", wymcp_core::bound::echo(origin)),
-    )
 }
 
 /// `Host`: one header, a valid authority (400 otherwise), then an allowed name when
 /// DNS-rebinding protection is on (403 otherwise).
-fn check_host(config: &HttpConfig, host: &Found<'_>) -> Result<(), (StatusCode, String)> {
+fn check_host(config: &HttpConfig, host: &Found<'_>) -> Result<(), Rejection> {
     let protection = protection_on(config);
     let Some(value) = single(host, "Host")? else {
         return match protection {
-            true => Err((StatusCode::FORBIDDEN, "Missing Host header".to_owned())),
+            true => Err(MissingHost.into()),
             false => Ok(()),
         };
     };
     let Some(host) = value.to_str().ok().and_then(authority_host) else {
-        return Err((
-            StatusCode::BAD_REQUEST,
-            format!(
-                "Invalid Host header: expected host[:port], got {}",
-                wymcp_core::bound::echo(&String::from_utf8_lossy(value.as_bytes()))
-            ),
-        ));
+        let host = wymcp_core::bound::echo(&String::from_utf8_lossy(value.as_bytes()));
+        return Err(InvalidHost { host }.into());
     };
     if !protection || host_allowed(config, host) {
         return Ok(());
     }
-    Err((
-        StatusCode::FORBIDDEN,
-        format!(
-            "Host not allowed: {}",
-            wymcp_core::bound::echo(&host.to_ascii_lowercase())
-        ),
-    ))
-}
-
-/// GET and DELETE in the stateless era: 405, there is no session stream to open or end.
-pub(crate) fn stateless_method_not_allowed() -> Response {
-    (
-        StatusCode::METHOD_NOT_ALLOWED,
-        [(header::ALLOW, "POST")],
-        axum::Json(serde_json::json!({
-            "error": "Method Not Allowed: MCP 2026-07-28 is served by POST only"
-        })),
-    )
-        .into_response()
+    let host = wymcp_core::bound::echo(&host.to_ascii_lowercase());
+    Err(HostNotAllowed { host }.into())
 }
 
 /// The single value of a header, as text.
 pub(crate) fn header_str(headers: &HeaderMap, name: impl AsHeaderName) -> Option<&str> {
     headers.get(name).and_then(|v| v.to_str().ok())
-}
-
-/// Plain-JSON refusal for GET and DELETE.
-pub(crate) fn plain_refusal(refusal: impl Into<WireRefusal>) -> Response {
-    refusal.into().plain().into_response()
 }

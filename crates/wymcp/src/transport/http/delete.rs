@@ -5,31 +5,40 @@ use std::sync::Arc;
 use axum::extract::Request;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use futures_util::FutureExt;
 
-use super::checks::{plain_refusal, wire_checks};
+use super::checks::wire_checks;
 use super::headers::WireHeaders;
+use super::rejection::{
+    Dialect, MissingSessionId, Rejection, SessionNotFound, SessionStoreUnavailable,
+    StatelessMethodNotAllowed,
+};
 use super::state::State;
 use crate::serve::owns;
 
-pub(crate) async fn handle(state: Arc<State>, req: Request) -> Response {
+/// A DELETE's response. Not an `async fn`: mapping `end`'s future keeps one copy of it in the
+/// router's box.
+pub(crate) fn handle(state: Arc<State>, req: Request) -> impl Future<Output = Response> {
+    end(state, req)
+        .map(|ended| ended.unwrap_or_else(|refusal| refusal.write(Dialect::Plain).into_response()))
+}
+
+async fn end(state: Arc<State>, req: Request) -> Result<Response, Rejection> {
     let headers = req.headers();
     let wire = WireHeaders::of(headers);
     let identity = match wire_checks(&state, &wire).await {
         Ok(identity) => identity,
         Err(refusal) => {
             refusal.report_auth("DELETE", None, None);
-            return plain_refusal(refusal);
+            return Err(refusal);
         }
     };
     // The stateless era has no session to end: 405, once the caller passed the wire checks.
     if wire.version_header().names_stateless() {
-        return super::stateless_method_not_allowed();
+        return Err(StatelessMethodNotAllowed.into());
     }
     let Some(session) = wire.session.text() else {
-        return plain_refusal((
-            StatusCode::BAD_REQUEST,
-            "Missing mcp-session-id header".to_owned(),
-        ));
+        return Err(MissingSessionId.into());
     };
     // Only the session's owner may end it; to anyone else it does not exist.
     match state
@@ -43,28 +52,22 @@ pub(crate) async fn handle(state: Arc<State>, req: Request) -> Response {
             if found.is_none() {
                 state.core.forget_gone(session);
             }
-            return plain_refusal((StatusCode::NOT_FOUND, "Session not found".to_owned()));
+            return Err(SessionNotFound.into());
         }
         Err(err) => {
             tracing::error!(%err, "MCP session store failed");
-            return plain_refusal((
-                StatusCode::SERVICE_UNAVAILABLE,
-                "Session store unavailable: try again shortly".to_owned(),
-            ));
+            return Err(SessionStoreUnavailable.into());
         }
     }
     match state.end_session(session).await {
         Ok(true) => {
             tracing::info!("MCP session ended by the client");
-            StatusCode::OK.into_response()
+            Ok(StatusCode::OK.into_response())
         }
-        Ok(false) => plain_refusal((StatusCode::NOT_FOUND, "Session not found".to_owned())),
+        Ok(false) => Err(SessionNotFound.into()),
         Err(err) => {
             tracing::error!(%err, "MCP session store failed");
-            plain_refusal((
-                StatusCode::SERVICE_UNAVAILABLE,
-                "Session store unavailable: try again shortly".to_owned(),
-            ))
+            Err(SessionStoreUnavailable.into())
         }
     }
 }

@@ -1,11 +1,11 @@
 //! [`HttpError`]: one type for every refusal the HTTP transport answers.
 
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
+use super::rejection::{Dialect, Rejection, SessionNotFound};
 use crate::protocol::{RpcError, failure};
-use crate::serve::{Class, Refusal};
 
 /// How a refusal's body is written.
 #[derive(Debug, Clone, PartialEq)]
@@ -40,7 +40,8 @@ pub struct HttpError(Box<Inner>);
 struct Inner {
     status: StatusCode,
     body: ErrorBody,
-    challenge: Option<HeaderValue>,
+    /// The header a refusal is sent with (`WWW-Authenticate`, `Allow`), if any.
+    header: Option<(HeaderName, HeaderValue)>,
 }
 
 impl HttpError {
@@ -49,14 +50,20 @@ impl HttpError {
         HttpError(Box::new(Inner {
             status,
             body,
-            challenge: None,
+            header: None,
         }))
     }
 
     /// Adds a `WWW-Authenticate` challenge (401 answers).
     #[must_use]
-    pub fn with_challenge(mut self, challenge: HeaderValue) -> Self {
-        self.0.challenge = Some(challenge);
+    pub fn with_challenge(self, challenge: HeaderValue) -> Self {
+        self.with_header(header::WWW_AUTHENTICATE, challenge)
+    }
+
+    /// Adds the header a refusal is sent with (one at most: a challenge or `Allow`).
+    #[must_use]
+    pub(crate) fn with_header(mut self, name: HeaderName, value: HeaderValue) -> Self {
+        self.0.header = Some((name, value));
         self
     }
 
@@ -97,15 +104,7 @@ impl HttpError {
     /// HTTP 404 for a session that does not exist (any more): a request gets `-32001`
     /// "Session terminated" without `data`; other kinds an empty body.
     pub fn session_not_found(id: Value) -> Self {
-        if id.is_null() {
-            HttpError::new(StatusCode::NOT_FOUND, ErrorBody::Empty)
-        } else {
-            HttpError::rpc(
-                StatusCode::NOT_FOUND,
-                id,
-                RpcError::new(-32001, "Session terminated", None),
-            )
-        }
+        Rejection::from(SessionNotFound).write(Dialect::JsonRpc(id))
     }
 
     /// A plain-JSON refusal `{"error": message}` (GET, DELETE).
@@ -124,44 +123,20 @@ impl HttpError {
     }
 }
 
-/// A refusal of the serving core, with the status of its class.
-impl From<Refusal> for HttpError {
-    fn from(refusal: Refusal) -> Self {
-        let Refusal { id, error, class } = refusal;
-        let status = match class {
-            Class::Invalid => StatusCode::BAD_REQUEST,
-            Class::MethodNotFound => StatusCode::NOT_FOUND,
-            // HTTP names its session with a header: the refusal says which.
-            Class::NoSession => {
-                let reason = "Missing Mcp-Session-Id header. Initialize first.";
-                return HttpError::invalid_request(StatusCode::BAD_REQUEST, id, reason);
-            }
-            Class::SessionGone => return HttpError::session_not_found(id),
-            // The store (Redis, say) is unreachable: the request can be retried.
-            Class::Store => StatusCode::SERVICE_UNAVAILABLE,
-            Class::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
-            Class::Handler => StatusCode::OK,
-        };
-        HttpError::rpc(status, id, error)
-    }
-}
-
 impl IntoResponse for HttpError {
     fn into_response(self) -> Response {
         let Inner {
             status,
             body,
-            challenge,
+            header,
         } = *self.0;
         let mut response = match body {
             ErrorBody::JsonRpc { id, error } => json_response(status, &failure(id, &error)),
             ErrorBody::Plain(message) => json_response(status, &json!({ "error": message })),
             ErrorBody::Empty => status.into_response(),
         };
-        if let Some(challenge) = challenge {
-            response
-                .headers_mut()
-                .insert(header::WWW_AUTHENTICATE, challenge);
+        if let Some((name, value)) = header {
+            response.headers_mut().insert(name, value);
         }
         response
     }

@@ -18,7 +18,7 @@ use tokio::time::Sleep;
 use crate::protocol::{ProtocolVersion, headers};
 
 /// The body did not arrive in time: no piece of it for the connection's body read timeout.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("no piece of the request body arrived within {0:?} (ConnectionLimits::body_read_timeout)")]
 pub(crate) struct BodyTimedOut(pub(crate) Duration);
 

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::Request;
-use axum::http::{HeaderMap, StatusCode};
-use axum::response::Response;
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use futures_util::stream::{self, Stream, StreamExt as _};
 use serde_json::Value;
@@ -16,15 +16,18 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::accept::Accept;
-use super::checks::{WireRefusal, header_str, plain_refusal, wire_checks};
+use super::checks::{header_str, wire_checks};
 use super::events::LoggedEvent;
-use super::headers::{WireHeaders, unsupported_version_text};
+use super::headers::WireHeaders;
+use super::rejection::{
+    Dialect, EventLogUnavailable, MissingSessionId, Rejection, StatelessMethodNotAllowed,
+    StreamNotAccepted, UnsupportedVersion,
+};
 use super::sse;
 use super::state::State;
 use super::streams::GET_STREAM;
 use super::streams::StreamEvent;
 use crate::protocol::ProtocolVersion;
-use crate::serve::Class;
 use crate::session::SessionRecord;
 
 /// Detaches the stream from its session when the response body is dropped.
@@ -45,11 +48,11 @@ impl Drop for Attached {
 pub(crate) async fn handle(state: Arc<State>, req: Request) -> Response {
     match open(state, req).await {
         Ok(response) => response,
-        Err(refusal) => plain_refusal(refusal),
+        Err(refusal) => refusal.write(Dialect::Plain).into_response(),
     }
 }
 
-async fn open(state: Arc<State>, req: Request) -> Result<Response, WireRefusal> {
+async fn open(state: Arc<State>, req: Request) -> Result<Response, Rejection> {
     let headers = req.headers();
     let wire = WireHeaders::of(headers);
     let identity = wire_checks(&state, &wire)
@@ -57,16 +60,16 @@ async fn open(state: Arc<State>, req: Request) -> Result<Response, WireRefusal> 
         .inspect_err(|refusal| refusal.report_auth("GET", None, None))?;
     // The stateless era has no session stream: 405, once the caller passed the wire checks.
     if wire.version_header().names_stateless() {
-        return Ok(super::stateless_method_not_allowed());
+        return Err(StatelessMethodNotAllowed.into());
     }
     let (session, requested) = read_headers(&wire)?;
     let core = &state.core;
     let record = core
         .resolve(session, identity.as_ref(), (&Value::Null, None), None)
         .await
-        .map_err(session_refusal)?;
+        .map_err(Rejection::of_stream)?;
     core.check_version(&record, requested, &Value::Null)
-        .map_err(session_refusal)?;
+        .map_err(Rejection::of_stream)?;
     let last_event_id = last_event_id(headers);
     // A GET resuming a POST stream (SEP-1699 polling) carries what that stream's call sends
     // from now on; it attaches before the replay is read, so no event falls in between (an
@@ -126,18 +129,16 @@ fn before_attaching(
 /// revision its header names, if any.
 fn read_headers<'h>(
     wire: &WireHeaders<'h>,
-) -> Result<(&'h str, Option<ProtocolVersion>), (StatusCode, String)> {
-    let refused = |status, message: &str| Err((status, message.to_owned()));
+) -> Result<(&'h str, Option<ProtocolVersion>), Rejection> {
     if !Accept::of(wire).admits_sse {
-        let message = "Not Acceptable: the client must accept text/event-stream";
-        return refused(StatusCode::NOT_ACCEPTABLE, message);
+        return Err(StreamNotAccepted { request: "GET" }.into());
     }
     let Some(session) = wire.session.text() else {
-        return refused(StatusCode::BAD_REQUEST, "Missing mcp-session-id header");
+        return Err(MissingSessionId.into());
     };
     match wire.version_header().session_era() {
         Ok(requested) => Ok((session, requested)),
-        Err(raw) => refused(StatusCode::BAD_REQUEST, &unsupported_version_text(raw)),
+        Err(raw) => Err(UnsupportedVersion::new(raw).into()),
     }
 }
 
@@ -148,17 +149,12 @@ fn resumed_post_stream(last_event_id: Option<&str>) -> Option<String> {
 }
 
 /// Logs the stream's priming event (empty data); answers its id.
-async fn prime(state: &State, session: &str, stream: &str) -> Result<String, WireRefusal> {
+async fn prime(state: &State, session: &str, stream: &str) -> Result<String, Rejection> {
     match state.events.append(session, stream, String::new()).await {
         Ok(id) => Ok(id),
         Err(err) => {
             tracing::error!(%err, "SSE event log failed");
-            let status = StatusCode::SERVICE_UNAVAILABLE;
-            Err((
-                status,
-                "Event log unavailable: try again shortly".to_owned(),
-            )
-                .into())
+            Err(EventLogUnavailable.into())
         }
     }
 }
@@ -192,19 +188,6 @@ async fn replay(state: &State, session: &str, last: Option<&str>) -> Vec<LoggedE
             Vec::new()
         }
     }
-}
-
-/// A refusal of the session's resolution in GET's plain dialect.
-fn session_refusal(refusal: crate::serve::Refusal) -> WireRefusal {
-    let (status, message) = match refusal.class {
-        Class::SessionGone => (StatusCode::NOT_FOUND, "Session not found".to_owned()),
-        Class::Store => (
-            StatusCode::SERVICE_UNAVAILABLE,
-            "Session store unavailable: try again shortly".to_owned(),
-        ),
-        _ => (StatusCode::BAD_REQUEST, refusal.reason()),
-    };
-    (status, message).into()
 }
 
 /// Events pushed to the session, with keepalive comments in between, until the stream is

@@ -145,21 +145,6 @@ impl<'h> VersionHeader<'h> {
     }
 }
 
-/// The refusal of a version header that names no session-era revision this server serves,
-/// with the ones it does (the same words on POST and GET).
-pub(crate) fn unsupported_version_text(raw: &str) -> String {
-    let supported: Vec<&str> = ProtocolVersion::SESSION_ERA
-        .iter()
-        .rev()
-        .map(|v| v.as_str())
-        .collect();
-    format!(
-        "Unsupported MCP-Protocol-Version header: {}. Supported: {}.",
-        wymcp_core::bound::echo(raw),
-        supported.join(", ")
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

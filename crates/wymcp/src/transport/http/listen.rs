@@ -40,7 +40,7 @@ use tokio::time::Interval;
 use tokio_util::sync::CancellationToken;
 
 use super::accept::Accept;
-use super::error::HttpError;
+use super::rejection::{CoreRefused, Dialect, Rejection, StreamNotAccepted, TooManyListenStreams};
 use super::sse::{self, KEEPALIVE};
 use super::state::State;
 use super::streams::Slot;
@@ -54,7 +54,7 @@ use crate::serve::stateless::listen::{self, Filter};
 pub(crate) async fn open(state: &Arc<State>, accept: Accept, listen: Admitted) -> Response {
     match stream(state, accept, listen).await {
         Ok(response) => response,
-        Err(refusal) => refusal.into_response(),
+        Err((id, refusal)) => refusal.write(Dialect::JsonRpc(id)).into_response(),
     }
 }
 
@@ -62,32 +62,25 @@ async fn stream(
     state: &Arc<State>,
     accept: Accept,
     listen: Admitted,
-) -> Result<Response, HttpError> {
+) -> Result<Response, (Value, Rejection)> {
     let id = listen.id.clone();
     if !accept.admits_sse {
-        return Err(HttpError::invalid_request(
-            StatusCode::NOT_ACCEPTABLE,
-            id,
-            "Not Acceptable: subscriptions/listen is answered as a text/event-stream; the client must accept it",
-        ));
+        let refusal = StreamNotAccepted {
+            request: "subscriptions/listen",
+        };
+        return Err((id, refusal.into()));
     }
-    let filter = listen
-        .filter(&state.core)
-        .await
-        .map_err(|error| HttpError::rpc(StatusCode::BAD_REQUEST, id.clone(), error))?;
+    let filter = listen.filter(&state.core).await.map_err(|error| {
+        let status = StatusCode::BAD_REQUEST;
+        (id.clone(), CoreRefused { status, error }.into())
+    })?;
     let max = state.config.max_listen_streams;
     let Some(slot) = state.listeners.acquire(max) else {
         tracing::warn!(
             max,
             "subscriptions/listen refused: the stream limit is reached"
         );
-        return Err(HttpError::invalid_request(
-            StatusCode::SERVICE_UNAVAILABLE,
-            id,
-            format!(
-                "Too many listen streams: the limit of {max} open subscriptions/listen streams is reached. Close one or try again later."
-            ),
-        ));
+        return Err((id, TooManyListenStreams { max }.into()));
     };
     // Subscribed before the acknowledgement is written: no change after it is missed.
     let changes = state.core.server().features().hub.changes();

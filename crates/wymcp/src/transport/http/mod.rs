@@ -45,6 +45,7 @@ pub mod jwt;
 mod lease;
 mod listen;
 mod post;
+mod rejection;
 mod serve;
 mod service;
 mod sse;
@@ -73,5 +74,3 @@ pub use introspection::IntrospectionAuth;
 pub use jwt::JwtAuth;
 pub use serve::{HttpServer, protected_resource_router, serve};
 pub use service::StreamableHttpService;
-
-pub(crate) use checks::stateless_method_not_allowed;

@@ -16,7 +16,11 @@ use serde_json::Value;
 use super::accept::Accept;
 use super::checks::{header_str, wire_checks};
 use super::error::{HttpError, json_bytes_response, json_response};
-use super::headers::{SESSION_HEADER, VersionHeader, WireHeaders, unsupported_version_text};
+use super::headers::{SESSION_HEADER, VersionHeader, WireHeaders};
+use super::rejection::{
+    BodyTimeout, Dialect, JsonNotAccepted, MalformedJson, PayloadTooLarge, Rejection,
+    UnreadableBody, UnsupportedMediaType, UnsupportedVersion,
+};
 use super::state::State;
 use crate::protocol::{Kind, headers};
 use crate::serve::{Era, Identity, Inbound, Loaded, Outcome, Related, RoutingHeaders};
@@ -36,18 +40,17 @@ async fn process(state: Arc<State>, req: Request) -> Result<Response, HttpError>
         Err(refusal) => {
             // The body of a caller auth refused is never read: the events carry no request id.
             refusal.report_auth("POST", None, None);
-            return Err(refusal.rpc(Value::Null));
+            return Err(refusal.write(Dialect::JsonRpc(Value::Null)));
         }
     };
     let identity = identity.as_ref();
     let accept = Accept::of(&wire);
-    check_accept(accept)?;
-    check_content_type(&wire)?;
-    let body = read_body(&state, &wire, body).await?;
+    check_accept(accept).map_err(refused)?;
+    check_content_type(&wire).map_err(refused)?;
+    let body = read_body(&state, &wire, body).await.map_err(refused)?;
     let version = wire.version_header();
     let loaded = load_ahead(&state, &wire, version).await;
-    let message: Value =
-        serde_json::from_slice(&body).map_err(|_| HttpError::parse_error("Malformed JSON"))?;
+    let message: Value = serde_json::from_slice(&body).map_err(|_| refused(MalformedJson))?;
     // The era is decided per request: the stateless one never touches the session store.
     // The stateless era and batches run boxed: their futures are several times the size of a
     // session call's, and every POST's future (boxed by the router) would otherwise be as
@@ -59,9 +62,10 @@ async fn process(state: Arc<State>, req: Request) -> Result<Response, HttpError>
         return Box::pin(stateless).await;
     }
     drop(body);
-    let requested = version
-        .session_era()
-        .map_err(|raw| unsupported_version(&Kind::of(&message).rejection_id(), raw))?;
+    let requested = version.session_era().map_err(|raw| {
+        let id = Kind::of(&message).rejection_id();
+        Rejection::from(UnsupportedVersion::new(raw)).write(Dialect::JsonRpc(id))
+    })?;
     let client = peer(&parts)
         .map(|peer| super::forwarded::client_address(peer, headers, &state.config.trusted_proxies));
     let inbound = |message: Value, related: Related| Inbound {
@@ -126,16 +130,17 @@ fn lease_id(state: &State, related: &Related, message: &Value) -> Option<Value> 
     }
 }
 
+/// A refusal of the request before its body is parsed: JSON-RPC, id `null`.
+fn refused(refusal: impl Into<Rejection>) -> HttpError {
+    refusal.into().write(Dialect::JsonRpc(Value::Null))
+}
+
 /// A POST's client must take JSON answers.
-fn check_accept(accept: Accept) -> Result<(), HttpError> {
-    if accept.json {
-        return Ok(());
+fn check_accept(accept: Accept) -> Result<(), JsonNotAccepted> {
+    match accept.json {
+        true => Ok(()),
+        false => Err(JsonNotAccepted),
     }
-    Err(HttpError::invalid_request(
-        StatusCode::NOT_ACCEPTABLE,
-        Value::Null,
-        "Not Acceptable: the client must accept application/json (and text/event-stream)",
-    ))
 }
 
 /// Whether the message is a `tools/call` request: the only request whose answer may be a
@@ -238,7 +243,7 @@ async fn batch(
     })
 }
 
-fn check_content_type(wire: &WireHeaders<'_>) -> Result<(), HttpError> {
+fn check_content_type(wire: &WireHeaders<'_>) -> Result<(), UnsupportedMediaType> {
     // What the SDKs send, compared whole before anything is split.
     if wire
         .content_type
@@ -252,14 +257,9 @@ fn check_content_type(wire: &WireHeaders<'_>) -> Result<(), HttpError> {
         .text()
         .and_then(|v| v.split(';').next())
         .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("application/json"));
-    if is_json {
-        Ok(())
-    } else {
-        Err(HttpError::invalid_request(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            Value::Null,
-            "Unsupported Media Type: the body must be application/json",
-        ))
+    match is_json {
+        true => Ok(()),
+        false => Err(UnsupportedMediaType),
     }
 }
 
@@ -267,51 +267,27 @@ async fn read_body(
     state: &State,
     wire: &WireHeaders<'_>,
     body: Body,
-) -> Result<bytes::Bytes, HttpError> {
+) -> Result<bytes::Bytes, Rejection> {
     let limit = state.config.body_limit;
-    let too_large = || {
-        HttpError::invalid_request(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            Value::Null,
-            format!(
-                "Payload Too Large: the body limit is {limit} bytes (StreamableHttp::body_limit)"
-            ),
-        )
-    };
     let declared = wire
         .content_length
         .text()
         .and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > limit as u64) {
-        return Err(too_large());
+        return Err(PayloadTooLarge { limit }.into());
     }
     axum::body::to_bytes(body, limit).await.map_err(|err| {
         let mut source: Option<&(dyn std::error::Error + 'static)> = Some(&err);
         while let Some(e) = source {
             if e.is::<http_body_util::LengthLimitError>() {
-                return too_large();
+                return PayloadTooLarge { limit }.into();
             }
             if let Some(timed_out) = e.downcast_ref::<super::framed::BodyTimedOut>() {
-                return HttpError::invalid_request(
-                    StatusCode::REQUEST_TIMEOUT,
-                    Value::Null,
-                    format!("Request Timeout: {timed_out}"),
-                );
+                let timed_out = *timed_out;
+                return BodyTimeout { timed_out }.into();
             }
             source = e.source();
         }
-        HttpError::invalid_request(
-            StatusCode::BAD_REQUEST,
-            Value::Null,
-            "Could not read the request body",
-        )
+        UnreadableBody.into()
     })
-}
-
-fn unsupported_version(rid: &Value, raw: &str) -> HttpError {
-    HttpError::invalid_request(
-        StatusCode::BAD_REQUEST,
-        rid.clone(),
-        unsupported_version_text(raw),
-    )
 }

@@ -10,7 +10,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::body::HttpBody;
 use axum::extract::{Request, State as AxumState};
-use axum::http::{Method, StatusCode, header};
+use axum::http::{Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, future::RouteFuture};
 use bytes::Bytes;
@@ -23,6 +23,7 @@ use tokio::sync::broadcast;
 use super::cluster::Elsewhere;
 use super::config::{HttpConfig, StreamableHttp};
 use super::events::EventLog;
+use super::rejection::{Dialect, MethodNotAllowed, Rejection};
 use super::state::State;
 use super::streams::{GET_STREAM, StreamEvent, Streams};
 use super::{delete, get, post};
@@ -354,12 +355,8 @@ fn route(
         Method::GET => Either::Right(Box::pin(get::handle(state, req))),
         Method::DELETE => Either::Right(Box::pin(delete::handle(state, req))),
         _ => {
-            let refusal = (
-                StatusCode::METHOD_NOT_ALLOWED,
-                [(header::ALLOW, "GET, POST, DELETE")],
-            )
-                .into_response();
-            Either::Right(Box::pin(std::future::ready(refusal)))
+            let refusal = Rejection::from(MethodNotAllowed).write(Dialect::Bare);
+            Either::Right(Box::pin(std::future::ready(refusal.into_response())))
         }
     }
 }
