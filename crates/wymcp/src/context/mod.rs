@@ -9,6 +9,7 @@ mod builder;
 mod client;
 mod identity;
 mod origin;
+pub(crate) mod scope_gate;
 mod task;
 mod user_state;
 

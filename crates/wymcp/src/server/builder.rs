@@ -450,10 +450,10 @@ impl ServerBuilder {
         let resources = ResourceRegistry::build(
             resources,
             self.templates,
-            &self.limits,
+            (&self.limits, self.visibility),
             self.subscription_store,
         )?;
-        let prompts = PromptRegistry::build(self.prompts)?;
+        let prompts = PromptRegistry::build(self.prompts, self.visibility)?;
         let completions = CompletionRegistry::build(self.completions, &prompts, &resources)?;
         // The tasks announce their status changes on the server's hub and relay.
         let (hub, relay) = (crate::resource::Hub::new(), Arc::default());
