@@ -544,7 +544,7 @@ impl ActionTool for Echoing {
             .map(|item| {
                 let text = item.as_str().unwrap_or_default();
                 wymcp::Hint::new("echoing", "run", format!("Run again with {text}"))
-                    .with_example(json!({"items": [item]}).as_object().cloned().unwrap())
+                    .with_example(json!({"items": [item]}).as_object().cloned().expect("an object"))
             })
             .collect()
     }
@@ -558,7 +558,7 @@ async fn hints_are_capped_and_each_is_bounded() {
         .tool(Echoing)
         .limits(wymcp::Limits::default().max_hints(3).max_error_text(100))
         .build()
-        .unwrap();
+        .expect("a valid server");
     let client = wymcp::testing::TestClient::new(server);
     let items: Vec<String> = (0..50)
         .map(|i| format!("{i}{}", "x".repeat(100_000)))
@@ -566,11 +566,11 @@ async fn hints_are_capped_and_each_is_bounded() {
     let result = client
         .call("echoing", "run", json!({"items": items}))
         .await
-        .unwrap();
-    let text = result.result().text().unwrap().to_owned();
+        .expect("a result");
+    let text = result.result().text().expect("a text").to_owned();
     assert!(text.len() < 2_000, "{} bytes", text.len());
-    let body: Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(body["hints"].as_array().unwrap().len(), 3);
+    let body: Value = serde_json::from_str(&text).expect("JSON");
+    assert_eq!(body["hints"].as_array().expect("hints").len(), 3);
     assert_eq!(body["hints_omitted"], 47);
     let hint = &body["hints"][0];
     assert_eq!(

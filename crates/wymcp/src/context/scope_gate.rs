@@ -71,7 +71,7 @@ mod tests {
     fn the_refusal_names_the_missing_scopes_and_carries_the_required_ones() {
         let required = ["tasks:read".to_owned(), "tasks:admin".to_owned()];
         let reader = Identity::new("r").claim("scope", json!("tasks:read"));
-        let refused = check(&required, Some(&reader), "prompt 'plan'").unwrap_err();
+        let refused = check(&required, Some(&reader), "prompt 'plan'").expect_err("refused");
         assert_eq!(refused.code(), -32003);
         assert_eq!(
             refused.message(),
