@@ -543,8 +543,12 @@ impl ActionTool for Echoing {
             .iter()
             .map(|item| {
                 let text = item.as_str().unwrap_or_default();
-                wymcp::Hint::new("echoing", "run", format!("Run again with {text}"))
-                    .with_example(json!({"items": [item]}).as_object().cloned().expect("an object"))
+                wymcp::Hint::new("echoing", "run", format!("Run again with {text}")).with_example(
+                    json!({"items": [item]})
+                        .as_object()
+                        .cloned()
+                        .expect("an object"),
+                )
             })
             .collect()
     }

@@ -9,7 +9,6 @@ use serde_json::{Map, Value, json};
 use wymcp_core::bound::echo;
 use wymcp_core::{ConfigurationError, Problem};
 
-use crate::Visibility;
 use crate::context::scope_gate;
 use crate::context::{Context, Identity, missing_scopes};
 use crate::paging;
@@ -66,16 +65,17 @@ impl RegisteredPrompt {
 pub(crate) struct PromptRegistry {
     prompts: Vec<RegisteredPrompt>,
     index: HashMap<String, usize>,
-    /// What `prompts/list` shows a caller of what it lacks the scopes for.
-    visibility: Visibility,
+    /// Whether `prompts/list` shows a caller what it lacks the scopes for, marked (the
+    /// server's `Visibility::ShowWithScope`), rather than leave it out.
+    show_with_scope: bool,
 }
 
 impl PromptRegistry {
     /// Validates every prompt (name, arguments, scopes); `prompts/list` shows what a caller
-    /// lacks the scopes for as `visibility` says.
+    /// lacks the scopes for (left out, or marked with `show_with_scope`).
     pub(crate) fn build(
         prompts: Vec<Arc<dyn DynPrompt>>,
-        visibility: Visibility,
+        show_with_scope: bool,
     ) -> Result<Self, ConfigurationError> {
         let mut registered = Vec::with_capacity(prompts.len());
         let mut index = HashMap::new();
@@ -123,7 +123,7 @@ impl PromptRegistry {
         Ok(PromptRegistry {
             prompts: registered,
             index,
-            visibility,
+            show_with_scope,
         })
     }
 
@@ -144,7 +144,7 @@ impl PromptRegistry {
         self.prompts.iter().flat_map(|p| &p.scopes)
     }
 
-    /// The names `identity` is shown (every one, under [`Visibility::ShowWithScope`]).
+    /// The names `identity` is shown (every one, under `Visibility::ShowWithScope`).
     pub(crate) fn names_for(&self, identity: Option<&Identity>) -> Vec<&str> {
         self.shown(identity)
             .into_iter()
@@ -157,9 +157,7 @@ impl PromptRegistry {
         self.prompts
             .iter()
             .map(|p| (p, missing_scopes(&p.scopes, identity)))
-            .filter(|(_, missing)| {
-                missing.is_empty() || self.visibility == Visibility::ShowWithScope
-            })
+            .filter(|(_, missing)| missing.is_empty() || self.show_with_scope)
             .collect()
     }
 
@@ -177,7 +175,7 @@ impl PromptRegistry {
     }
 
     /// `prompts/list` as `identity` sees it: what it lacks the scopes for left out (or
-    /// marked, under [`Visibility::ShowWithScope`]); pages count what it is shown.
+    /// marked, under `Visibility::ShowWithScope`); pages count what it is shown.
     pub(crate) fn list(
         &self,
         params: &Map<String, Value>,

@@ -87,7 +87,7 @@ impl Meta {
 }
 
 /// The listed object `to_value` wrote, as a caller lacking the scopes `missing` is shown it
-/// under [`Visibility::ShowWithScope`](crate::Visibility::ShowWithScope): its description
+/// under `Visibility::ShowWithScope`: its description
 /// ends `(needs scope: …)`, as a tool's does.
 pub(crate) fn marked(mut listed: Value, missing: &[&str]) -> Value {
     let needs = format!("(needs scope: {})", missing.join(" "));

@@ -9,6 +9,7 @@ use iri_string::types::UriStr;
 use serde_json::{Map, Value, json};
 use wymcp_core::{ConfigurationError, Problem};
 
+use crate::Limits;
 use crate::context::scope_gate;
 use crate::context::{Context, Identity, missing_scopes};
 use crate::paging;
@@ -21,7 +22,6 @@ use crate::resource::{
     MatchError, Resource, ResourceContents, ResourceTemplate, SubscriptionStore, UriTemplate,
     Variables,
 };
-use crate::{Limits, Visibility};
 
 /// Resources and templates, validated once.
 #[derive(Debug, Default)]
@@ -31,8 +31,9 @@ pub(crate) struct ResourceRegistry {
     templates: Vec<(ResourceTemplate, UriTemplate)>,
     /// [`Limits::max_template_uri`] and [`Limits::max_template_match_steps`].
     match_bounds: (usize, usize),
-    /// What the lists show a caller of what it lacks the scopes for.
-    visibility: Visibility,
+    /// Whether the lists show a caller what it lacks the scopes for, marked (the server's
+    /// `Visibility::ShowWithScope`), rather than leave it out.
+    show_with_scope: bool,
     pub(crate) subscriptions: Subscriptions,
 }
 
@@ -40,11 +41,11 @@ impl ResourceRegistry {
     /// Validates every URI, template, name and scope; refuses duplicates. Templates are
     /// matched within the bounds of `limits`; the subscriptions of sessions with ids are kept
     /// in `shared` when given; the lists show what a caller lacks the scopes for as
-    /// `visibility` says.
+    /// `show_with_scope` says.
     pub(crate) fn build(
         mut resources: Vec<Resource>,
         mut templates: Vec<ResourceTemplate>,
-        (limits, visibility): (&Limits, Visibility),
+        (limits, show_with_scope): (&Limits, bool),
         shared: Option<Arc<dyn SubscriptionStore>>,
     ) -> Result<Self, ConfigurationError> {
         for resource in &mut resources {
@@ -101,7 +102,7 @@ impl ResourceRegistry {
             by_uri,
             templates: parsed,
             match_bounds: (limits.max_template_uri, limits.max_template_match_steps),
-            visibility,
+            show_with_scope,
             subscriptions: Subscriptions::new(shared),
         })
     }
@@ -188,7 +189,7 @@ impl ResourceRegistry {
     }
 
     /// `resources/list` as `identity` sees it: what it lacks the scopes for left out (or
-    /// marked, under [`Visibility::ShowWithScope`]); pages count what it is shown.
+    /// marked, under `Visibility::ShowWithScope`); pages count what it is shown.
     pub(crate) fn list(
         &self,
         params: &Map<String, Value>,
@@ -225,9 +226,7 @@ impl ResourceRegistry {
     ) -> Vec<(&'a T, Vec<&'a str>)> {
         all.iter()
             .map(|item| (item, missing_scopes(scopes(item), identity)))
-            .filter(|(_, missing)| {
-                missing.is_empty() || self.visibility == Visibility::ShowWithScope
-            })
+            .filter(|(_, missing)| missing.is_empty() || self.show_with_scope)
             .collect()
     }
 
