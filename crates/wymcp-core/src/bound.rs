@@ -113,6 +113,75 @@ fn render_compact(value: &Value, out: &mut String, budget: usize) {
     }
 }
 
+/// At most this many levels of a JSON value [`echo_json`] keeps; a deeper value is quoted as
+/// its bounded rendering ([`echo_value`]).
+pub const MAX_DEPTH: usize = 8;
+
+/// Bounds a JSON value by the rule of [`echo`], keeping its shape: every string and object key
+/// through [`echo`], at most [`MAX_ITEMS`] items of an array (then the string `…(+N items)`)
+/// and members of an object (then the member `"…": "(+N members)"`), and at most
+/// [`MAX_DEPTH`] levels (a deeper value becomes its [`echo_value`] string). What it answers
+/// is bounded by a constant whatever it is given, and so is the work: it never walks more
+/// than it keeps.
+///
+/// ```
+/// use serde_json::json;
+/// use wymcp_core::bound::echo_json;
+///
+/// assert_eq!(echo_json(&json!({"id": 3, "tags": ["a"]})), json!({"id": 3, "tags": ["a"]}));
+/// let long = json!({"name": "x".repeat(250), "list": (0..12).collect::<Vec<_>>()});
+/// assert_eq!(
+///     echo_json(&long),
+///     json!({"list": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, "…(+2 items)"],
+///            "name": format!("{}…(+50 chars)", "x".repeat(200))})
+/// );
+/// ```
+pub fn echo_json(value: &Value) -> Value {
+    echo_json_at(value, 0)
+}
+
+fn echo_json_at(value: &Value, depth: usize) -> Value {
+    if depth >= MAX_DEPTH && (value.is_array() || value.is_object()) {
+        return Value::String(echo_value(value));
+    }
+    match value {
+        Value::String(text) => Value::String(echo(text)),
+        Value::Array(items) => {
+            let mut kept: Vec<Value> = items
+                .iter()
+                .take(MAX_ITEMS)
+                .map(|item| echo_json_at(item, depth + 1))
+                .collect();
+            if items.len() > MAX_ITEMS {
+                kept.push(Value::String(format!(
+                    "…(+{} items)",
+                    items.len() - MAX_ITEMS
+                )));
+            }
+            Value::Array(kept)
+        }
+        Value::Object(members) => Value::Object(echo_members(members, depth)),
+        scalar => scalar.clone(),
+    }
+}
+
+/// The members of an object at `depth`, bounded by the rule of [`echo_json`].
+pub(crate) fn echo_members(
+    members: &serde_json::Map<String, Value>,
+    depth: usize,
+) -> serde_json::Map<String, Value> {
+    let mut kept: serde_json::Map<String, Value> = members
+        .iter()
+        .take(MAX_ITEMS)
+        .map(|(key, item)| (echo(key), echo_json_at(item, depth + 1)))
+        .collect();
+    if members.len() > MAX_ITEMS {
+        let left = members.len() - MAX_ITEMS;
+        kept.insert("…".into(), Value::String(format!("(+{left} members)")));
+    }
+    kept
+}
+
 /// Bounds a list of quoted strings: the first [`MAX_ITEMS`] of `items` (already in the order
 /// they are to be listed), each through [`echo`].
 pub fn echo_list<'a>(items: impl IntoIterator<Item = &'a str>) -> Vec<String> {
@@ -142,6 +211,21 @@ mod tests {
     fn huge_values_render_bounded() {
         let big = json!({"k": "x".repeat(1_000_000), "list": vec![1; 100_000]});
         assert!(echo_value(&big).chars().count() <= MAX_CHARS + 20);
+    }
+
+    #[test]
+    fn a_deep_or_wide_value_is_kept_bounded() {
+        let mut deep = json!("x".repeat(10_000));
+        for _ in 0..1_000 {
+            deep = json!([deep]);
+        }
+        let wide: serde_json::Map<String, Value> = (0..10_000)
+            .map(|i| (format!("k{i:05}"), json!(i)))
+            .collect();
+        for value in [deep, Value::Object(wide)] {
+            let bounded = echo_json(&value).to_string();
+            assert!(bounded.len() < 3 * MAX_CHARS + 200, "{}", bounded.len());
+        }
     }
 
     #[test]

@@ -285,6 +285,14 @@ pub enum Problem {
         /// What the parser refused.
         reason: String,
     },
+    /// The scopes a resource, resource template or prompt declares are not scope tokens.
+    #[error("{of}: {reason}")]
+    FeatureScopesInvalid {
+        /// What declares them (`resource "notes://a"`, `prompt "plan"`).
+        of: String,
+        /// What the check refused ([`Problem::ScopesInvalid`]'s text).
+        reason: String,
+    },
     /// A resource, resource template, prompt or prompt argument has an empty name.
     #[error("{0} must have a non-empty name")]
     EmptyName(String),

@@ -51,6 +51,38 @@ impl Hint {
         self
     }
 
+    /// The hint as an answer may carry it, by the rule refusals quote a caller's input by
+    /// ([`crate::bound`]): a hint is caller-influenced text (a tool builds it from what it was
+    /// sent). The tool and action names through [`echo`](crate::bound::echo), the description
+    /// cut to `max_description` characters (as an application's error text is), the example
+    /// through [`echo_json`](crate::bound::echo_json).
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use wymcp_core::Hint;
+    ///
+    /// let huge = "p".repeat(4_000_000);
+    /// let hint = Hint::new("projects", "create", format!("Create {huge}"))
+    ///     .with_example(json!({"name": huge}).as_object().unwrap().clone());
+    /// let bounded = serde_json::to_value(hint.bounded(100)).unwrap();
+    /// assert!(bounded.to_string().len() < 1_000);
+    /// assert!(bounded["example"]["name"].as_str().unwrap().ends_with("…(+3999800 chars)"));
+    /// ```
+    #[must_use]
+    pub fn bounded(&self, max_description: usize) -> Hint {
+        use crate::bound::{echo, echo_members, echo_within};
+        let example = self
+            .example
+            .as_ref()
+            .map(|example| echo_members(example, 0));
+        Hint {
+            tool: echo(&self.tool),
+            action: echo(&self.action),
+            description: echo_within(&self.description, max_description),
+            example,
+        }
+    }
+
     /// A hint from a JSON object with `tool`, `action`, `description` (strings) and an optional
     /// `example` (object); a missing field, a wrongly typed one or an unknown one is refused.
     ///

@@ -33,7 +33,7 @@
 //! | `wymcp:events:<id>` | stream | the session's SSE events, at most [`Redis::max_events`] | [`Redis::events_ttl`] after the last |
 //! | `wymcp:bus:all`, `wymcp:bus:node:<node>` | pub/sub channels | messages between nodes | not stored |
 //! | `wymcp:request-state-key` | string | the shared requestState key | never expires |
-//! | `wymcp:user:<subject>` | hash (key → JSON) | a principal's user state ([`Redis::user_state`]) | 24 h after its last use, unless set |
+//! | `wymcp:user:<principal>` | hash (key → JSON) | a principal's user state (`Identity::principal`: the subject, or issuer and subject with several issuers) ([`Redis::user_state`]) | 24 h after its last use, unless set |
 //! | `wymcp:task:<id>` | string (JSON) | a task of the tasks extension ([`Redis::task_store`]) | the task's TTL from its creation |
 //! | `wymcp:subs:<id>` | set | the URIs a session subscribed to ([`Redis::subscription_store`]) | until the session ends |
 //! | `wymcp:subscribers:<uri>` | set | the sessions subscribed to a URI | until its last subscriber ends |

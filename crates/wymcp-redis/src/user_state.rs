@@ -23,7 +23,7 @@ static SET: LazyLock<Script> = LazyLock::new(|| {
     )
 });
 
-/// Each principal's state as one hash (`<prefix>:user:<subject>`, key → JSON text), expiring
+/// Each principal's state as one hash (`<prefix>:user:<principal>`, key → JSON text), expiring
 /// [`UserStateLimits::idle_ttl`] after its last read or write. The value size and the keys per
 /// principal are bounded by the limits (a write past them is refused naming the bound); the
 /// number of principals is bounded by Redis's memory (`max_principals` does not apply). Every

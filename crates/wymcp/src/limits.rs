@@ -23,6 +23,8 @@ pub const DEFAULT_MAX_SESSIONS_PER_CLIENT: usize = 1_000;
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(5 * 60);
 /// Default most characters of a tool's, prompt's, resource's or completion's own error text.
 pub const DEFAULT_MAX_ERROR_TEXT: usize = 2_000;
+/// Default most hints one answer carries.
+pub const DEFAULT_MAX_HINTS: usize = 10;
 /// Default most events kept for replay per session (Streamable HTTP's event log).
 pub const DEFAULT_MAX_LOGGED_EVENTS: usize = 1_000;
 /// Default most bytes of events kept for replay per session: 1 MiB.
@@ -82,6 +84,11 @@ pub struct Limits {
     /// `handle_error`, prompt, resource and completion errors); longer texts are cut and
     /// marked `…(+N chars)`.
     pub max_error_text: usize,
+    /// Most hints one answer carries (a tool's `hints` for its reply or its failure); the
+    /// rest are left out and counted in `hints_omitted`. Each hint is bounded as a refusal's
+    /// quotes are: names and example strings by the bounded echo, the description by
+    /// [`max_error_text`](Self::max_error_text).
+    pub max_hints: usize,
     /// Most events a session's event log keeps for `Last-Event-ID` replay (oldest dropped).
     pub max_logged_events: usize,
     /// Most bytes of events a session's event log keeps (oldest dropped).
@@ -114,6 +121,7 @@ impl Default for Limits {
             call_timeout: Some(DEFAULT_CALL_TIMEOUT),
             tool_call_timeouts: HashMap::new(),
             max_error_text: DEFAULT_MAX_ERROR_TEXT,
+            max_hints: DEFAULT_MAX_HINTS,
             max_logged_events: DEFAULT_MAX_LOGGED_EVENTS,
             max_logged_bytes: DEFAULT_MAX_LOGGED_BYTES,
             max_listen_uris: DEFAULT_MAX_LISTEN_URIS,
@@ -206,6 +214,12 @@ impl Limits {
     /// Most characters of an application's error text (default 2,000).
     pub fn max_error_text(mut self, chars: usize) -> Self {
         self.max_error_text = chars;
+        self
+    }
+
+    /// Most hints one answer carries (default 10).
+    pub fn max_hints(mut self, max: usize) -> Self {
+        self.max_hints = max;
         self
     }
 

@@ -513,3 +513,82 @@ proptest! {
         }
     }
 }
+
+/// A tool whose reply suggests one hint per item it was sent, each quoting the item.
+struct Echoing;
+
+impl ActionTool for Echoing {
+    fn name(&self) -> &str {
+        "echoing"
+    }
+    fn description(&self) -> &str {
+        "Suggests a follow-up per item"
+    }
+    fn actions(&self) -> Actions {
+        Actions::new().action(
+            "run",
+            ActionSchema::new("Run").property("items", json!({"type": "array"})),
+        )
+    }
+    async fn run_action(&self, _: &str, data: Data, _: Context) -> ActionResult {
+        let items = data.get("items").cloned().unwrap_or(json!([]));
+        Ok(Reply::new(json!({"ok": true})).with_hint_context(json!({"items": items})))
+    }
+    fn hints(&self, _: &str, hint_context: &Value) -> Vec<wymcp::Hint> {
+        let items = hint_context["items"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        items
+            .iter()
+            .map(|item| {
+                let text = item.as_str().unwrap_or_default();
+                wymcp::Hint::new("echoing", "run", format!("Run again with {text}")).with_example(
+                    json!({"items": [item]})
+                        .as_object()
+                        .cloned()
+                        .expect("an object"),
+                )
+            })
+            .collect()
+    }
+}
+
+/// N12: hints are caller-influenced text: at most `Limits::max_hints` of them (the rest
+/// counted), each quoting by the bounded echo and its description cut as an error text.
+#[tokio::test]
+async fn hints_are_capped_and_each_is_bounded() {
+    let server = Server::builder()
+        .tool(Echoing)
+        .limits(wymcp::Limits::default().max_hints(3).max_error_text(100))
+        .build()
+        .expect("a valid server");
+    let client = wymcp::testing::TestClient::new(server);
+    let items: Vec<String> = (0..50)
+        .map(|i| format!("{i}{}", "x".repeat(100_000)))
+        .collect();
+    let result = client
+        .call("echoing", "run", json!({"items": items}))
+        .await
+        .expect("a result");
+    let text = result.result().text().expect("a text").to_owned();
+    assert!(text.len() < 2_000, "{} bytes", text.len());
+    let body: Value = serde_json::from_str(&text).expect("JSON");
+    assert_eq!(body["hints"].as_array().expect("hints").len(), 3);
+    assert_eq!(body["hints_omitted"], 47);
+    let hint = &body["hints"][0];
+    assert_eq!(
+        hint["description"],
+        format!("Run again with 0{}…(+99916 chars)", "x".repeat(84))
+    );
+    assert_eq!(
+        hint["example"]["items"][0],
+        bounded_prefixed("0", 'x', 100_000)
+    );
+}
+
+/// `prefix` and `n` copies of `c`, bounded.
+fn bounded_prefixed(prefix: &str, c: char, n: usize) -> String {
+    let whole = format!("{prefix}{}", c.to_string().repeat(n));
+    echo(&whole)
+}

@@ -106,6 +106,7 @@ impl PlainTool for WhoAmI {
             json!({
                 "subject": who.subject(), "scopes": who.scopes(),
                 "issuer": who.issuer(), "client_id": who.client_id(),
+                "principal": who.principal(),
             })
         });
         Ok(CallOutput::json(json!({
@@ -200,7 +201,9 @@ async fn a_valid_token_is_accepted_and_its_claims_are_the_identity() {
     assert_eq!(
         identity["typed"],
         json!({"subject": "alice", "scopes": ["tasks:read", "tasks:write"],
-               "issuer": ISSUER, "client_id": "desktop"})
+               "issuer": ISSUER, "client_id": "desktop",
+               // One issuer: the principal is `sub`, as it always was (kept keys stay valid).
+               "principal": "alice"})
     );
     assert_eq!(identity["assigned"]["subject"], "alice");
     assert_eq!(
@@ -567,5 +570,105 @@ async fn a_token_without_kid_is_verified_only_by_a_lone_key() {
     assert_invalid_token(
         &ping(&http, &format!("Bearer {unnamed}")).await,
         "names no key (`kid`)",
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Several issuers (issue 48, N10)
+
+const OTHER_ISSUER: &str = "https://idp-b.example.test";
+
+/// `{"op": "set"|"get", "key", "value"?}` on the caller's user state.
+struct Remember;
+
+impl PlainTool for Remember {
+    fn name(&self) -> &str {
+        "remember"
+    }
+    fn description(&self) -> &str {
+        "Keeps a value for the caller"
+    }
+    fn input_schema(&self) -> Map<String, Value> {
+        json!({"type": "object"}).as_object().cloned().unwrap()
+    }
+    async fn run(&self, arguments: Map<String, Value>, ctx: Context) -> CallResult {
+        let failed = |e: wymcp::user_state::UserStateError| wymcp::CallError::tool(e.to_string());
+        let key = arguments["key"].as_str().unwrap_or_default();
+        let state = ctx.user_state();
+        let answer = match arguments.get("value") {
+            Some(value) => {
+                state.set(key, value.clone()).await.map_err(failed)?;
+                json!("ok")
+            }
+            None => state.get(key).await.map_err(failed)?.unwrap_or(Value::Null),
+        };
+        Ok(CallOutput::text(answer.to_string()))
+    }
+}
+
+/// `remember` with `arguments` in `session` as `token`: the answer.
+async fn remember(http: &Http, session: &str, token: &str, arguments: Value) -> Answer {
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                      "params": {"name": "remember", "arguments": arguments}});
+    let bearer = format!("Bearer {token}");
+    http.post_raw(
+        &[
+            ("authorization", &bearer),
+            ("mcp-session-id", session),
+            ("mcp-protocol-version", "2025-11-25"),
+        ],
+        call.to_string(),
+    )
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn alice_of_one_issuer_is_not_alice_of_another() {
+    let provider = Provider::start(&[A_JWK], "max-age=300").await;
+    let auth = JwtAuth::builder()
+        .issuer(ISSUER)
+        .issuer(OTHER_ISSUER)
+        .jwks_url(&provider.url)
+        .build()
+        .unwrap();
+    let server = Server::builder()
+        .name("two-issuers")
+        .plain_tool(WhoAmI)
+        .plain_tool(Remember)
+        .user_state(wymcp::user_state::InMemoryUserState::default())
+        .build()
+        .unwrap();
+    let http = Http::serve(
+        StreamableHttp::builder(server)
+            .auth(auth)
+            .protected_resource(json!({"resource": RESOURCE, "authorization_servers": [ISSUER]}))
+            .www_authenticate([("resource_metadata", PRM)]),
+    )
+    .await;
+    let a_alice = signed("key-a", A_KEY, &good_claims());
+    let b_alice = signed("key-a", A_KEY, &with(&[("iss", json!(OTHER_ISSUER))]));
+
+    // A-alice's principal names her issuer; her session is hers alone.
+    let identity = whoami_after(&http, &a_alice, &a_alice).await;
+    assert_eq!(
+        identity["typed"]["principal"],
+        format!("{ISSUER}|alice").as_str()
+    );
+    assert_eq!(identity["typed"]["subject"], "alice");
+    let session = open(&http, &a_alice).await;
+    let stolen = call_whoami(&http, &session, &b_alice).await;
+    assert_eq!(stolen.status, StatusCode::NOT_FOUND, "{}", stolen.text);
+
+    // What A-alice keeps, B-alice does not read.
+    let kept = json!({"key": "note", "value": "from-issuer-A"});
+    let set = remember(&http, &session, &a_alice, kept).await;
+    assert_eq!(set.status, StatusCode::OK, "{}", set.text);
+    let b_session = open(&http, &b_alice).await;
+    let read = remember(&http, &b_session, &b_alice, json!({"key": "note"})).await;
+    assert_eq!(read.json()["result"]["content"][0]["text"], "null");
+    let read = remember(&http, &session, &a_alice, json!({"key": "note"})).await;
+    assert_eq!(
+        read.json()["result"]["content"][0]["text"],
+        "\"from-issuer-A\""
     );
 }

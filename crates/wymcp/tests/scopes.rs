@@ -487,3 +487,285 @@ async fn a_plain_tool_declaring_scopes_is_hidden_and_refused_without_them() {
         .unwrap();
     assert!(!found.is_error());
 }
+
+// ---------------------------------------------------------------------------------------------
+// Scopes on resources, resource templates and prompts
+
+/// A prompt that would show the notes.
+struct Digest;
+
+impl wymcp::prompt::Prompt for Digest {
+    fn name(&self) -> &str {
+        "digest"
+    }
+    fn arguments(&self) -> Vec<wymcp::prompt::PromptArgument> {
+        vec![wymcp::prompt::PromptArgument::optional("topic")]
+    }
+    async fn get(
+        &self,
+        _: wymcp::prompt::PromptArguments,
+        _: Context,
+    ) -> Result<wymcp::prompt::GetPromptResult, wymcp::prompt::PromptError> {
+        let text = wymcp::Content::text("the secret notes");
+        Ok(wymcp::prompt::GetPromptResult::new(vec![
+            wymcp::prompt::PromptMessage::user(text),
+        ]))
+    }
+}
+
+/// Notes behind `notes:read` (a static resource, a template, a prompt and a completion of the
+/// template's variable), beside an open readme; `visibility` as given.
+fn notes_server(visibility: wymcp::Visibility) -> Server {
+    use wymcp::prompt::Prompt as _;
+    use wymcp::resource::{Resource, ResourceContents, ResourceTemplate, read_fn};
+    let note = read_fn(|uri: String, _vars, _ctx| async move {
+        Ok(vec![ResourceContents::text(uri, "the secret note")])
+    });
+    Server::builder()
+        .visibility(visibility)
+        .resource(Resource::text("notes://readme", "readme", "open to all"))
+        .resource(
+            Resource::text("notes://all", "all", "the secret notes")
+                .description("Every note")
+                .scopes(["notes:read"]),
+        )
+        .resource_template(
+            ResourceTemplate::new("notes://n/{id}", "note", note).scopes(["notes:read"]),
+        )
+        .template_completion(
+            "notes://n/{id}",
+            "id",
+            wymcp::completion::CompletionValues::new(["secret-1"]),
+        )
+        .prompt(Digest.with_scopes(["notes:read"]))
+        .build()
+        .unwrap()
+}
+
+fn nobody() -> Identity {
+    Identity::new("nobody").claim("scope", json!("openid"))
+}
+
+fn note_reader() -> Identity {
+    Identity::new("nora").claim("scope", json!("notes:read"))
+}
+
+/// `method` with `params` as `who`: the result or the error.
+async fn as_caller(
+    client: &TestClient,
+    who: &Identity,
+    method: &str,
+    params: Value,
+) -> Result<Value, wymcp::RpcError> {
+    let who = who.clone();
+    client
+        .request_with(method, Some(params), |ctx| ctx.identity(who))
+        .await
+}
+
+fn assert_refused(refused: Result<Value, wymcp::RpcError>, subject: &str) {
+    let error = refused.unwrap_err();
+    assert_eq!(error.code(), wymcp::RpcError::INSUFFICIENT_SCOPE);
+    assert_eq!(
+        error.message(),
+        format!(
+            "The caller's credentials lack the scope(s) notes:read that {subject} needs. \
+             Authorize again with these scopes, then retry."
+        )
+    );
+    assert_eq!(
+        error.data().unwrap(),
+        &json!({"error": "insufficient_scope", "required_scopes": ["notes:read"],
+                "missing_scopes": ["notes:read"]})
+    );
+}
+
+#[tokio::test]
+async fn resources_templates_and_prompts_are_refused_and_hidden_without_their_scopes() {
+    let server = notes_server(wymcp::Visibility::Hide);
+    assert_eq!(server.declared_scopes(), ["notes:read"]);
+    let client = TestClient::new(server);
+    let who = nobody();
+    let read = |uri: &str| json!({"uri": uri});
+    assert_refused(
+        as_caller(&client, &who, "resources/read", read("notes://all")).await,
+        "resource 'notes://all'",
+    );
+    // A template's refusal names the template, whatever the URI: nothing of the data is told.
+    assert_refused(
+        as_caller(&client, &who, "resources/read", read("notes://n/1")).await,
+        "resource template 'notes://n/{id}'",
+    );
+    assert_refused(
+        as_caller(&client, &who, "resources/subscribe", read("notes://n/1")).await,
+        "resource template 'notes://n/{id}'",
+    );
+    assert_refused(
+        as_caller(
+            &client,
+            &who,
+            "prompts/get",
+            json!({"name": "digest", "arguments": {"x": "1"}}),
+        )
+        .await,
+        "prompt 'digest'",
+    );
+    let complete = json!({"ref": {"type": "ref/resource", "uri": "notes://n/{id}"},
+                          "argument": {"name": "id", "value": "s"}});
+    assert_refused(
+        as_caller(&client, &who, "completion/complete", complete.clone()).await,
+        "resource template 'notes://n/{id}'",
+    );
+    let complete_prompt = json!({"ref": {"type": "ref/prompt", "name": "digest"},
+                                 "argument": {"name": "nope", "value": ""}});
+    assert_refused(
+        as_caller(&client, &who, "completion/complete", complete_prompt).await,
+        "prompt 'digest'",
+    );
+    // The lists leave them out; an unknown prompt's refusal names only the visible ones.
+    let listed = as_caller(&client, &who, "resources/list", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(listed["resources"].as_array().unwrap().len(), 1);
+    assert_eq!(listed["resources"][0]["uri"], "notes://readme");
+    let templates = as_caller(&client, &who, "resources/templates/list", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(templates["resourceTemplates"], json!([]));
+    let prompts = as_caller(&client, &who, "prompts/list", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(prompts["prompts"], json!([]));
+    let unknown = as_caller(&client, &who, "prompts/get", json!({"name": "nope"}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        unknown.message(),
+        "Unknown prompt: nope. Available prompts: (none)"
+    );
+    // The open resource is open.
+    let readme = as_caller(&client, &who, "resources/read", read("notes://readme")).await;
+    assert_eq!(readme.unwrap()["contents"][0]["text"], "open to all");
+
+    // A caller holding the scope is shown and served everything.
+    let nora = note_reader();
+    let note = as_caller(&client, &nora, "resources/read", read("notes://n/1")).await;
+    assert_eq!(note.unwrap()["contents"][0]["text"], "the secret note");
+    let got = as_caller(&client, &nora, "prompts/get", json!({"name": "digest"})).await;
+    assert_eq!(
+        got.unwrap()["messages"][0]["content"]["text"],
+        "the secret notes"
+    );
+    let completed = as_caller(&client, &nora, "completion/complete", complete).await;
+    assert_eq!(
+        completed.unwrap()["completion"]["values"],
+        json!(["secret-1"])
+    );
+    let listed = as_caller(&client, &nora, "resources/list", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(listed["resources"].as_array().unwrap().len(), 2);
+    // Without auth (no identity) there is no one to refuse.
+    assert!(client.read_resource("notes://all").await.is_ok());
+}
+
+#[tokio::test]
+async fn show_with_scope_lists_them_marked_and_still_refuses() {
+    let client = TestClient::new(notes_server(wymcp::Visibility::ShowWithScope));
+    let who = nobody();
+    let listed = as_caller(&client, &who, "resources/list", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(
+        listed["resources"][1]["description"],
+        "Every note (needs scope: notes:read)"
+    );
+    let prompts = as_caller(&client, &who, "prompts/list", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(
+        prompts["prompts"][0]["description"],
+        "(needs scope: notes:read)"
+    );
+    assert_refused(
+        as_caller(
+            &client,
+            &who,
+            "resources/read",
+            json!({"uri": "notes://all"}),
+        )
+        .await,
+        "resource 'notes://all'",
+    );
+}
+
+#[test]
+fn resource_and_prompt_scopes_must_be_scope_tokens() {
+    use wymcp::prompt::Prompt as _;
+    let resource = wymcp::resource::Resource::text("notes://a", "a", "A").scopes(["two words"]);
+    let error = Server::builder().resource(resource).build().unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("resource \"notes://a\": scopes must be a list of OAuth scope tokens"),
+        "{error}"
+    );
+    let error = Server::builder()
+        .prompt(Digest.with_scopes(["a\"b"]))
+        .build()
+        .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("prompt \"digest\": scopes must be"),
+        "{error}"
+    );
+}
+
+/// A server of one scoped resource behind bearer auth.
+async fn serve_notes() -> Http {
+    Http::serve(
+        StreamableHttp::builder(notes_server(wymcp::Visibility::Hide))
+            .auth(
+                BearerAuth::new()
+                    .token("nobody-token", nobody())
+                    .token("reader-token", note_reader()),
+            )
+            .www_authenticate([("resource_metadata", PRM)]),
+    )
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stateless_read_without_the_scope_is_a_403_step_up() {
+    let http = serve_notes().await;
+    let body = request(json!(1), "resources/read", json!({"uri": "notes://all"}));
+    let owned = modern_headers(&body);
+    for (token, status) in [
+        ("nobody-token", StatusCode::FORBIDDEN),
+        ("reader-token", StatusCode::OK),
+    ] {
+        let mut headers = borrowed(&owned);
+        let bearer = format!("Bearer {token}");
+        headers.push(("authorization", &bearer));
+        let answer = http.post_raw(&headers, body.to_string()).await;
+        assert_eq!(answer.status, status, "{}", answer.text);
+        if status == StatusCode::FORBIDDEN {
+            assert_eq!(
+                answer.header("www-authenticate"),
+                Some(
+                    format!(
+                        r#"Bearer error="insufficient_scope", scope="notes:read", resource_metadata="{PRM}""#
+                    )
+                    .as_str()
+                )
+            );
+            assert_eq!(answer.json()["error"]["code"], -32003);
+        } else {
+            assert_eq!(
+                answer.json()["result"]["contents"][0]["text"],
+                "the secret notes"
+            );
+        }
+    }
+}

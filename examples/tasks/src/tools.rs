@@ -17,6 +17,7 @@ use wymcp::{
     Hint, Reply, Server, ServerBuilder, TypedActionTool,
 };
 
+use wymcp::prompt::Prompt as _;
 use wymcp::session::{ClientRequestError, Elicitation};
 
 use crate::resources::{Planner, project_template};
@@ -51,8 +52,13 @@ pub(crate) fn builder(store: Store) -> ServerBuilder {
         .plain_tool(SearchTool {
             store: store.clone(),
         })
-        .resource_template(project_template(store.clone()))
-        .prompt(Planner { store }.plan_my_day_prompt())
+        // The resource and the prompt show tasks, as `tasks list` does: the same scope.
+        .resource_template(project_template(store.clone()).scopes(["tasks:read"]))
+        .prompt(
+            Planner { store }
+                .plan_my_day_prompt()
+                .with_scopes(["tasks:read"]),
+        )
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -100,6 +100,11 @@ impl Session {
             .to_str()
             .unwrap()
             .to_owned();
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        assert_eq!(
+            session.post(initialized).await.status(),
+            StatusCode::ACCEPTED
+        );
         session
     }
 
@@ -265,5 +270,155 @@ fn the_three_flags_go_together() {
     assert_eq!(
         auth::metadata_url("https://mcp.example.com"),
         "https://mcp.example.com/.well-known/oauth-protected-resource"
+    );
+}
+
+/// A 2026-07-28 request of `token` to the example: its answer.
+async fn stateless(base: &str, token: &str, mut body: Value) -> reqwest::Response {
+    let method = body["method"].as_str().unwrap().to_owned();
+    let params = body
+        .as_object_mut()
+        .unwrap()
+        .entry("params")
+        .or_insert_with(|| json!({}));
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "auth-test", "version": "1"}
+    });
+    let mut request = reqwest::Client::new()
+        .post(format!("{base}/mcp"))
+        .header("authorization", format!("Bearer {token}"))
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", &method);
+    let name = match method.as_str() {
+        "prompts/get" => body["params"]["name"].as_str(),
+        "resources/read" => body["params"]["uri"].as_str(),
+        _ => None,
+    };
+    if let Some(name) = name {
+        request = request.header("mcp-name", name);
+    }
+    request.json(&body).send().await.unwrap()
+}
+
+/// Asserts `refused` is the step-up refusal naming `tasks:read`, and that it tells nothing of
+/// the data.
+async fn assert_needs_read(refused: reqwest::Response, what: &str) {
+    let status = refused.status();
+    let headers = refused.headers().clone();
+    let text = refused.text().await.unwrap();
+    assert_eq!(status, StatusCode::FORBIDDEN, "{what}: {text}");
+    assert_eq!(
+        headers["www-authenticate"].to_str().unwrap(),
+        format!(
+            r#"Bearer error="insufficient_scope", scope="tasks:read", resource_metadata="{METADATA}""#
+        ),
+        "{what}"
+    );
+    assert!(!text.contains("fire bob"), "{what}: {text}");
+    let body: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(body["error"]["code"], -32003, "{what}: {text}");
+    assert_eq!(
+        body["error"]["data"]["missing_scopes"],
+        json!(["tasks:read"])
+    );
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("The caller's credentials lack the scope(s) tasks:read that "),
+        "{what}: {text}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resources_and_the_prompt_need_tasks_read_in_both_eras() {
+    let (base, audience) = protected().await;
+    let alice = Session::open(&base, &token(&audience, "alice", "tasks:read tasks:write")).await;
+    let created = alice
+        .call(
+            "projects",
+            json!({"action": "create", "data": {"name": "hr"}}),
+        )
+        .await;
+    assert_eq!(created.status(), StatusCode::OK);
+    let task = json!({"action": "create",
+                      "data": {"title": "fire bob on friday", "project": "hr", "notes": "confidential"}});
+    assert_eq!(alice.call("tasks", task).await.status(), StatusCode::OK);
+
+    // Mallory holds no scope of the example's: the session era.
+    let mallory_token = token(&audience, "mallory", "openid");
+    let mallory = Session::open(&base, &mallory_token).await;
+    let read = json!({"jsonrpc": "2.0", "id": 3, "method": "resources/read",
+                      "params": {"uri": "tasks://projects/hr"}});
+    assert_needs_read(mallory.post(read.clone()).await, "read").await;
+    let plan = json!({"jsonrpc": "2.0", "id": 4, "method": "prompts/get",
+                      "params": {"name": "plan_my_day"}});
+    assert_needs_read(mallory.post(plan.clone()).await, "prompt").await;
+    let subscribe = json!({"jsonrpc": "2.0", "id": 5, "method": "resources/subscribe",
+                           "params": {"uri": "tasks://projects/hr"}});
+    assert_needs_read(mallory.post(subscribe).await, "subscribe").await;
+    // The lists leave out what she may not read.
+    for (method, field) in [
+        ("resources/templates/list", "resourceTemplates"),
+        ("prompts/list", "prompts"),
+    ] {
+        let list = mallory
+            .post(json!({"jsonrpc": "2.0", "id": 6, "method": method}))
+            .await;
+        let body: Value = list.json().await.unwrap();
+        assert_eq!(body["result"][field], json!([]), "{method}");
+    }
+    // The 2026-07-28 era.
+    assert_needs_read(
+        stateless(&base, &mallory_token, read.clone()).await,
+        "read 2026",
+    )
+    .await;
+    assert_needs_read(
+        stateless(&base, &mallory_token, plan.clone()).await,
+        "prompt 2026",
+    )
+    .await;
+    let listed = stateless(
+        &base,
+        &mallory_token,
+        json!({"jsonrpc": "2.0", "id": 7, "method": "resources/templates/list"}),
+    )
+    .await;
+    let body: Value = listed.json().await.unwrap();
+    assert_eq!(body["result"]["resourceTemplates"], json!([]));
+
+    // A reader reads them, in both eras.
+    let reader_token = token(&audience, "rita", "tasks:read");
+    let reader = Session::open(&base, &reader_token).await;
+    let body: Value = reader.post(read.clone()).await.json().await.unwrap();
+    assert!(
+        body["result"]["contents"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("fire bob on friday")
+    );
+    let body: Value = stateless(&base, &reader_token, plan)
+        .await
+        .json()
+        .await
+        .unwrap();
+    let text = body["result"]["messages"][0]["content"]["text"]
+        .as_str()
+        .unwrap();
+    assert!(text.contains("fire bob on friday"), "{text}");
+    let listed = stateless(
+        &base,
+        &reader_token,
+        json!({"jsonrpc": "2.0", "id": 8, "method": "resources/templates/list"}),
+    )
+    .await;
+    let body: Value = listed.json().await.unwrap();
+    assert_eq!(
+        body["result"]["resourceTemplates"][0]["uriTemplate"],
+        "tasks://projects/{name}"
     );
 }

@@ -668,3 +668,53 @@ async fn delete_asks_the_user_to_confirm_over_stdio() {
     stop.cancel();
     serving.await.unwrap().unwrap();
 }
+
+/// D3/N12: an unknown 4 MB `project` is quoted back bounded, in the error and in the hints:
+/// no answer's size follows its input's (over real HTTP, one 2026-07-28 request each).
+#[tokio::test]
+async fn a_huge_unknown_project_is_answered_in_bounded_hints() {
+    use wymcp::transport::http::{HttpServer, StreamableHttp};
+
+    let server = tools::server(Store::open_in_memory().unwrap()).unwrap();
+    let http = HttpServer::bind("127.0.0.1:0", StreamableHttp::builder(server))
+        .await
+        .unwrap();
+    let url = format!("http://{}/mcp", http.local_addr().unwrap());
+    tokio::spawn(http.run());
+    let huge = "p".repeat(4_000_000);
+    let task = json!({"title": "x", "project": huge});
+    for (action, data) in [
+        ("create", task.clone()),
+        (
+            "import",
+            json!({"tasks": [{"title": "x"}], "project": huge}),
+        ),
+    ] {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "tasks", "arguments": {"action": action, "data": data},
+            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                      "io.modelcontextprotocol/clientCapabilities": {},
+                      "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"}}}});
+        let answer = reqwest::Client::new()
+            .post(&url)
+            .header("Accept", "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", "2026-07-28")
+            .header("Mcp-Method", "tools/call")
+            .header("Mcp-Name", "tasks")
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(answer.status(), 200);
+        let text = answer.text().await.unwrap();
+        assert!(text.len() < 8_000, "{action}: {} bytes", text.len());
+        let answer: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(answer["result"]["isError"], true, "{action}");
+        let payload: Value =
+            serde_json::from_str(answer["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+        let hint = &payload["hints"][0];
+        assert_eq!(hint["action"], "create", "{action}");
+        let name = hint["example"]["name"].as_str().unwrap();
+        assert_eq!(name, format!("{}…(+3999800 chars)", "p".repeat(200)));
+    }
+}

@@ -11,7 +11,7 @@ use wymcp_core::{ConfigurationError, Problem};
 
 use crate::completion::provider::DynComplete;
 use crate::completion::{Completion, CompletionRef, CompletionRequest};
-use crate::context::Context;
+use crate::context::{Context, Identity};
 use crate::prompt::registry::{PromptRegistry, unknown_prompt};
 use crate::protocol::RpcError;
 use crate::resource::registry::ResourceRegistry;
@@ -97,8 +97,17 @@ impl CompletionRegistry {
             ));
         };
         let context = parse_context(params.get("context"))?;
+        // Completing a prompt's arguments or a template's variables needs its scopes (the
+        // values a provider offers come from the data behind it), checked before anything of
+        // it is told.
+        match &reference {
+            CompletionRef::Prompt(prompt) => prompts.check_scopes(prompt, ctx.identity())?,
+            CompletionRef::ResourceTemplate(template) => {
+                resources.check_template_scopes(template, ctx.identity())?;
+            }
+        }
         if let Err(problem) = check_names(&reference, name, prompts, resources) {
-            return Err(refusal(problem, prompts, resources));
+            return Err(refusal(problem, prompts, resources, ctx.identity()));
         }
         let key = key_string(&reference, name);
         let Some(&i) = self.index.get(&key) else {
@@ -160,11 +169,18 @@ fn check_names(
 }
 
 /// The `-32602` for a request naming what does not exist.
-fn refusal(problem: Problem, prompts: &PromptRegistry, resources: &ResourceRegistry) -> RpcError {
+fn refusal(
+    problem: Problem,
+    prompts: &PromptRegistry,
+    resources: &ResourceRegistry,
+    identity: Option<&Identity>,
+) -> RpcError {
     let invalid =
         |message: String, data: Value| RpcError::new(RpcError::INVALID_PARAMS, message, Some(data));
     match problem {
-        Problem::CompletionUnknownPrompt(name) => unknown_prompt(&name, &prompts.names()),
+        Problem::CompletionUnknownPrompt(name) => {
+            unknown_prompt(&name, &prompts.names_for(identity))
+        }
         Problem::CompletionUnknownArgument { prompt, argument } => {
             let declared: Vec<&str> = prompts
                 .get_registered(&prompt)

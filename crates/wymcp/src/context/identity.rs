@@ -13,6 +13,8 @@ use serde_json::{Map, Value, json};
 pub struct Identity {
     subject: String,
     claims: Map<String, Value>,
+    /// The principal when it is not the subject ([`qualified_by_issuer`](Self::qualified_by_issuer)).
+    principal: Option<String>,
 }
 
 impl Identity {
@@ -21,7 +23,42 @@ impl Identity {
         Identity {
             subject: subject.into(),
             claims: Map::new(),
+            principal: None,
         }
+    }
+
+    /// Whom the server keys what it keeps for the caller by: sessions, tasks, user state,
+    /// per-principal quotas and rate limits. It is the [`subject`](Self::subject), unless the
+    /// identity is [`qualified_by_issuer`](Self::qualified_by_issuer): then `sub` alone does
+    /// not say who it is (OIDC makes `sub` unique within its issuer only), and the principal
+    /// is `<iss>|<sub>` (`%` and `|` in the issuer percent-encoded, so no two issuer-subject
+    /// pairs give one principal).
+    ///
+    /// ```
+    /// use wymcp::transport::http::Identity;
+    /// use serde_json::json;
+    ///
+    /// let alice = Identity::new("alice").claim("iss", json!("https://idp-a.example"));
+    /// assert_eq!(alice.principal(), "alice");
+    /// let alice = alice.qualified_by_issuer();
+    /// assert_eq!(alice.principal(), "https://idp-a.example|alice");
+    /// assert_eq!(alice.subject(), "alice");
+    /// ```
+    pub fn principal(&self) -> &str {
+        self.principal.as_deref().unwrap_or(&self.subject)
+    }
+
+    /// This identity with its issuer (`iss`) in its [`principal`](Self::principal): what an
+    /// authenticator that accepts tokens of several issuers answers (`JwtAuth` given several
+    /// `issuer`s does), so that alice of one issuer is not alice of another. Without an `iss`
+    /// claim the principal stays the subject.
+    #[must_use]
+    pub fn qualified_by_issuer(mut self) -> Self {
+        self.principal = self.issuer().map(|issuer| {
+            let issuer = issuer.replace('%', "%25").replace('|', "%7C");
+            format!("{issuer}|{}", self.subject)
+        });
+        self
     }
 
     /// Adds a claim (scopes, tenant, …).
@@ -97,7 +134,12 @@ impl Identity {
 
     /// `{"subject": …, "claims": {…}}`, as tools see it.
     pub fn to_value(&self) -> Value {
-        json!({ "subject": self.subject, "claims": self.claims })
+        match &self.principal {
+            None => json!({ "subject": self.subject, "claims": self.claims }),
+            Some(principal) => json!({
+                "subject": self.subject, "claims": self.claims, "principal": principal,
+            }),
+        }
     }
 
     /// The identity [`to_value`](Self::to_value) wrote (`None`: not one).
@@ -108,9 +150,15 @@ impl Identity {
             None => Map::new(),
             Some(_) => return None,
         };
+        let principal = match value.get("principal") {
+            Some(Value::String(principal)) => Some(principal.clone()),
+            None => None,
+            Some(_) => return None,
+        };
         Some(Identity {
             subject: subject.to_owned(),
             claims,
+            principal,
         })
     }
 }

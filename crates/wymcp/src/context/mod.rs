@@ -10,6 +10,7 @@ mod channel;
 mod client;
 mod identity;
 mod origin;
+pub(crate) mod scope_gate;
 mod task;
 mod user_state;
 
@@ -142,15 +143,19 @@ impl Context {
         self.inner.origin
     }
 
-    /// The subject of the caller's identity ([`identity`](Self::identity), else the assign
+    /// The principal of the caller's identity ([`Identity::principal`] of
+    /// [`identity`](Self::identity), else the assign `identity.principal` or
     /// `identity.subject` upstream middleware set), when the transport authenticated one.
     pub(crate) fn principal(&self) -> Option<String> {
         if let Some(identity) = self.identity() {
-            return Some(identity.subject().to_owned());
+            return Some(identity.principal().to_owned());
         }
         let assigns = self.lock();
-        let subject = assigns.get("identity")?.get("subject")?.as_str()?;
-        Some(subject.to_owned())
+        let identity = assigns.get("identity")?;
+        let principal = identity
+            .get("principal")
+            .or_else(|| identity.get("subject"))?;
+        Some(principal.as_str()?.to_owned())
     }
 
     /// The protocol revision negotiated for the call.

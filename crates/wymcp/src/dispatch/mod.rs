@@ -327,9 +327,7 @@ async fn run_action(
             let mut extra = Map::new();
             if let Some(hc) = hint_context {
                 let hints = tool.hints(action, &hc);
-                if !hints.is_empty() {
-                    extra.insert("hints".into(), hints_value(&hints));
-                }
+                insert_hints(&mut extra, &hints, limits);
             }
             if let Some(context) = tool.action_context(action, &ctx) {
                 extra.insert("context".into(), Value::Object(context));
@@ -365,9 +363,7 @@ fn failed(
     let mut body = Map::new();
     body.insert("error".into(), Value::String(message));
     let hints = tool.hints(action, &hc);
-    if !hints.is_empty() {
-        body.insert("hints".into(), hints_value(&hints));
-    }
+    insert_hints(&mut body, &hints, limits);
     if let Some(context) = tool.action_context(action, ctx) {
         body.insert("context".into(), Value::Object(context));
     }
@@ -377,8 +373,27 @@ fn failed(
     }
 }
 
-fn hints_value(hints: &[wymcp_core::Hint]) -> Value {
-    serde_json::to_value(hints).unwrap_or_else(|_| Value::Array(Vec::new()))
+/// Adds `hints` to an answer's body, bounded: caller-influenced text, as a refusal's quotes
+/// are. At most [`Limits::max_hints`] (the rest counted in `hints_omitted`), each through
+/// [`Hint::bounded`](wymcp_core::Hint::bounded) (its description by
+/// [`Limits::max_error_text`]), so no answer's size follows its input's.
+fn insert_hints(body: &mut Map<String, Value>, hints: &[wymcp_core::Hint], limits: &Limits) {
+    if hints.is_empty() {
+        return;
+    }
+    let kept: Vec<wymcp_core::Hint> = hints
+        .iter()
+        .take(limits.max_hints)
+        .map(|hint| hint.bounded(limits.max_error_text))
+        .collect();
+    let value = serde_json::to_value(kept).unwrap_or_else(|_| Value::Array(Vec::new()));
+    body.insert("hints".into(), value);
+    if hints.len() > limits.max_hints {
+        body.insert(
+            "hints_omitted".into(),
+            Value::from(hints.len() - limits.max_hints),
+        );
+    }
 }
 
 /// Adds `hints` / `context` to a response. A response that is not an object is kept under

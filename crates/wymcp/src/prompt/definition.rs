@@ -168,12 +168,92 @@ pub trait Prompt: Send + Sync + 'static {
         Vec::new()
     }
 
+    /// The OAuth scopes a caller must hold, all of them, to get this prompt (and to complete
+    /// its arguments): RFC 6749 scope tokens, checked by
+    /// [`build`](crate::ServerBuilder::build). A caller lacking one is refused `-32003`
+    /// ([`RpcError::INSUFFICIENT_SCOPE`]; 403 with the step-up challenge over Streamable HTTP)
+    /// and `prompts/list` leaves the prompt out (see
+    /// [`ServerBuilder::visibility`](crate::ServerBuilder::visibility)). Default: none; a
+    /// prompt made elsewhere (`#[wymcp::prompts]`) gets them with
+    /// [`with_scopes`](Self::with_scopes).
+    fn scopes(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// This prompt, needing `scopes` ([`scopes`](Self::scopes)) instead of its own.
+    ///
+    /// ```
+    /// use wymcp::prompt::{Prompt, PromptArguments, PromptError, GetPromptResult};
+    /// use wymcp::Context;
+    ///
+    /// struct Plan;
+    /// impl Prompt for Plan {
+    ///     fn name(&self) -> &str { "plan" }
+    ///     async fn get(&self, _: PromptArguments, _: Context) -> Result<GetPromptResult, PromptError> {
+    ///         Ok(GetPromptResult::new(Vec::new()))
+    ///     }
+    /// }
+    ///
+    /// let plan = Plan.with_scopes(["tasks:read"]);
+    /// assert_eq!(plan.scopes(), ["tasks:read"]);
+    /// let server = wymcp::Server::builder().prompt(plan).build()?;
+    /// assert_eq!(server.declared_scopes(), ["tasks:read"]);
+    /// # Ok::<(), wymcp::ConfigurationError>(())
+    /// ```
+    fn with_scopes<I, S>(self, scopes: I) -> Scoped<Self>
+    where
+        Self: Sized,
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        Scoped {
+            prompt: self,
+            scopes: scopes.into_iter().map(Into::into).collect(),
+        }
+    }
+
     /// Renders the prompt with `arguments`.
     fn get(
         &self,
         arguments: PromptArguments,
         ctx: Context,
     ) -> impl Future<Output = Result<GetPromptResult, PromptError>> + Send;
+}
+
+/// A prompt with the scopes [`Prompt::with_scopes`] gave it; everything else is the prompt's.
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct Scoped<P> {
+    prompt: P,
+    scopes: Vec<String>,
+}
+
+impl<P: Prompt> Prompt for Scoped<P> {
+    fn name(&self) -> &str {
+        self.prompt.name()
+    }
+    fn title(&self) -> Option<String> {
+        self.prompt.title()
+    }
+    fn description(&self) -> Option<String> {
+        self.prompt.description()
+    }
+    fn arguments(&self) -> Vec<PromptArgument> {
+        self.prompt.arguments()
+    }
+    fn icons(&self) -> Vec<Value> {
+        self.prompt.icons()
+    }
+    fn scopes(&self) -> Vec<String> {
+        self.scopes.clone()
+    }
+    fn get(
+        &self,
+        arguments: PromptArguments,
+        ctx: Context,
+    ) -> impl Future<Output = Result<GetPromptResult, PromptError>> + Send {
+        self.prompt.get(arguments, ctx)
+    }
 }
 
 /// The object-safe form of [`Prompt`].
@@ -183,6 +263,7 @@ pub(crate) trait DynPrompt: Send + Sync {
     fn description(&self) -> Option<String>;
     fn arguments(&self) -> Vec<PromptArgument>;
     fn icons(&self) -> Vec<Value>;
+    fn scopes(&self) -> Vec<String>;
     fn get(
         &self,
         arguments: PromptArguments,
@@ -205,6 +286,9 @@ impl<T: Prompt> DynPrompt for T {
     }
     fn icons(&self) -> Vec<Value> {
         Prompt::icons(self)
+    }
+    fn scopes(&self) -> Vec<String> {
+        Prompt::scopes(self)
     }
     fn get(
         &self,

@@ -33,6 +33,6 @@ pub(crate) mod function;
 mod message;
 pub(crate) mod registry;
 
-pub use definition::{Prompt, PromptArgument, PromptArguments, PromptError};
+pub use definition::{Prompt, PromptArgument, PromptArguments, PromptError, Scoped};
 pub use function::IntoPromptResult;
 pub use message::{GetPromptResult, PromptMessage, Role};

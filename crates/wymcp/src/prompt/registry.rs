@@ -9,11 +9,13 @@ use serde_json::{Map, Value, json};
 use wymcp_core::bound::echo;
 use wymcp_core::{ConfigurationError, Problem};
 
-use crate::context::Context;
+use crate::context::scope_gate;
+use crate::context::{Context, Identity, missing_scopes};
 use crate::paging;
 use crate::prompt::definition::DynPrompt;
 use crate::prompt::{PromptArgument, PromptArguments};
 use crate::protocol::{ProtocolVersion, RpcError};
+use crate::resource::definition::marked;
 use crate::resource::write_named;
 
 /// One prompt, its declaration read once.
@@ -23,6 +25,8 @@ pub(crate) struct RegisteredPrompt {
     description: Option<String>,
     pub(crate) arguments: Vec<PromptArgument>,
     icons: Vec<Value>,
+    /// The scopes a caller must hold to see and get it.
+    scopes: Vec<String>,
     prompt: Arc<dyn DynPrompt>,
 }
 
@@ -61,10 +65,18 @@ impl RegisteredPrompt {
 pub(crate) struct PromptRegistry {
     prompts: Vec<RegisteredPrompt>,
     index: HashMap<String, usize>,
+    /// Whether `prompts/list` shows a caller what it lacks the scopes for, marked (the
+    /// server's `Visibility::ShowWithScope`), rather than leave it out.
+    show_with_scope: bool,
 }
 
 impl PromptRegistry {
-    pub(crate) fn build(prompts: Vec<Arc<dyn DynPrompt>>) -> Result<Self, ConfigurationError> {
+    /// Validates every prompt (name, arguments, scopes); `prompts/list` shows what a caller
+    /// lacks the scopes for (left out, or marked with `show_with_scope`).
+    pub(crate) fn build(
+        prompts: Vec<Arc<dyn DynPrompt>>,
+        show_with_scope: bool,
+    ) -> Result<Self, ConfigurationError> {
         let mut registered = Vec::with_capacity(prompts.len());
         let mut index = HashMap::new();
         for prompt in prompts {
@@ -89,6 +101,12 @@ impl PromptRegistry {
                     }));
                 }
             }
+            let scopes = wymcp_core::validate_scopes(&prompt.scopes()).map_err(|problem| {
+                ConfigurationError::new(Problem::FeatureScopesInvalid {
+                    of: format!("prompt {name:?}"),
+                    reason: problem.to_string(),
+                })
+            })?;
             if index.insert(name.clone(), registered.len()).is_some() {
                 return Err(ConfigurationError::new(Problem::DuplicatePrompt(name)));
             }
@@ -98,12 +116,14 @@ impl PromptRegistry {
                 description: prompt.description(),
                 arguments,
                 icons: prompt.icons(),
+                scopes,
                 prompt,
             });
         }
         Ok(PromptRegistry {
             prompts: registered,
             index,
+            show_with_scope,
         })
     }
 
@@ -119,15 +139,58 @@ impl PromptRegistry {
         self.index.get(name).map(|&i| &self.prompts[i])
     }
 
+    /// Every scope the prompts declare.
+    pub(crate) fn declared_scopes(&self) -> impl Iterator<Item = &String> {
+        self.prompts.iter().flat_map(|p| &p.scopes)
+    }
+
+    /// The names `identity` is shown (every one, under `Visibility::ShowWithScope`).
+    pub(crate) fn names_for(&self, identity: Option<&Identity>) -> Vec<&str> {
+        self.shown(identity)
+            .into_iter()
+            .map(|(p, _)| p.name.as_str())
+            .collect()
+    }
+
+    /// The prompts `identity` is shown, each with the scopes it lacks for it.
+    fn shown(&self, identity: Option<&Identity>) -> Vec<(&RegisteredPrompt, Vec<&str>)> {
+        self.prompts
+            .iter()
+            .map(|p| (p, missing_scopes(&p.scopes, identity)))
+            .filter(|(_, missing)| missing.is_empty() || self.show_with_scope)
+            .collect()
+    }
+
+    /// The scope gate of the prompt `name`: passes for an unknown one, which the caller
+    /// refuses as unknown.
+    pub(crate) fn check_scopes(
+        &self,
+        name: &str,
+        identity: Option<&Identity>,
+    ) -> Result<(), RpcError> {
+        match self.get_registered(name) {
+            Some(prompt) => gate(prompt, identity),
+            None => Ok(()),
+        }
+    }
+
+    /// `prompts/list` as `identity` sees it: what it lacks the scopes for left out (or
+    /// marked, under `Visibility::ShowWithScope`); pages count what it is shown.
     pub(crate) fn list(
         &self,
         params: &Map<String, Value>,
         page_size: usize,
-        version: ProtocolVersion,
+        (version, identity): (ProtocolVersion, Option<&Identity>),
     ) -> Result<Value, RpcError> {
         let kind = ("prompts", "prompts");
-        paging::listed(&self.prompts, params, page_size, kind, |p| {
-            p.to_value(version)
+        let shown = self.shown(identity);
+        paging::listed(&shown, params, page_size, kind, |(p, missing)| {
+            let listed = p.to_value(version);
+            if missing.is_empty() {
+                listed
+            } else {
+                marked(listed, missing)
+            }
         })
     }
 
@@ -147,8 +210,10 @@ impl PromptRegistry {
             }
         };
         let Some(prompt) = self.get_registered(&name) else {
-            return Err(unknown_prompt(&name, &self.names()));
+            return Err(unknown_prompt(&name, &self.names_for(ctx.identity())));
         };
+        // Before the arguments are read: a caller without the scopes learns nothing of them.
+        gate(prompt, ctx.identity())?;
         let arguments = check_arguments(prompt, params.remove("arguments"))?;
         let version = ctx.protocol_version();
         let rendered = AssertUnwindSafe(prompt.prompt.get(arguments, ctx))
@@ -164,6 +229,15 @@ impl PromptRegistry {
             )),
         }
     }
+}
+
+/// The scope gate of `prompt`.
+fn gate(prompt: &RegisteredPrompt, identity: Option<&Identity>) -> Result<(), RpcError> {
+    scope_gate::check(
+        &prompt.scopes,
+        identity,
+        &format!("prompt '{}'", prompt.name),
+    )
 }
 
 pub(crate) fn unknown_prompt(name: &str, known: &[&str]) -> RpcError {

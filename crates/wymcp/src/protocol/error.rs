@@ -35,6 +35,11 @@ impl RpcError {
     /// `-32000`, a server error: the server is running its most work for this client (a
     /// limit of [`Limits`](crate::Limits) is reached); retry later.
     pub const SERVER_BUSY: i64 = -32000;
+    /// `-32003`, a server error: the caller's credentials lack a scope the resource, resource
+    /// template or prompt declares (`data.error` is `"insufficient_scope"`, with
+    /// `required_scopes` and `missing_scopes`). Over Streamable HTTP it is answered 403 with
+    /// the step-up challenge, as a `tools/call` lacking a scope is.
+    pub const INSUFFICIENT_SCOPE: i64 = -32003;
 
     /// An error with any code, message and data.
     pub fn new(code: i64, message: impl Into<String>, data: Option<Value>) -> Self {

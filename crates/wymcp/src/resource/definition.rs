@@ -28,6 +28,8 @@ pub(crate) struct Meta {
     pub(crate) mime_type: Option<String>,
     pub(crate) icons: Vec<Value>,
     pub(crate) annotations: Option<Map<String, Value>>,
+    /// The OAuth scopes a caller must hold, all of them, to see and read it.
+    pub(crate) scopes: Vec<String>,
 }
 
 /// Writes what names a resource, template, prompt or prompt argument (MCP's base metadata):
@@ -84,6 +86,19 @@ impl Meta {
     }
 }
 
+/// The listed object `to_value` wrote, as a caller lacking the scopes `missing` is shown it
+/// under `Visibility::ShowWithScope`: its description
+/// ends `(needs scope: …)`, as a tool's does.
+pub(crate) fn marked(mut listed: Value, missing: &[&str]) -> Value {
+    let needs = format!("(needs scope: {})", missing.join(" "));
+    let described = match listed.get("description").and_then(Value::as_str) {
+        Some(description) => format!("{description} {needs}"),
+        None => needs,
+    };
+    listed["description"] = Value::String(described);
+    listed
+}
+
 macro_rules! metadata_setters {
     () => {
         /// A display title (served from 2025-06-18 on).
@@ -115,6 +130,22 @@ macro_rules! metadata_setters {
         /// (`lastModified` left out for 2025-03-26).
         pub fn annotations(mut self, annotations: Map<String, Value>) -> Self {
             self.meta.annotations = Some(annotations);
+            self
+        }
+
+        /// The OAuth scopes a caller must hold, all of them, to read this (and to subscribe
+        /// to it, or complete its variables): RFC 6749 scope tokens, checked by
+        /// [`build`](crate::ServerBuilder::build). A caller lacking one is refused `-32003`
+        /// ([`RpcError::INSUFFICIENT_SCOPE`](crate::RpcError::INSUFFICIENT_SCOPE); 403 with
+        /// the step-up challenge over Streamable HTTP), and the list leaves it out (see
+        /// [`ServerBuilder::visibility`](crate::ServerBuilder::visibility)). A transport
+        /// without auth has no one to refuse.
+        pub fn scopes<I, S>(mut self, scopes: I) -> Self
+        where
+            I: IntoIterator<Item = S>,
+            S: Into<String>,
+        {
+            self.meta.scopes = scopes.into_iter().map(Into::into).collect();
             self
         }
     };

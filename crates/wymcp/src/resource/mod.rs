@@ -25,7 +25,7 @@
 //! ```
 
 mod contents;
-mod definition;
+pub(crate) mod definition;
 pub(crate) mod from_fn;
 mod notify;
 mod read;

@@ -10,10 +10,12 @@ use serde_json::{Map, Value, json};
 use wymcp_core::{ConfigurationError, Problem};
 
 use crate::Limits;
-use crate::context::Context;
+use crate::context::scope_gate;
+use crate::context::{Context, Identity, missing_scopes};
 use crate::paging;
 use crate::protocol::{ProtocolVersion, RpcError};
 use crate::resource::definition::Source;
+use crate::resource::definition::marked;
 use crate::resource::read::{not_found, not_found_because};
 use crate::resource::subscriptions::Subscriptions;
 use crate::resource::{
@@ -29,19 +31,30 @@ pub(crate) struct ResourceRegistry {
     templates: Vec<(ResourceTemplate, UriTemplate)>,
     /// [`Limits::max_template_uri`] and [`Limits::max_template_match_steps`].
     match_bounds: (usize, usize),
+    /// Whether the lists show a caller what it lacks the scopes for, marked (the server's
+    /// `Visibility::ShowWithScope`), rather than leave it out.
+    show_with_scope: bool,
     pub(crate) subscriptions: Subscriptions,
 }
 
 impl ResourceRegistry {
-    /// Validates every URI, template and name; refuses duplicates. Templates are matched
-    /// within the bounds of `limits`; the subscriptions of sessions with ids are kept in
-    /// `shared` when given.
+    /// Validates every URI, template, name and scope; refuses duplicates. Templates are
+    /// matched within the bounds of `limits`; the subscriptions of sessions with ids are kept
+    /// in `shared` when given; the lists show what a caller lacks the scopes for as
+    /// `show_with_scope` says.
     pub(crate) fn build(
-        resources: Vec<Resource>,
-        templates: Vec<ResourceTemplate>,
-        limits: &Limits,
+        mut resources: Vec<Resource>,
+        mut templates: Vec<ResourceTemplate>,
+        (limits, show_with_scope): (&Limits, bool),
         shared: Option<Arc<dyn SubscriptionStore>>,
     ) -> Result<Self, ConfigurationError> {
+        for resource in &mut resources {
+            resource.meta.scopes = valid_scopes(&resource.meta.scopes, "resource", &resource.uri)?;
+        }
+        for template in &mut templates {
+            let scopes = &template.meta.scopes;
+            template.meta.scopes = valid_scopes(scopes, "resource template", &template.template)?;
+        }
         let mut by_uri = HashMap::new();
         for (i, resource) in resources.iter().enumerate() {
             if let Err(e) = UriStr::new(&resource.uri) {
@@ -89,6 +102,7 @@ impl ResourceRegistry {
             by_uri,
             templates: parsed,
             match_bounds: (limits.max_template_uri, limits.max_template_match_steps),
+            show_with_scope,
             subscriptions: Subscriptions::new(shared),
         })
     }
@@ -116,24 +130,47 @@ impl ResourceRegistry {
             .map(|(_, parsed)| parsed)
     }
 
+    /// Every scope the resources and templates declare.
+    pub(crate) fn declared_scopes(&self) -> impl Iterator<Item = &String> {
+        let resources = self.resources.iter().flat_map(|r| &r.meta.scopes);
+        resources.chain(self.templates.iter().flat_map(|(t, _)| &t.meta.scopes))
+    }
+
+    /// The scope gate of the template declared as `template` (completing its variables):
+    /// passes for an unknown one, which the caller refuses as unknown.
+    pub(crate) fn check_template_scopes(
+        &self,
+        template: &str,
+        identity: Option<&Identity>,
+    ) -> Result<(), RpcError> {
+        match self.templates.iter().find(|(t, _)| t.template == template) {
+            Some((t, _)) => template_gate(t, identity),
+            None => Ok(()),
+        }
+    }
+
     /// Whether `uri` names a resource or matches a template.
     pub(crate) fn resolves(&self, uri: &str) -> bool {
         self.by_uri.contains_key(uri) || self.matching_template(uri).is_ok()
     }
 
-    /// Whether `uri` names a resource or matches a template; when not, the refusal of a
-    /// session of `version` (naming the limit a template match ran into, if one did).
+    /// Whether `uri` names a resource or matches a template whose scopes `identity` holds;
+    /// when it resolves to nothing, the refusal of a session of `version` (naming the limit a
+    /// template match ran into, if one did), and when `identity` lacks a scope, the scope
+    /// gate's.
     pub(crate) fn check_resolves(
         &self,
         uri: &str,
         version: ProtocolVersion,
+        identity: Option<&Identity>,
     ) -> Result<(), RpcError> {
-        if self.by_uri.contains_key(uri) {
-            return Ok(());
+        if let Some(&i) = self.by_uri.get(uri) {
+            return resource_gate(&self.resources[i], identity);
         }
-        self.matching_template(uri)
-            .map(|_| ())
-            .map_err(|why| not_matched(uri, why, version))
+        match self.matching_template(uri) {
+            Ok((template, _)) => template_gate(template, identity),
+            Err(why) => Err(not_matched(uri, why, version)),
+        }
     }
 
     /// The first template `uri` matches, with its variables; else why none did (a limit that
@@ -151,35 +188,65 @@ impl ResourceRegistry {
         Err(why)
     }
 
+    /// `resources/list` as `identity` sees it: what it lacks the scopes for left out (or
+    /// marked, under `Visibility::ShowWithScope`); pages count what it is shown.
     pub(crate) fn list(
         &self,
         params: &Map<String, Value>,
         page_size: usize,
-        version: ProtocolVersion,
+        (version, identity): (ProtocolVersion, Option<&Identity>),
     ) -> Result<Value, RpcError> {
         let kind = ("resources", "resources");
-        paging::listed(&self.resources, params, page_size, kind, |r| {
-            r.to_value(version)
+        let shown = self.shown(&self.resources, |r| &r.meta.scopes, identity);
+        paging::listed(&shown, params, page_size, kind, |(r, missing)| {
+            self.listed(r.to_value(version), missing)
         })
     }
 
+    /// `resources/templates/list` as `identity` sees it (as [`list`](Self::list)).
     pub(crate) fn list_templates(
         &self,
         params: &Map<String, Value>,
         page_size: usize,
-        version: ProtocolVersion,
+        (version, identity): (ProtocolVersion, Option<&Identity>),
     ) -> Result<Value, RpcError> {
         let kind = ("resources/templates", "resourceTemplates");
-        paging::listed(&self.templates, params, page_size, kind, |(t, _)| {
-            t.to_value(version)
+        let shown = self.shown(&self.templates, |(t, _)| &t.meta.scopes, identity);
+        paging::listed(&shown, params, page_size, kind, |((t, _), missing)| {
+            self.listed(t.to_value(version), missing)
         })
     }
 
-    /// Reads `uri`: a resource by exact URI first, then the first template it matches.
+    /// The items of `all` `identity` is shown, each with the scopes it lacks for it.
+    fn shown<'a, T>(
+        &self,
+        all: &'a [T],
+        scopes: impl Fn(&'a T) -> &'a Vec<String>,
+        identity: Option<&Identity>,
+    ) -> Vec<(&'a T, Vec<&'a str>)> {
+        all.iter()
+            .map(|item| (item, missing_scopes(scopes(item), identity)))
+            .filter(|(_, missing)| missing.is_empty() || self.show_with_scope)
+            .collect()
+    }
+
+    /// A listed object, marked with the scopes the caller lacks for it (if any).
+    fn listed(&self, listed: Value, missing: &[&str]) -> Value {
+        if missing.is_empty() {
+            listed
+        } else {
+            marked(listed, missing)
+        }
+    }
+
+    /// Reads `uri`: a resource by exact URI first, then the first template it matches; a
+    /// caller lacking their scopes is refused before anything is read.
     pub(crate) async fn read(&self, uri: &str, ctx: Context) -> Result<Value, RpcError> {
         let version = ctx.protocol_version();
+        let identity = ctx.identity();
         let (reader, vars) = match self.by_uri.get(uri).map(|&i| &self.resources[i]) {
             Some(resource) => match &resource.source {
+                _ if let Err(refused) = resource_gate(resource, identity) => return Err(refused),
                 Source::Reader(reader) => (reader, Variables::new()),
                 Source::Text(_) | Source::Blob(_) => {
                     let contents: Vec<_> = resource.static_contents().into_iter().collect();
@@ -187,7 +254,10 @@ impl ResourceRegistry {
                 }
             },
             None => match self.matching_template(uri) {
-                Ok((template, vars)) => (&template.reader, vars),
+                Ok((template, vars)) => {
+                    template_gate(template, identity)?;
+                    (&template.reader, vars)
+                }
                 Err(why) => return Err(not_matched(uri, why, version)),
             },
         };
@@ -205,6 +275,32 @@ impl ResourceRegistry {
             )),
         }
     }
+}
+
+/// `scopes` of the resource or template `what` named `name`, checked as scope tokens.
+fn valid_scopes(
+    scopes: &[String],
+    what: &str,
+    name: &str,
+) -> Result<Vec<String>, ConfigurationError> {
+    wymcp_core::validate_scopes(scopes).map_err(|problem| {
+        ConfigurationError::new(Problem::FeatureScopesInvalid {
+            of: format!("{what} {name:?}"),
+            reason: problem.to_string(),
+        })
+    })
+}
+
+/// The scope gate of a resource (by its URI, which the server declared).
+fn resource_gate(resource: &Resource, identity: Option<&Identity>) -> Result<(), RpcError> {
+    let subject = format!("resource '{}'", resource.uri);
+    scope_gate::check(&resource.meta.scopes, identity, &subject)
+}
+
+/// The scope gate of a template (by its declared template, not the URI the caller sent).
+fn template_gate(template: &ResourceTemplate, identity: Option<&Identity>) -> Result<(), RpcError> {
+    let subject = format!("resource template '{}'", template.template);
+    scope_gate::check(&template.meta.scopes, identity, &subject)
 }
 
 /// `Resource not found` for `uri` (quoted bounded), naming the limit that stopped a template

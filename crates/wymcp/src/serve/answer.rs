@@ -7,8 +7,9 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::stateless::StatelessCall;
+use crate::context::scope_gate;
 use crate::dispatch::{CallToolResult, WireResult};
-use crate::protocol::{ProtocolVersion, success, success_bytes, success_text};
+use crate::protocol::{ProtocolVersion, RpcError, failure, success, success_bytes, success_text};
 
 /// One JSON-RPC message to send.
 #[derive(Debug)]
@@ -28,9 +29,22 @@ pub(crate) enum Answer {
     },
     /// Any other message, as a JSON value.
     Message(Value),
+    /// A JSON-RPC error refusing a request for lacking `scopes` (a resource's, a template's or
+    /// a prompt's: the scope gate's `-32003`), as a JSON value.
+    ScopeRefused { message: Value, scopes: Vec<String> },
 }
 
 impl Answer {
+    /// The answer to request `id` refused with `error`: [`Answer::ScopeRefused`] when it is the
+    /// scope gate's refusal, else [`Answer::Message`].
+    pub(crate) fn failure(id: Value, error: &RpcError) -> Answer {
+        let message = failure(id, error);
+        match scope_gate::scopes_needed(error) {
+            Some(scopes) => Answer::ScopeRefused { message, scopes },
+            None => Answer::Message(message),
+        }
+    }
+
     /// The message's JSON bytes (an HTTP body, an SSE event's data).
     pub(crate) fn to_bytes(&self) -> Vec<u8> {
         match self {
@@ -41,16 +55,19 @@ impl Answer {
             } => success_bytes(id, &wire(result, *version)),
             Answer::Stateless { id, result, meta } => success_bytes(id, &stateless(result, meta)),
             // Serializing a `Value` cannot fail.
-            Answer::Message(message) => serde_json::to_vec(message).unwrap_or_default(),
+            Answer::Message(message) | Answer::ScopeRefused { message, .. } => {
+                serde_json::to_vec(message).unwrap_or_default()
+            }
         }
     }
 
-    /// The scopes a `tools/call` was refused for lacking (`insufficient_scope`), if it was.
+    /// The scopes a request was refused for lacking (`insufficient_scope`), if it was.
     pub(crate) fn scopes_needed(&self) -> Option<&[String]> {
         match self {
             Answer::Call { result, .. } | Answer::Stateless { result, .. } => {
                 result.scopes_needed()
             }
+            Answer::ScopeRefused { scopes, .. } => Some(scopes),
             Answer::Message(_) => None,
         }
     }
@@ -64,7 +81,7 @@ impl Answer {
                 version,
             } => success_text(&id, &wire(&result, version)),
             Answer::Stateless { id, result, meta } => success_text(&id, &stateless(&result, &meta)),
-            Answer::Message(message) => message.to_string(),
+            Answer::Message(message) | Answer::ScopeRefused { message, .. } => message.to_string(),
         }
     }
 
@@ -79,7 +96,7 @@ impl Answer {
             Answer::Stateless { .. } => {
                 serde_json::from_slice(&self.to_bytes()).unwrap_or(Value::Null)
             }
-            Answer::Message(message) => message,
+            Answer::Message(message) | Answer::ScopeRefused { message, .. } => message,
         }
     }
 }

@@ -21,7 +21,7 @@ pub(super) async fn start(
     let assigns = identity
         .map(|i| Map::from_iter([("identity".to_owned(), i.to_value())]))
         .unwrap_or_default();
-    let mut record = new_record(params, assigns, identity.map(|i| i.subject().to_owned()));
+    let mut record = new_record(params, assigns, identity.map(|i| i.principal().to_owned()));
     let version = record.version;
     if let Some(refused) = run_start_hook(core, &mut record, &id, identity).await {
         return Ok(Outcome::Message(super::Answer::Message(refused)));

@@ -12,7 +12,7 @@ use super::Identity;
 /// it, so counting it would let one client's sessions shut out every other client.
 pub(crate) fn client_key(identity: Option<&Identity>, client: Option<IpAddr>) -> Option<String> {
     match (identity, client) {
-        (Some(identity), _) => Some(format!("principal:{}", identity.subject())),
+        (Some(identity), _) => Some(format!("principal:{}", identity.principal())),
         (None, Some(address)) if !address.is_loopback() => Some(format!("address:{address}")),
         (None, _) => None,
     }

@@ -320,7 +320,7 @@ impl Core {
 pub(crate) fn owns(record: &SessionRecord, identity: Option<&Identity>) -> bool {
     match (&record.subject, identity) {
         (None, _) => true,
-        (Some(subject), Some(identity)) => subject == identity.subject(),
+        (Some(subject), Some(identity)) => subject == identity.principal(),
         (Some(_), None) => false,
     }
 }

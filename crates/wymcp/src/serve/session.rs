@@ -254,10 +254,10 @@ async fn request(
             // future of every call this function serves (+0.8 % per session-era call inline,
             // callgrind against c6c408b).
             let result = Box::pin(serve_method(core, method, params, ctx)).await;
-            Ok(reply(match result {
-                Ok(result) => success(id, result),
-                Err(error) => failure(id, &error),
-            }))
+            Ok(match result {
+                Ok(result) => reply(success(id, result)),
+                Err(error) => Outcome::Message(Answer::failure(id, &error)),
+            })
         }
     }
 }

@@ -440,6 +440,7 @@ impl ServerBuilder {
     /// definition and validator, and appends the help tool last; validates every resource URI,
     /// resource template, prompt and completion provider.
     pub fn build(self) -> Result<Server, ConfigurationError> {
+        let show_with_scope = self.visibility == crate::tool::visibility::Visibility::ShowWithScope;
         let mut tools = register_tools(self.tools, self.visibility)?;
         check_layers(&self.layers, &tools)?;
         check_task_tools(&self.tasks, &tools)?;
@@ -450,10 +451,10 @@ impl ServerBuilder {
         let resources = ResourceRegistry::build(
             resources,
             self.templates,
-            &self.limits,
+            (&self.limits, show_with_scope),
             self.subscription_store,
         )?;
-        let prompts = PromptRegistry::build(self.prompts)?;
+        let prompts = PromptRegistry::build(self.prompts, show_with_scope)?;
         let completions = CompletionRegistry::build(self.completions, &prompts, &resources)?;
         // The tasks announce their status changes on the server's hub and relay.
         let (hub, relay) = (crate::resource::Hub::new(), Arc::default());

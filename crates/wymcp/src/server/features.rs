@@ -256,13 +256,15 @@ impl Server {
         // The application's error texts (a resource's, a prompt's, a completion's) are bounded.
         let max = features.limits.max_error_text;
         let answer = match method {
-            Method::ResourcesList => resources.list(&object()?, size, version),
-            Method::ResourceTemplatesList => resources.list_templates(&object()?, size, version),
+            Method::ResourcesList => resources.list(&object()?, size, (version, ctx.identity())),
+            Method::ResourceTemplatesList => {
+                resources.list_templates(&object()?, size, (version, ctx.identity()))
+            }
             Method::ResourcesRead => resources.read(uri_param(&object()?)?, ctx).await,
             Method::ResourcesSubscribe => {
                 let params = object()?;
                 let uri = uri_param(&params)?;
-                resources.check_resolves(uri, version)?;
+                resources.check_resolves(uri, version, ctx.identity())?;
                 let subscriptions = &resources.subscriptions;
                 subscriptions
                     .subscribe(uri, Subscriber::of(&ctx), &features.limits)
@@ -279,7 +281,7 @@ impl Server {
                     .map_err(subscription_refused)?;
                 Ok(json!({}))
             }
-            Method::PromptsList => prompts.list(&object()?, size, version),
+            Method::PromptsList => prompts.list(&object()?, size, (version, ctx.identity())),
             Method::SkillsList => features.skills.list(&object()?, size),
             Method::SkillsGet => features.skills.get(&object()?),
             Method::ResourcesDirectoryRead => features.skills.read_directory(&object()?, size),

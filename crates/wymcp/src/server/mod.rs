@@ -143,7 +143,8 @@ impl Server {
         Some(&self.inner.tools[i])
     }
 
-    /// Every OAuth scope a tool or action declares, sorted and once each: what the
+    /// Every OAuth scope a tool, action, resource, resource template or prompt declares,
+    /// sorted and once each: what the
     /// protected-resource metadata publishes as `scopes_supported`.
     ///
     /// ```
@@ -167,11 +168,14 @@ impl Server {
     /// assert_eq!(server.declared_scopes(), ["tasks:read", "tasks:write"]);
     /// ```
     pub fn declared_scopes(&self) -> Vec<String> {
+        let features = self.features();
         let scopes: std::collections::BTreeSet<&String> = self
             .inner
             .tools
             .iter()
             .flat_map(|tool| tool.declared_scopes())
+            .chain(features.resources.declared_scopes())
+            .chain(features.prompts.declared_scopes())
             .collect();
         scopes.into_iter().cloned().collect()
     }

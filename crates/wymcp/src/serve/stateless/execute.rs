@@ -6,7 +6,7 @@ use super::results;
 use crate::dispatch::CallToolResult;
 use crate::mrtr::{self, Round};
 use crate::protocol::stateless;
-use crate::protocol::{Method, RpcError, failure, success};
+use crate::protocol::{Method, RpcError, success};
 use crate::serve::{Answer, Class, Core, Refusal};
 use crate::task::hand_off::HandedOff;
 use crate::task::serve::{Route, route_call, run_task_call};
@@ -96,6 +96,6 @@ pub(crate) fn answer(
             let shaped = results::complete(core.server(), name, hints, result);
             Answer::Message(success(id, shaped))
         }
-        Err(error) => Answer::Message(failure(id, &error)),
+        Err(error) => Answer::failure(id, &error),
     })
 }

@@ -97,7 +97,7 @@ pub(super) async fn serve(core: &Core, inbound: Inbound<'_>) -> Result<Outcome, 
     if let Some(headers) = headers {
         incoming.check_param_headers(server, headers)?;
     }
-    let principal = identity.map(|i| i.subject());
+    let principal = identity.map(crate::Identity::principal);
     let mut prepared = incoming.prepare(server, version, principal, raw.as_ref())?;
     if let Some(identity) = identity {
         prepared.ctx = prepared

@@ -68,9 +68,10 @@ pub(crate) async fn answer(
     sse::response(futures_util::stream::unfold(stream, next_frame).map(Ok::<Bytes, Infallible>))
 }
 
-/// A call refused for lacking `scopes`: 403 with the step-up challenge (the MCP authorization
-/// spec's `insufficient_scope`, RFC 6750 §3.1), the refusal's JSON-RPC message as the body.
-fn step_up(state: &State, scopes: &[String], body: Vec<u8>) -> Response {
+/// A request refused for lacking `scopes` (a call's, or a resource's, template's or prompt's:
+/// the scope gate's): 403 with the step-up challenge (the MCP authorization spec's
+/// `insufficient_scope`, RFC 6750 §3.1), the refusal's JSON-RPC message as the body.
+pub(super) fn step_up(state: &State, scopes: &[String], body: Vec<u8>) -> Response {
     let challenge = super::auth::step_up_challenge(&state.config.www_authenticate, scopes);
     let mut response = json_bytes_response(StatusCode::FORBIDDEN, body);
     response

@@ -160,7 +160,10 @@ async fn respond(
 ) -> Response {
     match outcome {
         Outcome::Accepted => StatusCode::ACCEPTED.into_response(),
-        Outcome::Message(answer) => json_bytes_response(StatusCode::OK, answer.to_bytes()),
+        Outcome::Message(answer) => match answer.scopes_needed() {
+            Some(scopes) => super::call::step_up(state, scopes, answer.to_bytes()),
+            None => json_bytes_response(StatusCode::OK, answer.to_bytes()),
+        },
         Outcome::Started { session, message } => {
             let mut response = json_response(StatusCode::OK, &message);
             if let Ok(value) = HeaderValue::from_str(&session) {

@@ -198,6 +198,10 @@ impl IntrospectionAuth {
             }
         }
         match super::jwt::claims::identity(claims) {
+            // With several issuers, `sub` alone does not say who it is.
+            Some(identity) if self.issuers.len() > 1 => {
+                Verdict::Accepted(identity.qualified_by_issuer())
+            }
             Some(identity) => Verdict::Accepted(identity),
             None => refuse("the token has no `sub`"),
         }

@@ -158,8 +158,14 @@ impl JwtAuth {
         for key in &keys {
             match decode::<Map<String, Value>>(token, &key.key, &validation) {
                 Ok(data) => {
-                    return claims::identity(data.claims)
-                        .ok_or_else(|| refused("the token has no `sub` claim"));
+                    let identity = claims::identity(data.claims)
+                        .ok_or_else(|| refused("the token has no `sub` claim"))?;
+                    // With several issuers, `sub` alone does not say who it is.
+                    return Ok(if self.issuers.len() > 1 {
+                        identity.qualified_by_issuer()
+                    } else {
+                        identity
+                    });
                 }
                 Err(error) => failure = Some(error),
             }
