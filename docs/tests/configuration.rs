@@ -1,6 +1,7 @@
 //! `docs/configuration.md` lists every public method of every builder: each `pub fn` of
 //! `impl ServerBuilder`, `impl Limits`, `impl StreamableHttp`, `impl BearerAuth`,
-//! `impl StdioConfig`, `impl Cli` and `impl Invocation` (found wherever they are in `crates/wymcp/src`) appears as `` `.name( ``
+//! `impl StdioConfig`, `impl Cli`, `impl Invocation`, `impl JwtAuthBuilder` and
+//! `impl IntrospectionAuthBuilder` (found wherever they are in `crates/wymcp/src`) appears as `` `.name( ``
 //! in the page's section for it. A method added without its line fails here.
 
 use std::fs;
@@ -96,6 +97,7 @@ fn configuration_md_lists_every_public_builder_method() {
         ("Cli", "From the command line", &[][..]),
         ("Invocation", "From the command line", &[][..]),
         ("JwtAuthBuilder", "JWT auth", &[][..]),
+        ("IntrospectionAuthBuilder", "Opaque tokens", &[][..]),
     ];
     let mut missing = Vec::new();
     for (ty, heading, constructors) in builders {

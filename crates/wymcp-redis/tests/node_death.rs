@@ -63,7 +63,9 @@ impl Doomed {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_call_whose_node_died_is_answered_with_an_error_on_the_node_the_client_reaches() {
-    let redis = RedisServer::start();
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
     let doomed = Doomed::start(redis.url());
     let survivor = Redis::connect(&redis.url()).await.unwrap();
     let builder = StreamableHttp::builder(server(None))

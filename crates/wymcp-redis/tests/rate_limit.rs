@@ -40,7 +40,9 @@ async fn call(client: &mut Client, id: i64) -> Value {
 
 #[tokio::test]
 async fn nodes_sharing_redis_take_from_one_budget() {
-    let mut redis_server = RedisServer::start();
+    let Some(mut redis_server) = RedisServer::start() else {
+        return;
+    };
     let redis = Redis::connect(&redis_server.url()).await.unwrap();
     let shared = || three_a_minute().shared(redis.rate_limits("calls"));
     let (a, b) = (node(shared(), "a").await, node(shared(), "b").await);

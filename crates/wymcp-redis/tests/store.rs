@@ -15,7 +15,9 @@ use support::redis_server::RedisServer;
 
 #[tokio::test]
 async fn the_cap_the_sliding_ttl_and_the_reaper_hold_on_redis() {
-    let redis = RedisServer::start();
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
     let store = Redis::connect(&redis.url()).await.unwrap().session_store();
     let ttl = Duration::from_millis(600);
     store.create(record("a"), 2, ttl).await.unwrap();
@@ -52,7 +54,9 @@ async fn the_cap_the_sliding_ttl_and_the_reaper_hold_on_redis() {
 /// and the TTL of each is renewed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_loads_each_get_their_own_record() {
-    let redis = RedisServer::start();
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
     let store = Redis::connect(&redis.url()).await.unwrap().session_store();
     let ttl = Duration::from_secs(60);
     for n in 0..40 {

@@ -41,7 +41,9 @@ fn asks(task: &Value, key: &str) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stream_on_one_node_hears_a_task_the_other_node_runs() {
-    let redis = RedisServer::start();
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
     let nodes: Vec<NodeProcess> = (0..2)
         .map(|_| NodeProcess::spawn_with_tasks("node_process", &redis.url()))
         .collect();

@@ -550,8 +550,10 @@ fn def_13_every_catalogued_format_is_accepted() {
         "time",
         "duration",
         "email",
+        #[cfg(feature = "idn")]
         "idn-email",
         "hostname",
+        #[cfg(feature = "idn")]
         "idn-hostname",
         "ipv4",
         "ipv6",
@@ -570,6 +572,32 @@ fn def_13_every_catalogued_format_is_accepted() {
         .map(|f| (f.to_string(), json!({"type": "string", "format": f})))
         .collect();
     accepted_literal(json!({"create": {"description": "Create", "properties": properties}}));
+}
+
+/// Without the `idn` feature the IDN formats are unknown: refused when the tool is built, the
+/// refusal naming the feature that serves them.
+#[cfg(not(feature = "idn"))]
+#[test]
+fn def_13_an_idn_format_without_the_idn_feature_is_refused_naming_it() {
+    for format in ["idn-email", "idn-hostname"] {
+        let err = refused_literal(json!({
+            "create": {"description": "Create",
+                       "properties": {"host": {"type": "string", "format": format}}}
+        }));
+        let text = format!(
+            "at /properties/host/format: Unknown format: '{format}'. Adjust configuration to \
+             ignore unrecognized formats (the formats idn-email and idn-hostname need wymcp's \
+             `idn` feature)"
+        );
+        assert_action_refusal(
+            &err,
+            "create",
+            Problem::SchemaBuild(text.clone()),
+            &format!(
+                r#"tool "t", action "create": properties do not build as a JSON Schema: {text}"#
+            ),
+        );
+    }
 }
 
 #[test]

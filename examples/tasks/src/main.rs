@@ -48,10 +48,16 @@ const DATA_DIR_NAME: &str = "wymcp-tasks";
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    match run(cli()).await {
+    match run(command().parse()).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure(message, code)) => {
-            eprintln!("error: {message}");
+            // A refused command line (2) is answered as wymcp's own refusals are: why, then
+            // the usage.
+            if code == 2 {
+                eprint!("error: {message}\n\n{}", command().usage());
+            } else {
+                eprintln!("error: {message}");
+            }
             ExitCode::from(code)
         }
     }
@@ -67,7 +73,7 @@ impl<E: std::fmt::Display> From<E> for Failure {
 }
 
 /// The command line: [`wymcp::run`]'s flags and this program's.
-fn cli() -> Invocation {
+fn command() -> Cli {
     Cli::new("tasks")
         .about("wymcp tasks example: a task tracker served over MCP")
         .option(
@@ -103,9 +109,8 @@ fn cli() -> Invocation {
         .option(
             "--redis",
             "URL",
-            "serve as one node of several sharing this Redis (sessions, events, bus)",
+            "serve as one node of several sharing this Redis (sessions, events, bus; cargo feature redis)",
         )
-        .parse()
 }
 
 /// Opens the store, builds the server and serves it as the command line says.
@@ -119,6 +124,10 @@ async fn run(cli: Invocation) -> Result<(), Failure> {
     #[cfg(not(feature = "jwt"))]
     if auth.is_some() {
         return Err(Failure(auth::NEEDS_JWT.to_owned(), 2));
+    }
+    #[cfg(not(feature = "redis"))]
+    if cli.value("--redis").is_some() {
+        return Err(Failure(nodes::NEEDS_REDIS.to_owned(), 2));
     }
     let policy = Policy::parse(
         cli.value("--rate-limit"),

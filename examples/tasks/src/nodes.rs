@@ -15,6 +15,11 @@ pub(crate) struct Node(wymcp_redis::Redis);
 #[cfg(not(feature = "redis"))]
 pub(crate) enum Node {}
 
+/// What a build without the `redis` feature answers to `--redis` (a refused command line).
+#[cfg(not(feature = "redis"))]
+pub(crate) const NEEDS_REDIS: &str = "--redis needs the example built with Redis support: \
+     cargo run --bin tasks --features redis -- --redis URL";
+
 impl Node {
     /// Connects to the Redis at `url`.
     pub(crate) async fn join(url: &str) -> Result<Node, String> {
@@ -24,10 +29,7 @@ impl Node {
             .map(Node)
             .map_err(|e| format!("--redis {url}: {e}"));
         #[cfg(not(feature = "redis"))]
-        return Err(format!(
-            "--redis {url}: this build of tasks has no Redis support; \
-             build it with `cargo run --bin tasks --features redis`"
-        ));
+        return Err(format!("--redis {url}: {NEEDS_REDIS}"));
     }
 
     /// The requestState keys every node shares.

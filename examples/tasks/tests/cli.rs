@@ -176,6 +176,57 @@ fn desktop_entry_printed(cwd: &Path, data: &str) -> Value {
     entry.unwrap()["mcpServers"]["tasks"].clone()
 }
 
+/// Bound to every interface, the banner names a URL a client can connect to (loopback, not
+/// 0.0.0.0) and warns that the server is reachable from other machines without auth.
+#[tokio::test]
+async fn bound_to_every_interface_the_banner_prints_a_usable_url_and_warns_about_auth() {
+    let data = scratch("bind-all");
+    let mut server = Command::new(BIN)
+        .args(["--bind", "0.0.0.0", "--port", "0", "--data"])
+        .arg(&data)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let banner = lines(server.stderr.take().unwrap());
+    let (mut url, mut warning) = (None, None);
+    while url.is_none() || warning.is_none() {
+        let line = banner.recv_timeout(WAIT).expect("the banner");
+        let line = line.trim();
+        if let Some(rest) = line.strip_prefix("listening") {
+            url = rest.split_whitespace().next().map(str::to_owned);
+        } else if let Some(rest) = line.strip_prefix("warning") {
+            warning = Some(rest.trim().to_owned());
+        }
+    }
+    let url = url.unwrap();
+    assert!(url.starts_with("http://127.0.0.1:"), "{url}");
+    assert!(url.ends_with("/mcp"), "{url}");
+    assert_eq!(
+        warning.unwrap(),
+        "bound to 0.0.0.0: other machines reach it at this one's addresses, and without auth \
+         in front (docs/auth.md) anyone who reaches it may call every tool"
+    );
+    // The printed URL serves: an initialize answered 200.
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "cli-test", "version": "1"}}});
+    let status = reqwest::Client::new()
+        .post(&url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(init.to_string())
+        .send()
+        .await
+        .unwrap()
+        .status();
+    assert_eq!(status, 200);
+    server.kill().unwrap();
+    server.wait().unwrap();
+    let _ = std::fs::remove_dir_all(&data);
+}
+
 #[test]
 fn the_printed_claude_desktop_entry_works_from_root_with_the_same_data() {
     let scratch = scratch("desktop");
@@ -375,6 +426,30 @@ fn without_the_jwt_feature_jwks_url_is_refused_naming_the_feature() {
         stderr.contains("--jwks-url needs the example built with JWT support: cargo run --bin tasks --features jwt --"),
         "{stderr}"
     );
+    assert!(!data.join("tasks.db").exists(), "no database was created");
+}
+
+/// A build without the `redis` feature (the default) refuses `--redis` as a command line it
+/// cannot serve: status 2, how to get the feature, the usage, and no data directory opened.
+#[cfg(not(feature = "redis"))]
+#[test]
+fn without_the_redis_feature_redis_is_refused_with_status_2_and_the_usage() {
+    let data = scratch("no-redis");
+    let out = Command::new(BIN)
+        .args(["--redis", "redis://127.0.0.1:6379/", "--port", "0"])
+        .env("WYMCP_TASKS_DATA", &data)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.starts_with(
+            "error: --redis needs the example built with Redis support: \
+             cargo run --bin tasks --features redis -- --redis URL\n\n"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("USAGE:"), "the usage follows: {stderr}");
     assert!(!data.join("tasks.db").exists(), "no database was created");
 }
 

@@ -90,7 +90,9 @@ fn action(id: i64, action: &str, data: Value) -> Value {
 
 #[tokio::test]
 async fn two_processes_on_one_redis_serve_one_session_turn_by_turn() {
-    let redis = redis_server::RedisServer::start();
+    let Some(redis) = redis_server::RedisServer::start() else {
+        return;
+    };
     let data = std::env::temp_dir().join(format!("wymcp-tasks-nodes-{}", std::process::id()));
     let nodes = [
         Node::start(&redis.url(), &data),

@@ -1,6 +1,11 @@
 //! A real `redis-server` (the Debian package) for one test: on a free port of 127.0.0.1, in a
 //! temporary directory, persisting nothing; stopped (and its directory removed) on drop.
+//!
+//! Without `redis-server` on `PATH` a test skips: [`RedisServer::start`] answers `None` after
+//! one line on stderr naming the test and how to install it. `WYMCP_REQUIRE_SERVICES=1` (which
+//! `.ci/run` sets) turns that skip into a failure.
 
+use std::io::{ErrorKind, Write as _};
 use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -18,8 +23,13 @@ fn free_port() -> u16 {
 }
 
 impl RedisServer {
-    /// Starts a server and waits until it answers.
-    pub(crate) fn start() -> RedisServer {
+    /// Starts a server and waits until it answers; `None` when there is no `redis-server` to
+    /// run (the calling test returns: it is skipped, see [`skip`]).
+    pub(crate) fn start() -> Option<RedisServer> {
+        if !installed() {
+            skip();
+            return None;
+        }
         let dir = std::env::temp_dir().join(format!(
             "wymcp-redis-{}-{}",
             std::process::id(),
@@ -32,7 +42,7 @@ impl RedisServer {
             dir,
         };
         server.resume();
-        server
+        Some(server)
     }
 
     /// `redis://127.0.0.1:<port>/`.
@@ -109,6 +119,48 @@ impl RedisServer {
         }
         panic!("redis-server did not answer on port {}", self.port);
     }
+}
+
+/// Whether `redis-server` runs here (it is on `PATH`).
+fn installed() -> bool {
+    match Command::new("redis-server")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+    {
+        Ok(_) => true,
+        Err(error) => error.kind() != ErrorKind::NotFound,
+    }
+}
+
+/// What a skipped test says, and the variable that makes its skip a failure.
+const REQUIRE: &str = "WYMCP_REQUIRE_SERVICES";
+
+/// Says on one line which test is skipped and how to install `redis-server`, or fails the test
+/// when `WYMCP_REQUIRE_SERVICES=1`. The line goes to the process's stderr itself, not through
+/// `eprintln!` (which the test harness captures and shows only for a failed test), so
+/// `cargo test` shows it next to the test's `ok`.
+fn skip() {
+    let test = std::thread::current().name().unwrap_or("a test").to_owned();
+    let binary = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .map(|stem| {
+            stem.rsplit_once('-')
+                .map_or(stem.clone(), |(name, _)| name.to_owned())
+        })
+        .unwrap_or_default();
+    let install = "redis-server is not on PATH (Debian/Ubuntu: apt-get install redis-server; \
+                   macOS: brew install redis)";
+    assert!(
+        std::env::var(REQUIRE).as_deref() != Ok("1"),
+        "{binary}::{test}: {install}, and {REQUIRE}=1 requires it"
+    );
+    let _ = writeln!(
+        std::io::stderr(),
+        "skipped {binary}::{test}: {install}; {REQUIRE}=1 makes this a failure"
+    );
 }
 
 impl Drop for RedisServer {

@@ -65,7 +65,19 @@ pub(super) fn stdio(invocation: &Invocation) -> String {
 #[cfg(feature = "http")]
 pub(super) fn http(invocation: &Invocation, local: std::net::SocketAddr) -> String {
     let name = &invocation.cli.name;
-    let url = format!("http://{local}/mcp");
+    // Bound to every interface (0.0.0.0 or ::): no client connects to that address, so the
+    // URL a client takes names this machine's loopback of the same family.
+    let reach = if local.ip().is_unspecified() {
+        let loopback: std::net::IpAddr = if local.is_ipv4() {
+            std::net::Ipv4Addr::LOCALHOST.into()
+        } else {
+            std::net::Ipv6Addr::LOCALHOST.into()
+        };
+        std::net::SocketAddr::new(loopback, local.port())
+    } else {
+        local
+    };
+    let url = format!("http://{reach}/mcp");
     let width = invocation
         .details
         .iter()
@@ -82,6 +94,15 @@ pub(super) fn http(invocation: &Invocation, local: std::net::SocketAddr) -> Stri
         "  {:<width$}  {url}  (Streamable HTTP; Ctrl-C stops)",
         "listening"
     );
+    if !local.ip().is_loopback() {
+        let _ = writeln!(
+            text,
+            "  {:<width$}  bound to {}: other machines reach it at this one's addresses, and \
+             without auth in front (docs/auth.md) anyone who reaches it may call every tool",
+            "warning",
+            local.ip()
+        );
+    }
     let _ = write!(
         text,
         "\nConnect:\n  Claude Code:\n    claude mcp add --transport http {name} {url}\n\n"
