@@ -20,12 +20,13 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
-use super::auth::{ChallengeError, Identity, Presented, challenge, presented};
+use super::auth::{ChallengeError, Presented, challenge, presented};
 use super::authority::{authority_host, is_loopback_name, origin_host, same_host};
 use super::config::HttpConfig;
 use super::error::HttpError;
 use super::headers::{Found, WireHeaders};
 use super::state::State;
+use crate::context::Identity;
 
 /// A failed check: status and message (the route picks the dialect), and the
 /// `WWW-Authenticate` challenge of a 401.
