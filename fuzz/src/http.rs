@@ -14,10 +14,9 @@ use http_body_util::BodyExt;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 use tower::ServiceExt;
-use wymcp::transport::http::{
-    BearerAuth, CreateError, Identity, InMemorySessionStore, SessionRecord, SessionStore,
-    StoreError, StreamableHttp, StreamableHttpService,
-};
+use wymcp::Identity;
+use wymcp::session::{CreateError, InMemorySessionStore, SessionRecord, SessionStore, StoreError};
+use wymcp::transport::http::{BearerAuth, StreamableHttp, StreamableHttpService};
 
 use crate::json::{self, Era};
 use crate::schema;
@@ -48,13 +47,18 @@ pub struct VirtualStore {
 
 impl VirtualStore {
     fn seen(&self) -> std::sync::MutexGuard<'_, HashMap<String, Instant>> {
-        self.seen.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.seen
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// How many records the store holds that have not expired.
     pub fn live(&self, ttl: Duration) -> usize {
         let now = Instant::now();
-        self.seen().values().filter(|t| now.duration_since(**t) < ttl).count()
+        self.seen()
+            .values()
+            .filter(|t| now.duration_since(**t) < ttl)
+            .count()
     }
 }
 
@@ -211,8 +215,19 @@ pub struct Run {
     pub steps: usize,
 }
 
-const ORIGINS: &[&str] = &["http://localhost", "http://127.0.0.1:3000", "https://evil.example", "null"];
-const HOSTS: &[&str] = &["localhost", "127.0.0.1:8080", "[::1]", "evil.example", "localhost:99999"];
+const ORIGINS: &[&str] = &[
+    "http://localhost",
+    "http://127.0.0.1:3000",
+    "https://evil.example",
+    "null",
+];
+const HOSTS: &[&str] = &[
+    "localhost",
+    "127.0.0.1:8080",
+    "[::1]",
+    "evil.example",
+    "localhost:99999",
+];
 const ACCEPTS: &[&str] = &[
     "application/json, text/event-stream",
     "application/json",
@@ -220,8 +235,19 @@ const ACCEPTS: &[&str] = &[
     "*/*",
     "text/html",
 ];
-const CONTENT_TYPES: &[&str] = &["application/json", "application/json; charset=utf-8", "text/plain", ""];
-const PATHS: &[&str] = &["/", "/mcp", "//", "/?x=1", "/.well-known/oauth-protected-resource"];
+const CONTENT_TYPES: &[&str] = &[
+    "application/json",
+    "application/json; charset=utf-8",
+    "text/plain",
+    "",
+];
+const PATHS: &[&str] = &[
+    "/",
+    "/mcp",
+    "//",
+    "/?x=1",
+    "/.well-known/oauth-protected-resource",
+];
 
 impl Run {
     /// A fresh service (inside the current runtime) configured by `setup`.
@@ -296,7 +322,10 @@ impl Run {
             session: None,
             version_header: None,
             stateless: stateless_body,
-            method: message.as_ref().and_then(|m| m["method"].as_str()).map(str::to_owned),
+            method: message
+                .as_ref()
+                .and_then(|m| m["method"].as_str())
+                .map(str::to_owned),
         };
         let mut builder = Request::builder().method(verb).uri(path);
         let mut headers: Vec<(String, String)> = Vec::new();
@@ -323,11 +352,19 @@ impl Run {
                 builder = builder.header(name.as_str(), value);
             }
         }
-        let request = builder.body(body).expect("a request of checked parts builds");
+        let request = builder
+            .body(body)
+            .expect("a request of checked parts builds");
         Ok((request, facts))
     }
 
-    fn polite(&self, step: &Step, message: Option<&Value>, stateless: bool, headers: &mut Vec<(String, String)>) {
+    fn polite(
+        &self,
+        step: &Step,
+        message: Option<&Value>,
+        stateless: bool,
+        headers: &mut Vec<(String, String)>,
+    ) {
         headers.push(("host".into(), "localhost".into()));
         headers.push(("accept".into(), ACCEPTS[0].into()));
         headers.push(("content-type".into(), "application/json".into()));
@@ -351,7 +388,10 @@ impl Run {
         } else if !self.sessions.is_empty() {
             let session = &self.sessions[usize::from(step.session) % self.sessions.len()];
             headers.push(("mcp-session-id".into(), session.id.clone()));
-            headers.push(("mcp-protocol-version".into(), schema::REVISIONS[session.revision].into()));
+            headers.push((
+                "mcp-protocol-version".into(),
+                schema::REVISIONS[session.revision].into(),
+            ));
         }
     }
 
@@ -364,7 +404,9 @@ impl Run {
             Header::ContentType(i) => ("content-type".into(), pick(CONTENT_TYPES, *i)),
             Header::Session(i) if !self.sessions.is_empty() => (
                 "mcp-session-id".into(),
-                self.sessions[usize::from(*i) % self.sessions.len()].id.clone(),
+                self.sessions[usize::from(*i) % self.sessions.len()]
+                    .id
+                    .clone(),
             ),
             Header::Session(_) => return None,
             Header::ForeignSession(i) => ("mcp-session-id".into(), format!("not-a-session-{i}")),
@@ -378,9 +420,20 @@ impl Run {
             Header::McpName(i) => ("mcp-name".into(), pick(&crate::fixture::TOOLS, *i)),
             Header::Authorization(i) => (
                 "authorization".into(),
-                pick(&["Bearer fuzz-token", "Bearer wrong", "Basic Zm9vOmJhcg==", "Bearer"], *i),
+                pick(
+                    &[
+                        "Bearer fuzz-token",
+                        "Bearer wrong",
+                        "Basic Zm9vOmJhcg==",
+                        "Bearer",
+                    ],
+                    *i,
+                ),
             ),
-            Header::Raw(i, value) => (pick(&["x-fuzz", "mcp-param-name", "cookie"], *i), value.clone()),
+            Header::Raw(i, value) => (
+                pick(&["x-fuzz", "mcp-param-name", "cookie"], *i),
+                value.clone(),
+            ),
         })
     }
 
@@ -435,7 +488,8 @@ impl Run {
         let mut gone = None;
         if let Some(i) = named {
             let session = &mut self.sessions[i];
-            let expired = Instant::now().duration_since(session.last_named) >= SESSION_TTL + Duration::from_secs(1);
+            let expired = Instant::now().duration_since(session.last_named)
+                >= SESSION_TTL + Duration::from_secs(1);
             // `initialize` and `ping` are session-exempt (behaviour spec §6.12: no session
             // lookup): answered whatever session they name, a new session for `initialize`.
             let exempt = matches!(facts.method.as_deref(), Some("ping" | "initialize"));
@@ -462,9 +516,17 @@ impl Run {
                 self.sessions[i].dead = true;
             }
         }
-        assert!(body.len() <= ANSWER_BOUND, "an answer of {} bytes to {facts:?}", body.len());
+        assert!(
+            body.len() <= ANSWER_BOUND,
+            "an answer of {} bytes to {facts:?}",
+            body.len()
+        );
         if status.is_client_error() || status.is_server_error() {
-            assert!(body.len() <= REFUSAL_BOUND, "a {status} refusal of {} bytes to {facts:?}", body.len());
+            assert!(
+                body.len() <= REFUSAL_BOUND,
+                "a {status} refusal of {} bytes to {facts:?}",
+                body.len()
+            );
         }
         let messages = if content_type.starts_with("text/event-stream") {
             self.sse_messages(&body)
@@ -478,9 +540,10 @@ impl Run {
         let revision = self.revision(facts, named, &messages);
         for message in &messages {
             if (status.is_success() || message.get("jsonrpc").is_some())
-                && let Err(problem) = schema::check_body(revision, message) {
-                    panic!("{problem}\nanswering {status} to {facts:?}");
-                }
+                && let Err(problem) = schema::check_body(revision, message)
+            {
+                panic!("{problem}\nanswering {status} to {facts:?}");
+            }
             self.learn(message);
         }
         if let (Some(id), true) = (issued, status.is_success()) {
@@ -489,7 +552,12 @@ impl Run {
                 .and_then(|m| m["result"]["protocolVersion"].as_str())
                 .map_or(2, schema::revision_index);
             if !self.sessions.iter().any(|s| s.id == id) {
-                self.sessions.push(Issued { id, revision, last_named: Instant::now(), dead: false });
+                self.sessions.push(Issued {
+                    id,
+                    revision,
+                    last_named: Instant::now(),
+                    dead: false,
+                });
             }
         }
     }
@@ -502,10 +570,16 @@ impl Run {
         if let Some(i) = named {
             return self.sessions[i].revision;
         }
-        if let Some(version) = messages.first().and_then(|m| m["result"]["protocolVersion"].as_str()) {
+        if let Some(version) = messages
+            .first()
+            .and_then(|m| m["result"]["protocolVersion"].as_str())
+        {
             return schema::revision_index(version);
         }
-        facts.version_header.as_deref().map_or(2, |v| schema::revision_index(v).min(2))
+        facts
+            .version_header
+            .as_deref()
+            .map_or(2, |v| schema::revision_index(v).min(2))
     }
 
     fn sse_messages(&mut self, body: &[u8]) -> Vec<Value> {
@@ -520,9 +594,10 @@ impl Run {
                     }
                     data.push_str(rest.strip_prefix(' ').unwrap_or(rest));
                 } else if let Some(id) = line.strip_prefix("id:")
-                    && self.event_ids.len() < 64 {
-                        self.event_ids.push(id.trim().to_owned());
-                    }
+                    && self.event_ids.len() < 64
+                {
+                    self.event_ids.push(id.trim().to_owned());
+                }
             }
             if data.trim().is_empty() {
                 continue;
@@ -537,10 +612,14 @@ impl Run {
     /// Keeps what the client may send back: `requestState`s and server request ids.
     fn learn(&mut self, message: &Value) {
         if let Some(state) = message["result"]["requestState"].as_str()
-            && self.states.len() < 16 {
-                self.states.push(state.to_owned());
-            }
-        if message.get("method").is_some() && message.get("id").is_some() && self.server_requests.len() < 16 {
+            && self.states.len() < 16
+        {
+            self.states.push(state.to_owned());
+        }
+        if message.get("method").is_some()
+            && message.get("id").is_some()
+            && self.server_requests.len() < 16
+        {
             self.server_requests.push(message["id"].clone());
         }
     }
@@ -548,7 +627,10 @@ impl Run {
     /// The session-count invariant, and dead sessions are gone from the service too.
     async fn check_sessions(&self) {
         let live = self.store.live(SESSION_TTL);
-        assert!(live <= MAX_SESSIONS, "{live} live sessions, over the cap of {MAX_SESSIONS}");
+        assert!(
+            live <= MAX_SESSIONS,
+            "{live} live sessions, over the cap of {MAX_SESSIONS}"
+        );
         for session in self.sessions.iter().filter(|s| s.dead) {
             let handle = self.service.session(&session.id).await.ok().flatten();
             assert!(handle.is_none(), "a dead session still has a live handle");
@@ -594,10 +676,19 @@ async fn read_body(mut body: Body) -> Vec<u8> {
 struct SharedStore(Arc<VirtualStore>);
 
 impl SessionStore for SharedStore {
-    fn create(&self, r: SessionRecord, max: usize, ttl: Duration) -> BoxFuture<'_, std::result::Result<(), CreateError>> {
+    fn create(
+        &self,
+        r: SessionRecord,
+        max: usize,
+        ttl: Duration,
+    ) -> BoxFuture<'_, std::result::Result<(), CreateError>> {
         self.0.create(r, max, ttl)
     }
-    fn load<'a>(&'a self, id: &'a str, ttl: Duration) -> BoxFuture<'a, std::result::Result<Option<Arc<SessionRecord>>, StoreError>> {
+    fn load<'a>(
+        &'a self,
+        id: &'a str,
+        ttl: Duration,
+    ) -> BoxFuture<'a, std::result::Result<Option<Arc<SessionRecord>>, StoreError>> {
         self.0.load(id, ttl)
     }
     fn save(&self, r: SessionRecord) -> BoxFuture<'_, std::result::Result<bool, StoreError>> {

@@ -51,7 +51,7 @@
 //! |---|---|---|
 //! | `http` | on | [`transport::http`] (Streamable HTTP on axum and hyper), `--port`/`--bind` in [`run`] |
 //! | `stdio` | on | [`transport::stdio`], `--stdio` in [`run`] |
-//! | `jwt` | off | `transport::http::JwtAuth`: JWT access tokens verified against static keys or a JWKS URL (jsonwebtoken, reqwest with rustls) |
+//! | `jwt` | off | `transport::http::jwt::JwtAuth`: JWT access tokens verified against static keys or a JWKS URL (jsonwebtoken, reqwest with rustls) |
 //!
 //! Features only add. A stdio-only server builds no HTTP stack:
 //! `wymcp = { version = "0.1", default-features = false, features = ["stdio"] }`. With neither,
@@ -405,14 +405,9 @@ pub use wymcp_macros::resources;
 /// ```
 pub use wymcp_macros::data;
 
-/// The `schemars` this crate generates property schemas with. Kept for the
-/// `#[schemars(crate = "wymcp::schemars")]` of existing code; `#[wymcp::data]` and the
-/// attribute macros reach it through a hidden path, so new code needs neither.
-#[doc(hidden)]
-pub use schemars;
-
 /// Derives a JSON Schema for an action's struct (schemars' derive). Its generated code names
-/// `schemars`: depend on `schemars = "1"`, or add `#[schemars(crate = "wymcp::schemars")]`.
+/// `schemars`: depend on `schemars = "1"`, or derive through [`data`], which needs no
+/// `schemars` dependency.
 pub use schemars::JsonSchema;
 
 #[doc(hidden)]

@@ -14,9 +14,8 @@ use http_harness::{Http, envelope};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use wymcp::Server;
-use wymcp::transport::http::{
-    CreateError, InMemorySessionStore, SessionRecord, SessionStore, StoreError, StreamableHttp,
-};
+use wymcp::session::{CreateError, InMemorySessionStore, SessionRecord, SessionStore, StoreError};
+use wymcp::transport::http::StreamableHttp;
 
 /// A store the test reaches too: it can end a session behind the service's back, as another
 /// node would (`0.remove`), or expire one without its record being reaped yet (`expire`).

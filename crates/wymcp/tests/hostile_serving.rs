@@ -16,8 +16,9 @@ use hostile_fixture::{call, payload};
 use http_harness::Http;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
+use wymcp::Identity;
 use wymcp::Limits;
-use wymcp::transport::http::{BearerAuth, EventLog, Identity, InMemoryEventLog, StreamableHttp};
+use wymcp::transport::http::{BearerAuth, EventLog, InMemoryEventLog, StreamableHttp};
 
 async fn serve(limits: Limits) -> (Http, Arc<AtomicBool>) {
     let release = Arc::new(AtomicBool::new(false));

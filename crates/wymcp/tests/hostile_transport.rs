@@ -16,7 +16,8 @@ use hostile_kit::{PING, Served, greeter_server, post};
 use http_harness::{Http, borrowed, modern_headers};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use wymcp::transport::http::{BearerAuth, ConnectionLimits, Identity, StreamableHttp};
+use wymcp::Identity;
+use wymcp::transport::http::{BearerAuth, ConnectionLimits, StreamableHttp};
 
 const SHORT: Duration = Duration::from_millis(300);
 

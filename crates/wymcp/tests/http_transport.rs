@@ -16,8 +16,9 @@ use http_harness::{Answer, Http, read_to_end, read_until};
 use reqwest::StatusCode;
 use serde_json::{Map, Value, json};
 use tokio::sync::{Notify, oneshot};
+use wymcp::Identity;
 use wymcp::transport::http::{
-    BearerAuth, EndReason, HttpServer, Identity, SessionHooks, SessionStart, StreamableHttp,
+    BearerAuth, EndReason, HttpServer, SessionHooks, SessionStart, StreamableHttp,
 };
 use wymcp::{CallOutput, CallResult, Context, PlainTool, ProtocolVersion, Server};
 

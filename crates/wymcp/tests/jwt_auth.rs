@@ -16,8 +16,9 @@ use http_harness::{Answer, Http};
 use jsonwebtoken::{EncodingKey, Header, encode};
 use reqwest::StatusCode;
 use serde_json::{Map, Value, json};
+use wymcp::Identity;
+use wymcp::transport::http::StreamableHttp;
 use wymcp::transport::http::jwt::{Algorithm, DecodingKey, JwtAuth, JwtConfigError};
-use wymcp::transport::http::{Identity, StreamableHttp};
 use wymcp::{CallOutput, CallResult, Context, PlainTool, Server};
 
 const ISSUER: &str = "https://id.example.test/realms/main";

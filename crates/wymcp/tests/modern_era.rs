@@ -19,11 +19,10 @@ use futures_util::future::BoxFuture;
 use http_harness::{Http, borrowed, envelope, modern_headers};
 use reqwest::StatusCode;
 use serde_json::{Map, Value, json};
-use wymcp::protocol::modern::{CacheHint, CacheHints, CacheScope};
+use wymcp::protocol::stateless::{CacheHint, CacheHints, CacheScope};
 use wymcp::resource::Resource;
-use wymcp::transport::http::{
-    CreateError, InMemorySessionStore, SessionRecord, SessionStore, StoreError, StreamableHttp,
-};
+use wymcp::session::{CreateError, InMemorySessionStore, SessionRecord, SessionStore, StoreError};
+use wymcp::transport::http::StreamableHttp;
 use wymcp::{CallOutput, CallResult, Context, PlainTool, ProtocolVersion, Server};
 
 const V2026: ProtocolVersion = ProtocolVersion::V2026_07_28;

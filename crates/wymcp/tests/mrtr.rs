@@ -16,11 +16,12 @@ use std::time::Duration;
 use http_harness::{Http, Sse, borrowed, modern_headers};
 use reqwest::StatusCode;
 use serde_json::{Map, Value, json};
+use wymcp::Identity;
 use wymcp::mrtr::RequestStateKeys;
 use wymcp::prompt::{GetPromptResult, Prompt, PromptArguments, PromptError, PromptMessage};
 use wymcp::resource::{ReadResource, ResourceContents, ResourceError, ResourceTemplate, Variables};
 use wymcp::session::{ClientRequestError, Elicitation, ListRoots, Sampling};
-use wymcp::transport::http::{BearerAuth, Identity, StreamableHttp};
+use wymcp::transport::http::{BearerAuth, StreamableHttp};
 use wymcp::{
     CallError, CallOutput, CallResult, Content, Context, PlainTool, ProtocolVersion, Server,
     ServerBuilder,

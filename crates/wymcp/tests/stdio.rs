@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader, DuplexStream, Lines};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
-use wymcp::protocol::modern::{CacheHint, CacheHints, CacheScope};
+use wymcp::protocol::stateless::{CacheHint, CacheHints, CacheScope};
 use wymcp::session::SessionHandle;
 use wymcp::transport::stdio::{StdioConfig, serve_io};
 use wymcp::{ProtocolVersion, Server};

@@ -17,8 +17,9 @@ use serde_json::{Map, Value, json};
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing::{Event, Metadata, Subscriber};
+use wymcp::Identity;
 use wymcp::transport::http::{
-    AuthRefusal, Authenticate, BearerAuth, Identity, SessionHooks, SessionStart, StreamableHttp,
+    AuthRefusal, Authenticate, BearerAuth, SessionHooks, SessionStart, StreamableHttp,
 };
 use wymcp::{
     ActionResult, ActionSchema, ActionTool, Actions, Context, Data, Failure, Reply, Server,

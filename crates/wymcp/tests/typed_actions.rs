@@ -45,9 +45,8 @@ struct CreateTask {
     billing: Option<Address>,
 }
 
-/// Uses the re-exported schemars, as a crate that does not depend on schemars itself would.
+/// Derives through `wymcp::JsonSchema`, whose generated code names this crate's `schemars`.
 #[derive(Debug, Deserialize, wymcp::JsonSchema)]
-#[schemars(crate = "wymcp::schemars")]
 struct GetTask {
     /// The task's id
     id: Option<u32>,

@@ -8,7 +8,8 @@ mod http_harness;
 
 use http_harness::{Http, borrowed, modern_headers};
 use serde_json::{Map, Value, json};
-use wymcp::transport::http::{BearerAuth, Identity, StreamableHttp};
+use wymcp::Identity;
+use wymcp::transport::http::{BearerAuth, StreamableHttp};
 use wymcp::user_state::{InMemoryUserState, UserStateLimits};
 use wymcp::{CallError, CallOutput, CallResult, Context, PlainTool, Server};
 

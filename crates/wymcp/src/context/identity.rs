@@ -81,7 +81,7 @@ impl Identity {
     /// The issuer: the `iss` claim.
     ///
     /// ```
-    /// use wymcp::transport::http::Identity;
+    /// use wymcp::Identity;
     /// use serde_json::json;
     ///
     /// let who = Identity::new("alice").claim("iss", json!("https://id.example.com"));
@@ -94,7 +94,7 @@ impl Identity {
     /// The OAuth client the token was issued to: the `client_id` claim (RFC 9068), else `azp`.
     ///
     /// ```
-    /// use wymcp::transport::http::Identity;
+    /// use wymcp::Identity;
     /// use serde_json::json;
     ///
     /// let who = Identity::new("alice").claim("azp", json!("desktop-app"));
@@ -110,7 +110,7 @@ impl Identity {
     /// `scp` (a string or an array of strings, as Entra and Okta issue it).
     ///
     /// ```
-    /// use wymcp::transport::http::Identity;
+    /// use wymcp::Identity;
     /// use serde_json::json;
     ///
     /// let who = Identity::new("alice").claim("scope", json!("tasks:read tasks:write"));

@@ -16,7 +16,7 @@ mod user_state;
 
 use crate::protocol::{LogLevel, ProtocolVersion};
 use crate::session::SessionHandle;
-pub use crate::session::{Delivery, Notifier};
+pub use crate::session::notifier::{Delivery, Notifier};
 
 pub use builder::ContextBuilder;
 pub use identity::Identity;

@@ -20,7 +20,3 @@ pub use lifecycle::LogLevel;
 pub(crate) use lifecycle::negotiate;
 pub use methods::Method;
 pub use version::{ProtocolVersion, UnsupportedVersion};
-
-/// The former name of [`stateless`], kept so existing imports compile.
-#[doc(hidden)]
-pub use stateless as modern;

@@ -8,7 +8,7 @@ mod bus;
 mod calls;
 mod handle;
 mod local_bus;
-mod notifier;
+pub(crate) mod notifier;
 mod relay;
 mod request;
 pub(crate) mod store;
@@ -19,7 +19,7 @@ pub use bus::{Bus, BusMessage, CallLease, Notice, Recipient};
 pub(crate) use calls::{RunningCall, RunningCalls, Work};
 pub use handle::{SessionHandle, node_id};
 pub use local_bus::LocalBus;
-pub use notifier::{Delivery, Notifier};
+pub(crate) use notifier::{Delivery, Notifier};
 pub(crate) use relay::Relay;
 pub use request::{
     ClientRequestError, DEFAULT_ELICITATION_TIMEOUT, DEFAULT_ROOTS_TIMEOUT,

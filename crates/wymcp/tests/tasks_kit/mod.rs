@@ -11,9 +11,10 @@ use std::time::Duration;
 
 use crate::http_harness::{Answer, Http, borrowed, modern_headers};
 use serde_json::{Map, Value, json};
+use wymcp::Identity;
 use wymcp::session::Elicitation;
 use wymcp::task::{InMemoryTaskStore, TaskStart, TaskSupport};
-use wymcp::transport::http::{BearerAuth, Identity, StreamableHttp};
+use wymcp::transport::http::{BearerAuth, StreamableHttp};
 use wymcp::{CallError, CallOutput, CallResult, Context, PlainTool, Server};
 
 /// Waits `ms` milliseconds (or until cancelled, which it records), then answers.

@@ -8,7 +8,7 @@ use futures_util::future::BoxFuture;
 use sha2::{Digest, Sha256};
 use subtle::{ConditionallySelectable as _, ConstantTimeEq as _};
 
-pub use crate::context::Identity;
+use crate::context::Identity;
 
 /// An auth hook's refusal; the reason is sent to the client (401; 503 when made by
 /// [`AuthRefusal::unavailable`]).
@@ -111,7 +111,8 @@ type Verifier = Box<dyn Fn(&str) -> Option<Identity> + Send + Sync>;
 /// the common prefix nor which token matched shows in the time taken.
 ///
 /// ```
-/// use wymcp::transport::http::{BearerAuth, Identity};
+/// use wymcp::Identity;
+/// use wymcp::transport::http::BearerAuth;
 ///
 /// let auth = BearerAuth::new()
 ///     .token("s3cret", Identity::new("alice"))

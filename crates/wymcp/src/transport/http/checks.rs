@@ -18,7 +18,7 @@
 use axum::http::header::AsHeaderName;
 use axum::http::{HeaderMap, HeaderValue};
 
-use super::auth::{ChallengeError, Identity, Presented, challenge, presented};
+use super::auth::{ChallengeError, Presented, challenge, presented};
 use super::authority::{authority_host, is_loopback_name, origin_host, same_host};
 use super::config::HttpConfig;
 use super::headers::{Found, WireHeaders};
@@ -27,6 +27,7 @@ use super::rejection::{
     MissingHost, OriginNotAllowed, Rejection,
 };
 use super::state::State;
+use crate::context::Identity;
 
 /// Runs the auth hook with a panic inside it contained: a panicking hook refuses the request
 /// with `Authentication error` (and an error log) instead of taking the connection down.

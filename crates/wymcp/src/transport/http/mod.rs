@@ -18,8 +18,9 @@
 //! # }
 //! ```
 //!
-//! Sessions are data ([`SessionRecord`]) kept behind a [`SessionStore`] (in memory by
-//! default); SSE events go through an [`EventLog`]. Running calls and open streams stay on the
+//! Sessions are data ([`SessionRecord`](crate::session::SessionRecord)) kept behind a
+//! [`SessionStore`](crate::session::SessionStore) (in memory by default); SSE events go through
+//! an [`EventLog`]. Running calls and open streams stay on the
 //! node that owns them.
 
 mod accept;
@@ -53,10 +54,7 @@ mod state;
 mod streams;
 
 pub use crate::serve::{EndReason, SessionHooks, SessionStart};
-pub use crate::session::{
-    CreateError, InMemorySessionStore, SessionRecord, SessionStore, StoreError, new_session_id,
-};
-pub use auth::{AuthRefusal, Authenticate, BearerAuth, Identity};
+pub use auth::{AuthRefusal, Authenticate, BearerAuth};
 pub use config::{
     DEFAULT_BODY_LIMIT, DEFAULT_KEEPALIVE, DEFAULT_MAX_LISTEN_STREAMS, DEFAULT_MAX_SESSIONS,
     DEFAULT_SESSION_TTL, HttpConfig, StreamableHttp,
@@ -68,9 +66,5 @@ pub use connections::{
 pub use error::{ErrorBody, HttpError};
 pub use events::{EventLog, InMemoryEventLog, LoggedEvent};
 pub use headers::{SESSION_HEADER, VERSION_HEADER};
-#[cfg(feature = "jwt")]
-pub use introspection::IntrospectionAuth;
-#[cfg(feature = "jwt")]
-pub use jwt::JwtAuth;
 pub use serve::{HttpServer, protected_resource_router, serve};
 pub use service::StreamableHttpService;

@@ -29,8 +29,9 @@ use sha2::{Digest as _, Sha256};
 pub use builder::{IntrospectionAuthBuilder, IntrospectionConfigError};
 
 use self::cache::Cache;
-use super::auth::{Audiences, AuthRefusal, Authenticate, Identity, bearer_token};
+use super::auth::{Audiences, AuthRefusal, Authenticate, bearer_token};
 use super::jwt::MAX_TOKEN_BYTES;
+use crate::context::Identity;
 
 /// The most bytes an introspection response may have.
 pub const MAX_RESPONSE_BYTES: usize = 64 * 1024;

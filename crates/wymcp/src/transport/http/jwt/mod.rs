@@ -35,7 +35,8 @@ pub use jsonwebtoken::{Algorithm, DecodingKey};
 
 use self::jwks::Jwks;
 use self::keys::VerifyingKey;
-use super::auth::{Audiences, AuthRefusal, Authenticate, Identity, bearer_token};
+use super::auth::{Audiences, AuthRefusal, Authenticate, bearer_token};
+use crate::context::Identity;
 
 /// The longest token read, in bytes.
 pub const MAX_TOKEN_BYTES: usize = 16 * 1024;
