@@ -20,11 +20,11 @@ use hostile_kit::{Greeter, Raw, Served};
 use http_harness::{modern_headers, request};
 use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
-use wymcp::Server;
+use wymcp::session::{CreateError, InMemorySessionStore, SessionRecord, SessionStore, StoreError};
 use wymcp::transport::http::{
-    AuthRefusal, Authenticate, BearerAuth, ConnectionLimits, CreateError, EventLog, Identity,
-    InMemorySessionStore, LoggedEvent, SessionRecord, SessionStore, StoreError, StreamableHttp,
+    AuthRefusal, Authenticate, BearerAuth, ConnectionLimits, EventLog, LoggedEvent, StreamableHttp,
 };
+use wymcp::{Identity, Server};
 
 /// The body read timeout of the servers: a body that stops arriving is refused after it.
 const BODY_TIMEOUT: Duration = Duration::from_millis(300);

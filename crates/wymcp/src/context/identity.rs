@@ -35,7 +35,7 @@ impl Identity {
     /// pairs give one principal).
     ///
     /// ```
-    /// use wymcp::transport::http::Identity;
+    /// use wymcp::Identity;
     /// use serde_json::json;
     ///
     /// let alice = Identity::new("alice").claim("iss", json!("https://idp-a.example"));
