@@ -915,10 +915,32 @@ async fn result_vocabulary_edges() {
 // Gates 3 and 4, and the argument gates: CALL-11, CALL-27 … CALL-30
 // ---------------------------------------------------------------------------------------------
 
+/// The `actions` of a widgets missing or unknown action refusal: every action (13, under the
+/// default bound of 20), each with its description and signature (`action_choices.rs` asserts
+/// the order and the bounds whole).
+fn assert_widget_choices(actions: Option<Value>) {
+    let actions = actions.expect("the refusal lists the actions");
+    let names: Vec<&str> = actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["name"].as_str().unwrap())
+        .collect();
+    let mut sorted = names.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, WIDGET_ACTIONS);
+    for action in actions.as_array().unwrap() {
+        let signature = action["signature"].as_str().unwrap();
+        assert!(signature.starts_with(&format!("{}(", action["name"].as_str().unwrap())));
+        assert!(action["description"].is_string());
+    }
+}
+
 #[tokio::test]
 async fn call_11_unknown_action() {
     let f = fixture();
-    let body = refusal(&call(&f.server, "widgets", json!({"action": "nope"})).await);
+    let mut body = refusal(&call(&f.server, "widgets", json!({"action": "nope"})).await);
+    assert_widget_choices(body.as_object_mut().unwrap().remove("actions"));
     assert_eq!(
         body,
         json!({
@@ -1018,7 +1040,8 @@ async fn call_28_names_before_types() {
 async fn call_29_absent_action() {
     let f = fixture();
     for arguments in [json!({}), json!({"data": {"name": "x"}})] {
-        let body = refusal(&call(&f.server, "widgets", arguments).await);
+        let mut body = refusal(&call(&f.server, "widgets", arguments).await);
+        assert_widget_choices(body.as_object_mut().unwrap().remove("actions"));
         assert_eq!(
             body,
             json!({
