@@ -918,20 +918,18 @@ async fn result_vocabulary_edges() {
 /// The `actions` of a widgets missing or unknown action refusal: every action (13, under the
 /// default bound of 20), each with its description and signature (`action_choices.rs` asserts
 /// the order and the bounds whole).
-fn assert_widget_choices(actions: Option<Value>) {
-    let actions = actions.expect("the refusal lists the actions");
-    let names: Vec<&str> = actions
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| a["name"].as_str().unwrap())
-        .collect();
-    let mut sorted = names.clone();
-    sorted.sort_unstable();
-    assert_eq!(sorted, WIDGET_ACTIONS);
-    for action in actions.as_array().unwrap() {
-        let signature = action["signature"].as_str().unwrap();
-        assert!(signature.starts_with(&format!("{}(", action["name"].as_str().unwrap())));
+fn assert_widget_choices(body: &mut Value) {
+    let actions = body
+        .as_object_mut()
+        .and_then(|b| b.remove("actions"))
+        .expect("the refusal lists the actions");
+    let actions = actions.as_array().expect("actions is a list");
+    let text = |a: &Value, key: &str| a[key].as_str().expect("a text").to_owned();
+    let mut names: Vec<String> = actions.iter().map(|a| text(a, "name")).collect();
+    names.sort_unstable();
+    assert_eq!(names, WIDGET_ACTIONS);
+    for action in actions {
+        assert!(text(action, "signature").starts_with(&format!("{}(", text(action, "name"))));
         assert!(action["description"].is_string());
     }
 }
@@ -940,7 +938,7 @@ fn assert_widget_choices(actions: Option<Value>) {
 async fn call_11_unknown_action() {
     let f = fixture();
     let mut body = refusal(&call(&f.server, "widgets", json!({"action": "nope"})).await);
-    assert_widget_choices(body.as_object_mut().unwrap().remove("actions"));
+    assert_widget_choices(&mut body);
     assert_eq!(
         body,
         json!({
@@ -1041,7 +1039,7 @@ async fn call_29_absent_action() {
     let f = fixture();
     for arguments in [json!({}), json!({"data": {"name": "x"}})] {
         let mut body = refusal(&call(&f.server, "widgets", arguments).await);
-        assert_widget_choices(body.as_object_mut().unwrap().remove("actions"));
+        assert_widget_choices(&mut body);
         assert_eq!(
             body,
             json!({

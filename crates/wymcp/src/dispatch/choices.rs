@@ -31,7 +31,7 @@ impl<'a> ActionChoices<'a> {
             .map(|a| (a.declared_count(sent.clone()), a))
             .collect();
         // Stable: the name order survives among equal scores.
-        scored.sort_by(|x, y| y.0.cmp(&x.0));
+        scored.sort_by_key(|(score, _)| std::cmp::Reverse(*score));
         ActionChoices {
             ranked: scored.into_iter().map(|(_, a)| a).collect(),
             max_listed: limits.max_listed_actions,
