@@ -8,7 +8,8 @@ use serde_json::{Map, Value};
 /// ones first in declaration order and `?` marking the optional ones, then the
 /// `required_one_of` groups (`; one of (id) | (name + color)`).
 ///
-/// A property's type is its `enum` (`"low"|"high"`), its `const`, its `format`
+/// A property's type is its `enum` (`"low"|"high"`), its `const`, its `oneOf` or `anyOf`
+/// alternatives joined by `|`, its `format`
 /// (`date-time`), an array as its items' type with `[]`, its `type` (`string|null` for a
 /// list), or `any` when the schema says none of these.
 pub(super) fn signature(
@@ -50,6 +51,12 @@ fn type_of(schema: &Value) -> String {
     }
     if let Some(value) = schema.get("const") {
         return value.to_string();
+    }
+    for alternatives in ["oneOf", "anyOf"] {
+        if let Some(list) = schema.get(alternatives).and_then(Value::as_array) {
+            let types: Vec<String> = list.iter().map(type_of).collect();
+            return types.join("|");
+        }
     }
     if let Some(format) = schema.get("format").and_then(Value::as_str) {
         return format.to_owned();
@@ -109,6 +116,18 @@ mod tests {
         assert_eq!(
             signature("find", &p, &[], Some(&groups)),
             "find(id?: integer, name?: string; one of (id) | (name))"
+        );
+    }
+
+    #[test]
+    fn alternatives_are_joined() {
+        let p = props(
+            json!({"status": {"oneOf": [{"const": "open"}, {"const": "done"}]},
+            "ref": {"anyOf": [{"type": "integer"}, {"type": "null"}]}}),
+        );
+        assert_eq!(
+            signature("set", &p, &[], None),
+            "set(ref?: integer|null, status?: \"open\"|\"done\")"
         );
     }
 
