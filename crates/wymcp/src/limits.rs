@@ -38,6 +38,12 @@ pub const DEFAULT_MAX_LISTEN_TASK_IDS: usize = 100;
 pub const DEFAULT_MAX_TEMPLATE_URI: usize = 8 * 1024;
 /// Default most steps of one reading's search when a URI is matched against a template.
 pub const DEFAULT_MAX_TEMPLATE_MATCH_STEPS: usize = 100_000;
+/// Default most actions a `missing_action` or `unknown_action` refusal lists with their
+/// signatures.
+pub const DEFAULT_MAX_LISTED_ACTIONS: usize = 20;
+/// Default most characters of each listed action's signature, and of its description, in a
+/// `missing_action` or `unknown_action` refusal.
+pub const DEFAULT_MAX_ACTION_SIGNATURE: usize = 200;
 
 /// The serving core's limits. Build one with [`Limits::default`] and the setters, and give it
 /// to [`ServerBuilder::limits`](crate::ServerBuilder::limits).
@@ -107,6 +113,13 @@ pub struct Limits {
     /// to make the search explore, `{a}{b}{c}z` against thousands of `x`s, stops there and
     /// matches that template not: `Resource not found`, naming the limit).
     pub max_template_match_steps: usize,
+    /// Most actions a `missing_action` or `unknown_action` refusal lists in `actions` with
+    /// their descriptions and signatures (the likeliest first); the others are counted in
+    /// `actions_omitted`. `valid_actions` still names them all.
+    pub max_listed_actions: usize,
+    /// Most characters of each listed action's signature, and of its description, in those
+    /// refusals; a longer one is cut and marked `…(+N chars)`.
+    pub max_action_signature: usize,
 }
 
 impl Default for Limits {
@@ -128,6 +141,8 @@ impl Default for Limits {
             max_listen_task_ids: DEFAULT_MAX_LISTEN_TASK_IDS,
             max_template_uri: DEFAULT_MAX_TEMPLATE_URI,
             max_template_match_steps: DEFAULT_MAX_TEMPLATE_MATCH_STEPS,
+            max_listed_actions: DEFAULT_MAX_LISTED_ACTIONS,
+            max_action_signature: DEFAULT_MAX_ACTION_SIGNATURE,
         }
     }
 }
@@ -184,6 +199,19 @@ impl Limits {
     /// Most steps of one reading when a URI is matched against a template (default 100,000).
     pub fn max_template_match_steps(mut self, steps: usize) -> Self {
         self.max_template_match_steps = steps;
+        self
+    }
+
+    /// Most actions a missing or unknown action refusal lists with signatures (default 20).
+    pub fn max_listed_actions(mut self, max: usize) -> Self {
+        self.max_listed_actions = max;
+        self
+    }
+
+    /// Most characters of each listed action's signature and description in a missing or
+    /// unknown action refusal (default 200).
+    pub fn max_action_signature(mut self, chars: usize) -> Self {
+        self.max_action_signature = chars;
         self
     }
 

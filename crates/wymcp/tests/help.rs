@@ -525,6 +525,13 @@ async fn help_9_unknown_action() {
             "error": "unknown_action",
             "message": "Unknown action 'nope' for tool 'widgets'. Valid actions: create, identify, list.",
             "valid_actions": ["create", "identify", "list"],
+            "actions": [
+                {"name": "create", "description": "Create a widget",
+                 "signature": "create(name: string, color?: string)"},
+                {"name": "identify", "description": "Identify by id or by (name + color)",
+                 "signature": "identify(color?: string, id?: integer, name?: string; one of (id) | (name + color))"},
+                {"name": "list", "description": "List widgets", "signature": "list()"},
+            ],
             "help": "help {tool: \"widgets\"}",
         })
     );

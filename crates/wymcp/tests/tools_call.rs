@@ -915,10 +915,30 @@ async fn result_vocabulary_edges() {
 // Gates 3 and 4, and the argument gates: CALL-11, CALL-27 … CALL-30
 // ---------------------------------------------------------------------------------------------
 
+/// The `actions` of a widgets missing or unknown action refusal: every action (13, under the
+/// default bound of 20), each with its description and signature (`action_choices.rs` asserts
+/// the order and the bounds whole).
+fn assert_widget_choices(body: &mut Value) {
+    let actions = body
+        .as_object_mut()
+        .and_then(|b| b.remove("actions"))
+        .expect("the refusal lists the actions");
+    let actions = actions.as_array().expect("actions is a list");
+    let text = |a: &Value, key: &str| a[key].as_str().expect("a text").to_owned();
+    let mut names: Vec<String> = actions.iter().map(|a| text(a, "name")).collect();
+    names.sort_unstable();
+    assert_eq!(names, WIDGET_ACTIONS);
+    for action in actions {
+        assert!(text(action, "signature").starts_with(&format!("{}(", text(action, "name"))));
+        assert!(action["description"].is_string());
+    }
+}
+
 #[tokio::test]
 async fn call_11_unknown_action() {
     let f = fixture();
-    let body = refusal(&call(&f.server, "widgets", json!({"action": "nope"})).await);
+    let mut body = refusal(&call(&f.server, "widgets", json!({"action": "nope"})).await);
+    assert_widget_choices(&mut body);
     assert_eq!(
         body,
         json!({
@@ -1018,7 +1038,8 @@ async fn call_28_names_before_types() {
 async fn call_29_absent_action() {
     let f = fixture();
     for arguments in [json!({}), json!({"data": {"name": "x"}})] {
-        let body = refusal(&call(&f.server, "widgets", arguments).await);
+        let mut body = refusal(&call(&f.server, "widgets", arguments).await);
+        assert_widget_choices(&mut body);
         assert_eq!(
             body,
             json!({

@@ -21,6 +21,7 @@ use crate::value_gate::ValueGate;
 
 mod fields;
 mod published;
+mod signature;
 
 /// One action whose schema passed every rule, with its compiled value gate and the texts the
 /// gates and help publish (built once).
@@ -39,6 +40,7 @@ pub struct ValidatedAction {
     gate: ValueGate,
     rendered: Map<String, Value>,
     digest: Value,
+    signature: String,
 }
 
 impl ValidatedAction {
@@ -99,6 +101,33 @@ impl ValidatedAction {
     /// The `input_schema` digest the data-level gates carry.
     pub fn digest(&self) -> &Value {
         &self.digest
+    }
+    /// The compact signature the refusals of a missing or unknown action list: the required
+    /// properties first, `?` on the optional ones, then any `required_one_of` groups.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use wymcp_core::validate_action;
+    ///
+    /// let action = validate_action("create", &json!({
+    ///     "description": "Create a task",
+    ///     "properties": {
+    ///         "title": {"type": "string"},
+    ///         "due": {"type": "string", "format": "date-time"}
+    ///     },
+    ///     "required": ["title"]
+    /// })).unwrap();
+    /// assert_eq!(action.signature(), "create(title: string, due?: date-time)");
+    /// ```
+    pub fn signature(&self) -> &str {
+        &self.signature
+    }
+    /// How many of `keys` this action declares as top-level properties: how likely a call
+    /// that sent them meant this action.
+    pub fn declared_count<'k>(&self, keys: impl IntoIterator<Item = &'k str>) -> usize {
+        keys.into_iter()
+            .filter(|k| self.properties.contains_key(*k))
+            .count()
     }
 }
 
@@ -236,7 +265,14 @@ pub fn validate_action(name: &str, schema: &Value) -> Result<ValidatedAction, Pr
         gate,
         rendered: Map::new(),
         digest: Value::Null,
+        signature: String::new(),
     };
+    action.signature = signature::signature(
+        &action.name,
+        &action.properties,
+        &action.required,
+        action.required_one_of(),
+    );
     (action.rendered, action.digest) = published::texts(&action);
     Ok(action)
 }

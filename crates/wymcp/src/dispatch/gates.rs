@@ -4,8 +4,10 @@ use serde_json::{Map, Value};
 use wymcp_core::schema::InputSchema;
 use wymcp_core::{ValidatedAction, ValidatedActions};
 
+use crate::Limits;
 use crate::context::Identity;
 use crate::context::missing_scopes;
+use crate::dispatch::choices::ActionChoices;
 use crate::dispatch::refusal::{Refusal, Target, help_pointer};
 
 /// The JSON type an argument must have.
@@ -83,6 +85,7 @@ pub(crate) fn admit_action<'a>(
     actions: &'a ValidatedActions,
     arguments: &'a mut Map<String, Value>,
     identity: Option<&Identity>,
+    limits: &Limits,
 ) -> Result<(&'a ValidatedAction, Map<String, Value>), Refusal<'a>> {
     check_arguments(arguments, &ACTION_ARGUMENTS, || {
         help_pointer(Some(tool), None)
@@ -91,7 +94,7 @@ pub(crate) fn admit_action<'a>(
         Some(Value::Object(map)) => map,
         _ => Map::new(),
     };
-    let action = find_action(tool, actions, arguments, identity)?;
+    let action = find_action(tool, actions, arguments, &data, identity, limits)?;
     let target = Target {
         tool,
         action: Some(action.name()),
@@ -135,22 +138,26 @@ pub(crate) fn admit_action<'a>(
     Ok((action, data))
 }
 
-/// The `action` argument's action, or the refusal naming the valid ones.
+/// The `action` argument's action, or the refusal offering the valid ones, those declaring
+/// the most of `data`'s keys first.
 #[inline]
 fn find_action<'a>(
     tool: &'a str,
     actions: &'a ValidatedActions,
     arguments: &'a Map<String, Value>,
+    data: &Map<String, Value>,
     identity: Option<&Identity>,
+    limits: &Limits,
 ) -> Result<&'a ValidatedAction, Refusal<'a>> {
     // The refusals list only the actions the caller may call (visibility follows
     // authorization); a hidden action named exactly is found, and the scope gate answers.
-    let valid = || -> Vec<&'a str> {
-        actions
+    // Built on refusal only: a valid call never ranks or renders the choices.
+    let valid = || -> ActionChoices<'a> {
+        let callable = actions
             .iter()
             .filter(|a| missing_scopes(a.scopes(), identity).is_empty())
-            .map(ValidatedAction::name)
-            .collect()
+            .collect();
+        ActionChoices::new(callable, data.keys().map(String::as_str), limits)
     };
     let Some(sent) = arguments.get("action") else {
         return Err(Refusal::MissingAction {

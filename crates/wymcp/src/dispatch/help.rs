@@ -7,8 +7,10 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use super::Outcome;
+use super::choices::ActionChoices;
 use super::gates::{ArgType, Vocabulary, check_arguments};
 use super::refusal::{Refusal, help_pointer};
+use crate::Limits;
 use crate::context::Context;
 use crate::context::Identity;
 use crate::tool::registered::{Kind, RegisteredTool};
@@ -26,6 +28,7 @@ pub(crate) fn answer(
     tools: &[Arc<RegisteredTool>],
     arguments: &Map<String, Value>,
     ctx: &Context,
+    limits: &Limits,
 ) -> Outcome {
     if let Err(refusal) = check_arguments(arguments, &HELP_ARGUMENTS, || help_pointer(None, None)) {
         return Outcome::refused(&refusal);
@@ -43,7 +46,7 @@ pub(crate) fn answer(
         .filter(|t| sees(t, identity))
         .cloned()
         .collect();
-    let result = resolve(&seen, tool, action, ctx);
+    let result = resolve(&seen, tool, action, ctx, limits);
     tracing::debug!(
         name: "wymcp.help.called",
         tool = tool.map(wymcp_core::bound::echo),
@@ -75,6 +78,7 @@ fn resolve(
     tool: Option<&str>,
     action: Option<&str>,
     ctx: &Context,
+    limits: &Limits,
 ) -> Result<Value, Value> {
     let Some(tool_name) = tool else {
         if let Some(action) = action {
@@ -95,7 +99,7 @@ fn resolve(
     };
     match action {
         None => Ok(tool_level(target, ctx.identity())),
-        Some(action) => action_level(target, action, ctx),
+        Some(action) => action_level(target, action, ctx, limits),
     }
 }
 
@@ -148,7 +152,12 @@ fn tool_level(tool: &RegisteredTool, identity: Option<&Identity>) -> Value {
     Value::Object(body)
 }
 
-fn action_level(tool: &RegisteredTool, action: &str, ctx: &Context) -> Result<Value, Value> {
+fn action_level(
+    tool: &RegisteredTool,
+    action: &str,
+    ctx: &Context,
+    limits: &Limits,
+) -> Result<Value, Value> {
     let (inner, found) = match &tool.kind {
         Kind::Action {
             tool: inner,
@@ -165,7 +174,11 @@ fn action_level(tool: &RegisteredTool, action: &str, ctx: &Context) -> Result<Va
                     return Err(Refusal::UnknownAction {
                         tool: &tool.name,
                         sent: action,
-                        valid: shown.iter().map(|(a, _)| a.name()).collect(),
+                        valid: ActionChoices::new(
+                            shown.iter().map(|(a, _)| *a).collect(),
+                            std::iter::empty(),
+                            limits,
+                        ),
                     }
                     .payload());
                 }
@@ -175,7 +188,7 @@ fn action_level(tool: &RegisteredTool, action: &str, ctx: &Context) -> Result<Va
             return Err(Refusal::UnknownAction {
                 tool: &tool.name,
                 sent: action,
-                valid: Vec::new(),
+                valid: ActionChoices::new(Vec::new(), std::iter::empty(), limits),
             }
             .payload());
         }

@@ -1,6 +1,7 @@
 //! `tools/call` once the tool is found: the gates, the tool's own code, the result, and the
 //! boundary that contains a panic anywhere inside.
 
+mod choices;
 pub(crate) mod fault;
 pub(crate) mod gates;
 mod help;
@@ -234,7 +235,8 @@ async fn run(
             actions,
         } => {
             let identity = ctx.identity();
-            let admitted = gates::admit_action(&tool.name, actions, &mut arguments, identity);
+            let admitted =
+                gates::admit_action(&tool.name, actions, &mut arguments, identity, limits);
             let (action, data) = match admitted {
                 Ok(admitted) => admitted,
                 Err(refusal) => return finish(tool, Outcome::refused(&refusal)),
@@ -266,7 +268,7 @@ async fn run(
             }
             run_admitted(tool, None, arguments, ctx, limits).await
         }
-        Kind::Help => finish(tool, help::answer(tools, &arguments, &ctx)),
+        Kind::Help => finish(tool, help::answer(tools, &arguments, &ctx, limits)),
     }
 }
 
@@ -297,7 +299,7 @@ pub(crate) async fn run_admitted(
             Err(error) => Outcome::from_call_error(error, limits),
         },
         // Not reached: help is answered before the layers.
-        Kind::Help => help::answer(&[], &data, &ctx),
+        Kind::Help => help::answer(&[], &data, &ctx, limits),
     };
     finish(tool, outcome)
 }

@@ -7,6 +7,8 @@ use wymcp_core::bound;
 use wymcp_core::keyset::UnknownKeys;
 use wymcp_core::value_gate::InvalidValues;
 
+use crate::dispatch::choices::ActionChoices;
+
 /// The help call that explains a surface: `help {}`, `help {tool: "t"}`,
 /// `help {tool: "t", action: "a"}`. The one builder of help pointers.
 pub(crate) fn help_pointer(tool: Option<&str>, action: Option<&str>) -> String {
@@ -58,12 +60,15 @@ pub(crate) enum Refusal<'a> {
         help: String,
     },
     /// Gate 3: no action.
-    MissingAction { tool: &'a str, valid: Vec<&'a str> },
+    MissingAction {
+        tool: &'a str,
+        valid: ActionChoices<'a>,
+    },
     /// Gate 4 (and help): an action the tool does not declare.
     UnknownAction {
         tool: &'a str,
         sent: &'a str,
-        valid: Vec<&'a str>,
+        valid: ActionChoices<'a>,
     },
     /// Gate 5: required properties absent.
     MissingRequiredFields {
@@ -187,21 +192,24 @@ impl Refusal<'_> {
     fn action_fields(&self, p: &mut Map<String, Value>) {
         match self {
             Refusal::MissingAction { tool, valid } => {
+                let names = valid.names();
                 p.insert(
                     "message".into(),
                     Value::String(format!(
                         "Missing required 'action' argument for tool '{tool}'. Valid actions: {}.",
-                        valid.join(", ")
+                        names.join(", ")
                     )),
                 );
-                p.insert("valid_actions".into(), json!(valid));
+                p.insert("valid_actions".into(), json!(names));
+                valid.insert_into(p);
                 p.insert("help".into(), Value::String(help_pointer(Some(tool), None)));
             }
             Refusal::UnknownAction { tool, sent, valid } => {
+                let names = valid.names();
                 let choices = if valid.is_empty() {
                     "This tool takes no actions.".to_owned()
                 } else {
-                    format!("Valid actions: {}.", valid.join(", "))
+                    format!("Valid actions: {}.", names.join(", "))
                 };
                 p.insert(
                     "message".into(),
@@ -210,7 +218,10 @@ impl Refusal<'_> {
                         bound::echo(sent)
                     )),
                 );
-                p.insert("valid_actions".into(), json!(valid));
+                p.insert("valid_actions".into(), json!(names));
+                if !valid.is_empty() {
+                    valid.insert_into(p);
+                }
                 p.insert("help".into(), Value::String(help_pointer(Some(tool), None)));
             }
             _ => {}

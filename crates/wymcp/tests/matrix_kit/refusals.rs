@@ -31,6 +31,12 @@ fn create_schema() -> Value {
         "title": {"type": "string", "minLength": 1}}})
 }
 
+/// The `actions` of the missing and unknown action refusals.
+fn create_choice() -> Value {
+    json!([{"name": "create", "description": "Create a task",
+        "signature": "create(title: string, priority?: integer)"}])
+}
+
 fn gate(label: &'static str, arguments: Value, payload: Value) -> GateCase {
     GateCase {
         label,
@@ -67,7 +73,7 @@ pub(crate) fn gates() -> Vec<GateCase> {
             json!({
             "error": "missing_action",
             "message": "Missing required 'action' argument for tool 'tasks'. Valid actions: create.",
-            "valid_actions": ["create"], "help": argument_help}),
+            "valid_actions": ["create"], "actions": create_choice(), "help": argument_help}),
         ),
         gate(
             "unknown_action",
@@ -75,7 +81,7 @@ pub(crate) fn gates() -> Vec<GateCase> {
             json!({
             "error": "unknown_action",
             "message": "Unknown action 'fetch' for tool 'tasks'. Valid actions: create.",
-            "valid_actions": ["create"], "help": argument_help}),
+            "valid_actions": ["create"], "actions": create_choice(), "help": argument_help}),
         ),
         gate(
             "missing_required_fields",
