@@ -8,7 +8,7 @@ use futures_util::future::BoxFuture;
 use redis::aio::ConnectionManager;
 use redis::{Script, Value};
 use wymcp::session::StoreError;
-use wymcp::transport::http::{EventLog, LoggedEvent};
+use wymcp::session::{EventLog, LoggedEvent};
 
 use crate::connection::Keys;
 

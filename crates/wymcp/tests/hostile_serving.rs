@@ -18,7 +18,8 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 use wymcp::Identity;
 use wymcp::Limits;
-use wymcp::transport::http::{BearerAuth, EventLog, InMemoryEventLog, StreamableHttp};
+use wymcp::session::{EventLog, InMemoryEventLog};
+use wymcp::transport::http::{BearerAuth, StreamableHttp};
 
 async fn serve(limits: Limits) -> (Http, Arc<AtomicBool>) {
     let release = Arc::new(AtomicBool::new(false));

@@ -20,9 +20,12 @@ use hostile_kit::{Greeter, Raw, Served};
 use http_harness::{modern_headers, request};
 use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
-use wymcp::session::{CreateError, InMemorySessionStore, SessionRecord, SessionStore, StoreError};
+use wymcp::session::{
+    CreateError, EventLog, InMemorySessionStore, LoggedEvent, SessionRecord, SessionStore,
+    StoreError,
+};
 use wymcp::transport::http::{
-    AuthRefusal, Authenticate, BearerAuth, ConnectionLimits, EventLog, LoggedEvent, StreamableHttp,
+    AuthRefusal, Authenticate, BearerAuth, ConnectionLimits, StreamableHttp,
 };
 use wymcp::{Identity, Server};
 

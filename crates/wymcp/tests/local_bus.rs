@@ -9,8 +9,9 @@ mod http_harness;
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
+use wymcp::session::InMemoryEventLog;
 use wymcp::session::{InMemorySessionStore, LocalBus, Sampling};
-use wymcp::transport::http::{InMemoryEventLog, StreamableHttp};
+use wymcp::transport::http::StreamableHttp;
 use wymcp::{CallError, CallOutput, CallResult, Context, PlainTool, Server};
 
 use http_harness::{Http, Sse};

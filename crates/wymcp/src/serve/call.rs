@@ -246,7 +246,7 @@ pub(super) fn in_session(
     let Some((registration, token)) = handle.start_call(&id, max) else {
         return Err(Refusal::too_many_calls(id, max));
     };
-    let assigns = core.live().assigns(&record);
+    let assigns = core.sessions().live().assigns(&record);
     let origin = Origin {
         transport: core.settings().transport,
         client: None,
@@ -320,13 +320,13 @@ async fn write_back(core: &Core, loaded: &SessionRecord, assigns: &SharedAssigns
     if loaded.assigns == snapshot {
         return;
     }
-    let ttl = core.settings().session_ttl;
-    if let Ok(Some(fresh)) = core.store().load(&loaded.id, ttl).await
+    let ttl = core.sessions().ttl();
+    if let Ok(Some(fresh)) = core.sessions().store().load(&loaded.id, ttl).await
         && fresh.assigns != snapshot
     {
         let mut fresh = Arc::unwrap_or_clone(fresh);
         fresh.assigns = snapshot;
-        if let Err(err) = core.store().save(fresh).await {
+        if let Err(err) = core.sessions().store().save(fresh).await {
             tracing::warn!(%err, "could not save the session's assigns");
         }
     }

@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 use super::{Class, Core, Identity, Outcome, Refusal, SessionStart};
 use crate::Server;
 use crate::protocol::{ProtocolVersion, RpcError, negotiate, success};
-use crate::session::{CreateError, SessionRecord, new_session_id};
+use crate::session::{SessionRecord, new_session_id};
 
 /// Starts a session from `initialize` request `id`.
 pub(super) async fn start(
@@ -28,7 +28,9 @@ pub(super) async fn start(
     }
     let session = record.id.clone();
     let client_info = wymcp_core::bound::echo(&record.client_info.to_string());
-    create(core, record, &id, client.as_deref()).await?;
+    core.sessions()
+        .create(record, &id, client.as_deref())
+        .await?;
     tracing::info!(
         name: "wymcp.session.start",
         session_id = session.as_str(),
@@ -58,86 +60,6 @@ fn check_size(core: &Core, id: &Value, params: Option<&Value>) -> Result<(), Ref
     ))
 }
 
-/// Stores the new session, counted against its client (when known): refused when the client
-/// or the server holds its most sessions. A store that counts clients itself (one shared by
-/// several nodes) counts them across all nodes; otherwise this node does.
-async fn create(
-    core: &Core,
-    record: SessionRecord,
-    id: &Value,
-    client: Option<&str>,
-) -> Result<(), Refusal> {
-    let session = record.id.clone();
-    let max_per_client = core.server().limits().max_sessions_per_client;
-    let settings = core.settings();
-    let store = core.store();
-    let shared = client.filter(|_| store.counts_clients());
-    if let Some(client) = client.filter(|_| shared.is_none())
-        && !core.quota().reserve(client, &session, max_per_client)
-    {
-        return Err(too_many_for_client(id, max_per_client));
-    }
-    let created = match shared {
-        Some(client) => {
-            store
-                .create_for_client(
-                    record,
-                    settings.max_sessions,
-                    settings.session_ttl,
-                    client,
-                    max_per_client,
-                )
-                .await
-        }
-        None => {
-            store
-                .create(record, settings.max_sessions, settings.session_ttl)
-                .await
-        }
-    };
-    created.map_err(|error| {
-        core.quota().release(&session);
-        match error {
-            CreateError::Full(max) => {
-                tracing::warn!(max, "MCP session refused: the session limit is reached");
-                unavailable(
-                    id,
-                    format!(
-                        "Too many sessions: the limit of {max} live sessions is reached. Try again later."
-                    ),
-                )
-            }
-            CreateError::ClientFull(max) => too_many_for_client(id, max),
-            CreateError::Store(err) => Refusal::store(id.clone(), &err),
-        }
-    })
-}
-
-/// The refusal of a session the server cannot hold now (503).
-fn unavailable(id: &Value, message: String) -> Refusal {
-    Refusal::new(
-        Class::Unavailable,
-        id.clone(),
-        super::invalid_request(message),
-    )
-}
-
-/// The refusal of a session its client has no place for.
-fn too_many_for_client(id: &Value, max: usize) -> Refusal {
-    tracing::warn!(
-        max,
-        "MCP session refused: the client's session limit is reached"
-    );
-    unavailable(
-        id,
-        format!(
-            "Too many sessions for this client: the limit of {max} live sessions per \
-             client is reached (Limits::max_sessions_per_client). End a session (DELETE) \
-             or try again later."
-        ),
-    )
-}
-
 /// Runs the session hooks' start hook on a record about to be created: its assigns join the
 /// record's; a refusal or a panic is the error response to send instead (`None`: go on).
 async fn run_start_hook(
@@ -146,7 +68,7 @@ async fn run_start_hook(
     id: &Value,
     identity: Option<&Identity>,
 ) -> Option<Value> {
-    let hooks = core.hooks()?;
+    let hooks = core.sessions().hooks()?;
     let start = SessionStart {
         session_id: &record.id,
         version: record.version,

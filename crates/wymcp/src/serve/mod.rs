@@ -18,13 +18,16 @@ mod cluster;
 mod hooks;
 #[cfg_attr(not(feature = "http"), allow(unreachable_pub))]
 mod initialize;
+mod lease;
 mod live;
 mod notes;
 mod quota;
 mod refusal;
 mod serving;
 pub(crate) mod session;
+mod sessions;
 pub(crate) mod stateless;
+mod streams;
 
 use std::sync::Arc;
 
@@ -39,10 +42,21 @@ pub(crate) use call::{Call, Event};
 pub(crate) use cluster::Cluster;
 #[cfg_attr(not(feature = "http"), allow(unreachable_pub))]
 pub use hooks::{EndReason, SessionHooks, SessionStart};
+pub(crate) use lease::{Lease, watch_lease};
 pub(crate) use live::SharedAssigns;
 pub(crate) use refusal::{Class, Refusal, invalid_request};
-pub(crate) use serving::{Core, Loaded, Settings, Standalone, owns};
+pub(crate) use serving::{Core, Settings};
+pub(crate) use sessions::{Loaded, SessionsConfig};
 pub(crate) use stateless::{Listen, RoutingHeaders};
+pub(crate) use streams::{Listeners, Slot, StreamEvent};
+
+/// What a transport names of the sessions: the backends it is configured with and hands to
+/// its [`Sessions`](sessions::Sessions), and the live session it gives its user. A transport reaches them through
+/// the core, never `crate::session` itself.
+pub(crate) use crate::session::{
+    Bus, EventLog, InMemoryEventLog, InMemorySessionStore, LoggedEvent, SessionHandle,
+    SessionRecord, SessionStore, StoreError, node_id,
+};
 
 /// The era a message claims, as its transport read it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -49,6 +49,7 @@ pub(super) async fn serve(core: &Core, inbound: Inbound<'_>) -> Result<Outcome, 
         return Err(Refusal::no_session(rid));
     };
     let record = core
+        .sessions()
         .resolve(session, identity, (&rid, Some(&message)), loaded)
         .await?;
     in_session(core, record, requested, kind, message, (related, identity)).await
@@ -65,6 +66,7 @@ pub(super) async fn serve_batch(
         return Err(Refusal::no_session(Value::Null));
     };
     let record = core
+        .sessions()
         .resolve(
             session,
             inbound.identity,
@@ -84,8 +86,9 @@ pub(super) async fn serve_batch(
             ))
         } else {
             match core
+                .sessions()
                 .store()
-                .load(&record.id, core.settings().session_ttl)
+                .load(&record.id, core.sessions().ttl())
                 .await
             {
                 Ok(Some(fresh)) => {
@@ -164,7 +167,7 @@ async fn in_session(
 ) -> Result<Outcome, Refusal> {
     let rid = kind.rejection_id();
     core.check_version(&record, requested, &rid)?;
-    let handle = core.handle(&record);
+    let handle = core.sessions().handle(&record);
     if let Kind::Response { id } = &kind {
         take_answer(core, &handle, id, message).await;
         return Ok(Outcome::Accepted);
@@ -290,7 +293,7 @@ fn list_tools(ctx: &Context) -> Value {
 async fn mark_initialized(core: &Core, record: &SessionRecord, rid: &Value) -> Result<(), Refusal> {
     let mut record = record.clone();
     record.initialized = true;
-    core.save(record, rid).await
+    core.sessions().save(record, rid).await
 }
 
 async fn set_level(
@@ -311,7 +314,7 @@ async fn set_level(
     };
     let mut record = record.clone();
     record.log_level = Some(level);
-    core.save(record, &id).await?;
+    core.sessions().save(record, &id).await?;
     handle.set_log_level(Some(level));
     Ok(reply(success(id, json!({}))))
 }
@@ -361,8 +364,8 @@ async fn take_answer(core: &Core, handle: &SessionHandle, id: &Value, mut messag
         },
         None => Err(Value::Null),
     };
-    if core.bus().is_some() && !handle.awaits(id) {
-        core.route_answer(handle.id(), id, answer).await;
+    if core.sessions().cluster().bus.is_some() && !handle.awaits(id) {
+        core.sessions().route_answer(handle.id(), id, answer).await;
     } else {
         handle.deliver_response(id, answer);
     }
@@ -376,8 +379,10 @@ async fn cancel(core: &Core, handle: &SessionHandle, params: Option<&Value>) {
     };
     if handle.cancel_call(request_id) {
         tracing::info!(request_id = %request_id, "MCP call cancelled by the client");
-    } else if core.bus().is_some() {
-        core.cancel_elsewhere(handle.id(), request_id).await;
+    } else if core.sessions().cluster().bus.is_some() {
+        core.sessions()
+            .cancel_elsewhere(handle.id(), request_id)
+            .await;
     }
 }
 

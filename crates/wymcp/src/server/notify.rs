@@ -2,24 +2,47 @@
 //! streams of this node and, when its transport has a [`Bus`], of every other node serving
 //! the same sessions.
 
-use std::sync::Arc;
-
 use serde_json::json;
 use tokio::sync::broadcast;
 
 use crate::resource::{Change, ServerNotification, SubscriptionError};
 use crate::server::Server;
-use crate::session::{Bus, Notice};
+use crate::session::Notice;
 
 impl Server {
-    /// Relays this server's notifications from node `node` on `bus` (the first call wins).
-    pub(crate) fn relay_to(&self, node: Arc<str>, bus: Arc<dyn Bus>) {
-        self.features().relay.install(node, bus);
-    }
-
-    /// Sends `notice` to the other nodes, when a transport installed a relay.
+    /// Hands `notice` to the deployments relaying it to the other nodes (those with a bus).
     fn relay(&self, notice: Notice) {
         self.features().relay.publish(notice);
+    }
+
+    /// The notices this server publishes for the other nodes, from now on (a deployment with
+    /// a bus relays them).
+    pub(crate) fn notices(&self) -> broadcast::Receiver<Notice> {
+        self.features().relay.subscribe()
+    }
+
+    /// A notification another node's server emitted, emitted by this server to the sessions
+    /// and listen streams of this node (and not relayed again).
+    pub(crate) fn notify_here(&self, notice: &Notice) {
+        match notice {
+            Notice::ResourceUpdated { uri } => {
+                self.notify_resource_updated_here(uri);
+            }
+            Notice::ToolsListChanged => {
+                self.notify_tools_list_changed_here();
+            }
+            Notice::PromptsListChanged => {
+                self.notify_prompts_list_changed_here();
+            }
+            Notice::ResourcesListChanged => {
+                self.notify_resources_list_changed_here();
+            }
+            Notice::TaskChanged { task_id } => {
+                self.features()
+                    .hub
+                    .change(Change::Task(task_id.as_str().into()));
+            }
+        }
     }
 
     /// A receiver of the notifications the server emits to sessions outside any request

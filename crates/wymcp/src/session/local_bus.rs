@@ -34,7 +34,8 @@ struct Envelope {
 /// ```
 /// use std::sync::Arc;
 /// use wymcp::session::{InMemorySessionStore, LocalBus};
-/// use wymcp::transport::http::{InMemoryEventLog, StreamableHttp};
+/// use wymcp::session::InMemoryEventLog;
+/// use wymcp::transport::http::StreamableHttp;
 ///
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
 /// let (store, log, bus) = (

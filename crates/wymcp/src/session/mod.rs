@@ -6,6 +6,7 @@
 
 mod bus;
 mod calls;
+mod events;
 mod handle;
 mod local_bus;
 pub(crate) mod notifier;
@@ -17,6 +18,7 @@ mod tools;
 pub(crate) use bus::node_of_request;
 pub use bus::{Bus, BusMessage, CallLease, Notice, Recipient};
 pub(crate) use calls::{RunningCall, RunningCalls, Work};
+pub use events::{EventLog, InMemoryEventLog, LoggedEvent};
 pub use handle::{SessionHandle, node_id};
 pub use local_bus::LocalBus;
 pub(crate) use notifier::{Delivery, Notifier};

@@ -1,44 +1,33 @@
-//! [`Relay`]: where a server's notifications go besides this node, once a transport with a
-//! [`Bus`] serves it. The server and the tasks extension both publish through it.
+//! [`Relay`]: the notifications a server emits that the other nodes must hear too. The server
+//! and the tasks extension publish into it; every deployment serving the server with a
+//! [`Bus`](super::Bus) subscribes and sends what it hears to its nodes, so one server served
+//! by several deployments at once needs no "first one wins".
 
-use std::sync::{Arc, OnceLock};
+use tokio::sync::broadcast;
 
-use super::{Bus, Notice, Recipient};
+use super::Notice;
 
-/// Where a server's notifications go besides this node: the first transport with a bus to
-/// serve the server installs it (so a server shared by several services relays once).
-#[derive(Default)]
-pub(crate) struct Relay(OnceLock<(Arc<str>, Arc<dyn Bus>)>);
+/// How many notices wait for a slow relay before the oldest are dropped (each drop logged).
+const CAPACITY: usize = 1024;
 
-impl std::fmt::Debug for Relay {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_tuple("Relay")
-            .field(&self.0.get().map(|(node, _)| node))
-            .finish()
+/// The notices of one server for the other nodes.
+#[derive(Debug)]
+pub(crate) struct Relay(broadcast::Sender<Notice>);
+
+impl Default for Relay {
+    fn default() -> Self {
+        Relay(broadcast::channel(CAPACITY).0)
     }
 }
 
 impl Relay {
-    /// Relays from node `node` on `bus` (the first call wins).
-    pub(crate) fn install(&self, node: Arc<str>, bus: Arc<dyn Bus>) {
-        let _ = self.0.set((node, bus));
+    /// Hands `notice` to the deployments relaying it (none: nothing to do).
+    pub(crate) fn publish(&self, notice: Notice) {
+        let _ = self.0.send(notice);
     }
 
-    /// Sends `notice` to the other nodes, when a transport installed a bus (and a Tokio
-    /// runtime runs: the bus is async, the notifying call is not).
-    pub(crate) fn publish(&self, notice: Notice) {
-        let Some((node, bus)) = self.0.get() else {
-            return;
-        };
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            return;
-        };
-        let (node, bus) = (node.clone(), bus.clone());
-        runtime.spawn(async move {
-            let message = super::BusMessage::Notify(notice);
-            if let Err(err) = bus.publish(&node, Recipient::Everyone, message).await {
-                tracing::warn!(%err, "MCP bus: notification not relayed");
-            }
-        });
+    /// A receiver of the notices published from now on (one per relaying deployment).
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<Notice> {
+        self.0.subscribe()
     }
 }

@@ -16,11 +16,9 @@ use bytes::Bytes;
 use futures_util::StreamExt as _;
 
 use super::error::{HttpError, json_bytes_response};
-use super::lease::Lease;
 use super::sse;
 use super::state::State;
-use super::streams::StreamEvent;
-use crate::serve::{Call, Event};
+use crate::serve::{Call, Event, Lease, StreamEvent};
 
 /// The answer to a POST whose message became `call`; `session` names the session whose
 /// event log keeps the stream's events (`None`: the stateless era); with other nodes, a
@@ -49,7 +47,7 @@ pub(crate) async fn answer(
         session: session.to_owned(),
         key,
     });
-    let lease = match (&state.elsewhere, &log, request_id) {
+    let lease = match (state.core.sessions().elsewhere(), &log, request_id) {
         (Some(elsewhere), Some(log), Some(id)) => {
             let (session, key) = (log.session.clone(), log.key.to_string());
             Some(Lease::hold(elsewhere, session, key, id).await)
@@ -90,7 +88,13 @@ struct Log {
 impl Log {
     /// Appends an event to the log, answering its id (empty when the log failed).
     async fn append(&self, state: &State, data: String) -> String {
-        match state.events.append(&self.session, &self.key, data).await {
+        match state
+            .core
+            .sessions()
+            .events()
+            .append(&self.session, &self.key, data)
+            .await
+        {
             Ok(id) => id,
             Err(err) => {
                 tracing::warn!(%err, "SSE event log failed");
@@ -203,9 +207,13 @@ fn detach(mut s: CallStream) {
                     id: Some(id.clone()),
                     data: data.clone(),
                 };
-                let here = (s.state.streams).deliver_resumed(&log.session, &log.key, event);
+                let here = (s.state.core.sessions().streams()).deliver_resumed(
+                    &log.session,
+                    &log.key,
+                    event,
+                );
                 // The GET resuming this stream may be on another node.
-                if !here && let Some(elsewhere) = &s.state.elsewhere {
+                if !here && let Some(elsewhere) = s.state.core.sessions().elsewhere() {
                     let (session, key) = (log.session.clone(), log.key.to_string());
                     elsewhere.send(session, key, id, data).await;
                 }

@@ -4,11 +4,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::auth::Authenticate;
-use super::events::{EventLog, InMemoryEventLog};
 use crate::Server;
 use crate::protocol::stateless::CacheHints;
-use crate::serve::SessionHooks;
-use crate::session::{InMemorySessionStore, SessionStore};
+use crate::serve::{
+    Bus, EventLog, InMemoryEventLog, InMemorySessionStore, SessionHooks, SessionStore,
+};
 
 /// Default request body limit: 4 MiB.
 pub const DEFAULT_BODY_LIMIT: usize = 4 * 1024 * 1024;
@@ -129,7 +129,7 @@ pub struct StreamableHttp {
     pub(crate) hooks: Option<Arc<dyn SessionHooks>>,
     /// This node's id (the process's [`node_id`](crate::session::node_id) by default).
     pub(crate) node: Arc<str>,
-    pub(crate) bus: Option<Arc<dyn crate::session::Bus>>,
+    pub(crate) bus: Option<Arc<dyn Bus>>,
 }
 
 impl std::fmt::Debug for StreamableHttp {
@@ -154,7 +154,7 @@ impl StreamableHttp {
             auth: None,
             auth_module: "",
             hooks: None,
-            node: crate::session::node_id().into(),
+            node: crate::serve::node_id().into(),
             bus: None,
         }
     }
@@ -317,7 +317,7 @@ impl StreamableHttp {
     /// [`event_log`](Self::event_log) too (`wymcp-redis` sets all three in one line;
     /// [`LocalBus`](crate::session::LocalBus) is the in-process bus). See
     /// `docs/scale-out.md`.
-    pub fn bus(mut self, bus: impl crate::session::Bus) -> Self {
+    pub fn bus(mut self, bus: impl Bus) -> Self {
         self.bus = Some(Arc::new(bus));
         self
     }

@@ -14,7 +14,6 @@ use super::rejection::{
     StatelessMethodNotAllowed,
 };
 use super::state::State;
-use crate::serve::owns;
 
 /// A DELETE's response. Not an `async fn`: mapping `end`'s future keeps one copy of it in the
 /// router's box.
@@ -41,25 +40,8 @@ async fn end(state: Arc<State>, req: Request) -> Result<Response, Rejection> {
         return Err(MissingSessionId.into());
     };
     // Only the session's owner may end it; to anyone else it does not exist.
-    match state
-        .core
-        .store()
-        .load(session, state.config.session_ttl)
-        .await
-    {
-        Ok(Some(record)) if owns(&record, identity.as_ref()) => {}
-        Ok(found) => {
-            if found.is_none() {
-                state.core.forget_gone(session);
-            }
-            return Err(SessionNotFound.into());
-        }
-        Err(err) => {
-            tracing::error!(%err, "MCP session store failed");
-            return Err(SessionStoreUnavailable.into());
-        }
-    }
-    match state.end_session(session).await {
+    let sessions = state.core.sessions();
+    match sessions.end_owned(session, identity.as_ref()).await {
         Ok(true) => {
             tracing::info!("MCP session ended by the client");
             Ok(StatusCode::OK.into_response())

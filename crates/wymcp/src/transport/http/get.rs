@@ -17,7 +17,6 @@ use tokio_util::sync::CancellationToken;
 
 use super::accept::Accept;
 use super::checks::{header_str, wire_checks};
-use super::events::LoggedEvent;
 use super::headers::WireHeaders;
 use super::rejection::{
     Dialect, EventLogUnavailable, MissingSessionId, Rejection, StatelessMethodNotAllowed,
@@ -25,10 +24,11 @@ use super::rejection::{
 };
 use super::sse;
 use super::state::State;
-use super::streams::GET_STREAM;
-use super::streams::StreamEvent;
 use crate::protocol::ProtocolVersion;
-use crate::session::SessionRecord;
+use crate::serve::{LoggedEvent, SessionRecord, StreamEvent};
+
+/// The name of a session's GET stream (its standalone stream) in event ids.
+pub(crate) const GET_STREAM: &str = "get";
 
 /// Detaches the stream from its session when the response body is dropped.
 struct Attached {
@@ -39,9 +39,8 @@ struct Attached {
 
 impl Drop for Attached {
     fn drop(&mut self) {
-        self.state
-            .streams
-            .detach_stream(&self.session, self.generation);
+        let streams = self.state.core.sessions().streams();
+        streams.detach_stream(&self.session, self.generation);
     }
 }
 
@@ -65,6 +64,7 @@ async fn open(state: Arc<State>, req: Request) -> Result<Response, Rejection> {
     let (session, requested) = read_headers(&wire)?;
     let core = &state.core;
     let record = core
+        .sessions()
         .resolve(session, identity.as_ref(), (&Value::Null, None), None)
         .await
         .map_err(Rejection::of_stream)?;
@@ -78,7 +78,8 @@ async fn open(state: Arc<State>, req: Request) -> Result<Response, Rejection> {
     let (tx, rx) = mpsc::unbounded_channel();
     let stop = CancellationToken::new();
     before_attaching(&state, &record, resumed.as_deref(), &tx, &stop);
-    let generation = (state.streams).attach_stream(&record.id, tx, stop.clone(), resumed.clone());
+    let streams = state.core.sessions().streams();
+    let generation = streams.attach_stream(&record.id, tx, stop.clone(), resumed.clone());
     let attached = Attached {
         state: state.clone(),
         session: record.id.clone(),
@@ -111,15 +112,15 @@ fn before_attaching(
 ) {
     match resumed {
         None => {
-            if let Some(note) = state.core.handle(record).on_stream_attached() {
+            if let Some(note) = state.core.sessions().handle(record).on_stream_attached() {
                 let data = note.to_string();
                 let _ = tx.send(StreamEvent { id: None, data });
             }
         }
         Some(stream) => {
-            if let Some(elsewhere) = &state.elsewhere {
+            if let Some(elsewhere) = state.core.sessions().elsewhere() {
                 let watched = (record.id.as_str().into(), stream.to_owned());
-                super::lease::watch(elsewhere.clone(), watched, tx.clone(), stop.clone());
+                crate::serve::watch_lease(elsewhere.clone(), watched, tx.clone(), stop.clone());
             }
         }
     }
@@ -150,7 +151,13 @@ fn resumed_post_stream(last_event_id: Option<&str>) -> Option<String> {
 
 /// Logs the stream's priming event (empty data); answers its id.
 async fn prime(state: &State, session: &str, stream: &str) -> Result<String, Rejection> {
-    match state.events.append(session, stream, String::new()).await {
+    match state
+        .core
+        .sessions()
+        .events()
+        .append(session, stream, String::new())
+        .await
+    {
         Ok(id) => Ok(id),
         Err(err) => {
             tracing::error!(%err, "SSE event log failed");
@@ -174,7 +181,13 @@ async fn replay(state: &State, session: &str, last: Option<&str>) -> Vec<LoggedE
     let Some(last) = last else {
         return Vec::new();
     };
-    match state.events.replay_after(session, last).await {
+    match state
+        .core
+        .sessions()
+        .events()
+        .replay_after(session, last)
+        .await
+    {
         Ok(Some(missed)) => missed.into_iter().filter(|e| !e.data.is_empty()).collect(),
         Ok(None) => {
             tracing::warn!(
@@ -223,7 +236,9 @@ fn live_events(
                         Some(StreamEvent { id: None, data }) => {
                             let id = match attached
                                 .state
-                                .events
+                                .core
+                                .sessions()
+                                .events()
                                 .append(&attached.session, GET_STREAM, data.clone())
                                 .await
                             {

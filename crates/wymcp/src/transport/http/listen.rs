@@ -43,9 +43,9 @@ use super::accept::Accept;
 use super::rejection::{CoreRefused, Dialect, Rejection, StreamNotAccepted, TooManyListenStreams};
 use super::sse::{self, KEEPALIVE};
 use super::state::State;
-use super::streams::Slot;
 use crate::resource::Change;
 use crate::serve::Listen as Admitted;
+use crate::serve::Slot;
 use crate::serve::stateless::listen::{self, Filter};
 
 /// Answers a `subscriptions/listen` request whose envelope and headers passed: the SSE

@@ -20,7 +20,7 @@
 //!
 //! Sessions are data ([`SessionRecord`](crate::session::SessionRecord)) kept behind a
 //! [`SessionStore`](crate::session::SessionStore) (in memory by default); SSE events go through
-//! an [`EventLog`]. Running calls and open streams stay on the
+//! an [`EventLog`](crate::session::EventLog). Running calls and open streams stay on the
 //! node that owns them.
 
 mod accept;
@@ -29,12 +29,10 @@ mod authority;
 mod call;
 mod card;
 mod checks;
-mod cluster;
 mod config;
 mod connections;
 mod delete;
 mod error;
-mod events;
 mod forwarded;
 mod framed;
 mod get;
@@ -43,7 +41,6 @@ mod headers;
 pub mod introspection;
 #[cfg(feature = "jwt")]
 pub mod jwt;
-mod lease;
 mod listen;
 mod post;
 mod rejection;
@@ -51,7 +48,6 @@ mod serve;
 mod service;
 mod sse;
 mod state;
-mod streams;
 
 pub use crate::serve::{EndReason, SessionHooks, SessionStart};
 pub use auth::{AuthRefusal, Authenticate, BearerAuth};
@@ -64,7 +60,6 @@ pub use connections::{
     DEFAULT_MAX_CONNECTIONS,
 };
 pub use error::{ErrorBody, HttpError};
-pub use events::{EventLog, InMemoryEventLog, LoggedEvent};
 pub use headers::{SESSION_HEADER, VERSION_HEADER};
 pub use serve::{HttpServer, protected_resource_router, serve};
 pub use service::StreamableHttpService;

@@ -105,7 +105,7 @@ async fn load_ahead(
     if !matches!(version.session_era(), Ok(Some(_))) {
         return None;
     }
-    Some(state.core.load(id).await)
+    Some(state.core.sessions().load(id).await)
 }
 
 /// Where a message's related messages go: only a call answered over SSE opens a stream (and so
@@ -113,7 +113,7 @@ async fn load_ahead(
 fn related(state: &State, accept: Accept, message: &Value) -> Related {
     if accept.sse && is_call(message) {
         Related::Stream {
-            name: state.streams.next_stream_key(),
+            name: state.core.sessions().streams().next_stream_key(),
             polling: state.config.sse_polling,
         }
     } else {
@@ -124,7 +124,7 @@ fn related(state: &State, accept: Accept, message: &Value) -> Related {
 /// With other nodes, the id of a call answered on a stream: it names the call in its lease
 /// (`lease.rs`).
 fn lease_id(state: &State, related: &Related, message: &Value) -> Option<Value> {
-    match (&state.elsewhere, related) {
+    match (state.core.sessions().elsewhere(), related) {
         (Some(_), Related::Stream { .. }) => message.get("id").cloned(),
         _ => None,
     }

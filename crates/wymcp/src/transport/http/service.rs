@@ -1,11 +1,10 @@
-//! [`StreamableHttpService`]: the tower `Service` serving one MCP endpoint: its state, the
-//! routes, and the tasks that run beside the requests (the idle-session reaper, the delivery
-//! of the server's notifications to GET streams).
+//! [`StreamableHttpService`]: the tower `Service` serving one MCP endpoint: its state and its
+//! routes. What runs beside the requests (the reaper, the fan-out of the server's
+//! notifications, the bus) is the sessions' ([`Sessions`](crate::serve::Sessions)).
 
 use std::convert::Infallible;
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll};
-use std::time::Duration;
 
 use axum::Router;
 use axum::body::HttpBody;
@@ -14,22 +13,15 @@ use axum::http::{Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, future::RouteFuture};
 use bytes::Bytes;
-use futures_util::StreamExt as _;
 use futures_util::future::{BoxFuture, Either};
-use futures_util::stream::BoxStream;
 use serde_json::Value;
-use tokio::sync::broadcast;
 
-use super::cluster::Elsewhere;
 use super::config::{HttpConfig, StreamableHttp};
-use super::events::EventLog;
+use super::get::GET_STREAM;
 use super::rejection::{Dialect, MethodNotAllowed, Rejection};
 use super::state::State;
-use super::streams::{GET_STREAM, StreamEvent, Streams};
 use super::{delete, get, post};
-use crate::resource::ServerNotification;
-use crate::serve::{Cluster, Core, EndReason, Settings};
-use crate::session::{BusMessage, SessionHandle, StoreError};
+use crate::serve::{Cluster, Core, SessionHandle, SessionsConfig, Settings, StoreError};
 
 /// The Streamable HTTP endpoint as a tower `Service` (cheap to clone).
 ///
@@ -61,8 +53,6 @@ impl StreamableHttp {
 
 impl StreamableHttpService {
     fn new(builder: StreamableHttp) -> Self {
-        let streams = Arc::new(Streams::default());
-        let (cluster, elsewhere) = cluster_of(&builder);
         let mut config = builder.config;
         publish_scopes(&mut config, &builder.server);
         if let (Some(auth), Some(resource)) = (
@@ -76,34 +66,31 @@ impl StreamableHttpService {
             auth.set_resource(resource);
         }
         let settings = Settings {
-            max_sessions: config.max_sessions,
-            session_ttl: config.session_ttl,
             strict_version_header: config.strict_version_header,
             cache_hints: config.cache_hints.clone(),
             one_session: false,
             transport: crate::context::TransportKind::Http,
         };
-        let standalone = super::state::get_stream(Arc::downgrade(&streams), elsewhere.clone());
-        let core = Core::new(
-            builder.server,
-            builder.store,
-            builder.hooks,
-            settings,
-            standalone,
-            false,
-            cluster,
-        );
+        let sessions = SessionsConfig {
+            store: builder.store,
+            hooks: builder.hooks,
+            events: Some(builder.events),
+            ttl: config.session_ttl,
+            max: config.max_sessions,
+            standalone: GET_STREAM,
+            cluster: Cluster {
+                node: builder.node,
+                bus: builder.bus,
+            },
+        };
+        let core = Core::new(builder.server, sessions, settings, false);
         let state = Arc::new(State {
             core,
             config,
-            events: builder.events,
             auth: builder.auth,
             auth_module: builder.auth_module,
-            streams,
-            listeners: super::streams::Listeners::default(),
-            elsewhere,
+            listeners: crate::serve::Listeners::default(),
         });
-        start_tasks(&state);
         let card = Arc::new(super::card::CardDocument::new(state.core.server()));
         let router = Router::new()
             .route("/", any(route))
@@ -144,34 +131,28 @@ impl StreamableHttpService {
     /// event is logged first, so a client that reconnects with `Last-Event-ID` gets it even
     /// when no stream is open now. Answers whether a stream took it.
     pub async fn push(&self, session_id: &str, message: &Value) -> Result<bool, StoreError> {
-        let data = message.to_string();
-        let id = self
-            .state
-            .events
-            .append(session_id, GET_STREAM, data.clone())
-            .await?;
-        Ok(self
-            .state
-            .streams
-            .send(session_id, StreamEvent { id: Some(id), data }))
+        self.state.core.sessions().push(session_id, message).await
     }
 
     /// The live session `session_id` (on this node): register and unregister runtime tools,
     /// read its tool list. `None` when there is no such session.
     pub async fn session(&self, session_id: &str) -> Result<Option<SessionHandle>, StoreError> {
-        self.state.core.session_handle(session_id).await
+        self.state.core.sessions().session_handle(session_id).await
     }
 
     /// Ends every open GET stream, and every open `subscriptions/listen` stream with its
     /// graceful-closure response, so a graceful shutdown is not held open by them.
     pub fn close_streams(&self) {
-        self.state.streams.close_streams();
+        self.state.core.sessions().streams().close_streams();
         self.state.listeners.close();
     }
 
     /// Ends a session as DELETE would; `false` when there was none.
     pub async fn end_session(&self, session_id: &str) -> Result<bool, StoreError> {
-        self.state.end_session(session_id).await
+        let sessions = self.state.core.sessions();
+        sessions
+            .end(session_id, crate::serve::EndReason::Deleted)
+            .await
     }
 }
 
@@ -190,155 +171,6 @@ where
 
     fn call(&mut self, req: axum::http::Request<B>) -> Self::Future {
         tower::Service::call(&mut self.router, req)
-    }
-}
-
-/// Takes what other nodes send, until the service is dropped or the bus ends.
-pub(crate) async fn take(state: Weak<State>, mut messages: BoxStream<'static, BusMessage>) {
-    while let Some(message) = messages.next().await {
-        let Some(state) = state.upgrade() else { return };
-        if let BusMessage::Ended { session } = &message {
-            state.streams.end_session(session);
-        }
-        if state.core.on_bus(&message) {
-            continue;
-        }
-        if let BusMessage::Event {
-            session,
-            stream,
-            id,
-            data,
-        } = message
-        {
-            super::cluster::deliver(
-                &state.streams,
-                &session,
-                &stream,
-                StreamEvent { id: Some(id), data },
-            );
-        }
-    }
-}
-
-/// This node among the others of `builder`'s bus, and how its stream events reach them.
-fn cluster_of(builder: &StreamableHttp) -> (Cluster, Option<Elsewhere>) {
-    let elsewhere = builder.bus.as_ref().map(|bus| Elsewhere {
-        node: builder.node.clone(),
-        bus: bus.clone(),
-        events: builder.events.clone(),
-    });
-    let cluster = Cluster {
-        node: builder.node.clone(),
-        bus: builder.bus.clone(),
-    };
-    (cluster, elsewhere)
-}
-
-/// Inside a Tokio runtime, starts what runs beside the requests: the reaper, the delivery of
-/// the server's notifications and, with other nodes, the taking of what they send.
-fn start_tasks(state: &Arc<State>) {
-    let Ok(handle) = tokio::runtime::Handle::try_current() else {
-        return;
-    };
-    handle.spawn(reap(Arc::downgrade(state)));
-    let notifications = state.core.server().notifications();
-    handle.spawn(drain(Arc::downgrade(state), notifications));
-    if let Some(bus) = state.core.bus() {
-        let messages = bus.subscribe(state.core.node());
-        handle.spawn(take(Arc::downgrade(state), messages));
-    }
-}
-
-/// Removes idle sessions and ends their live things, until the service is dropped.
-async fn reap(state: Weak<State>) {
-    // Twice per TTL at least: the reaper restarts the idle timer of a session running a call
-    // (see `Core::reap`), which must happen before that session's TTL is up.
-    let period = match state.upgrade() {
-        Some(s) => {
-            (s.config.session_ttl / 2).clamp(Duration::from_millis(10), Duration::from_secs(60))
-        }
-        None => return,
-    };
-    let mut ticker = tokio::time::interval(period);
-    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        ticker.tick().await;
-        let Some(state) = state.upgrade() else { return };
-        match state.core.reap().await {
-            Ok(gone) => {
-                for id in gone {
-                    state.streams.end_session(&id);
-                    if let Err(err) = state.events.remove_session(&id).await {
-                        tracing::warn!(%err, "could not forget the events of an expired session");
-                    }
-                    state.core.ended(&id, EndReason::Expired).await;
-                    tracing::info!(
-                        name: "wymcp.session.expired",
-                        session_id = id.as_str(),
-                        "MCP session expired"
-                    );
-                }
-            }
-            Err(err) => tracing::warn!(%err, "session reaper failed"),
-        }
-    }
-}
-
-/// Delivers the server's notifications (`notifications/resources/updated`, `list_changed`)
-/// to the GET stream of the session they name, or of every session live on this node when
-/// they name none; logged first, so a client reconnecting with `Last-Event-ID` still gets
-/// them. With other nodes, a notification naming a session whose GET stream another node
-/// holds (or one this node never served) travels on the bus to it; one naming none goes to the streams this node holds (every
-/// node hears the notification: `Server::notify_*` relays it). Runs until the service or the
-/// server is dropped.
-async fn drain(state: Weak<State>, mut notifications: broadcast::Receiver<ServerNotification>) {
-    loop {
-        let notification = match notifications.recv().await {
-            Ok(notification) => notification,
-            Err(broadcast::error::RecvError::Lagged(missed)) => {
-                tracing::warn!(missed, "server notifications dropped: the transport lagged");
-                continue;
-            }
-            Err(broadcast::error::RecvError::Closed) => return,
-        };
-        let Some(state) = state.upgrade() else { return };
-        let live = state.core.live();
-        let sessions = match &notification.session_id {
-            Some(id) if live.existing(id).is_some() => vec![id.clone()],
-            // A session this node has not served, named by the shared subscription store:
-            // another node may hold its stream.
-            Some(id) if state.elsewhere.is_some() => vec![id.clone()],
-            // A session no node serves.
-            Some(_) => Vec::new(),
-            None if state.elsewhere.is_some() => state.streams.sessions(),
-            None => live.ids(),
-        };
-        let data = notification.message.to_string();
-        let named = notification.session_id.is_some();
-        for session in sessions {
-            let id = match state
-                .events
-                .append(&session, GET_STREAM, data.clone())
-                .await
-            {
-                Ok(id) => id,
-                Err(err) => {
-                    tracing::warn!(%err, "SSE event log failed");
-                    continue;
-                }
-            };
-            let event = StreamEvent {
-                id: Some(id.clone()),
-                data: data.clone(),
-            };
-            if !state.streams.send(&session, event)
-                && named
-                && let Some(elsewhere) = &state.elsewhere
-            {
-                let stream = GET_STREAM.to_owned();
-                elsewhere.send(session, stream, id, data.clone()).await;
-            }
-        }
     }
 }
 

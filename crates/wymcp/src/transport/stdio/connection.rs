@@ -2,24 +2,23 @@
 //! what comes back written to stdout, one message per line; calls and listen streams run in
 //! their own tasks, so a slow tool never holds the read loop.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite, BufReader};
-use tokio::sync::{broadcast, mpsc, watch};
+use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
 use super::StdioConfig;
-use super::lines::{self, Line};
+use super::lines::{self, Line, Stdout};
 use super::listen::Listens;
+use crate::Server;
 use crate::protocol::{Kind, RpcError, failure};
-use crate::resource::ServerNotification;
 use crate::serve::{
-    Call, Core, Era, Event, Inbound, Outcome, Refusal, Related, Settings, Standalone,
+    Call, Cluster, Core, EndReason, Era, Event, InMemorySessionStore, Inbound, Outcome, Refusal,
+    Related, SessionHandle, SessionsConfig, Settings,
 };
-use crate::session::{InMemorySessionStore, SessionHandle};
-use crate::{Delivery, Notifier, Server};
 
 /// The stream name stdio messages carry in server request ids.
 const STREAM: &str = "stdio";
@@ -42,13 +41,11 @@ where
     R: AsyncRead + Unpin + Send,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let (out_tx, out_rx) = mpsc::unbounded_channel::<String>();
+    let (out_tx, out_rx) = mpsc::unbounded_channel();
+    let out_tx = Stdout(out_tx);
     let (done_tx, mut done_rx) = watch::channel(false);
     let writer = tokio::spawn(lines::write_lines(output, out_rx, done_tx));
-    let announced = Arc::new(OnceLock::new());
-    let notifications = server.notifications();
-    let drain = tokio::spawn(drain(notifications, out_tx.clone(), announced.clone()));
-    let mut conn = Connection::new(server, &config, out_tx, announced, on_session);
+    let mut conn = Connection::new(server, &config, out_tx, on_session);
     let mut reader = BufReader::new(input);
     let mut line = Vec::new();
     let mut eof = false;
@@ -73,7 +70,6 @@ where
         conn.drain(config.shutdown_grace, &stop).await;
     }
     conn.end().await;
-    drain.abort();
     drop(conn);
     // Everything sent before the end is written and flushed.
     match writer.await {
@@ -92,96 +88,49 @@ fn too_long(max_line: usize) -> Value {
     )
 }
 
-/// Writes the server's notifications (`notifications/resources/updated`, `list_changed`) to
-/// stdout once the session exists: those naming it, and those naming no session.
-async fn drain(
-    mut notifications: broadcast::Receiver<ServerNotification>,
-    out: mpsc::UnboundedSender<String>,
-    session: Arc<OnceLock<String>>,
-) {
-    loop {
-        let notification = match notifications.recv().await {
-            Ok(notification) => notification,
-            Err(broadcast::error::RecvError::Lagged(missed)) => {
-                tracing::warn!(missed, "stdio: server notifications dropped: stdout lagged");
-                continue;
-            }
-            Err(broadcast::error::RecvError::Closed) => return,
-        };
-        let Some(live) = session.get() else { continue };
-        if notification.session_id.as_ref().is_none_or(|id| id == live)
-            && out.send(notification.message.to_string()).is_err()
-        {
-            return;
-        }
-    }
-}
-
-/// stdout as the session's standalone stream.
-fn stdout_stream(out: mpsc::UnboundedSender<String>) -> Standalone {
-    Box::new(move |_session: &str| {
-        let out = out.clone();
-        Notifier::with_delivery(STREAM, move |message: Value| {
-            match out.send(message.to_string()) {
-                Ok(()) => Delivery::Sent,
-                Err(_) => Delivery::Disconnected,
-            }
-        })
-    })
-}
-
 struct Connection<F> {
     core: Core,
     listens: Listens,
-    out: mpsc::UnboundedSender<String>,
+    out: Stdout,
     /// Where a request's related messages go: stdout, under the stream name `stdio`.
     related: Arc<str>,
     /// The session id, once `initialize` created the session.
     session: Option<String>,
-    /// The same, for the notification drain.
-    announced: Arc<OnceLock<String>>,
     on_session: F,
 }
 
 impl<F: FnMut(&SessionHandle) + Send> Connection<F> {
-    fn new(
-        server: Server,
-        config: &StdioConfig,
-        out: mpsc::UnboundedSender<String>,
-        announced: Arc<OnceLock<String>>,
-        on_session: F,
-    ) -> Self {
+    fn new(server: Server, config: &StdioConfig, out: Stdout, on_session: F) -> Self {
         let settings = Settings {
-            max_sessions: 1,
-            session_ttl: NEVER,
             strict_version_header: false,
             cache_hints: config.cache_hints.clone(),
             one_session: true,
             transport: crate::context::TransportKind::Stdio,
         };
-        let store = Arc::new(InMemorySessionStore::new());
-        let core = Core::new(
-            server,
-            store,
-            None,
-            settings,
-            stdout_stream(out.clone()),
-            true,
-            crate::serve::Cluster::alone(),
-        );
+        // One session, never expiring, resumed by nothing: the server's notifications reach
+        // it through its standalone stream, stdout (attached when `initialize` made it).
+        let sessions = SessionsConfig {
+            store: Arc::new(InMemorySessionStore::new()),
+            hooks: None,
+            events: None,
+            ttl: NEVER,
+            max: 1,
+            standalone: STREAM,
+            cluster: Cluster::alone(),
+        };
+        let core = Core::new(server, sessions, settings, true);
         Connection {
             listens: Listens::new(core.clone(), out.clone(), config.max_listen_streams),
             core,
             out,
             related: Arc::from(STREAM),
             session: None,
-            announced,
             on_session,
         }
     }
 
     fn write(&self, message: &Value) {
-        let _ = self.out.send(message.to_string());
+        self.out.line(message.to_string());
     }
 
     /// One line of input: a message, a parse error, or nothing (a blank line).
@@ -250,7 +199,7 @@ impl<F: FnMut(&SessionHandle) + Send> Connection<F> {
         match served {
             Ok(Outcome::Accepted) => {}
             Ok(Outcome::Message(answer)) => {
-                let _ = self.out.send(answer.into_text());
+                self.out.line(answer.into_text());
             }
             Ok(Outcome::Started { session, message }) => self.started(session, &message).await,
             Ok(Outcome::Call(call)) => {
@@ -265,8 +214,8 @@ impl<F: FnMut(&SessionHandle) + Send> Connection<F> {
 
     /// `initialize` started the connection's session.
     async fn started(&mut self, session: String, message: &Value) {
-        let _ = self.announced.set(session.clone());
-        match self.core.session_handle(&session).await {
+        self.attach_stdout(&session);
+        match self.core.sessions().session_handle(&session).await {
             Ok(Some(handle)) => (self.on_session)(&handle),
             _ => tracing::error!("stdio: the session just started is not in its store"),
         }
@@ -282,7 +231,7 @@ impl<F: FnMut(&SessionHandle) + Send> Connection<F> {
         let handle = self
             .session
             .as_deref()
-            .and_then(|id| self.core.live().existing(id));
+            .and_then(|id| self.core.sessions().live().existing(id));
         if let Some(handle) = &handle {
             handle.input_ended();
         }
@@ -311,7 +260,8 @@ impl<F: FnMut(&SessionHandle) + Send> Connection<F> {
             requests.cancel_calls();
         }
         if let Some(session) = self.session.take() {
-            if let Err(err) = self.core.end_session(&session).await {
+            let ended = self.core.sessions().end(&session, EndReason::Deleted);
+            if let Err(err) = ended.await {
                 tracing::warn!(%err, "stdio: could not end the session");
             }
             tracing::info!("MCP stdio session ended");
@@ -319,18 +269,29 @@ impl<F: FnMut(&SessionHandle) + Send> Connection<F> {
     }
 }
 
+impl<F> Connection<F> {
+    /// Attaches stdout as the session's standalone stream: what the sessions send it (the
+    /// server's notifications, messages no request owns) is written as lines, until the
+    /// session ends.
+    fn attach_stdout(&self, session: &str) {
+        let streams = self.core.sessions().streams();
+        // Nothing stops stdout but the connection's end: the token is never cancelled.
+        streams.attach_stream(session, self.out.0.clone(), CancellationToken::new(), None);
+    }
+}
+
 /// Runs a call concurrently with reading (its answer, and the client's answers to its server
 /// requests, arrive while it runs): its related messages, then its answer, each a line.
-async fn run_call(mut call: Call, out: mpsc::UnboundedSender<String>) {
+async fn run_call(mut call: Call, out: Stdout) {
     loop {
         let line = match call.next().await {
             Event::Note(note) => note.to_string(),
             Event::Finished(Ok(answer)) => {
-                let _ = out.send(answer.into_text());
+                out.line(answer.into_text());
                 return;
             }
             Event::Finished(Err(refusal)) => {
-                let _ = out.send(refusal.to_message().to_string());
+                out.line(refusal.to_message().to_string());
                 return;
             }
             // A cancelled call gets no answer.
@@ -338,7 +299,7 @@ async fn run_call(mut call: Call, out: mpsc::UnboundedSender<String>) {
             // stdio has no stream to close.
             Event::Closed => continue,
         };
-        if out.send(line).is_err() {
+        if !out.line(line) {
             return;
         }
     }

@@ -4,6 +4,8 @@
 use tokio::io::{AsyncBufReadExt as _, AsyncRead, AsyncWrite, AsyncWriteExt as _, BufReader};
 use tokio::sync::{mpsc, watch};
 
+use crate::serve::StreamEvent;
+
 /// stdin as an async reader fed by a detached thread: a blocking read of stdin cannot be
 /// cancelled, and on tokio's blocking pool it would hold the runtime's shutdown (after
 /// SIGTERM) until the client writes or closes stdin.
@@ -104,13 +106,27 @@ pub(super) async fn read_line<R: AsyncRead + Unpin>(
     }
 }
 
+/// stdout as a sender of lines: what a call, a listen stream or the session's standalone
+/// stream writes. Its frames are the core's [`StreamEvent`]s, so stdout is attached as the
+/// session's standalone stream as it is, in the one order everything was sent in (stdio
+/// resumes nothing: an event's id is not written).
+#[derive(Debug, Clone)]
+pub(super) struct Stdout(pub(super) mpsc::UnboundedSender<StreamEvent>);
+
+impl Stdout {
+    /// Queues one message as a line; `false` when stdout is gone.
+    pub(super) fn line(&self, data: String) -> bool {
+        self.0.send(StreamEvent { id: None, data }).is_ok()
+    }
+}
+
 pub(super) async fn write_lines<W: AsyncWrite + Unpin>(
     mut output: W,
-    mut rx: mpsc::UnboundedReceiver<String>,
+    mut rx: mpsc::UnboundedReceiver<StreamEvent>,
     done: watch::Sender<bool>,
 ) -> std::io::Result<()> {
     let result = async {
-        while let Some(mut line) = rx.recv().await {
+        while let Some(StreamEvent { data: mut line, .. }) = rx.recv().await {
             line.push('\n');
             output.write_all(line.as_bytes()).await?;
             output.flush().await?;

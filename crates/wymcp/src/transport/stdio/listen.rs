@@ -15,9 +15,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{Value, json};
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
+use super::lines::Stdout;
 use crate::protocol::{RpcError, failure};
 use crate::serve::stateless::listen::closing;
 use crate::serve::{Core, Listen};
@@ -28,7 +29,7 @@ pub(super) struct Listens(Arc<Shared>);
 
 struct Shared {
     core: Core,
-    out: mpsc::UnboundedSender<String>,
+    out: Stdout,
     slots: Slots,
     /// Cancelled when the connection ends: listen streams close gracefully.
     closing: CancellationToken,
@@ -36,12 +37,12 @@ struct Shared {
 
 impl Shared {
     fn write(&self, message: &Value) -> bool {
-        self.out.send(message.to_string()).is_ok()
+        self.out.line(message.to_string())
     }
 }
 
 impl Listens {
-    pub(super) fn new(core: Core, out: mpsc::UnboundedSender<String>, max: usize) -> Self {
+    pub(super) fn new(core: Core, out: Stdout, max: usize) -> Self {
         Listens(Arc::new(Shared {
             core,
             out,

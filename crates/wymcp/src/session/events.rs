@@ -1,12 +1,13 @@
-//! The SSE event log: every event a stream sends is appended, so a client reconnecting with
-//! `Last-Event-ID` can be replayed what it missed on that stream.
+//! The event log of sessions' streams: every event a stream sends is appended, so a client
+//! reconnecting with `Last-Event-ID` (Streamable HTTP's SSE) can be replayed what it missed on
+//! that stream.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Mutex, PoisonError};
 
 use futures_util::future::BoxFuture;
 
-use crate::session::StoreError;
+use super::StoreError;
 
 /// An event as logged: its id and its `data` text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -82,7 +83,7 @@ struct SessionLog {
 /// [`Limits::max_logged_bytes`]: crate::Limits::max_logged_bytes
 ///
 /// ```
-/// use wymcp::transport::http::{EventLog, InMemoryEventLog};
+/// use wymcp::session::{EventLog, InMemoryEventLog};
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let log = InMemoryEventLog::with_limits(2, 1024);

@@ -1,6 +1,7 @@
-//! The open SSE streams of the HTTP transport on this node: each session's GET stream, the GET
-//! streams resuming a POST stream (SEP-1699), the keys of POST streams, and how many
-//! `subscriptions/listen` streams are open ([`Listeners`]).
+//! The open streams of a deployment's sessions on this node ([`Streams`], held by
+//! [`Sessions`](super::sessions::Sessions)): each session's standalone stream (Streamable
+//! HTTP's GET stream, stdout on stdio), the GET streams resuming a POST stream (SEP-1699), the
+//! keys of POST streams; and how many `subscriptions/listen` streams are open ([`Listeners`]).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -11,10 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::Delivery;
 
-/// The stream key of a session's GET stream in event ids.
-pub(crate) const GET_STREAM: &str = "get";
-
-/// One frame for a GET stream: an event id and its JSON data. An event without an id is
+/// One frame for a session's stream: an event id and its JSON data. An event without an id is
 /// appended to the event log by the stream as it writes it (keeping the order it was sent in).
 #[derive(Debug, Clone)]
 pub(crate) struct StreamEvent {
@@ -191,7 +189,7 @@ pub(crate) struct Listeners {
 
 impl Listeners {
     /// Takes a slot, unless `max` streams are open.
-    pub(super) fn acquire(&self, max: usize) -> Option<Slot> {
+    pub(crate) fn acquire(&self, max: usize) -> Option<Slot> {
         self.open
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
                 (n < max).then_some(n + 1)
@@ -201,7 +199,7 @@ impl Listeners {
     }
 
     /// The token that ends the streams open now.
-    pub(super) fn stop(&self) -> CancellationToken {
+    pub(crate) fn stop(&self) -> CancellationToken {
         self.stop
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -216,7 +214,7 @@ impl Listeners {
 }
 
 /// One open stream's place under the limit, given back when the stream is dropped.
-pub(super) struct Slot(Arc<AtomicUsize>);
+pub(crate) struct Slot(Arc<AtomicUsize>);
 
 impl Drop for Slot {
     fn drop(&mut self) {

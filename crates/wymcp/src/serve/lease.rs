@@ -74,7 +74,7 @@ fn orphaned(request_id: Value) -> Value {
 
 /// Watches the call of `stream` (resumed by a GET here, whose events go to `tx`) until `stop`
 /// or the call ends; when its lease lapses, logs and sends its error answer.
-pub(crate) fn watch(
+pub(crate) fn watch_lease(
     elsewhere: Elsewhere,
     (session, stream): (Arc<str>, String),
     tx: mpsc::UnboundedSender<StreamEvent>,
