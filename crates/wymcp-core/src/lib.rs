@@ -10,6 +10,7 @@ mod action;
 pub mod bound;
 mod error;
 mod example;
+pub mod excerpt;
 mod hint;
 mod integers;
 pub mod keyset;

@@ -44,3 +44,19 @@ pub(crate) fn render(steps: &[Step<'_>]) -> String {
         Step::Index(i) => push_index(&acc, *i),
     })
 }
+
+/// The reference tokens of a JSON Pointer, unescaped (`~1` as `/`, `~0` as `~`): the inverse of
+/// [`push`]. `""` has none.
+///
+/// ```
+/// use wymcp_core::pointer::tokens;
+///
+/// assert_eq!(tokens("/a/b~1c~0d/0").collect::<Vec<_>>(), ["a", "b/c~d", "0"]);
+/// assert_eq!(tokens("").count(), 0);
+/// ```
+pub fn tokens(pointer: &str) -> impl Iterator<Item = String> + '_ {
+    pointer
+        .split('/')
+        .skip(1)
+        .map(|t| t.replace("~1", "/").replace("~0", "~"))
+}

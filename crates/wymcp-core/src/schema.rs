@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 
 use crate::bound;
 use crate::error::Problem;
+use crate::excerpt::Excerpts;
 use crate::keyset;
 use crate::value_gate::ValueGate;
 
@@ -80,6 +81,7 @@ pub fn check_annotations(annotations: &Map<String, Value>) -> Result<(), Problem
 pub struct InputSchema {
     gate: ValueGate,
     published: Map<String, Value>,
+    excerpts: Excerpts,
 }
 
 impl InputSchema {
@@ -106,12 +108,23 @@ impl InputSchema {
             Value::Object(map) => map,
             _ => schema.clone(),
         };
-        Ok(InputSchema { gate, published })
+        let excerpts = Excerpts::of(gate.schema());
+        Ok(InputSchema {
+            gate,
+            published,
+            excerpts,
+        })
     }
 
     /// The compiled gate (unknown keys are read from [`schema`](ValueGate::schema)).
     pub fn value_gate(&self) -> &ValueGate {
         &self.gate
+    }
+
+    /// The excerpts of its property schemas a type or required-key refusal quotes (cut once,
+    /// here).
+    pub fn excerpts(&self) -> &Excerpts {
+        &self.excerpts
     }
 
     /// The schema as published in help and refusals, closure written out.

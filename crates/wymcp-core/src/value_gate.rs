@@ -25,7 +25,7 @@
 //! representable as `i64`/`u64`; otherwise it is a type problem. Casting follows the same
 //! keywords as the unknown-key gate.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::{Draft, Validator};
@@ -34,6 +34,7 @@ use serde_json::{Map, Value};
 use crate::bound::{self, MAX_ITEMS};
 use crate::integers::IntegerPlan;
 use crate::keyset::{KeyPlan, UnknownKeys};
+use crate::pointer;
 
 /// The validator options every schema wymcp serves is built with.
 pub fn options() -> jsonschema::ValidationOptions<'static> {
@@ -92,6 +93,10 @@ pub struct InvalidValues {
     /// Whether every offending path was counted: `false` when `data` held more than
     /// [`MAX_REPORTED_VALUES`] values and only the first problem was reported.
     pub complete: bool,
+    /// The data paths whose property's schema a refusal quotes ([`excerpt`](crate::excerpt)):
+    /// each value of the wrong type, and each missing required property (its own path, below
+    /// the object that lacks it). The first [`MAX_ITEMS`] in sort order, bounded.
+    pub schema_paths: Vec<String>,
 }
 
 /// Most JSON values (every object, array and scalar, at any depth) of a failing `data` for
@@ -224,17 +229,21 @@ impl ValueGate {
             return self.first_problem(value);
         }
         let mut by_path: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        let mut schema_paths = BTreeSet::new();
         for error in self.validator.iter_errors(value) {
             let text = bound::echo(&problem_text(error.kind()));
-            let entry = by_path
-                .entry(error.instance_path().to_string())
-                .or_default();
+            let path = error.instance_path().to_string();
+            if let Some(at) = schema_path(&path, error.kind()) {
+                schema_paths.insert(at);
+            }
+            let entry = by_path.entry(path).or_default();
             if !entry.contains(&text) {
                 entry.push(text);
             }
         }
         let inexact = self.integers.as_ref().map(|plan| plan.inexact_paths(value));
         for path in inexact.into_iter().flatten() {
+            schema_paths.insert(path.clone());
             let entry = by_path.entry(path).or_default();
             let text = "expected type integer".to_owned();
             if !entry.contains(&text) {
@@ -254,22 +263,28 @@ impl ValueGate {
             listed,
             count,
             complete: true,
+            schema_paths: bounded_paths(schema_paths),
         }
     }
 
     /// The report of a value too large to report whole: the first problem the validator meets.
     #[cold]
     fn first_problem(&self, value: &Value) -> InvalidValues {
-        let (path, text) = match self.validator.validate(value) {
-            Err(error) => (
-                error.instance_path().to_string(),
-                bound::echo(&problem_text(error.kind())),
-            ),
+        let (path, text, at) = match self.validator.validate(value) {
+            Err(error) => {
+                let path = error.instance_path().to_string();
+                let at = schema_path(&path, error.kind());
+                (path, bound::echo(&problem_text(error.kind())), at)
+            }
             // Valid by the validator: the problem is an inexact integer.
             Ok(()) => {
                 let paths = self.integers.as_ref().map(|plan| plan.inexact_paths(value));
                 let first = paths.into_iter().flatten().next().unwrap_or_default();
-                (first, "expected type integer".to_owned())
+                (
+                    first.clone(),
+                    "expected type integer".to_owned(),
+                    Some(first),
+                )
             }
         };
         InvalidValues {
@@ -279,6 +294,7 @@ impl ValueGate {
             }],
             count: 1,
             complete: false,
+            schema_paths: bounded_paths(at),
         }
     }
 
@@ -289,6 +305,27 @@ impl ValueGate {
             plan.cast(value);
         }
     }
+}
+
+/// The data path whose property's schema a refusal of `kind` at `path` quotes: the value's own
+/// for a type problem, the missing property's for a required one, none for the others.
+fn schema_path(path: &str, kind: &ValidationErrorKind) -> Option<String> {
+    match kind {
+        ValidationErrorKind::Type { .. } => Some(path.to_owned()),
+        ValidationErrorKind::Required {
+            property: Value::String(name),
+        } => Some(pointer::push(path, name)),
+        _ => None,
+    }
+}
+
+/// The first [`MAX_ITEMS`] paths in sort order, each bounded.
+fn bounded_paths(paths: impl IntoIterator<Item = String>) -> Vec<String> {
+    paths
+        .into_iter()
+        .take(MAX_ITEMS)
+        .map(|p| bound::echo(&p))
+        .collect()
 }
 
 /// Words one validation error without quoting the instance.

@@ -44,6 +44,9 @@ pub const DEFAULT_MAX_LISTED_ACTIONS: usize = 20;
 /// Default most characters of each listed action's signature, and of its description, in a
 /// `missing_action` or `unknown_action` refusal.
 pub const DEFAULT_MAX_ACTION_SIGNATURE: usize = 200;
+/// Default most values of a property's `enum` a type or required-key refusal lists in its
+/// `schemas` excerpt.
+pub const DEFAULT_MAX_LISTED_ENUM_VALUES: usize = 10;
 
 /// The serving core's limits. Build one with [`Limits::default`] and the setters, and give it
 /// to [`ServerBuilder::limits`](crate::ServerBuilder::limits).
@@ -120,6 +123,10 @@ pub struct Limits {
     /// Most characters of each listed action's signature, and of its description, in those
     /// refusals; a longer one is cut and marked `…(+N chars)`.
     pub max_action_signature: usize,
+    /// Most values of a property's `enum` the `schemas` excerpt of a type or required-key
+    /// refusal lists (`missing_required_fields`, `invalid_values`); the others are counted in
+    /// `enum_omitted`. The `input_schema` digest still carries them all.
+    pub max_listed_enum_values: usize,
 }
 
 impl Default for Limits {
@@ -143,6 +150,7 @@ impl Default for Limits {
             max_template_match_steps: DEFAULT_MAX_TEMPLATE_MATCH_STEPS,
             max_listed_actions: DEFAULT_MAX_LISTED_ACTIONS,
             max_action_signature: DEFAULT_MAX_ACTION_SIGNATURE,
+            max_listed_enum_values: DEFAULT_MAX_LISTED_ENUM_VALUES,
         }
     }
 }
@@ -212,6 +220,13 @@ impl Limits {
     /// unknown action refusal (default 200).
     pub fn max_action_signature(mut self, chars: usize) -> Self {
         self.max_action_signature = chars;
+        self
+    }
+
+    /// Most values of a property's `enum` a type or required-key refusal lists in its
+    /// `schemas` excerpt (default 10).
+    pub fn max_listed_enum_values(mut self, max: usize) -> Self {
+        self.max_listed_enum_values = max;
         self
     }
 

@@ -1107,6 +1107,7 @@ async fn call_12_missing_required_field() {
             "error": "missing_required_fields",
             "message": "Required fields missing: name",
             "missing": ["name"],
+            "schemas": [{"path": "/name", "schema": {"type": "string"}}],
             "action": "create",
             "input_schema": {
                 "properties": {"name": {"type": "string"}, "color": {"type": "string"}},
@@ -1629,6 +1630,7 @@ async fn call_24_whole_floats_cast_fractions_refused() {
             "message": "Invalid value(s) for action 'measure': /n.",
             "invalid": [{"path": "/n", "problems": ["expected type integer"]}],
             "invalid_count": 1,
+            "schemas": [{"path": "/n", "schema": {"type": "integer"}}],
             "action": "measure",
             "input_schema": {"properties": {"n": {"type": "integer"}}, "required": [], "defaults": {}},
             "help": action_help("measure"),
@@ -2062,6 +2064,10 @@ async fn plain_tool_values() {
                 {"path": "/x", "problems": ["expected type string"]},
             ],
             "invalid_count": 2,
+            "schemas": [
+                {"path": "/n", "schema": {"type": "integer"}},
+                {"path": "/x", "schema": {"type": "string"}},
+            ],
             "input_schema": plainer_digest(),
             "help": r#"help {tool: "plainer"}"#,
         })

@@ -17,6 +17,7 @@ use crate::action::Actions;
 use crate::bound;
 use crate::error::{Callback, ConfigurationError, Problem};
 use crate::example;
+use crate::excerpt::Excerpts;
 use crate::value_gate::ValueGate;
 
 mod fields;
@@ -41,6 +42,7 @@ pub struct ValidatedAction {
     rendered: Map<String, Value>,
     digest: Value,
     signature: String,
+    excerpts: Excerpts,
 }
 
 impl ValidatedAction {
@@ -121,6 +123,11 @@ impl ValidatedAction {
     /// ```
     pub fn signature(&self) -> &str {
         &self.signature
+    }
+    /// The excerpts of its property schemas a type or required-key refusal quotes (cut once,
+    /// here).
+    pub fn excerpts(&self) -> &Excerpts {
+        &self.excerpts
     }
     /// How many of `keys` this action declares as top-level properties: how likely a call
     /// that sent them meant this action.
@@ -266,7 +273,9 @@ pub fn validate_action(name: &str, schema: &Value) -> Result<ValidatedAction, Pr
         rendered: Map::new(),
         digest: Value::Null,
         signature: String::new(),
+        excerpts: Excerpts::default(),
     };
+    action.excerpts = Excerpts::for_properties(&action.properties);
     action.signature = signature::signature(
         &action.name,
         &action.properties,

@@ -9,6 +9,7 @@ use crate::context::Identity;
 use crate::context::missing_scopes;
 use crate::dispatch::choices::ActionChoices;
 use crate::dispatch::refusal::{Refusal, Target, help_pointer};
+use crate::dispatch::schemas::PropertySchemas;
 
 /// The JSON type an argument must have.
 #[derive(Debug, Clone, Copy)]
@@ -108,7 +109,7 @@ pub(crate) fn admit_action<'a>(
         });
     }
     let digest = action.digest();
-    check_required(target, action, &data)?;
+    check_required(target, action, &data, limits)?;
     let gate = action.value_gate();
     if let Some(report) = gate.unknown_keys(&data) {
         return Err(Refusal::UnknownParams {
@@ -121,8 +122,9 @@ pub(crate) fn admit_action<'a>(
     if let Err(report) = gate.check_and_cast(&mut data) {
         return Err(Refusal::InvalidValues {
             target,
-            report,
+            report: Box::new(report),
             digest,
+            schemas: PropertySchemas::new(action.excerpts(), action.examples(), limits),
         });
     }
     let Value::Object(mut data) = data else {
@@ -179,6 +181,7 @@ fn check_required<'a>(
     target: Target<'a>,
     action: &'a ValidatedAction,
     data: &Map<String, Value>,
+    limits: &Limits,
 ) -> Result<(), Refusal<'a>> {
     let digest = action.digest();
     let missing: Vec<&str> = action
@@ -192,6 +195,7 @@ fn check_required<'a>(
             target,
             missing,
             digest,
+            schemas: PropertySchemas::new(action.excerpts(), action.examples(), limits),
         });
     }
     if let Some(groups) = action.required_one_of() {
@@ -217,6 +221,7 @@ pub(crate) fn admit_plain<'a>(
     required: &'a [String],
     arguments: Map<String, Value>,
     identity: Option<&Identity>,
+    limits: &Limits,
 ) -> Result<Map<String, Value>, Refusal<'a>> {
     let target = Target { tool, action: None };
     let missing = missing_scopes(required, identity);
@@ -239,8 +244,9 @@ pub(crate) fn admit_plain<'a>(
     if let Err(report) = gate.check_and_cast(&mut arguments) {
         return Err(Refusal::InvalidValues {
             target,
-            report,
+            report: Box::new(report),
             digest,
+            schemas: PropertySchemas::new(input.excerpts(), None, limits),
         });
     }
     match arguments {

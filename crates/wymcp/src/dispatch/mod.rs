@@ -7,6 +7,7 @@ pub(crate) mod gates;
 mod help;
 pub(crate) mod refusal;
 mod result;
+mod schemas;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -257,8 +258,15 @@ async fn run(
             scopes,
             ..
         } => {
-            let admitted =
-                gates::admit_plain(&tool.name, input, digest, scopes, arguments, ctx.identity());
+            let admitted = gates::admit_plain(
+                &tool.name,
+                input,
+                digest,
+                scopes,
+                arguments,
+                ctx.identity(),
+                limits,
+            );
             let arguments = match admitted {
                 Ok(arguments) => arguments,
                 Err(refusal) => return finish(tool, Outcome::refused(&refusal)),

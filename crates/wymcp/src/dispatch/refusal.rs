@@ -5,9 +5,11 @@
 use serde_json::{Map, Value, json};
 use wymcp_core::bound;
 use wymcp_core::keyset::UnknownKeys;
+use wymcp_core::pointer;
 use wymcp_core::value_gate::InvalidValues;
 
 use crate::dispatch::choices::ActionChoices;
+use crate::dispatch::schemas::PropertySchemas;
 
 /// The help call that explains a surface: `help {}`, `help {tool: "t"}`,
 /// `help {tool: "t", action: "a"}`. The one builder of help pointers.
@@ -75,6 +77,7 @@ pub(crate) enum Refusal<'a> {
         target: Target<'a>,
         missing: Vec<&'a str>,
         digest: &'a Value,
+        schemas: PropertySchemas<'a>,
     },
     /// Gate 6: no required_one_of group fully present.
     MissingRequiredGroup {
@@ -91,8 +94,10 @@ pub(crate) enum Refusal<'a> {
     /// Gate 8: values their schema refuses.
     InvalidValues {
         target: Target<'a>,
-        report: InvalidValues,
+        // Boxed: the report is the largest payload, and a refusal is returned by value.
+        report: Box<InvalidValues>,
         digest: &'a Value,
+        schemas: PropertySchemas<'a>,
     },
     /// The scope gate: the caller's credentials lack scopes the action or tool declares.
     InsufficientScope {
@@ -236,12 +241,15 @@ impl Refusal<'_> {
                 target,
                 missing,
                 digest,
+                schemas,
             } => {
                 p.insert(
                     "message".into(),
                     Value::String(format!("Required fields missing: {}", missing.join(", "))),
                 );
                 p.insert("missing".into(), json!(missing));
+                let paths: Vec<String> = missing.iter().map(|m| pointer::push("", m)).collect();
+                schemas.insert_into(p, paths.iter().map(String::as_str));
                 data_level(p, target, digest);
             }
             Refusal::MissingRequiredGroup {
@@ -285,7 +293,11 @@ impl Refusal<'_> {
                 target,
                 report,
                 digest,
-            } => invalid_values(p, target, report, digest),
+                schemas,
+            } => {
+                invalid_values(p, target, report, digest);
+                schemas.insert_into(p, report.schema_paths.iter().map(String::as_str));
+            }
             _ => {}
         }
     }

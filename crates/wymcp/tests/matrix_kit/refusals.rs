@@ -89,6 +89,7 @@ pub(crate) fn gates() -> Vec<GateCase> {
             json!({
             "error": "missing_required_fields", "action": "create",
             "message": "Required fields missing: title", "missing": ["title"],
+            "schemas": [{"path": "/title", "schema": {"type": "string"}}],
             "input_schema": create_schema(), "help": action_help}),
         ),
         gate(
