@@ -50,12 +50,20 @@ pub(crate) use sessions::{Loaded, SessionsConfig};
 pub(crate) use stateless::{Listen, RoutingHeaders};
 pub(crate) use streams::{Listeners, Slot, StreamEvent};
 
+/// What a transport names of what it serves: the server, the caller's identity, its own kind
+/// (operation middleware sees it), the Server Card's media type, and a panic's message (an
+/// auth hook that panicked). A transport reaches them through the core, never their modules.
+pub(crate) use crate::Server;
+pub(crate) use crate::card::SERVER_CARD_MEDIA_TYPE;
+pub(crate) use crate::context::TransportKind;
+pub(crate) use crate::dispatch::fault::Fault;
+
 /// What a transport names of the sessions: the backends it is configured with and hands to
-/// its [`Sessions`](sessions::Sessions), and the live session it gives its user. A transport reaches them through
-/// the core, never `crate::session` itself.
+/// its [`Sessions`](sessions::Sessions), and the live session it gives its user. A transport
+/// reaches them through the core, never `crate::session` itself.
 pub(crate) use crate::session::{
     Bus, EventLog, InMemoryEventLog, InMemorySessionStore, LoggedEvent, SessionHandle,
-    SessionRecord, SessionStore, StoreError, node_id,
+    SessionRecord, SessionStore, StoreError, Work, node_id,
 };
 
 /// The era a message claims, as its transport read it.

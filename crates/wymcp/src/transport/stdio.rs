@@ -41,7 +41,7 @@ pub use config::{
 };
 pub use connection::serve_io;
 
-use crate::Server;
+use crate::serve::Server;
 
 /// Serves `server` on this process's stdin and stdout until stdin ends or SIGTERM (or
 /// Ctrl-C) arrives.

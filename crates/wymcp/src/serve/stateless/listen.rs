@@ -2,14 +2,23 @@
 //! stream honours, and the messages every stream carries, each tagged with the subscription id
 //! (the listen request's JSON-RPC id) in `params._meta`: the acknowledgement first, then only
 //! the kinds asked for, and the successful response that ends a stream the server closes.
-//! Streamable HTTP frames them as SSE events, stdio as lines on stdout among other messages.
+//! Streamable HTTP frames them as SSE events, stdio as lines on stdout among other messages;
+//! the stream itself, from its acknowledgement to its closing response, is one
+//! [`Subscription`] for both.
+
+use std::collections::VecDeque;
+use std::time::Duration;
 
 use serde_json::{Map, Value, json};
+use tokio::sync::broadcast;
+use tokio::time::Interval;
+use tokio_util::sync::CancellationToken;
 
-use super::results;
+use super::{Listen, results};
 use crate::protocol::stateless::{CacheHints, SUBSCRIPTION_ID_KEY};
 use crate::protocol::{RpcError, success};
 use crate::resource::Change;
+use crate::serve::{Core, Listeners, Slot};
 use crate::{Context, Server};
 
 /// What a stream delivers: the honoured part of the client's filter.
@@ -269,4 +278,154 @@ pub(crate) fn closing(server: &Server, hints: &CacheHints, id: &Value) -> Value 
         json!({ "_meta": { SUBSCRIPTION_ID_KEY: id } }),
     );
     success(id.clone(), result)
+}
+
+/// Why a listen stream was not opened.
+#[derive(Debug)]
+pub(crate) enum Unopened {
+    /// The filter is refused (`-32602`, naming what is wrong).
+    Filter(RpcError),
+    /// `max` streams are open already.
+    TooMany {
+        /// The limit that was reached.
+        max: usize,
+    },
+}
+
+/// What a listen stream sends next.
+#[derive(Debug)]
+pub(crate) enum Frame {
+    /// A message of the stream: the acknowledgement, a notification, or the closing response
+    /// (the last one).
+    Message(Value),
+    /// Nothing happened for a keepalive period: a transport that needs one sends a sign of
+    /// life (an SSE comment).
+    KeepAlive,
+}
+
+/// One open `subscriptions/listen` stream, whatever carries it: the acknowledgement and the
+/// listed tasks' current state first, then each change the filter asks for, until the
+/// deployment closes its streams (the closing response ends it) or the transport drops it
+/// (the client cancelled it or went away).
+///
+/// A stream that falls more than the hub's buffer behind (`Lagged`) cannot know what it
+/// missed: it sends every notification it honours (the client re-fetches) and goes on. A
+/// server that is gone ends the stream as a shutdown would.
+pub(crate) struct Subscription {
+    server: Server,
+    id: Value,
+    filter: Filter,
+    hints: CacheHints,
+    changes: broadcast::Receiver<Change>,
+    stop: CancellationToken,
+    keepalive: Option<Interval>,
+    /// Messages to send before anything else is awaited.
+    queued: VecDeque<Value>,
+    ended: bool,
+    _slot: Slot,
+}
+
+impl Subscription {
+    /// Opens the stream `listen` asks for, among the deployment's `listeners` (at most `max`
+    /// open at once); `keepalive`: how long the stream may stay silent before a
+    /// [`Frame::KeepAlive`] (`None`: never).
+    pub(crate) async fn open(
+        core: &Core,
+        listen: Listen,
+        listeners: &Listeners,
+        max: usize,
+        keepalive: Option<Duration>,
+    ) -> Result<Subscription, Unopened> {
+        let filter = listen.filter(core).await.map_err(Unopened::Filter)?;
+        let Some(slot) = listeners.acquire(max) else {
+            tracing::warn!(
+                max,
+                "subscriptions/listen refused: the stream limit is reached"
+            );
+            return Err(Unopened::TooMany { max });
+        };
+        let server = core.server().clone();
+        // Subscribed before the acknowledgement is written: no change after it is missed.
+        let changes = server.features().hub.changes();
+        let id = listen.id;
+        let mut queued = VecDeque::from([filter.acknowledgement(&id)]);
+        queued.extend(filter.current(&server, &id).await);
+        let keepalive = keepalive.map(|period| {
+            let period = period.max(Duration::from_millis(1));
+            let first = tokio::time::Instant::now() + period;
+            let mut ticker = tokio::time::interval_at(first, period);
+            ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            ticker
+        });
+        Ok(Subscription {
+            server,
+            id,
+            filter,
+            hints: core.settings().cache_hints.clone(),
+            changes,
+            stop: listeners.stop(),
+            keepalive,
+            queued,
+            ended: false,
+            _slot: slot,
+        })
+    }
+
+    /// The stream's next frame; `None` once its closing response was sent.
+    pub(crate) async fn next(&mut self) -> Option<Frame> {
+        loop {
+            if let Some(message) = self.queued.pop_front() {
+                return Some(Frame::Message(message));
+            }
+            if self.ended {
+                return None;
+            }
+            let keepalive = tick(self.keepalive.as_mut());
+            let received = tokio::select! {
+                biased;
+                () = self.stop.cancelled() => None,
+                received = self.changes.recv() => Some(received),
+                () = keepalive => return Some(Frame::KeepAlive),
+            };
+            match received {
+                Some(Ok(change)) => {
+                    let server = &self.server;
+                    if let Some(message) = self.filter.notification(server, &change, &self.id).await
+                    {
+                        return Some(Frame::Message(message));
+                    }
+                }
+                Some(Err(broadcast::error::RecvError::Lagged(missed))) => {
+                    tracing::warn!(
+                        missed,
+                        "subscriptions/listen stream lagged: resending every kind it honours"
+                    );
+                    for change in self.filter.everything() {
+                        let server = &self.server;
+                        if let Some(message) =
+                            self.filter.notification(server, &change, &self.id).await
+                        {
+                            self.queued.push_back(message);
+                        }
+                    }
+                }
+                // Closed by the deployment, or the server is gone: the closing response.
+                None | Some(Err(broadcast::error::RecvError::Closed)) => {
+                    self.ended = true;
+                    let closing = closing(&self.server, &self.hints, &self.id);
+                    self.queued.push_back(closing);
+                }
+            }
+        }
+    }
+}
+
+/// The next keepalive tick; never without a ticker.
+async fn tick(ticker: Option<&mut Interval>) {
+    match ticker {
+        Some(ticker) => {
+            ticker.tick().await;
+        }
+        None => std::future::pending().await,
+    }
 }

@@ -8,7 +8,7 @@ use futures_util::future::BoxFuture;
 use sha2::{Digest, Sha256};
 use subtle::{ConditionallySelectable as _, ConstantTimeEq as _};
 
-use crate::context::Identity;
+use crate::serve::Identity;
 
 /// An auth hook's refusal; the reason is sent to the client (401; 503 when made by
 /// [`AuthRefusal::unavailable`]).

@@ -12,8 +12,8 @@ use axum::routing::any;
 use bytes::Bytes;
 use sha2::{Digest, Sha256};
 
-use crate::Server;
-use crate::card::SERVER_CARD_MEDIA_TYPE;
+use crate::serve::SERVER_CARD_MEDIA_TYPE;
+use crate::serve::Server;
 
 /// How long a client or cache may reuse the card without asking again.
 const CACHE_CONTROL: &str = "public, max-age=3600";

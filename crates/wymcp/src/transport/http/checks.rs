@@ -27,7 +27,7 @@ use super::rejection::{
     MissingHost, OriginNotAllowed, Rejection,
 };
 use super::state::State;
-use crate::context::Identity;
+use crate::serve::Identity;
 
 /// Runs the auth hook with a panic inside it contained: a panicking hook refuses the request
 /// with `Authentication error` (and an error log) instead of taking the connection down.
@@ -46,7 +46,7 @@ async fn authenticate_contained(
     match answer {
         Ok(answer) => answer.map_err(|refusal| (refusal, None)),
         Err(payload) => {
-            let message = crate::dispatch::fault::Fault::from_panic(payload.as_ref())
+            let message = crate::serve::Fault::from_panic(payload.as_ref())
                 .whole_message()
                 .to_owned();
             Err((

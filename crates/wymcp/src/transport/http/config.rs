@@ -4,8 +4,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::auth::Authenticate;
-use crate::Server;
 use crate::protocol::stateless::CacheHints;
+use crate::serve::Server;
 use crate::serve::{
     Bus, EventLog, InMemoryEventLog, InMemorySessionStore, SessionHooks, SessionStore,
 };

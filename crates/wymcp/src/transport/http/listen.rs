@@ -26,27 +26,19 @@
 //! [`HttpConfig::keepalive`]: super::HttpConfig::keepalive
 //! [`HttpConfig::max_listen_streams`]: super::HttpConfig::max_listen_streams
 
-use std::collections::VecDeque;
-use std::convert::Infallible;
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use serde_json::Value;
-use tokio::sync::broadcast;
-use tokio::time::Interval;
-use tokio_util::sync::CancellationToken;
 
 use super::accept::Accept;
 use super::rejection::{CoreRefused, Dialect, Rejection, StreamNotAccepted, TooManyListenStreams};
 use super::sse::{self, KEEPALIVE};
 use super::state::State;
-use crate::resource::Change;
 use crate::serve::Listen as Admitted;
-use crate::serve::Slot;
-use crate::serve::stateless::listen::{self, Filter};
+use crate::serve::stateless::listen::{Frame, Subscription, Unopened};
 
 /// Answers a `subscriptions/listen` request whose envelope and headers passed: the SSE
 /// stream, or a JSON-RPC refusal (406 without `text/event-stream` in `Accept`, 400 for a bad
@@ -70,118 +62,31 @@ async fn stream(
         };
         return Err((id, refusal.into()));
     }
-    let filter = listen.filter(&state.core).await.map_err(|error| {
-        let status = StatusCode::BAD_REQUEST;
-        (id.clone(), CoreRefused { status, error }.into())
-    })?;
-    let max = state.config.max_listen_streams;
-    let Some(slot) = state.listeners.acquire(max) else {
-        tracing::warn!(
-            max,
-            "subscriptions/listen refused: the stream limit is reached"
-        );
-        return Err((id, TooManyListenStreams { max }.into()));
+    let (max, keepalive) = (state.config.max_listen_streams, state.config.keepalive);
+    let subscription =
+        Subscription::open(&state.core, listen, &state.listeners, max, Some(keepalive))
+            .await
+            .map_err(|unopened| match unopened {
+                Unopened::Filter(error) => {
+                    let status = StatusCode::BAD_REQUEST;
+                    (id, CoreRefused { status, error }.into())
+                }
+                Unopened::TooMany { max } => (id, TooManyListenStreams { max }.into()),
+            })?;
+    Ok(sse::response(futures_util::stream::unfold(
+        subscription,
+        next,
+    )))
+}
+
+/// The stream's next SSE frame: a message as an event (not resumable: no id), a keepalive as
+/// a comment.
+async fn next(
+    mut subscription: Subscription,
+) -> Option<(Result<Bytes, std::convert::Infallible>, Subscription)> {
+    let bytes = match subscription.next().await? {
+        Frame::Message(message) => sse::event(None, None, &message.to_string()),
+        Frame::KeepAlive => Bytes::from_static(KEEPALIVE),
     };
-    // Subscribed before the acknowledgement is written: no change after it is missed.
-    let changes = state.core.server().features().hub.changes();
-    let ack = filter.acknowledgement(&id);
-    let mut queued = VecDeque::from([frame(&ack)]);
-    let server = state.core.server();
-    queued.extend(filter.current(server, &id).await.iter().map(frame));
-    let keepalive = state.config.keepalive.max(Duration::from_millis(1));
-    let mut ticker = tokio::time::interval_at(tokio::time::Instant::now() + keepalive, keepalive);
-    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let listen = Listen {
-        state: state.clone(),
-        id,
-        filter,
-        changes,
-        stop: state.listeners.stop(),
-        ticker,
-        queued,
-        ended: false,
-        _slot: slot,
-    };
-    Ok(sse::response(futures_util::stream::unfold(listen, next)))
-}
-
-/// One SSE event of the stream (not resumable: no id).
-fn frame(message: &Value) -> Bytes {
-    sse::event(None, None, &message.to_string())
-}
-
-/// An open listen stream.
-struct Listen {
-    state: Arc<State>,
-    id: Value,
-    filter: Filter,
-    changes: broadcast::Receiver<Change>,
-    stop: CancellationToken,
-    ticker: Interval,
-    /// Frames written before anything else is awaited (the acknowledgement, a resync).
-    queued: VecDeque<Bytes>,
-    ended: bool,
-    _slot: Slot,
-}
-
-impl Listen {
-    async fn notification(&self, change: &Change) -> Option<Bytes> {
-        let server = self.state.core.server();
-        Some(frame(
-            &self.filter.notification(server, change, &self.id).await?,
-        ))
-    }
-
-    /// The successful `subscriptions/listen` response that ends the stream gracefully.
-    fn closing(&self) -> Bytes {
-        frame(&listen::closing(
-            self.state.core.server(),
-            &self.state.config.cache_hints,
-            &self.id,
-        ))
-    }
-}
-
-async fn next(mut s: Listen) -> Option<(Result<Bytes, Infallible>, Listen)> {
-    loop {
-        if let Some(bytes) = s.queued.pop_front() {
-            return Some((Ok(bytes), s));
-        }
-        if s.ended {
-            return None;
-        }
-        tokio::select! {
-            biased;
-            () = s.stop.cancelled() => {
-                s.ended = true;
-                let closing = s.closing();
-                s.queued.push_back(closing);
-            }
-            change = s.changes.recv() => match change {
-                Ok(change) => {
-                    if let Some(bytes) = s.notification(&change).await {
-                        return Some((Ok(bytes), s));
-                    }
-                }
-                Err(broadcast::error::RecvError::Lagged(missed)) => {
-                    tracing::warn!(
-                        missed,
-                        "subscriptions/listen stream lagged: resending every kind it honours"
-                    );
-                    for change in s.filter.everything() {
-                        if let Some(bytes) = s.notification(&change).await {
-                            s.queued.push_back(bytes);
-                        }
-                    }
-                }
-                // The server is gone: end as a shutdown would.
-                Err(broadcast::error::RecvError::Closed) => {
-                    s.ended = true;
-                    let closing = s.closing();
-                    s.queued.push_back(closing);
-                }
-            },
-            _ = s.ticker.tick() => return Some((Ok(Bytes::from_static(KEEPALIVE)), s)),
-        }
-    }
+    Some((Ok(bytes), subscription))
 }

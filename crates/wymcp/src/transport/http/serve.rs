@@ -11,7 +11,7 @@ use tokio::net::{TcpListener, ToSocketAddrs};
 use super::config::StreamableHttp;
 use super::connections::{ConnectionLimits, serve_connections};
 use super::service::StreamableHttpService;
-use crate::Server;
+use crate::serve::Server;
 
 /// A bound listener and the MCP endpoint it serves at `/` (and `/mcp`), over HTTP/1.1 with
 /// TCP_NODELAY, under [`ConnectionLimits`] (header, body and keep-alive idle timeouts, a cap

@@ -69,7 +69,7 @@ impl StreamableHttpService {
             strict_version_header: config.strict_version_header,
             cache_hints: config.cache_hints.clone(),
             one_session: false,
-            transport: crate::context::TransportKind::Http,
+            transport: crate::serve::TransportKind::Http,
         };
         let sessions = SessionsConfig {
             store: builder.store,
@@ -199,7 +199,7 @@ async fn not_found() -> Response {
 
 /// Adds `scopes_supported` (RFC 9728 §2), the scopes the server's tools declare, to the
 /// protected-resource metadata when it has none of its own.
-fn publish_scopes(config: &mut HttpConfig, server: &crate::Server) {
+fn publish_scopes(config: &mut HttpConfig, server: &crate::serve::Server) {
     let Some(serde_json::Value::Object(metadata)) = &mut config.protected_resource else {
         return;
     };

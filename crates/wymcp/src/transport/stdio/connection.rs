@@ -13,8 +13,8 @@ use tokio_util::sync::CancellationToken;
 use super::StdioConfig;
 use super::lines::{self, Line, Stdout};
 use super::listen::Listens;
-use crate::Server;
 use crate::protocol::{Kind, RpcError, failure};
+use crate::serve::Server;
 use crate::serve::{
     Call, Cluster, Core, EndReason, Era, Event, InMemorySessionStore, Inbound, Outcome, Refusal,
     Related, SessionHandle, SessionsConfig, Settings,
@@ -105,7 +105,7 @@ impl<F: FnMut(&SessionHandle) + Send> Connection<F> {
             strict_version_header: false,
             cache_hints: config.cache_hints.clone(),
             one_session: true,
-            transport: crate::context::TransportKind::Stdio,
+            transport: crate::serve::TransportKind::Stdio,
         };
         // One session, never expiring, resumed by nothing: the server's notifications reach
         // it through its standalone stream, stdout (attached when `initialize` made it).

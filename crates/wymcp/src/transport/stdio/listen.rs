@@ -12,17 +12,13 @@
 //!   streams are open at once; one more is refused with `-32600`.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-use serde_json::{Value, json};
-use tokio::sync::broadcast;
-use tokio_util::sync::CancellationToken;
+use serde_json::json;
 
 use super::lines::Stdout;
 use crate::protocol::{RpcError, failure};
-use crate::serve::stateless::listen::closing;
-use crate::serve::{Core, Listen};
-use crate::session::Work;
+use crate::serve::stateless::listen::{Frame, Subscription, Unopened};
+use crate::serve::{Core, Listen, Listeners, Work};
 
 /// The listen streams of one connection.
 pub(super) struct Listens(Arc<Shared>);
@@ -30,15 +26,9 @@ pub(super) struct Listens(Arc<Shared>);
 struct Shared {
     core: Core,
     out: Stdout,
-    slots: Slots,
-    /// Cancelled when the connection ends: listen streams close gracefully.
-    closing: CancellationToken,
-}
-
-impl Shared {
-    fn write(&self, message: &Value) -> bool {
-        self.out.line(message.to_string())
-    }
+    /// How many are open, and the token that closes them when the connection ends.
+    listeners: Listeners,
+    max: usize,
 }
 
 impl Listens {
@@ -46,8 +36,8 @@ impl Listens {
         Listens(Arc::new(Shared {
             core,
             out,
-            slots: Slots::new(max),
-            closing: CancellationToken::new(),
+            listeners: Listeners::default(),
+            max,
         }))
     }
 
@@ -63,16 +53,11 @@ impl Listens {
             return;
         };
         tokio::spawn(async move {
-            let answer = tokio::select! {
+            tokio::select! {
                 biased;
                 // A cancelled stream gets nothing more, its closing response included.
-                () = token.cancelled() => None,
-                answer = run(&shared, listen) => answer,
-            };
-            if let Some(answer) = answer
-                && !token.is_cancelled()
-            {
-                shared.write(&answer);
+                () = token.cancelled() => {}
+                () = run(&shared, listen) => {}
             }
             drop(registration);
         });
@@ -80,100 +65,40 @@ impl Listens {
 
     /// The connection ends: each open stream ends with its closing response.
     pub(super) fn close(&self) {
-        self.0.closing.cancel();
+        self.0.listeners.close();
     }
 }
 
-/// The open listen streams of one connection, under a limit.
-struct Slots {
-    open: Arc<AtomicUsize>,
-    max: usize,
-}
-
-/// One open stream's place under the limit, given back when the stream ends.
-struct Slot(Arc<AtomicUsize>);
-
-impl Drop for Slot {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
-    }
-}
-
-impl Slots {
-    fn new(max: usize) -> Self {
-        Slots {
-            open: Arc::new(AtomicUsize::new(0)),
-            max,
+/// Runs the listen stream of request `id`, each message a line, until the connection closes
+/// it (its closing response written last) or stdout is gone. A bad filter, or one stream too
+/// many, is answered at once.
+async fn run(shared: &Shared, listen: Listen) {
+    let id = listen.id.clone();
+    let opened = Subscription::open(&shared.core, listen, &shared.listeners, shared.max, None);
+    let mut subscription = match opened.await {
+        Ok(subscription) => subscription,
+        Err(Unopened::Filter(error)) => {
+            shared.out.line(failure(id, &error).to_string());
+            return;
         }
-    }
-
-    fn acquire(&self) -> Option<Slot> {
-        self.open
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
-                (n < self.max).then_some(n + 1)
-            })
-            .ok()?;
-        Some(Slot(self.open.clone()))
-    }
-}
-
-/// Runs the listen stream of request `id` until the connection closes it (answering its
-/// closing response) or the caller drops it (the client cancelled it). A bad filter, or one
-/// stream too many, is answered at once.
-async fn run(shared: &Shared, listen: Listen) -> Option<Value> {
-    let filter = match listen.filter(&shared.core).await {
-        Ok(filter) => filter,
-        Err(error) => return Some(failure(listen.id, &error)),
+        Err(Unopened::TooMany { max }) => {
+            let reason = format!(
+                "Too many listen streams: the limit of {max} open subscriptions/listen streams is reached. Cancel one or try again later."
+            );
+            let error = RpcError::new(
+                RpcError::INVALID_REQUEST,
+                "Invalid Request",
+                Some(json!({ "error": reason })),
+            );
+            shared.out.line(failure(id, &error).to_string());
+            return;
+        }
     };
-    let id = listen.id;
-    let Some(_slot) = shared.slots.acquire() else {
-        let max = shared.slots.max;
-        tracing::warn!(
-            max,
-            "subscriptions/listen refused: the stream limit is reached"
-        );
-        let reason = format!(
-            "Too many listen streams: the limit of {max} open subscriptions/listen streams is reached. Cancel one or try again later."
-        );
-        let error = RpcError::new(
-            RpcError::INVALID_REQUEST,
-            "Invalid Request",
-            Some(json!({ "error": reason })),
-        );
-        return Some(failure(id, &error));
-    };
-    // Subscribed before the acknowledgement is written: no change after it is missed.
-    let server = shared.core.server();
-    let mut changes = server.features().hub.changes();
-    shared.write(&filter.acknowledgement(&id));
-    for message in filter.current(server, &id).await {
-        shared.write(&message);
-    }
-    let close = || Some(closing(server, &shared.core.settings().cache_hints, &id));
-    loop {
-        tokio::select! {
-            biased;
-            () = shared.closing.cancelled() => return close(),
-            change = changes.recv() => match change {
-                Ok(change) => {
-                    if let Some(message) = filter.notification(server, &change, &id).await {
-                        shared.write(&message);
-                    }
-                }
-                Err(broadcast::error::RecvError::Lagged(missed)) => {
-                    tracing::warn!(
-                        missed,
-                        "subscriptions/listen stream lagged: resending every kind it honours"
-                    );
-                    for change in filter.everything() {
-                        if let Some(message) = filter.notification(server, &change, &id).await {
-                            shared.write(&message);
-                        }
-                    }
-                }
-                // The server is gone: end as a shutdown would.
-                Err(broadcast::error::RecvError::Closed) => return close(),
-            },
+    while let Some(frame) = subscription.next().await {
+        if let Frame::Message(message) = frame
+            && !shared.out.line(message.to_string())
+        {
+            return;
         }
     }
 }

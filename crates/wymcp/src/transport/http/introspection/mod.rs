@@ -31,7 +31,7 @@ pub use builder::{IntrospectionAuthBuilder, IntrospectionConfigError};
 use self::cache::Cache;
 use super::auth::{Audiences, AuthRefusal, Authenticate, bearer_token};
 use super::jwt::MAX_TOKEN_BYTES;
-use crate::context::Identity;
+use crate::serve::Identity;
 
 /// The most bytes an introspection response may have.
 pub const MAX_RESPONSE_BYTES: usize = 64 * 1024;

@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::context::Identity;
+use crate::serve::Identity;
 
 /// The identity a verified token's claims stand for: `sub` is its subject (a token without
 /// one is refused); every claim is kept, so [`Identity::scopes`], [`Identity::issuer`] and

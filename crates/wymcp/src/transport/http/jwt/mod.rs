@@ -36,7 +36,7 @@ pub use jsonwebtoken::{Algorithm, DecodingKey};
 use self::jwks::Jwks;
 use self::keys::VerifyingKey;
 use super::auth::{Audiences, AuthRefusal, Authenticate, bearer_token};
-use crate::context::Identity;
+use crate::serve::Identity;
 
 /// The longest token read, in bytes.
 pub const MAX_TOKEN_BYTES: usize = 16 * 1024;
