@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::Identity;
-use super::{Context, Inner, ProgressState};
+use super::{Asks, Caller, Context, Inner, Membership, ProgressState, Request};
 use crate::mrtr::Round;
 use crate::protocol::{LogLevel, ProtocolVersion};
 use crate::session::{Notifier, SessionHandle};
@@ -166,24 +166,28 @@ impl ContextBuilder {
         let channel = super::channel::Channel::pick(self.session.as_ref(), self.input);
         Context {
             inner: Arc::new(Inner {
-                request_id: self.request_id,
-                session_id: self.session_id,
-                protocol_version: self.protocol_version,
-                assigns: self.assigns.unwrap_or_default(),
-                client_info: self.client_info,
-                client_capabilities: self.client_capabilities,
-                progress_token: self.progress_token,
+                request: Request {
+                    id: self.request_id,
+                    protocol_version: self.protocol_version,
+                    progress_token: self.progress_token,
+                    log_level: self.log_level,
+                    stream_closer: self.stream_closer,
+                },
+                caller: Caller {
+                    identity: self.identity,
+                    client_info: self.client_info,
+                    client_capabilities: self.client_capabilities,
+                    origin: self.origin,
+                },
+                session: Membership {
+                    id: self.session_id,
+                    handle: self.session,
+                    assigns: self.assigns.unwrap_or_default(),
+                    notifier: self.notifier,
+                },
                 cancellation: self.cancellation.unwrap_or_default(),
-                notifier: self.notifier,
-                session: self.session,
-                stream_closer: self.stream_closer,
                 progress: Mutex::new(ProgressState::default()),
-                log_level: self.log_level,
-                required_capabilities: Mutex::new(None),
-                channel,
-                identity: self.identity,
-                request_state: Mutex::new(None),
-                origin: self.origin,
+                asks: Asks::through(channel),
                 task: None,
                 user_state: self.user_state,
             }),

@@ -158,10 +158,11 @@ impl Context {
     /// [`set_request_state`](Self::set_request_state) set in this run or, on a retry, in
     /// the run that asked. `None` on a first run.
     pub fn request_state(&self) -> Option<Value> {
-        match self.inner.channel.round() {
+        match self.inner.asks.channel.round() {
             Some(round) => round.tool_state(),
             None => self
                 .inner
+                .asks
                 .request_state
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
@@ -185,7 +186,7 @@ impl Context {
     /// assert_eq!(ctx.request_state(), Some(json!({"draft": 42})));
     /// ```
     pub fn set_request_state(&self, value: Value) -> Result<(), ClientRequestError> {
-        match self.inner.channel.round() {
+        match self.inner.asks.channel.round() {
             Some(round) => {
                 round
                     .set_tool_state(value)
@@ -197,6 +198,7 @@ impl Context {
             None => {
                 *self
                     .inner
+                    .asks
                     .request_state
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner) = Some(value);
@@ -208,12 +210,13 @@ impl Context {
     /// Stateless era: records that the call needs `required` (a `ClientCapabilities` object)
     /// the request did not declare; answers whether it is missing.
     fn missing_in_stateless(&self, capability: &str, sub: Option<&str>) -> bool {
-        if !self.inner.protocol_version.is_stateless() || self.declares(capability, sub) {
+        if !self.inner.request.protocol_version.is_stateless() || self.declares(capability, sub) {
             return false;
         }
         // Every capability the call asked for is named, not only the last one.
         let mut required = self
             .inner
+            .asks
             .required_capabilities
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
@@ -234,6 +237,7 @@ impl Context {
     pub(crate) fn require_extension(&self, id: &str) {
         let mut required = self
             .inner
+            .asks
             .required_capabilities
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
@@ -252,6 +256,7 @@ impl Context {
     /// (a `ClientCapabilities` object), if any.
     pub(crate) fn required_capabilities(&self) -> Option<Value> {
         self.inner
+            .asks
             .required_capabilities
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -265,13 +270,14 @@ impl Context {
         if self.missing_in_stateless(ask.needs.capability, ask.needs.sub) {
             return Err(ClientRequestError::NotSupported);
         }
-        self.inner.channel.ask(self, ask).await
+        self.inner.asks.channel.ask(self, ask).await
     }
 
     /// Whether the client declared `capability` (and its `sub` key), by key presence.
     pub(super) fn declares(&self, capability: &str, sub: Option<&str>) -> bool {
         let Some(found) = self
             .inner
+            .caller
             .client_capabilities
             .as_ref()
             .and_then(|c| c.get(capability))

@@ -49,36 +49,78 @@ pub struct Context {
 
 #[derive(Debug)]
 struct Inner {
-    request_id: Option<Value>,
-    session_id: Option<String>,
-    protocol_version: ProtocolVersion,
-    assigns: Arc<Mutex<Map<String, Value>>>,
-    client_info: Option<Arc<Value>>,
-    client_capabilities: Option<Arc<Value>>,
-    progress_token: Option<Value>,
+    /// The request the call answers.
+    request: Request,
+    /// Who called.
+    caller: Caller,
+    /// The session the call runs in, and what its calls share.
+    session: Membership,
+    /// Cancelled when the call is: the client's `notifications/cancelled`, the request's
+    /// end, a timeout (a task's call has its own).
     cancellation: CancellationToken,
-    notifier: Option<Notifier>,
-    session: Option<SessionHandle>,
-    stream_closer: Option<CancellationToken>,
     progress: Mutex<ProgressState>,
-    /// The request's own log level (stateless era: `_meta` `logLevel`).
-    log_level: Option<LogLevel>,
-    /// Stateless era: the client capabilities the call asked for but the request did not
-    /// declare, as a `ClientCapabilities` object (the transport answers `-32021`).
-    required_capabilities: Mutex<Option<Value>>,
-    /// How the call reaches its client (sampling, elicitation, roots): its session, its
-    /// multi round-trip round, its task, or nobody.
-    channel: channel::Channel,
-    /// The caller, as the transport authenticated it.
-    identity: Option<Arc<Identity>>,
-    /// The tool's own request state when the call's channel has no round.
-    request_state: Mutex<Option<Value>>,
-    /// The call's transport and client address.
-    origin: Origin,
+    /// What the call asks of its client, and how.
+    asks: Asks,
     /// The tasks extension: set when the call is, or may become, a task.
     task: Option<Arc<dyn task::TaskLink>>,
     /// The server's user-state store, when it has one.
     user_state: Option<Arc<dyn crate::user_state::UserStateStore>>,
+}
+
+/// The request a call answers, as its transport read it.
+#[derive(Debug, Clone)]
+struct Request {
+    id: Option<Value>,
+    protocol_version: ProtocolVersion,
+    progress_token: Option<Value>,
+    /// The request's own log level (stateless era: `_meta` `logLevel`).
+    log_level: Option<LogLevel>,
+    /// Ends the stream the answer travels on, mid-call (SEP-1699), where the transport
+    /// allows it.
+    stream_closer: Option<CancellationToken>,
+}
+
+/// Who called, as the transport knows it.
+#[derive(Debug, Clone)]
+struct Caller {
+    /// The caller, as the transport authenticated it.
+    identity: Option<Arc<Identity>>,
+    client_info: Option<Arc<Value>>,
+    client_capabilities: Option<Arc<Value>>,
+    /// The call's transport and client address.
+    origin: Origin,
+}
+
+/// The session a call runs in (none in the stateless era) and what its calls share.
+#[derive(Debug, Clone)]
+struct Membership {
+    id: Option<String>,
+    handle: Option<SessionHandle>,
+    assigns: Arc<Mutex<Map<String, Value>>>,
+    notifier: Option<Notifier>,
+}
+
+/// What a call asks of its client (sampling, elicitation, roots) and what it found missing.
+#[derive(Debug)]
+struct Asks {
+    /// How the call reaches its client: its session, its multi round-trip round, its task,
+    /// or nobody.
+    channel: channel::Channel,
+    /// Stateless era: the client capabilities the call asked for but the request did not
+    /// declare, as a `ClientCapabilities` object (the transport answers `-32021`).
+    required_capabilities: Mutex<Option<Value>>,
+    /// The tool's own request state when the call's channel has no round.
+    request_state: Mutex<Option<Value>>,
+}
+
+impl Asks {
+    fn through(channel: channel::Channel) -> Self {
+        Asks {
+            channel,
+            required_capabilities: Mutex::new(None),
+            request_state: Mutex::new(None),
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -121,26 +163,27 @@ impl Context {
     /// a later request of the session may present a token with other scopes (after a step-up);
     /// this is that request's. The assigns keep the JSON form under `"identity"`.
     pub fn identity(&self) -> Option<&Identity> {
-        self.inner.identity.as_deref()
+        self.inner.caller.identity.as_deref()
     }
 
     /// The JSON-RPC id of the request being served, when there is one.
     pub fn request_id(&self) -> Option<&Value> {
-        self.inner.request_id.as_ref()
+        self.inner.request.id.as_ref()
     }
 
     /// The session id, when the call belongs to a session: the one the builder was given, else
     /// the live session's.
     pub fn session_id(&self) -> Option<&str> {
         self.inner
-            .session_id
+            .session
+            .id
             .as_deref()
-            .or_else(|| self.inner.session.as_ref().map(SessionHandle::id))
+            .or_else(|| self.inner.session.handle.as_ref().map(SessionHandle::id))
     }
 
     /// Where the call came from (its transport, the client's address).
     pub(crate) fn origin(&self) -> Origin {
-        self.inner.origin
+        self.inner.caller.origin
     }
 
     /// The principal of the caller's identity ([`Identity::principal`] of
@@ -160,7 +203,7 @@ impl Context {
 
     /// The protocol revision negotiated for the call.
     pub fn protocol_version(&self) -> ProtocolVersion {
-        self.inner.protocol_version
+        self.inner.request.protocol_version
     }
 
     /// A snapshot of the assigns: the identity upstream middleware produced plus the session's
@@ -177,17 +220,17 @@ impl Context {
 
     /// The client's `clientInfo`, when known.
     pub fn client_info(&self) -> Option<&Value> {
-        self.inner.client_info.as_deref()
+        self.inner.caller.client_info.as_deref()
     }
 
     /// The client's declared capabilities, when known.
     pub fn client_capabilities(&self) -> Option<&Value> {
-        self.inner.client_capabilities.as_deref()
+        self.inner.caller.client_capabilities.as_deref()
     }
 
     /// The request's `_meta.progressToken`, when the client asked for progress.
     pub fn progress_token(&self) -> Option<&Value> {
-        self.inner.progress_token.as_ref()
+        self.inner.request.progress_token.as_ref()
     }
 
     /// The token cancelled when the client cancels the call (or the session ends).
@@ -235,21 +278,21 @@ impl Context {
     /// The live session the call belongs to: register and unregister tools on it, read its
     /// tool list. `None` for calls outside a session (and contexts built for tests).
     pub fn session(&self) -> Option<&SessionHandle> {
-        self.inner.session.as_ref()
+        self.inner.session.handle.as_ref()
     }
 
     pub(super) fn send(&self, message: Value) -> Delivery {
-        if let Some(notifier) = &self.inner.notifier {
+        if let Some(notifier) = &self.inner.session.notifier {
             return notifier.deliver(message);
         }
-        match &self.inner.session {
+        match &self.inner.session.handle {
             Some(session) => session.send_standalone(message),
             None => Delivery::NoStream,
         }
     }
 
     pub(super) fn stream_name(&self) -> String {
-        match (&self.inner.notifier, &self.inner.session) {
+        match (&self.inner.session.notifier, &self.inner.session.handle) {
             (Some(notifier), _) => notifier.stream().to_owned(),
             (None, Some(session)) => session
                 .standalone()
@@ -267,6 +310,7 @@ impl Context {
             && let Some(min) = self
                 .inner
                 .session
+                .handle
                 .as_ref()
                 .and_then(SessionHandle::log_level)
             && params["level"]
@@ -278,8 +322,8 @@ impl Context {
         }
         // Stateless era: log messages only at or above the request's own `logLevel`.
         if method == "notifications/message"
-            && self.inner.session.is_none()
-            && self.inner.protocol_version.is_stateless()
+            && self.inner.session.handle.is_none()
+            && self.inner.request.protocol_version.is_stateless()
             && !params["level"]
                 .as_str()
                 .and_then(LogLevel::parse)
@@ -298,7 +342,7 @@ impl Context {
     /// progress token; answers whether it was sent. Nothing is sent without a token, when
     /// `progress` does not exceed the last value reported, or once the call has completed.
     pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
-        let Some(token) = &self.inner.progress_token else {
+        let Some(token) = &self.inner.request.progress_token else {
             return false;
         };
         {
@@ -370,7 +414,7 @@ impl Context {
     /// [`sse_polling`](crate::transport::http::StreamableHttp::sse_polling) on, the request
     /// answered as an SSE stream; `false` anywhere else (the call simply goes on).
     pub fn close_sse_stream(&self) -> bool {
-        match &self.inner.stream_closer {
+        match &self.inner.request.stream_closer {
             Some(closer) => {
                 closer.cancel();
                 true
@@ -383,10 +427,10 @@ impl Context {
     /// session's level (none set: everything passes); in the stateless era, only when the
     /// request set a `logLevel` and `level` passes it; otherwise never.
     fn log_passes(&self, level: LogLevel) -> bool {
-        match &self.inner.session {
+        match &self.inner.session.handle {
             Some(session) => session.log_level().is_none_or(|min| level >= min),
-            None if self.inner.protocol_version.is_stateless() => {
-                self.inner.log_level.is_some_and(|min| level >= min)
+            None if self.inner.request.protocol_version.is_stateless() => {
+                self.inner.request.log_level.is_some_and(|min| level >= min)
             }
             None => false,
         }
@@ -394,12 +438,13 @@ impl Context {
 
     /// The request's own log level (stateless era: `_meta` `logLevel`), when set.
     pub fn log_level(&self) -> Option<LogLevel> {
-        self.inner.log_level
+        self.inner.request.log_level
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Map<String, Value>> {
         // A panic while holding the lock cannot leave a map half-written: recover the data.
         self.inner
+            .session
             .assigns
             .lock()
             .unwrap_or_else(PoisonError::into_inner)

@@ -10,7 +10,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::channel::{Channel, ClientAsk, ClientChannel};
-use super::{Context, Inner, ProgressState};
+use super::{Asks, Context, Inner, ProgressState};
 use crate::mrtr::{InputKind, Round};
 use crate::session::ClientRequestError;
 
@@ -90,27 +90,15 @@ impl Context {
         let inner = &self.inner;
         Context {
             inner: Arc::new(Inner {
-                request_id: inner.request_id.clone(),
-                session_id: inner.session_id.clone(),
-                protocol_version: inner.protocol_version,
-                assigns: inner.assigns.clone(),
-                client_info: inner.client_info.clone(),
-                client_capabilities: inner.client_capabilities.clone(),
-                progress_token: inner.progress_token.clone(),
-                cancellation: token,
-                notifier: inner.notifier.clone(),
+                request: inner.request.clone(),
+                caller: inner.caller.clone(),
                 session: inner.session.clone(),
-                stream_closer: inner.stream_closer.clone(),
+                cancellation: token,
                 progress: Mutex::new(ProgressState::default()),
-                log_level: inner.log_level,
-                required_capabilities: Mutex::new(None),
-                channel: Channel::Shared(Arc::new(TaskChannel {
+                asks: Asks::through(Channel::Shared(Arc::new(TaskChannel {
                     link: slot.clone(),
-                    before: inner.channel.clone(),
-                })),
-                identity: inner.identity.clone(),
-                request_state: Mutex::new(None),
-                origin: inner.origin,
+                    before: inner.asks.channel.clone(),
+                }))),
                 task: Some(slot),
                 user_state: inner.user_state.clone(),
             }),
@@ -124,6 +112,7 @@ impl Context {
         if found.is_some() {
             *self
                 .inner
+                .asks
                 .required_capabilities
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner) = found;
