@@ -122,7 +122,7 @@ fn related(state: &State, accept: Accept, message: &Value) -> Related {
 }
 
 /// With other nodes, the id of a call answered on a stream: it names the call in its lease
-/// (`lease.rs`).
+/// (`serve/lease.rs`).
 fn lease_id(state: &State, related: &Related, message: &Value) -> Option<Value> {
     match (state.core.sessions().elsewhere(), related) {
         (Some(_), Related::Stream { .. }) => message.get("id").cloned(),
