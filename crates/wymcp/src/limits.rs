@@ -44,6 +44,9 @@ pub const DEFAULT_MAX_LISTED_ACTIONS: usize = 20;
 /// Default most characters of each listed action's signature, and of its description, in a
 /// `missing_action` or `unknown_action` refusal.
 pub const DEFAULT_MAX_ACTION_SIGNATURE: usize = 200;
+/// Default most notes (progress, log messages) queued for one call's stream when its client
+/// reads slower than the tool sends.
+pub const DEFAULT_MAX_QUEUED_NOTES: usize = 256;
 /// Default most values of a property's `enum` a type or required-key refusal lists in its
 /// `schemas` excerpt.
 pub const DEFAULT_MAX_LISTED_ENUM_VALUES: usize = 10;
@@ -100,6 +103,11 @@ pub struct Limits {
     pub max_hints: usize,
     /// Most events a session's event log keeps for `Last-Event-ID` replay (oldest dropped).
     pub max_logged_events: usize,
+    /// Most notes (progress notifications, log messages) queued for one call's stream while
+    /// its client has not read them: when full, the oldest notification is dropped for the
+    /// newest (so the last progress is the one kept); a server→client request is never
+    /// dropped.
+    pub max_queued_notes: usize,
     /// Most bytes of events a session's event log keeps (oldest dropped).
     pub max_logged_bytes: usize,
     /// Most URIs one `subscriptions/listen` stream's `resourceSubscriptions` may list; a
@@ -143,6 +151,7 @@ impl Default for Limits {
             max_error_text: DEFAULT_MAX_ERROR_TEXT,
             max_hints: DEFAULT_MAX_HINTS,
             max_logged_events: DEFAULT_MAX_LOGGED_EVENTS,
+            max_queued_notes: DEFAULT_MAX_QUEUED_NOTES,
             max_logged_bytes: DEFAULT_MAX_LOGGED_BYTES,
             max_listen_uris: DEFAULT_MAX_LISTEN_URIS,
             max_listen_task_ids: DEFAULT_MAX_LISTEN_TASK_IDS,
@@ -183,6 +192,13 @@ impl Limits {
     /// Most resource subscriptions of all sessions (default 100,000).
     pub fn max_subscriptions(mut self, max: usize) -> Self {
         self.max_subscriptions = max;
+        self
+    }
+
+    /// Most notes queued for one call's stream while its client has not read them (default
+    /// 256; the oldest notification is dropped for the newest).
+    pub fn max_queued_notes(mut self, max: usize) -> Self {
+        self.max_queued_notes = max;
         self
     }
 

@@ -503,3 +503,32 @@ async fn the_server_wide_call_timeout_applies_to_every_tool() {
         .await;
     assert_eq!(payload(&answer.json()["result"]), json!({"slept_ms": 10}));
 }
+
+/// Issue 48, N5: a call's notes wait for a client that reads slowly, or not at all, in a
+/// bounded queue. A tool sending 20,000 progress notes of 1 kB in one go used to make the
+/// server hold all of them (20 MB for one call; three slow readers of 300,000 grew it by
+/// 1.4 GB); now at most `max_queued_notes` wait, the newest kept, and the answer follows them.
+#[tokio::test]
+async fn n5_a_calls_notes_wait_in_a_bounded_queue_the_newest_kept() {
+    let (http, _) = serve(Limits::default().max_queued_notes(16)).await;
+    let session = http.ready("2025-11-25").await;
+    let mut body = call(1, "progress", json!({"steps": 20_000}));
+    body["params"]["_meta"] = json!({"progressToken": "p"});
+    let answer = http.post(Some(&session), &body).await;
+    assert_eq!(answer.status, StatusCode::OK);
+    let messages = http_harness::data_lines(&answer.text);
+    let (last, notes) = messages.split_last().unwrap();
+    assert_eq!(last["id"], 1, "the answer comes last: {last}");
+    assert_eq!(payload(&last["result"]), json!({"steps": 20_000}));
+    let steps: Vec<f64> = notes
+        .iter()
+        .map(|n| {
+            assert_eq!(n["method"], "notifications/progress");
+            n["params"]["progress"].as_f64().unwrap()
+        })
+        .collect();
+    assert_eq!(steps.len(), 16, "only the bound's worth waited");
+    assert_eq!(steps.first(), Some(&19_984.0), "the oldest were dropped");
+    assert_eq!(steps.last(), Some(&19_999.0), "the newest progress is kept");
+    still_serves(&http, &session).await;
+}

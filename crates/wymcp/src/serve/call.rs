@@ -73,11 +73,12 @@ impl Call {
     pub(crate) fn new(
         ctx: ContextBuilder,
         related: &Related,
+        max_notes: usize,
         token: CancellationToken,
         registration: Option<RunningCall>,
         run: impl FnOnce(Context) -> Run,
     ) -> Self {
-        let (ctx, notes, closer) = attach(ctx, related);
+        let (ctx, notes, closer) = attach(ctx, related, max_notes);
         let cancel_on_drop = registration.is_none().then(|| token.clone().drop_guard());
         let stream = match related {
             Related::Stream { name, .. } => Some(name.clone()),
@@ -201,6 +202,7 @@ impl Call {
 fn attach(
     mut ctx: ContextBuilder,
     related: &Related,
+    max_notes: usize,
 ) -> (
     ContextBuilder,
     Option<NoteReceiver>,
@@ -209,7 +211,7 @@ fn attach(
     let Related::Stream { name, polling } = related else {
         return (ctx, None, None);
     };
-    let (tx, rx) = notes::queue();
+    let (tx, rx) = notes::queue(max_notes);
     ctx = ctx.notifier(Notifier::for_stream(name.clone(), move |message: Value| {
         if tx.send(message) {
             Delivery::Sent
@@ -257,10 +259,12 @@ pub(super) fn in_session(
     if let Some(identity) = identity {
         ctx = ctx.identity(identity.clone());
     }
+    let max_notes = core.server().limits().max_queued_notes;
     let core = core.clone();
     Ok(Call::new(
         ctx,
         &related,
+        max_notes,
         token,
         Some(registration),
         move |ctx| {

@@ -142,13 +142,21 @@ fn call(core: &Core, prepared: Prepared, related: &Related) -> Result<Call, Refu
         }
         None => (None, CancellationToken::new()),
     };
+    let max_notes = core.server().limits().max_queued_notes;
     let core = core.clone();
-    Ok(Call::new(ctx, related, token, registration, move |ctx| {
-        Box::pin(async move {
-            let server = core.server();
-            let result = execute(server, method, params, &ctx, round.as_deref()).await;
-            ctx.complete();
-            answer(&core, &ctx, &name, id, result)
-        })
-    }))
+    Ok(Call::new(
+        ctx,
+        related,
+        max_notes,
+        token,
+        registration,
+        move |ctx| {
+            Box::pin(async move {
+                let server = core.server();
+                let result = execute(server, method, params, &ctx, round.as_deref()).await;
+                ctx.complete();
+                answer(&core, &ctx, &name, id, result)
+            })
+        },
+    ))
 }
