@@ -56,6 +56,10 @@ impl Keys {
     pub(crate) fn events(&self, session: &str) -> String {
         format!("{}:events:{session}", self.0)
     }
+    /// The bytes of `data` a session's event stream holds, kept beside it.
+    pub(crate) fn event_bytes(&self, session: &str) -> String {
+        format!("{}:event-bytes:{session}", self.0)
+    }
     pub(crate) fn everyone(&self) -> String {
         format!("{}:bus:all", self.0)
     }
@@ -113,6 +117,7 @@ pub struct Redis {
     pub(crate) conn: ConnectionManager,
     pub(crate) keys: Keys,
     max_events: usize,
+    max_event_bytes: usize,
     events_ttl: Duration,
 }
 
@@ -153,6 +158,7 @@ impl RedisBuilder {
             conn,
             keys: Keys("wymcp".into()),
             max_events: DEFAULT_MAX_EVENTS,
+            max_event_bytes: wymcp::limits::DEFAULT_MAX_LOGGED_BYTES,
             events_ttl: DEFAULT_EVENTS_TTL,
         })
     }
@@ -163,6 +169,7 @@ impl std::fmt::Debug for Redis {
         f.debug_struct("Redis")
             .field("prefix", &self.keys.0)
             .field("max_events", &self.max_events)
+            .field("max_event_bytes", &self.max_event_bytes)
             .field("events_ttl", &self.events_ttl)
             .finish_non_exhaustive()
     }
@@ -208,6 +215,15 @@ impl Redis {
         self
     }
 
+    /// Keeps at most `bytes` of event data per session in the event log (oldest dropped
+    /// first; 1 MiB by default, as `Limits::max_logged_bytes` bounds the in-memory log): a
+    /// `Last-Event-ID` older than that is not resumed. An event larger than the bound is kept
+    /// alone, as the newest.
+    pub fn max_event_bytes(mut self, bytes: usize) -> Self {
+        self.max_event_bytes = bytes;
+        self
+    }
+
     /// Forgets a session's event log `ttl` after its last event (an hour by default).
     pub fn events_ttl(mut self, ttl: Duration) -> Self {
         self.events_ttl = ttl;
@@ -219,12 +235,14 @@ impl Redis {
         RedisSessionStore::new(self.conn.clone(), self.keys.clone())
     }
 
-    /// The SSE event log on this Redis (Redis Streams, bounded by [`max_events`](Self::max_events)).
+    /// The SSE event log on this Redis (Redis Streams, bounded by
+    /// [`max_events`](Self::max_events) and [`max_event_bytes`](Self::max_event_bytes)).
     pub fn event_log(&self) -> RedisEventLog {
         RedisEventLog::new(
             self.conn.clone(),
             self.keys.clone(),
             self.max_events,
+            self.max_event_bytes,
             self.events_ttl,
         )
     }

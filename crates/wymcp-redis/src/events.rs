@@ -12,11 +12,27 @@ use wymcp::session::{EventLog, LoggedEvent};
 
 use crate::connection::Keys;
 
-/// KEYS: the session's stream. ARGV: stream name, data, cap, TTL ms. The entry id.
+/// KEYS: the session's stream, its byte count. ARGV: stream name, data, most events, TTL ms,
+/// most bytes. Appends, then drops the oldest entries while the stream holds more events or
+/// more bytes of data than allowed (never the new one), keeping the byte count with it. The
+/// entry id.
 static APPEND: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
-        "local id = redis.call('XADD', KEYS[1], 'MAXLEN', ARGV[3], '*', 's', ARGV[1], 'd', ARGV[2]) \
+        "local id = redis.call('XADD', KEYS[1], '*', 's', ARGV[1], 'd', ARGV[2]) \
+         local bytes = redis.call('INCRBY', KEYS[2], #ARGV[2]) \
+         local max_events, max_bytes = tonumber(ARGV[3]), tonumber(ARGV[5]) \
+         local count = redis.call('XLEN', KEYS[1]) \
+         while count > max_events or bytes > max_bytes do \
+           local first = redis.call('XRANGE', KEYS[1], '-', '+', 'COUNT', 1)[1] \
+           if first == nil or first[1] == id then break end \
+           local len, fields = 0, first[2] \
+           for i = 1, #fields, 2 do if fields[i] == 'd' then len = #fields[i + 1] end end \
+           redis.call('XDEL', KEYS[1], first[1]) \
+           bytes = redis.call('DECRBY', KEYS[2], len) \
+           count = count - 1 \
+         end \
          redis.call('PEXPIRE', KEYS[1], ARGV[4]) \
+         redis.call('PEXPIRE', KEYS[2], ARGV[4]) \
          return id",
     )
 });
@@ -31,8 +47,9 @@ static REPLAY: LazyLock<Script> = LazyLock::new(|| {
 });
 
 /// The SSE event log on Redis Streams: one stream per session (`<prefix>:events:<id>`),
-/// trimmed to its newest [`Redis::max_events`](crate::Redis::max_events) events by every
-/// append (`XADD … MAXLEN`), forgotten [`Redis::events_ttl`](crate::Redis::events_ttl) after
+/// trimmed by every append to its newest [`Redis::max_events`](crate::Redis::max_events)
+/// events and [`Redis::max_event_bytes`](crate::Redis::max_event_bytes) bytes of data (the
+/// count kept at `<prefix>:event-bytes:<id>`, in the same script), forgotten [`Redis::events_ttl`](crate::Redis::events_ttl) after
 /// its last event. An event's id is `<stream>.<entry id>` (`post3.1764590000000-0`), so a
 /// `Last-Event-ID` resumes on any node. An append and a replay are one round trip each.
 #[derive(Clone)]
@@ -40,6 +57,7 @@ pub struct RedisEventLog {
     conn: ConnectionManager,
     keys: Keys,
     max_events: usize,
+    max_bytes: usize,
     ttl_ms: u64,
 }
 
@@ -47,6 +65,7 @@ impl std::fmt::Debug for RedisEventLog {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RedisEventLog")
             .field("max_events", &self.max_events)
+            .field("max_bytes", &self.max_bytes)
             .finish_non_exhaustive()
     }
 }
@@ -70,12 +89,14 @@ impl RedisEventLog {
         conn: ConnectionManager,
         keys: Keys,
         max_events: usize,
+        max_bytes: usize,
         ttl: Duration,
     ) -> Self {
         RedisEventLog {
             conn,
             keys,
             max_events,
+            max_bytes,
             ttl_ms: u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1),
         }
     }
@@ -114,10 +135,12 @@ impl EventLog for RedisEventLog {
             let mut conn = self.conn.clone();
             let entry: String = APPEND
                 .key(self.keys.events(session))
+                .key(self.keys.event_bytes(session))
                 .arg(stream)
                 .arg(data)
                 .arg(self.max_events)
                 .arg(self.ttl_ms)
+                .arg(self.max_bytes)
                 .invoke_async(&mut conn)
                 .await
                 .map_err(failed)?;
@@ -158,6 +181,7 @@ impl EventLog for RedisEventLog {
             let mut conn = self.conn.clone();
             redis::cmd("DEL")
                 .arg(self.keys.events(session))
+                .arg(self.keys.event_bytes(session))
                 .query_async::<()>(&mut conn)
                 .await
                 .map_err(failed)

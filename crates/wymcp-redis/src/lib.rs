@@ -30,7 +30,8 @@
 //! | `wymcp:sessions` | sorted set | session id → last use as the reaper last saw it (ms): the cap and the reaper | removed when the reaper finds the session ended |
 //! | `wymcp:client:<client>` | sorted set | a client's live sessions: `Limits::max_sessions_per_client` over every node | until its last session ends |
 //! | `wymcp:session-clients` | hash | session id → its client | as above |
-//! | `wymcp:events:<id>` | stream | the session's SSE events, at most [`Redis::max_events`] | [`Redis::events_ttl`] after the last |
+//! | `wymcp:events:<id>` | stream | the session's SSE events, at most [`Redis::max_events`] and [`Redis::max_event_bytes`] of data | [`Redis::events_ttl`] after the last |
+//! | `wymcp:event-bytes:<id>` | string (integer) | the bytes of data the session's event stream holds | as above |
 //! | `wymcp:bus:all`, `wymcp:bus:node:<node>` | pub/sub channels | messages between nodes | not stored |
 //! | `wymcp:request-state-key` | string | the shared requestState key | never expires |
 //! | `wymcp:user:<principal>` | hash (key → JSON) | a principal's user state (`Identity::principal`: the subject, or issuer and subject with several issuers) ([`Redis::user_state`]) | 24 h after its last use, unless set |
