@@ -7,14 +7,32 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use super::Identity;
 
-/// Whom a session is counted against: its principal, else its client's address. A loopback
-/// address counts against no one: behind a reverse proxy on the same host every client shares
-/// it, so counting it would let one client's sessions shut out every other client.
+/// Whom a session is counted against: its principal, else its client's address ([`network`]).
+/// A loopback address counts against no one: behind a reverse proxy on the same host every
+/// client shares it, so counting it would let one client's sessions shut out every other
+/// client.
 pub(crate) fn client_key(identity: Option<&Identity>, client: Option<IpAddr>) -> Option<String> {
-    match (identity, client) {
+    let address = client.map(|address| address.to_canonical());
+    match (identity, address) {
         (Some(identity), _) => Some(format!("principal:{}", identity.principal())),
-        (None, Some(address)) if !address.is_loopback() => Some(format!("address:{address}")),
+        (None, Some(address)) if !address.is_loopback() => {
+            Some(format!("address:{}", network(address)))
+        }
         (None, _) => None,
+    }
+}
+
+/// A client address as it is counted: an IPv4 address as it is (an IPv4-mapped IPv6 address
+/// is its IPv4 address, so one client is not two), an IPv6 address by its /64, the network one
+/// subscriber is given (a client holding a /64 holds every address in it: counted one by one,
+/// seven addresses of one /64 held seven times the quota).
+fn network(address: IpAddr) -> String {
+    match address {
+        IpAddr::V4(v4) => v4.to_string(),
+        IpAddr::V6(v6) => {
+            let [a, b, c, d, ..] = v6.segments();
+            format!("{a:x}:{b:x}:{c:x}:{d:x}::/64")
+        }
     }
 }
 
@@ -83,6 +101,20 @@ mod tests {
         );
         assert_eq!(client_key(None, Some(local)), None);
         assert_eq!(client_key(None, None), None);
+    }
+
+    #[test]
+    fn an_address_counts_as_its_network_whatever_its_form() {
+        let key = |address: &str| client_key(None, Some(address.parse().expect("an address")));
+        // One IPv6 /64 is one client (issue 48, N17: seven addresses of it held seven quotas).
+        let network = Some("address:2001:db8:1:2::/64".to_owned());
+        assert_eq!(key("2001:db8:1:2::7"), network);
+        assert_eq!(key("2001:db8:1:2:ffff:ffff:ffff:ffff"), network);
+        assert_eq!(key("2001:db8:1:3::7").as_deref(), Some("address:2001:db8:1:3::/64"));
+        // An IPv4-mapped address is its IPv4 address; a mapped loopback is still loopback.
+        assert_eq!(key("::ffff:203.0.113.7").as_deref(), Some("address:203.0.113.7"));
+        assert_eq!(key("::ffff:127.0.0.1"), None);
+        assert_eq!(key("::1"), None);
     }
 
     #[test]
