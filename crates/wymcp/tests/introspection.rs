@@ -250,6 +250,28 @@ async fn inactive_foreign_expired_and_subjectless_tokens_are_invalid_tokens() {
             Some(active(&[("nbf", json!(now() + 3600))])),
             "not valid yet",
         ),
+        // Issue 48, N15: a NumericDate may have a fraction (RFC 7519), and a date that is not a
+        // number is not a date; both were read as no date at all, and the token accepted.
+        (
+            "expired-fraction",
+            Some(active(&[("exp", json!(now() as f64 - 1000.5))])),
+            "has expired",
+        ),
+        (
+            "early-fraction",
+            Some(active(&[("nbf", json!(now() as f64 + 3600.5))])),
+            "not valid yet",
+        ),
+        (
+            "exp-text",
+            Some(active(&[("exp", json!(format!("x{}", now() + 600)))])),
+            "`exp` is not a NumericDate",
+        ),
+        (
+            "nbf-negative",
+            Some(active(&[("nbf", json!(-1))])),
+            "`nbf` is not a NumericDate",
+        ),
         (
             "no-sub",
             Some(active(&[("sub", json!(""))])),

@@ -110,9 +110,15 @@ mod tests {
         let network = Some("address:2001:db8:1:2::/64".to_owned());
         assert_eq!(key("2001:db8:1:2::7"), network);
         assert_eq!(key("2001:db8:1:2:ffff:ffff:ffff:ffff"), network);
-        assert_eq!(key("2001:db8:1:3::7").as_deref(), Some("address:2001:db8:1:3::/64"));
+        assert_eq!(
+            key("2001:db8:1:3::7").as_deref(),
+            Some("address:2001:db8:1:3::/64")
+        );
         // An IPv4-mapped address is its IPv4 address; a mapped loopback is still loopback.
-        assert_eq!(key("::ffff:203.0.113.7").as_deref(), Some("address:203.0.113.7"));
+        assert_eq!(
+            key("::ffff:203.0.113.7").as_deref(),
+            Some("address:203.0.113.7")
+        );
         assert_eq!(key("::ffff:127.0.0.1"), None);
         assert_eq!(key("::1"), None);
     }

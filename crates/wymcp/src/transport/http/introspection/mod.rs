@@ -164,19 +164,32 @@ impl IntrospectionAuth {
     }
 
     /// Whether the endpoint's description of a token makes it acceptable here.
+    ///
+    /// `exp` and `nbf` are NumericDates (RFC 7519 §2): seconds since the epoch, a fraction
+    /// allowed; any other value refuses the token (it was read as no date at all).
     fn judge(&self, claims: Map<String, Value>, now: u64) -> Verdict {
         let refuse = |why: &str| Verdict::Refused(why.to_owned());
         if claims.get("active") != Some(&Value::Bool(true)) {
             return refuse("the token is not active (revoked, expired or unknown)");
         }
         let leeway = self.leeway.as_secs();
-        if let Some(exp) = claims.get("exp").and_then(Value::as_u64)
-            && exp.saturating_add(leeway) <= now
+        let (exp, nbf) = match (numeric_date(&claims, "exp"), numeric_date(&claims, "nbf")) {
+            (Ok(exp), Ok(nbf)) => (exp, nbf),
+            (Err(claim), _) | (_, Err(claim)) => {
+                return Verdict::Refused(format!(
+                    "the token's `{claim}` is not a NumericDate (seconds since the epoch)"
+                ));
+            }
+        };
+        // A fraction counts against the token: it expires at the second before, and becomes
+        // valid at the second after.
+        if let Some(exp) = exp
+            && (exp.floor() as u64).saturating_add(leeway) <= now
         {
             return refuse("the token has expired (`exp`)");
         }
-        if let Some(nbf) = claims.get("nbf").and_then(Value::as_u64)
-            && nbf > now.saturating_add(leeway)
+        if let Some(nbf) = nbf
+            && (nbf.ceil() as u64) > now.saturating_add(leeway)
         {
             return refuse("the token is not valid yet (`nbf`)");
         }
@@ -272,6 +285,21 @@ impl Authenticate for IntrospectionAuth {
 
     fn set_resource(&self, resource: &str) {
         self.audiences.set_resource(resource);
+    }
+}
+
+/// The NumericDate claim `claim` (absent: `None`); `Err(claim)` when it is there but not a
+/// non-negative finite number.
+fn numeric_date(
+    claims: &Map<String, Value>,
+    claim: &'static str,
+) -> Result<Option<f64>, &'static str> {
+    match claims.get(claim) {
+        None => Ok(None),
+        Some(value) => match value.as_f64() {
+            Some(date) if date.is_finite() && date >= 0.0 => Ok(Some(date)),
+            _ => Err(claim),
+        },
     }
 }
 
