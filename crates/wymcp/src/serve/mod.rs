@@ -44,6 +44,7 @@ pub(crate) use cluster::Cluster;
 pub use hooks::{EndReason, SessionHooks, SessionStart};
 pub(crate) use lease::{Lease, watch_lease};
 pub(crate) use live::SharedAssigns;
+pub(crate) use quota::{ClientCounts, ClientSlot, counted_client};
 pub(crate) use refusal::{Class, Refusal, invalid_request};
 pub(crate) use serving::{Core, Settings};
 pub(crate) use sessions::{Loaded, SessionsConfig};

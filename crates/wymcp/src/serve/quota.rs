@@ -1,9 +1,11 @@
 //! Sessions per client: how many live sessions each principal (or, without auth, each client
-//! address) holds on this node, so that one client cannot take every session slot.
+//! address) holds on this node, so that one client cannot take every session slot; and the
+//! same count for what a client holds open (connections, GET and listen streams:
+//! [`ClientCounts`]).
 
 use std::collections::HashMap;
 use std::net::IpAddr;
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use super::Identity;
 
@@ -23,15 +25,85 @@ pub(crate) fn client_key(identity: Option<&Identity>, client: Option<IpAddr>) ->
 }
 
 /// A client address as it is counted: an IPv4 address as it is (an IPv4-mapped IPv6 address
-/// is its IPv4 address, so one client is not two), an IPv6 address by its /64, the network one
-/// subscriber is given (a client holding a /64 holds every address in it: counted one by one,
-/// seven addresses of one /64 held seven times the quota).
+/// is its IPv4 address, so one client is not two), an IPv6 address by its /64, the least a site
+/// is given (a client holding a /64 holds every address in it: counted one by one, seven
+/// addresses of one /64 held seven times the quota).
 fn network(address: IpAddr) -> String {
-    match address {
+    match address.to_canonical() {
         IpAddr::V4(v4) => v4.to_string(),
         IpAddr::V6(v6) => {
-            let [a, b, c, d, ..] = v6.segments();
-            format!("{a:x}:{b:x}:{c:x}:{d:x}::/64")
+            let prefix = u128::from(v6) & !((1u128 << 64) - 1);
+            format!("{}/64", std::net::Ipv6Addr::from(prefix))
+        }
+    }
+}
+
+/// Whom an open connection or stream is counted against: its principal, else its client's
+/// address; `None` when neither is known (stdio, or a service mounted without the peer's
+/// address). Unlike [`client_key`], a loopback address counts: what it holds open takes
+/// places of the server's own caps (connections, streams), and a reverse proxy in front is
+/// declared as such (`trusted_proxies`), so that the forwarded address is counted instead.
+///
+/// An address counts as its [`network`], so that a client does not escape its cap by
+/// changing the low bits of its address.
+pub(crate) fn counted_client(
+    identity: Option<&Identity>,
+    client: Option<IpAddr>,
+) -> Option<String> {
+    if let Some(identity) = identity {
+        return Some(format!("principal:{}", identity.principal()));
+    }
+    Some(format!("address:{}", network(client?)))
+}
+
+/// How many things (connections, streams) each client holds open; a place is taken by
+/// [`acquire`](Self::acquire) and given back when its [`ClientSlot`] is dropped. A client that
+/// holds nothing has no entry.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct ClientCounts(Arc<Mutex<HashMap<String, usize>>>);
+
+impl ClientCounts {
+    /// A place for `client`, unless it holds `max` already.
+    pub(crate) fn acquire(&self, client: String, max: usize) -> Option<ClientSlot> {
+        let mut held = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let count = held.entry(client.clone()).or_default();
+        if *count >= max {
+            if *count == 0 {
+                held.remove(&client);
+            }
+            return None;
+        }
+        *count += 1;
+        drop(held);
+        Some(ClientSlot {
+            counts: self.0.clone(),
+            client,
+        })
+    }
+
+    /// What `client` holds now.
+    #[cfg(test)]
+    pub(crate) fn held(&self, client: &str) -> usize {
+        let held = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        held.get(client).copied().unwrap_or(0)
+    }
+}
+
+/// One place a client holds under its cap, given back when dropped.
+#[derive(Debug)]
+pub(crate) struct ClientSlot {
+    counts: Arc<Mutex<HashMap<String, usize>>>,
+    client: String,
+}
+
+impl Drop for ClientSlot {
+    fn drop(&mut self) {
+        let mut held = self.counts.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(count) = held.get_mut(&self.client) {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                held.remove(&self.client);
+            }
         }
     }
 }
@@ -83,6 +155,7 @@ impl ClientQuota {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -121,6 +194,51 @@ mod tests {
         );
         assert_eq!(key("::ffff:127.0.0.1"), None);
         assert_eq!(key("::1"), None);
+    }
+
+    #[test]
+    fn open_things_count_against_the_principal_else_the_address_loopback_included() {
+        let alice = Identity::new("alice");
+        let local = IpAddr::from([127, 0, 0, 1]);
+        assert_eq!(
+            counted_client(Some(&alice), Some(local)).as_deref(),
+            Some("principal:alice")
+        );
+        assert_eq!(
+            counted_client(None, Some(local)).as_deref(),
+            Some("address:127.0.0.1")
+        );
+        let mapped: IpAddr = "::ffff:203.0.113.7".parse().unwrap();
+        assert_eq!(
+            counted_client(None, Some(mapped)).as_deref(),
+            Some("address:203.0.113.7")
+        );
+        let v6 = |s: &str| counted_client(None, Some(s.parse().unwrap()));
+        assert_eq!(
+            v6("2001:db8:1:2:aaaa::1").as_deref(),
+            Some("address:2001:db8:1:2::/64")
+        );
+        assert_eq!(v6("2001:db8:1:2:aaaa::1"), v6("2001:db8:1:2:bbbb::9"));
+        assert_ne!(v6("2001:db8:1:2::1"), v6("2001:db8:1:3::1"));
+        assert_eq!(counted_client(None, None), None);
+    }
+
+    #[test]
+    fn a_client_holds_at_most_max_places_and_a_dropped_slot_gives_one_back() {
+        let counts = ClientCounts::default();
+        let first = counts.acquire("a".into(), 2).unwrap();
+        let _second = counts.acquire("a".into(), 2).unwrap();
+        assert!(counts.acquire("a".into(), 2).is_none());
+        let _other = counts.acquire("b".into(), 2).unwrap();
+        drop(first);
+        assert_eq!(counts.held("a"), 1);
+        let _third = counts.acquire("a".into(), 2).unwrap();
+        assert!(counts.acquire("c".into(), 0).is_none());
+        assert_eq!(
+            counts.0.lock().unwrap().get("c"),
+            None,
+            "no entry for nothing held"
+        );
     }
 
     #[test]

@@ -180,10 +180,12 @@ mod tests {
     }
 }
 
-/// The open listen streams of one service: how many, and the token that ends them.
+/// The open listen streams of one service: how many, how many each client holds, and the
+/// token that ends them.
 #[derive(Debug, Default)]
 pub(crate) struct Listeners {
     open: Arc<AtomicUsize>,
+    per_client: super::ClientCounts,
     stop: Mutex<CancellationToken>,
 }
 
@@ -196,6 +198,11 @@ impl Listeners {
             })
             .ok()?;
         Some(Slot(self.open.clone()))
+    }
+
+    /// Takes a place for `client`, unless it holds `max` streams.
+    pub(crate) fn acquire_for(&self, client: String, max: usize) -> Option<super::ClientSlot> {
+        self.per_client.acquire(client, max)
     }
 
     /// The token that ends the streams open now.

@@ -18,7 +18,7 @@ use super::{Listen, results};
 use crate::protocol::stateless::{CacheHints, SUBSCRIPTION_ID_KEY};
 use crate::protocol::{RpcError, success};
 use crate::resource::Change;
-use crate::serve::{Core, Listeners, Slot};
+use crate::serve::{ClientSlot, Core, Listeners, Slot, counted_client};
 use crate::{Context, Server};
 
 /// What a stream delivers: the honoured part of the client's filter.
@@ -290,6 +290,11 @@ pub(crate) enum Unopened {
         /// The limit that was reached.
         max: usize,
     },
+    /// The caller (its principal, else its address) holds `max` streams already.
+    TooManyForClient {
+        /// The limit that was reached.
+        max: usize,
+    },
 }
 
 /// What a listen stream sends next.
@@ -323,20 +328,40 @@ pub(crate) struct Subscription {
     queued: VecDeque<Value>,
     ended: bool,
     _slot: Slot,
+    /// The caller's place under its own cap (none when the caller is not known).
+    _client_slot: Option<ClientSlot>,
 }
 
 impl Subscription {
-    /// Opens the stream `listen` asks for, among the deployment's `listeners` (at most `max`
-    /// open at once); `keepalive`: how long the stream may stay silent before a
-    /// [`Frame::KeepAlive`] (`None`: never).
+    /// Opens the stream `listen` asks for, among the deployment's `listeners`: at most
+    /// `max.0` open at once, at most `max.1` of them held by one caller (its principal, else
+    /// its address; a caller the transport cannot tell apart is not counted); `keepalive`: how
+    /// long the stream may stay silent before a [`Frame::KeepAlive`] (`None`: never).
     pub(crate) async fn open(
         core: &Core,
         listen: Listen,
         listeners: &Listeners,
-        max: usize,
+        (max, max_per_client): (usize, usize),
         keepalive: Option<Duration>,
     ) -> Result<Subscription, Unopened> {
         let filter = listen.filter(core).await.map_err(Unopened::Filter)?;
+        // The caller's own cap first: a client at it is told so, whatever the others hold.
+        let caller = counted_client(listen.ctx.identity(), listen.ctx.origin().client);
+        let client_slot = match caller {
+            Some(caller) => match listeners.acquire_for(caller, max_per_client) {
+                Some(slot) => Some(slot),
+                None => {
+                    tracing::warn!(
+                        max = max_per_client,
+                        "subscriptions/listen refused: the client's stream limit is reached"
+                    );
+                    return Err(Unopened::TooManyForClient {
+                        max: max_per_client,
+                    });
+                }
+            },
+            None => None,
+        };
         let Some(slot) = listeners.acquire(max) else {
             tracing::warn!(
                 max,
@@ -368,6 +393,7 @@ impl Subscription {
             queued,
             ended: false,
             _slot: slot,
+            _client_slot: client_slot,
         })
     }
 

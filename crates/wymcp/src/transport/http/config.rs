@@ -20,6 +20,10 @@ pub const DEFAULT_MAX_SESSIONS: usize = 10_000;
 pub const DEFAULT_KEEPALIVE: Duration = Duration::from_secs(15);
 /// Default cap on open `subscriptions/listen` streams (2026-07-28).
 pub const DEFAULT_MAX_LISTEN_STREAMS: usize = 1_000;
+/// Default cap on the `subscriptions/listen` streams one client holds open: 16.
+pub const DEFAULT_MAX_LISTEN_STREAMS_PER_CLIENT: usize = 16;
+/// Default cap on the GET streams (session streams) one client holds open: 16.
+pub const DEFAULT_MAX_GET_STREAMS_PER_CLIENT: usize = 16;
 
 /// The transport's settings, fixed when the service is built.
 #[derive(Debug, Clone)]
@@ -51,6 +55,16 @@ pub struct HttpConfig {
     /// Most `subscriptions/listen` streams (2026-07-28) open at once; one more is refused
     /// with 503. A stream's slot is freed when it ends or its client goes away.
     pub max_listen_streams: usize,
+    /// Most `subscriptions/listen` streams one client holds open at once; one more is
+    /// refused with 429 and `Retry-After`. A client is its principal when the request is
+    /// authenticated, else its address (behind a [trusted proxy](Self::trusted_proxies), the
+    /// forwarded one; an IPv6 address by its /64), loopback included.
+    pub max_listen_streams_per_client: usize,
+    /// Most GET streams (session-era standalone streams, and GETs resuming a POST stream) one
+    /// client holds open at once, counted as
+    /// [`max_listen_streams_per_client`](Self::max_listen_streams_per_client) is; one more is
+    /// refused with 429 and `Retry-After`.
+    pub max_get_streams_per_client: usize,
     /// The SSE `retry` field (milliseconds the client waits before reconnecting), if any.
     pub sse_retry: Option<Duration>,
     /// SSE polling (SEP-1699): a POST answered as an SSE stream opens with a priming event
@@ -73,8 +87,14 @@ pub struct HttpConfig {
     /// Reverse proxies whose `X-Forwarded-For` is believed: a session opened through one of
     /// them is counted against the right-most forwarded address that is not itself listed
     /// ([`Limits::max_sessions_per_client`](crate::Limits::max_sessions_per_client) without
-    /// auth). Empty by default: the header is ignored, and a session counts against the
-    /// connection's address (a loopback address counts against no one).
+    /// auth), and so are its GET and listen streams
+    /// ([`max_get_streams_per_client`](Self::max_get_streams_per_client),
+    /// [`max_listen_streams_per_client`](Self::max_listen_streams_per_client)); its
+    /// connections are not counted against any client
+    /// ([`ConnectionLimits::max_connections_per_client`](super::ConnectionLimits::max_connections_per_client)).
+    /// Empty by default: the header is ignored, and a session counts against the
+    /// connection's address (a loopback address counts against no one for sessions; it does
+    /// for connections and streams, so a proxy in front must be listed here).
     pub trusted_proxies: Vec<std::net::IpAddr>,
     /// The cache hints (`ttlMs`, `cacheScope`) the stateless era (2026-07-28) puts on list
     /// results, `resources/read` and `server/discover`; `{0, "private"}` unless set.
@@ -92,6 +112,8 @@ impl Default for HttpConfig {
             dns_rebinding_protection: None,
             keepalive: DEFAULT_KEEPALIVE,
             max_listen_streams: DEFAULT_MAX_LISTEN_STREAMS,
+            max_listen_streams_per_client: DEFAULT_MAX_LISTEN_STREAMS_PER_CLIENT,
+            max_get_streams_per_client: DEFAULT_MAX_GET_STREAMS_PER_CLIENT,
             sse_retry: None,
             sse_polling: false,
             strict_version_header: false,
@@ -239,6 +261,29 @@ impl StreamableHttp {
     /// ```
     pub fn max_listen_streams(mut self, max: usize) -> Self {
         self.config.max_listen_streams = max;
+        self
+    }
+
+    /// Most `subscriptions/listen` streams one client holds open at once (default 16; see
+    /// [`HttpConfig::max_listen_streams_per_client`]).
+    ///
+    /// ```
+    /// use wymcp::Server;
+    /// use wymcp::transport::http::StreamableHttp;
+    ///
+    /// let server = Server::builder().list_changed(true).build().unwrap();
+    /// let http = StreamableHttp::builder(server).max_listen_streams_per_client(4);
+    /// assert_eq!(http.settings().max_listen_streams_per_client, 4);
+    /// ```
+    pub fn max_listen_streams_per_client(mut self, max: usize) -> Self {
+        self.config.max_listen_streams_per_client = max;
+        self
+    }
+
+    /// Most GET streams one client holds open at once (default 16; see
+    /// [`HttpConfig::max_get_streams_per_client`]).
+    pub fn max_get_streams_per_client(mut self, max: usize) -> Self {
+        self.config.max_get_streams_per_client = max;
         self
     }
 

@@ -1,8 +1,10 @@
 //! What [`HttpServer`](super::HttpServer) adds to each request of a connection before the
-//! router sees it: the body's read timeout, and the client's address where a session may
-//! start. Both cost nothing on the hot path: the timer is armed only when the body has to be
-//! waited for (a request whose body arrived with its head never starts one), and the address
-//! is attached only to requests that could open a session.
+//! router sees it: the body's read timeouts (the wait for each piece, and for the whole body),
+//! and the client's address where a session or a stream may start. Both cost nothing on the
+//! hot path: the timers are armed only when the body has to be waited for (a request whose
+//! body arrived with its head never starts one), and the address is attached only to
+//! requests that could open a session or a stream (a GET, `subscriptions/listen`), whose
+//! client is counted.
 
 use std::net::SocketAddr;
 use std::pin::Pin;
@@ -13,19 +15,32 @@ use axum::extract::ConnectInfo;
 use axum::http::{HeaderMap, HeaderName, Request};
 use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
-use tokio::time::Sleep;
+use tokio::time::{Instant, Sleep};
 
 use crate::protocol::{ProtocolVersion, headers};
 
-/// The body did not arrive in time: no piece of it for the connection's body read timeout.
+/// The body did not arrive in time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("no piece of the request body arrived within {0:?} (ConnectionLimits::body_read_timeout)")]
-pub(crate) struct BodyTimedOut(pub(crate) Duration);
+pub(crate) enum BodyTimedOut {
+    /// No piece of it for the connection's body read timeout.
+    #[error(
+        "no piece of the request body arrived within {0:?} (ConnectionLimits::body_read_timeout)"
+    )]
+    Idle(Duration),
+    /// Not all of it within the body deadline, counted from the first wait for it (a body
+    /// trickled a byte at a time).
+    #[error("the request body did not arrive whole within {0:?} (ConnectionLimits::body_deadline)")]
+    Deadline(Duration),
+}
 
-/// A body whose every wait for its next piece is bounded by `timeout`.
+/// A body whose every wait for its next piece is bounded by `timeout`, and whose whole
+/// arrival by `deadline`, counted from its first wait.
 pub(crate) struct TimedBody<B> {
     inner: B,
     timeout: Duration,
+    deadline: Duration,
+    /// When the deadline is up: set at the first wait.
+    due: Option<Instant>,
     /// Armed when a read has to wait, disarmed when a piece arrives.
     sleep: Option<Pin<Box<Sleep>>>,
 }
@@ -49,12 +64,20 @@ where
                 Poll::Ready(frame.map(|f| f.map_err(Into::into)))
             }
             Poll::Pending => {
-                let timeout = this.timeout;
-                let sleep = this
-                    .sleep
-                    .get_or_insert_with(|| Box::pin(tokio::time::sleep(timeout)));
+                let (timeout, deadline) = (this.timeout, this.deadline);
+                let sleep = this.sleep.get_or_insert_with(|| {
+                    let now = Instant::now();
+                    let due = *this.due.get_or_insert(now + deadline);
+                    Box::pin(tokio::time::sleep_until(due.min(now + timeout)))
+                });
                 match sleep.as_mut().poll(cx) {
-                    Poll::Ready(()) => Poll::Ready(Some(Err(Box::new(BodyTimedOut(timeout))))),
+                    Poll::Ready(()) => {
+                        let timed_out = match this.due {
+                            Some(due) if Instant::now() >= due => BodyTimedOut::Deadline(deadline),
+                            _ => BodyTimedOut::Idle(timeout),
+                        };
+                        Poll::Ready(Some(Err(Box::new(timed_out))))
+                    }
                     Poll::Pending => Poll::Pending,
                 }
             }
@@ -78,20 +101,33 @@ pub(crate) struct Framed<S> {
     pub(crate) inner: S,
     pub(crate) peer: SocketAddr,
     pub(crate) body_timeout: Duration,
+    pub(crate) body_deadline: Duration,
 }
 
-/// Whether a request could open a session (only those need the client's address, for the
-/// sessions per client): one without a session id, outside the stateless era.
-fn may_open_session(headers: &HeaderMap) -> bool {
+/// Whether a request needs the client's address, to count it against its client: one that
+/// could open a session (without a session id, outside the stateless era; the sessions per
+/// client), a GET (a session stream; the GET streams per client), or a `subscriptions/listen`
+/// (the stateless era's `Mcp-Method` header names it, and must; the listen streams per
+/// client).
+fn needs_client(method: &axum::http::Method, headers: &HeaderMap) -> bool {
     // Prepared names: a name given as text is parsed again at every lookup.
     static SESSION: HeaderName = HeaderName::from_static(headers::SESSION_ID);
     static VERSION: HeaderName = HeaderName::from_static(headers::PROTOCOL_VERSION);
+    static METHOD: HeaderName = HeaderName::from_static(headers::METHOD);
+    if method == axum::http::Method::GET {
+        return true;
+    }
     // The header's half of the era's rule (`Era::of`), without parsing: this runs on every
     // request.
     let stateless = headers
         .get(&VERSION)
         .is_some_and(|v| ProtocolVersion::names_stateless(v.as_bytes()));
-    !headers.contains_key(&SESSION) && !stateless
+    if stateless {
+        return headers
+            .get(&METHOD)
+            .is_some_and(|v| v.as_bytes().trim_ascii() == b"subscriptions/listen");
+    }
+    !headers.contains_key(&SESSION)
 }
 
 impl<S, B> tower::Service<Request<B>> for Framed<S>
@@ -108,12 +144,14 @@ where
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
         let (mut parts, body) = request.into_parts();
-        if may_open_session(&parts.headers) {
+        if needs_client(&parts.method, &parts.headers) {
             parts.extensions.insert(ConnectInfo(self.peer));
         }
         let body = TimedBody {
             inner: body,
             timeout: self.body_timeout,
+            deadline: self.body_deadline,
+            due: None,
             sleep: None,
         };
         self.inner.call(Request::from_parts(parts, body))
@@ -125,21 +163,31 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_requests_that_may_open_a_session_carry_the_peer() {
+    fn only_requests_that_may_open_a_session_or_a_stream_carry_the_peer() {
+        use axum::http::Method;
+        let post = |headers: &HeaderMap| needs_client(&Method::POST, headers);
         let mut headers = HeaderMap::new();
-        assert!(may_open_session(&headers));
+        assert!(post(&headers));
         headers.insert(
             "mcp-protocol-version",
             "2025-11-25".parse().expect("a value"),
         );
-        assert!(may_open_session(&headers));
+        assert!(post(&headers));
         headers.insert(
             "mcp-protocol-version",
             " 2026-07-28".parse().expect("a value"),
         );
-        assert!(!may_open_session(&headers));
+        assert!(!post(&headers));
+        headers.insert(
+            "mcp-method",
+            " subscriptions/listen ".parse().expect("a value"),
+        );
+        assert!(post(&headers), "a listen stream counts against its client");
+        headers.insert("mcp-method", "tools/call".parse().expect("a value"));
+        assert!(!post(&headers));
         let mut headers = HeaderMap::new();
         headers.insert("mcp-session-id", "s".parse().expect("a value"));
-        assert!(!may_open_session(&headers));
+        assert!(!post(&headers));
+        assert!(needs_client(&Method::GET, &headers), "a GET stream too");
     }
 }

@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use std::time::Duration;
 
-use axum::extract::Request;
+use std::net::SocketAddr;
+
+use axum::extract::{ConnectInfo, Request};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
@@ -17,24 +19,27 @@ use tokio_util::sync::CancellationToken;
 
 use super::accept::Accept;
 use super::checks::{header_str, wire_checks};
+use super::forwarded::client_address;
 use super::headers::WireHeaders;
 use super::rejection::{
     Dialect, EventLogUnavailable, MissingSessionId, Rejection, StatelessMethodNotAllowed,
-    StreamNotAccepted, UnsupportedVersion,
+    StreamNotAccepted, TooManyGetStreams, UnsupportedVersion,
 };
 use super::sse;
 use super::state::State;
 use crate::protocol::ProtocolVersion;
-use crate::serve::{LoggedEvent, SessionRecord, StreamEvent};
+use crate::serve::{ClientSlot, Identity, LoggedEvent, SessionRecord, StreamEvent, counted_client};
 
 /// The name of a session's GET stream (its standalone stream) in event ids.
 pub(crate) const GET_STREAM: &str = "get";
 
-/// Detaches the stream from its session when the response body is dropped.
+/// Detaches the stream from its session when the response body is dropped (and gives its
+/// client's place back).
 struct Attached {
     state: Arc<State>,
     session: String,
     generation: u64,
+    _client: Option<ClientSlot>,
 }
 
 impl Drop for Attached {
@@ -70,6 +75,7 @@ async fn open(state: Arc<State>, req: Request) -> Result<Response, Rejection> {
         .map_err(Rejection::of_stream)?;
     core.check_version(&record, requested, &Value::Null)
         .map_err(Rejection::of_stream)?;
+    let client = client_place(&state, &req, identity.as_ref())?;
     let last_event_id = last_event_id(headers);
     // A GET resuming a POST stream (SEP-1699 polling) carries what that stream's call sends
     // from now on; it attaches before the replay is read, so no event falls in between (an
@@ -84,6 +90,7 @@ async fn open(state: Arc<State>, req: Request) -> Result<Response, Rejection> {
         state: state.clone(),
         session: record.id.clone(),
         generation,
+        _client: client,
     };
     let first = replay(&state, &record.id, last_event_id.as_deref()).await;
     let replayed: HashSet<String> = first.iter().map(|e| e.id.clone()).collect();
@@ -99,6 +106,34 @@ async fn open(state: Arc<State>, req: Request) -> Result<Response, Rejection> {
     let live = live_events(rx, stop, attached, keepalive, replayed);
     let body = stream::iter(head).chain(live).map(Ok::<Bytes, Infallible>);
     Ok(sse::response(body))
+}
+
+/// The stream's place under its client's cap (its principal, else its address, behind a
+/// trusted proxy the forwarded one): `None` when the client is not known (a service mounted
+/// without the peer's address), a refusal when the client holds its most GET streams.
+fn client_place(
+    state: &State,
+    req: &Request,
+    identity: Option<&Identity>,
+) -> Result<Option<ClientSlot>, Rejection> {
+    let address = req
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|info| client_address(info.0.ip(), req.headers(), &state.config.trusted_proxies));
+    let Some(client) = counted_client(identity, address) else {
+        return Ok(None);
+    };
+    let max = state.config.max_get_streams_per_client;
+    match state.get_streams.acquire(client, max) {
+        Some(place) => Ok(Some(place)),
+        None => {
+            tracing::warn!(
+                max,
+                "GET stream refused: the client's stream limit is reached"
+            );
+            Err(TooManyGetStreams { max }.into())
+        }
+    }
 }
 
 /// What a stream attaching hears first: the session's dirty tool list (a GET stream), or, with

@@ -14,7 +14,9 @@
 //! * SSE comments keep the connection alive ([`HttpConfig::keepalive`]); a client that went
 //!   away is noticed at the latest at the next one, and its slot is freed.
 //! * At most [`HttpConfig::max_listen_streams`] streams are open at once; one more is refused
-//!   (503).
+//!   (503). At most [`HttpConfig::max_listen_streams_per_client`] of them are one client's
+//!   (its principal, else its address, forwarded by a trusted proxy); one more of that client
+//!   is refused (429, `Retry-After`), and the others still get theirs.
 //! * When the server closes the streams (graceful shutdown,
 //!   [`StreamableHttpService::close_streams`](super::StreamableHttpService::close_streams)),
 //!   each ends with the successful `subscriptions/listen` response (graceful closure).
@@ -25,6 +27,7 @@
 //!
 //! [`HttpConfig::keepalive`]: super::HttpConfig::keepalive
 //! [`HttpConfig::max_listen_streams`]: super::HttpConfig::max_listen_streams
+//! [`HttpConfig::max_listen_streams_per_client`]: super::HttpConfig::max_listen_streams_per_client
 
 use std::sync::Arc;
 
@@ -34,7 +37,10 @@ use bytes::Bytes;
 use serde_json::Value;
 
 use super::accept::Accept;
-use super::rejection::{CoreRefused, Dialect, Rejection, StreamNotAccepted, TooManyListenStreams};
+use super::rejection::{
+    CoreRefused, Dialect, Rejection, StreamNotAccepted, TooManyListenStreams,
+    TooManyListenStreamsForClient,
+};
 use super::sse::{self, KEEPALIVE};
 use super::state::State;
 use crate::serve::Listen as Admitted;
@@ -42,7 +48,7 @@ use crate::serve::stateless::listen::{Frame, Subscription, Unopened};
 
 /// Answers a `subscriptions/listen` request whose envelope and headers passed: the SSE
 /// stream, or a JSON-RPC refusal (406 without `text/event-stream` in `Accept`, 400 for a bad
-/// filter, 503 when the limit of open streams is reached).
+/// filter, 503 when the limit of open streams is reached, 429 when the caller's is).
 pub(crate) async fn open(state: &Arc<State>, accept: Accept, listen: Admitted) -> Response {
     match stream(state, accept, listen).await {
         Ok(response) => response,
@@ -62,17 +68,27 @@ async fn stream(
         };
         return Err((id, refusal.into()));
     }
-    let (max, keepalive) = (state.config.max_listen_streams, state.config.keepalive);
-    let subscription =
-        Subscription::open(&state.core, listen, &state.listeners, max, Some(keepalive))
-            .await
-            .map_err(|unopened| match unopened {
-                Unopened::Filter(error) => {
-                    let status = StatusCode::BAD_REQUEST;
-                    (id, CoreRefused { status, error }.into())
-                }
-                Unopened::TooMany { max } => (id, TooManyListenStreams { max }.into()),
-            })?;
+    let config = &state.config;
+    let max = (
+        config.max_listen_streams,
+        config.max_listen_streams_per_client,
+    );
+    let subscription = Subscription::open(
+        &state.core,
+        listen,
+        &state.listeners,
+        max,
+        Some(config.keepalive),
+    )
+    .await
+    .map_err(|unopened| match unopened {
+        Unopened::Filter(error) => {
+            let status = StatusCode::BAD_REQUEST;
+            (id, CoreRefused { status, error }.into())
+        }
+        Unopened::TooMany { max } => (id, TooManyListenStreams { max }.into()),
+        Unopened::TooManyForClient { max } => (id, TooManyListenStreamsForClient { max }.into()),
+    })?;
     Ok(sse::response(futures_util::stream::unfold(
         subscription,
         next,

@@ -55,8 +55,11 @@ async fn process(state: Arc<State>, req: Request) -> Result<Response, HttpError>
     // The stateless era and batches run boxed: their futures are several times the size of a
     // session call's, and every POST's future (boxed by the router) would otherwise be as
     // large as the largest of them (see docs/performance.md, "Future sizes").
+    // The client's address, behind a trusted proxy the forwarded one: a session is counted
+    // against it, and so is a listen stream.
+    let client = peer(&parts)
+        .map(|peer| super::forwarded::client_address(peer, headers, &state.config.trusted_proxies));
     if Era::of(version.names_stateless(), &message) == Era::Stateless {
-        let client = peer(&parts);
         let received = (message, body);
         let stateless = stateless_request(&state, &wire, (identity, client), accept, received);
         return Box::pin(stateless).await;
@@ -66,8 +69,6 @@ async fn process(state: Arc<State>, req: Request) -> Result<Response, HttpError>
         let id = Kind::of(&message).rejection_id();
         Rejection::from(UnsupportedVersion::new(raw)).write(Dialect::JsonRpc(id))
     })?;
-    let client = peer(&parts)
-        .map(|peer| super::forwarded::client_address(peer, headers, &state.config.trusted_proxies));
     let inbound = |message: Value, related: Related| Inbound {
         message,
         era: Era::Session,

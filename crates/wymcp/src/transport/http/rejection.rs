@@ -76,7 +76,7 @@ impl<T: Refuse + ?Sized> Refuse for Box<T> {
 /// Declares one refusal type: a unit struct or one with named fields, its status, its
 /// JSON-RPC code and its text (a format string over its fields); optionally its text in the
 /// JSON-RPC dialect (`rpc_text = "..";`) and the `Allow` header it is sent with
-/// (`allow = "..";`).
+/// (`allow = "..";`) or its `Retry-After` in seconds (`retry_after = "..";`).
 macro_rules! define_refusal {
     (
         #[status = $status:ident]
@@ -84,6 +84,7 @@ macro_rules! define_refusal {
         #[text = $text:literal]
         $(rpc_text = $rpc:literal;)?
         $(allow = $allow:literal;)?
+        $(retry_after = $retry:literal;)?
         $(#[$meta:meta])*
         struct $name:ident;
     ) => {
@@ -97,7 +98,7 @@ macro_rules! define_refusal {
             }
         }
 
-        define_refusal!(@refuse $name, $status, $code $(, rpc = $rpc)? $(, allow = $allow)?);
+        define_refusal!(@refuse $name, $status, $code $(, rpc = $rpc)? $(, allow = $allow)? $(, retry = $retry)?);
     };
     (
         #[status = $status:ident]
@@ -105,6 +106,7 @@ macro_rules! define_refusal {
         #[text = $text:literal]
         $(rpc_text = $rpc:literal;)?
         $(allow = $allow:literal;)?
+        $(retry_after = $retry:literal;)?
         $(#[$meta:meta])*
         struct $name:ident { $($(#[$fmeta:meta])* $field:ident: $ty:ty),+ $(,)? }
     ) => {
@@ -122,9 +124,9 @@ macro_rules! define_refusal {
             }
         }
 
-        define_refusal!(@refuse $name, $status, $code $(, rpc = $rpc)? $(, allow = $allow)?);
+        define_refusal!(@refuse $name, $status, $code $(, rpc = $rpc)? $(, allow = $allow)? $(, retry = $retry)?);
     };
-    (@refuse $name:ident, $status:ident, $code:expr $(, rpc = $rpc:literal)? $(, allow = $allow:literal)?) => {
+    (@refuse $name:ident, $status:ident, $code:expr $(, rpc = $rpc:literal)? $(, allow = $allow:literal)? $(, retry = $retry:literal)?) => {
         impl Refuse for $name {
             fn status(&self) -> StatusCode {
                 StatusCode::$status
@@ -140,6 +142,11 @@ macro_rules! define_refusal {
             $(
                 fn header(&self) -> Option<(HeaderName, HeaderValue)> {
                     Some((header::ALLOW, HeaderValue::from_static($allow)))
+                }
+            )?
+            $(
+                fn header(&self) -> Option<(HeaderName, HeaderValue)> {
+                    Some((header::RETRY_AFTER, HeaderValue::from_static($retry)))
                 }
             )?
         }
@@ -446,6 +453,50 @@ define_refusal! {
     }
 }
 
+// A client at one of its own caps is answered 429 (it holds too much; the others do not),
+// with `Retry-After`: the seconds after which a retry may find a place, if the client closed
+// one meanwhile. The server-wide caps stay 503.
+
+define_refusal! {
+    #[status = TOO_MANY_REQUESTS]
+    #[code = RpcError::INVALID_REQUEST]
+    #[text = "Too many listen streams for this client: the limit of {max} open subscriptions/listen streams per client is reached (StreamableHttp::max_listen_streams_per_client). Close one or try again later."]
+    retry_after = "5";
+    /// The caller holds
+    /// [`HttpConfig::max_listen_streams_per_client`](super::HttpConfig::max_listen_streams_per_client)
+    /// listen streams.
+    struct TooManyListenStreamsForClient {
+        max: usize,
+    }
+}
+
+define_refusal! {
+    #[status = TOO_MANY_REQUESTS]
+    #[code = RpcError::INVALID_REQUEST]
+    #[text = "Too many GET streams for this client: the limit of {max} open GET streams per client is reached (StreamableHttp::max_get_streams_per_client). Close one or try again later."]
+    retry_after = "5";
+    /// The caller holds
+    /// [`HttpConfig::max_get_streams_per_client`](super::HttpConfig::max_get_streams_per_client)
+    /// GET streams.
+    struct TooManyGetStreams {
+        max: usize,
+    }
+}
+
+define_refusal! {
+    #[status = TOO_MANY_REQUESTS]
+    #[code = RpcError::INVALID_REQUEST]
+    #[text = "Too many connections from this client: the limit of {max} open connections per client is reached (ConnectionLimits::max_connections_per_client). Close one or try again later."]
+    retry_after = "1";
+    /// The connection's address holds
+    /// [`ConnectionLimits::max_connections_per_client`](super::ConnectionLimits::max_connections_per_client)
+    /// connections: the connection's first request is answered with this (written plain:
+    /// the request is not read), then the connection is closed.
+    struct TooManyConnections {
+        max: usize,
+    }
+}
+
 define_refusal! {
     #[status = METHOD_NOT_ALLOWED]
     #[code = RpcError::INVALID_REQUEST]
@@ -574,6 +625,9 @@ composite_rejection! {
         SessionStoreUnavailable(SessionStoreUnavailable),
         EventLogUnavailable(EventLogUnavailable),
         TooManyListenStreams(TooManyListenStreams),
+        TooManyListenStreamsForClient(TooManyListenStreamsForClient),
+        TooManyGetStreams(TooManyGetStreams),
+        TooManyConnections(TooManyConnections),
         StatelessMethodNotAllowed(StatelessMethodNotAllowed),
         MethodNotAllowed(MethodNotAllowed),
         /// Boxed: an error object is larger than every other refusal.

@@ -107,9 +107,16 @@ impl HttpServer {
         let app = app
             .merge(self.service.endpoint_router("/mcp"))
             .fallback_service(self.service);
-        serve_connections(self.listener, app, &self.limits, shutdown, move || {
-            closer.close_streams();
-        })
+        let trusted = closer.config().trusted_proxies.clone();
+        serve_connections(
+            self.listener,
+            app,
+            (&self.limits, &trusted),
+            shutdown,
+            move || {
+                closer.close_streams();
+            },
+        )
         .await;
         Ok(())
     }

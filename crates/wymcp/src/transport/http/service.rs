@@ -90,6 +90,7 @@ impl StreamableHttpService {
             auth: builder.auth,
             auth_module: builder.auth_module,
             listeners: crate::serve::Listeners::default(),
+            get_streams: crate::serve::ClientCounts::default(),
         });
         let card = Arc::new(super::card::CardDocument::new(state.core.server()));
         let router = Router::new()

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::auth::Authenticate;
 use super::config::HttpConfig;
-use crate::serve::{Core, Listeners};
+use crate::serve::{ClientCounts, Core, Listeners};
 
 /// Shared by every request of one service.
 pub(crate) struct State {
@@ -17,4 +17,6 @@ pub(crate) struct State {
     pub(crate) auth_module: &'static str,
     /// The open `subscriptions/listen` streams (2026-07-28).
     pub(crate) listeners: Listeners,
+    /// The GET streams each client holds open.
+    pub(crate) get_streams: ClientCounts,
 }

@@ -74,14 +74,21 @@ impl Listens {
 /// many, is answered at once.
 async fn run(shared: &Shared, listen: Listen) {
     let id = listen.id.clone();
-    let opened = Subscription::open(&shared.core, listen, &shared.listeners, shared.max, None);
+    let opened = Subscription::open(
+        &shared.core,
+        listen,
+        &shared.listeners,
+        (shared.max, usize::MAX),
+        None,
+    );
     let mut subscription = match opened.await {
         Ok(subscription) => subscription,
         Err(Unopened::Filter(error)) => {
             shared.out.line(failure(id, &error).to_string());
             return;
         }
-        Err(Unopened::TooMany { max }) => {
+        // stdio has one client, whom no per-client cap counts.
+        Err(Unopened::TooMany { max } | Unopened::TooManyForClient { max }) => {
             let reason = format!(
                 "Too many listen streams: the limit of {max} open subscriptions/listen streams is reached. Cancel one or try again later."
             );
