@@ -34,12 +34,28 @@ pub const DEFAULT_MAX_PAGES: usize = 100;
 ///     .await?;
 /// # Ok(()) }
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 #[must_use = "a builder does nothing until `connect`"]
 pub struct ClientBuilder {
     pub(crate) url: String,
+    /// Name, value, and whether the value is a secret (kept out of `Debug`).
     pub(crate) headers: Vec<(String, String, bool)>,
     pub(crate) settings: Settings,
+}
+
+impl std::fmt::Debug for ClientBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let headers: Vec<(&str, &str)> = self
+            .headers
+            .iter()
+            .map(|(name, value, secret)| (name.as_str(), if *secret { "<secret>" } else { value }))
+            .collect();
+        f.debug_struct("ClientBuilder")
+            .field("url", &self.url)
+            .field("headers", &headers)
+            .field("settings", &self.settings)
+            .finish()
+    }
 }
 
 /// The settings a connected client keeps.
@@ -81,8 +97,8 @@ impl ClientBuilder {
         self
     }
 
-    /// `Authorization: Bearer <token>` on every request (kept out of `Debug` output by the
-    /// HTTP library: the value is marked sensitive).
+    /// `Authorization: Bearer <token>` on every request (kept out of `Debug` output: the
+    /// builder's and the HTTP library's, where the value is marked sensitive).
     pub fn bearer_token(mut self, token: impl AsRef<str>) -> Self {
         let value = format!("Bearer {}", token.as_ref());
         self.headers.push(("authorization".to_owned(), value, true));
@@ -156,5 +172,23 @@ impl ClientBuilder {
     /// Connects: negotiates the era and, in the session era, opens the session.
     pub async fn connect(self) -> Result<Client, ClientError> {
         Client::connect(self).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ClientBuilder;
+
+    #[test]
+    fn a_bearer_token_stays_out_of_debug_output() {
+        let builder = ClientBuilder::new("http://127.0.0.1:1/mcp")
+            .bearer_token("s3cret")
+            .header("x-tenant", "acme");
+        let shown = format!("{builder:?}");
+        assert!(!shown.contains("s3cret"), "{shown}");
+        assert!(
+            shown.contains("acme") && shown.contains("<secret>"),
+            "{shown}"
+        );
     }
 }
