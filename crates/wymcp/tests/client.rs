@@ -44,8 +44,9 @@ impl PlainTool for Fixture {
             }
             "big" => Ok(CallOutput::text("x".repeat(64 * 1024))),
             "chatty" => {
+                // Not log messages: the stateless era sends those only at a requested level.
                 for i in 0..3 {
-                    ctx.notify("notifications/message", json!({"level": "info", "data": i}));
+                    ctx.notify("notifications/test/chatter", json!({"data": i}));
                 }
                 Ok(CallOutput::text("said three things"))
             }
@@ -305,20 +306,27 @@ async fn an_answer_over_the_size_limit_is_refused_naming_the_limit() {
 #[tokio::test]
 async fn notifications_before_the_answer_are_queued_up_to_the_limit() {
     let http = serve().await;
-    let client = Client::builder(&http.url)
-        .versions(ProtocolVersion::SESSION_ERA)
-        .max_notifications(2)
-        .connect()
-        .await
-        .unwrap();
-    let result = client.call_tool("chatty", json!({})).await.unwrap();
-    assert_eq!(result.text(), "said three things");
-    let notes = client.drain_notifications();
-    let data: Vec<&Value> = notes.iter().map(|n| &n.params().unwrap()["data"]).collect();
-    assert_eq!(data, [&json!(0), &json!(1)]);
-    assert!(notes.iter().all(|n| n.method() == "notifications/message"));
-    assert_eq!(client.dropped_notifications(), 1);
-    assert!(client.drain_notifications().is_empty());
+    for versions in [&ProtocolVersion::ALL[..], &ProtocolVersion::SESSION_ERA[..]] {
+        let client = Client::builder(&http.url)
+            .versions(versions.iter().copied())
+            .max_notifications(2)
+            .connect()
+            .await
+            .unwrap();
+        let era = client.protocol_version();
+        let result = client.call_tool("chatty", json!({})).await.unwrap();
+        assert_eq!(result.text(), "said three things");
+        let notes = client.drain_notifications();
+        let data: Vec<&Value> = notes.iter().map(|n| &n.params().unwrap()["data"]).collect();
+        assert_eq!(data, [&json!(0), &json!(1)], "{era}");
+        assert!(
+            notes
+                .iter()
+                .all(|n| n.method() == "notifications/test/chatter")
+        );
+        assert_eq!(client.dropped_notifications(), 1, "{era}");
+        assert!(client.drain_notifications().is_empty());
+    }
 }
 
 #[tokio::test]
