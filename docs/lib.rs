@@ -25,6 +25,8 @@ pub mod guide_doctests {
     pub struct Transports;
     #[doc = include_str!("auth.md")]
     pub struct Auth;
+    #[doc = include_str!("client.md")]
+    pub struct Client;
     #[doc = include_str!("subscriptions.md")]
     pub struct Subscriptions;
     #[doc = include_str!("skills.md")]

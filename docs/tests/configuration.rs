@@ -1,8 +1,9 @@
 //! `docs/configuration.md` lists every public method of every builder: each `pub fn` of
 //! `impl ServerBuilder`, `impl Limits`, `impl StreamableHttp`, `impl BearerAuth`,
-//! `impl StdioConfig`, `impl Cli`, `impl Invocation`, `impl JwtAuthBuilder` and
-//! `impl IntrospectionAuthBuilder` (found wherever they are in `crates/wymcp/src`) appears as `` `.name( ``
-//! in the page's section for it. A method added without its line fails here.
+//! `impl StdioConfig`, `impl Cli`, `impl Invocation`, `impl JwtAuthBuilder`,
+//! `impl IntrospectionAuthBuilder` and `impl ClientBuilder` (found wherever they are in
+//! `crates/wymcp/src`) appears as `` `.name( `` in the page's section for it. A method added
+//! without its line fails here.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -98,6 +99,7 @@ fn configuration_md_lists_every_public_builder_method() {
         ("Invocation", "From the command line", &[][..]),
         ("JwtAuthBuilder", "JWT auth", &[][..]),
         ("IntrospectionAuthBuilder", "Opaque tokens", &[][..]),
+        ("ClientBuilder", "The client", &[][..]),
     ];
     let mut missing = Vec::new();
     for (ty, heading, constructors) in builders {

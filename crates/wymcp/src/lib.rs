@@ -51,6 +51,7 @@
 //! |---|---|---|
 //! | `http` | on | [`transport::http`] (Streamable HTTP on axum and hyper), `--port`/`--bind` in [`run`] |
 //! | `stdio` | on | [`transport::stdio`], `--stdio` in [`run`] |
+//! | `client` | off | `wymcp::client`: an MCP client over Streamable HTTP (reqwest with rustls): both eras, tools, a timeout and limits on every answer |
 //! | `jwt` | off | `transport::http::jwt::JwtAuth`: JWT access tokens verified against static keys or a JWKS URL (jsonwebtoken, reqwest with rustls) |
 //!
 //! Features only add. A stdio-only server builds no HTTP stack:
@@ -68,6 +69,8 @@
 )]
 
 pub mod card;
+#[cfg(feature = "client")]
+pub mod client;
 pub mod completion;
 mod context;
 mod dispatch;

@@ -1,0 +1,278 @@
+//! One Streamable HTTP exchange: a POST (or the closing DELETE) with the client's headers, its
+//! answer read as JSON or as an SSE stream, every read bounded and the whole under the timeout.
+
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use serde_json::Value;
+
+use crate::protocol::RpcError;
+
+use super::builder::Settings;
+use super::notifications::{Notification, Queue};
+use super::sse::SseReader;
+use super::{ClientError, Limit, Malformed, TransportError};
+
+/// What every exchange shares: the HTTP client, the endpoint, the user's headers, the limits
+/// and the queue of notifications.
+#[derive(Debug)]
+pub(crate) struct Connection {
+    pub(crate) http: reqwest::Client,
+    pub(crate) url: reqwest::Url,
+    pub(crate) headers: HeaderMap,
+    pub(crate) settings: Settings,
+    pub(crate) notes: Queue,
+}
+
+/// A request's answer: the response's headers and the JSON-RPC `result` (`null` for a
+/// notification's 202).
+#[derive(Debug)]
+pub(crate) struct Answer {
+    pub(crate) headers: HeaderMap,
+    pub(crate) result: Value,
+}
+
+impl Connection {
+    /// POSTs `body` (a request with `id`, or a notification when `id` is `None`) with
+    /// `extra` headers, under the timeout.
+    pub(crate) async fn post(
+        &self,
+        method: &str,
+        id: Option<i64>,
+        body: &Value,
+        extra: HeaderMap,
+    ) -> Result<Answer, ClientError> {
+        let exchange = self.exchange(method, id, body, extra);
+        tokio::time::timeout(self.settings.timeout, exchange)
+            .await
+            .map_err(|_| ClientError::Timeout {
+                method: method.to_owned(),
+                after: self.settings.timeout,
+            })?
+    }
+
+    /// DELETEs the session (`extra` carries its id), under the timeout. A server that does
+    /// not let clients end sessions answers 405: not an error.
+    pub(crate) async fn delete(&self, extra: HeaderMap) -> Result<(), ClientError> {
+        const METHOD: &str = "DELETE";
+        let request = self
+            .http
+            .delete(self.url.clone())
+            .headers(self.headers.clone())
+            .headers(extra)
+            .send();
+        let response = tokio::time::timeout(self.settings.timeout, request)
+            .await
+            .map_err(|_| ClientError::Timeout {
+                method: METHOD.to_owned(),
+                after: self.settings.timeout,
+            })?
+            .map_err(|e| transport(METHOD, e))?;
+        let status = response.status();
+        if status.is_success() || status == reqwest::StatusCode::METHOD_NOT_ALLOWED {
+            return Ok(());
+        }
+        Err(status_error(METHOD, status, None))
+    }
+
+    async fn exchange(
+        &self,
+        method: &str,
+        id: Option<i64>,
+        body: &Value,
+        extra: HeaderMap,
+    ) -> Result<Answer, ClientError> {
+        let mut response = self
+            .http
+            .post(self.url.clone())
+            .headers(self.headers.clone())
+            .header(ACCEPT, "application/json, text/event-stream")
+            .header(CONTENT_TYPE, "application/json")
+            .headers(extra)
+            .body(body.to_string())
+            .send()
+            .await
+            .map_err(|e| transport(method, e))?;
+        let status = response.status();
+        let headers = response.headers().clone();
+        let Some(id) = id else {
+            return if status.is_success() {
+                Ok(Answer {
+                    headers,
+                    result: Value::Null,
+                })
+            } else {
+                Err(status_error(method, status, None))
+            };
+        };
+        let is_sse = headers
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.trim_start().starts_with("text/event-stream"));
+        let result = if status.is_success() && is_sse {
+            self.read_sse(method, id, &mut response).await?
+        } else {
+            let bytes = self.read_body(method, &mut response).await?;
+            let message: Option<Value> = serde_json::from_slice(&bytes).ok();
+            if !status.is_success() {
+                // The refusal's JSON-RPC error (a 400's `-32020`, a 404's `-32601`), whatever
+                // id it carries, goes with the status.
+                let error = message.as_ref().and_then(rpc_error);
+                return Err(status_error(method, status, error));
+            }
+            let Some(message) = message else {
+                return Err(malformed(method, Malformed::NotJson));
+            };
+            if !headers
+                .get(CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|v| v.trim_start().starts_with("application/json"))
+            {
+                return Err(malformed(method, Malformed::ContentType));
+            }
+            response_to(method, id, message)?
+        };
+        Ok(Answer { headers, result })
+    }
+
+    /// The body, refused past [`Limit::AnswerBytes`] before more is held.
+    async fn read_body(
+        &self,
+        method: &str,
+        response: &mut reqwest::Response,
+    ) -> Result<Vec<u8>, ClientError> {
+        let max = self.settings.max_answer_bytes;
+        let too_large = || ClientError::LimitExceeded {
+            method: method.to_owned(),
+            limit: Limit::AnswerBytes { max },
+        };
+        if response
+            .content_length()
+            .is_some_and(|len| len > max as u64)
+        {
+            return Err(too_large());
+        }
+        let mut body = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(|e| transport(method, e))? {
+            if body.len() + chunk.len() > max {
+                return Err(too_large());
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(body)
+    }
+
+    /// Reads SSE events until the response to `id`; notifications before it go to the queue;
+    /// other messages (requests of the server: out of this client's scope) are skipped.
+    async fn read_sse(
+        &self,
+        method: &str,
+        id: i64,
+        response: &mut reqwest::Response,
+    ) -> Result<Value, ClientError> {
+        let max = self.settings.max_answer_bytes;
+        let mut reader = SseReader::new(self.settings.max_event_bytes);
+        let mut read = 0usize;
+        let mut answer: Option<Result<Value, ClientError>> = None;
+        while let Some(chunk) = response.chunk().await.map_err(|e| transport(method, e))? {
+            read += chunk.len();
+            if read > max {
+                return Err(ClientError::LimitExceeded {
+                    method: method.to_owned(),
+                    limit: Limit::AnswerBytes { max },
+                });
+            }
+            reader
+                .feed(&chunk, |data| {
+                    if data.iter().all(u8::is_ascii_whitespace) {
+                        return true; // a priming event: an id and no message
+                    }
+                    let Ok(message) = serde_json::from_slice::<Value>(&data) else {
+                        answer = Some(Err(malformed(method, Malformed::NotJson)));
+                        return false;
+                    };
+                    if message.get("id").and_then(Value::as_i64) == Some(id)
+                        && message.get("method").is_none()
+                    {
+                        answer = Some(response_to(method, id, message));
+                        return false;
+                    }
+                    if let Some(note) = Notification::of(message) {
+                        self.notes.push(note);
+                    }
+                    true
+                })
+                .map_err(|_| ClientError::LimitExceeded {
+                    method: method.to_owned(),
+                    limit: Limit::EventBytes {
+                        max: self.settings.max_event_bytes,
+                    },
+                })?;
+            if let Some(answer) = answer {
+                return answer;
+            }
+        }
+        Err(malformed(method, Malformed::StreamEnded))
+    }
+}
+
+/// The `result` of the JSON-RPC response to `id`, or its error.
+fn response_to(method: &str, id: i64, mut message: Value) -> Result<Value, ClientError> {
+    if let Some(error) = rpc_error(&message) {
+        return Err(ClientError::Rpc {
+            method: method.to_owned(),
+            error,
+        });
+    }
+    let obj = message.as_object_mut();
+    match obj {
+        Some(obj) if obj.get("id").and_then(Value::as_i64) == Some(id) => obj
+            .remove("result")
+            .filter(Value::is_object)
+            .ok_or_else(|| malformed(method, Malformed::NotTheResponse)),
+        _ => Err(malformed(method, Malformed::NotTheResponse)),
+    }
+}
+
+/// The JSON-RPC error a message carries, when it is one (an integer `code`, a string
+/// `message`).
+fn rpc_error(message: &Value) -> Option<RpcError> {
+    let error = message.get("error")?;
+    let code = error.get("code")?.as_i64()?;
+    let text = error.get("message")?.as_str()?;
+    Some(RpcError::new(code, text, error.get("data").cloned()))
+}
+
+/// A header the client derives (a method or a tool name), or
+/// [`ClientError::InvalidHeader`] naming it.
+pub(crate) fn header(
+    headers: &mut HeaderMap,
+    name: &'static str,
+    value: &str,
+) -> Result<(), ClientError> {
+    let value = HeaderValue::from_str(value).map_err(|_| ClientError::InvalidHeader {
+        name: name.to_owned(),
+    })?;
+    headers.insert(HeaderName::from_static(name), value);
+    Ok(())
+}
+
+fn transport(method: &str, error: reqwest::Error) -> ClientError {
+    ClientError::Transport {
+        method: method.to_owned(),
+        source: TransportError::new(error),
+    }
+}
+
+fn status_error(method: &str, status: reqwest::StatusCode, error: Option<RpcError>) -> ClientError {
+    ClientError::Status {
+        method: method.to_owned(),
+        status: status.as_u16(),
+        error,
+    }
+}
+
+fn malformed(method: &str, what: Malformed) -> ClientError {
+    ClientError::Malformed {
+        method: method.to_owned(),
+        what,
+    }
+}

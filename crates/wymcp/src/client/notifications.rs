@@ -1,0 +1,108 @@
+//! [`Notification`]: a server's notification seen on an answer's SSE stream, and the bounded
+//! queue that holds them until the user drains it.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
+
+use serde_json::Value;
+
+/// A notification the server sent on the SSE stream of an answer, before the response
+/// (`notifications/progress`, `notifications/message`, ...), as it came.
+///
+/// ```no_run
+/// # async fn run(client: wymcp::client::Client) {
+/// for note in client.drain_notifications() {
+///     println!("{}: {:?}", note.method(), note.params());
+/// }
+/// # }
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Notification {
+    method: String,
+    params: Option<Value>,
+}
+
+impl Notification {
+    /// The method, e.g. `notifications/progress`.
+    pub fn method(&self) -> &str {
+        &self.method
+    }
+
+    /// The params, when sent.
+    pub fn params(&self) -> Option<&Value> {
+        self.params.as_ref()
+    }
+
+    /// Reads a JSON-RPC notification (a `method` and no `id`); `None` for any other message.
+    pub(crate) fn of(mut message: Value) -> Option<Notification> {
+        let obj = message.as_object_mut()?;
+        if obj.contains_key("id") {
+            return None;
+        }
+        let Some(Value::String(method)) = obj.remove("method") else {
+            return None;
+        };
+        Some(Notification {
+            method,
+            params: obj.remove("params"),
+        })
+    }
+}
+
+/// At most `max` notifications, oldest first. One that arrives when the queue is full is
+/// dropped and counted: a call's answer is never lost because the queue was not drained.
+#[derive(Debug)]
+pub(crate) struct Queue {
+    items: Mutex<VecDeque<Notification>>,
+    max: usize,
+    dropped: AtomicU64,
+}
+
+impl Queue {
+    pub(crate) fn new(max: usize) -> Self {
+        Queue {
+            items: Mutex::new(VecDeque::new()),
+            max,
+            dropped: AtomicU64::new(0),
+        }
+    }
+
+    pub(crate) fn push(&self, note: Notification) {
+        let mut items = self.items.lock().unwrap_or_else(PoisonError::into_inner);
+        if items.len() >= self.max {
+            self.dropped.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        items.push_back(note);
+    }
+
+    pub(crate) fn drain(&self) -> Vec<Notification> {
+        let mut items = self.items.lock().unwrap_or_else(PoisonError::into_inner);
+        items.drain(..).collect()
+    }
+
+    pub(crate) fn dropped(&self) -> u64 {
+        self.dropped.load(Ordering::Relaxed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{Notification, Queue};
+
+    #[test]
+    fn a_full_queue_drops_and_counts_what_arrives() {
+        let queue = Queue::new(2);
+        for i in 0..3 {
+            let note = json!({"jsonrpc": "2.0", "method": "n", "params": {"i": i}});
+            queue.push(Notification::of(note).expect("a notification"));
+        }
+        let kept: Vec<_> = queue.drain().iter().map(|n| n.params().cloned()).collect();
+        assert_eq!(kept, [Some(json!({"i": 0})), Some(json!({"i": 1}))]);
+        assert_eq!(queue.dropped(), 1);
+        assert!(Notification::of(json!({"jsonrpc": "2.0", "id": 1, "method": "ping"})).is_none());
+    }
+}
