@@ -52,6 +52,9 @@
 //! | `http` | on | [`transport::http`] (Streamable HTTP on axum and hyper), `--port`/`--bind` in [`run`] |
 //! | `stdio` | on | [`transport::stdio`], `--stdio` in [`run`] |
 //! | `jwt` | off | `transport::http::jwt::JwtAuth`: JWT access tokens verified against static keys or a JWKS URL (jsonwebtoken, reqwest with rustls) |
+//! | `rate-limit` | off | `middleware::RateLimitLayer` and `RateLimitStore`: a token bucket per caller (governor) |
+//! | `skills` | off | `skill` and `ServerBuilder::skill`/`skills`: the skills extension, `SKILL.md` files served as `skill://` resources (serde_norway for their YAML frontmatter) |
+//! | `idn` | off | the value gate's `idn-email` and `idn-hostname` formats (jsonschema's `idna`) |
 //!
 //! Features only add. A stdio-only server builds no HTTP stack:
 //! `wymcp = { version = "0.1", default-features = false, features = ["stdio"] }`. With neither,
@@ -86,6 +89,7 @@ mod run;
 mod serve;
 mod server;
 pub mod session;
+#[cfg(feature = "skills")]
 pub mod skill;
 pub mod task;
 pub mod testing;
