@@ -53,6 +53,9 @@
 //! | `stdio` | on | [`transport::stdio`], `--stdio` in [`run`] |
 //! | `client` | off | `wymcp::client`: an MCP client over Streamable HTTP (reqwest with rustls): both eras, tools, a timeout and limits on every answer |
 //! | `jwt` | off | `transport::http::jwt::JwtAuth`: JWT access tokens verified against static keys or a JWKS URL (jsonwebtoken, reqwest with rustls) |
+//! | `rate-limit` | off | `middleware::RateLimitLayer` and `RateLimitStore`: a token bucket per caller (governor) |
+//! | `skills` | off | `skill` and `ServerBuilder::skill`/`skills`: the skills extension, `SKILL.md` files served as `skill://` resources (serde_norway for their YAML frontmatter) |
+//! | `idn` | off | the value gate's `idn-email` and `idn-hostname` formats (jsonschema's `idna`) |
 //!
 //! Features only add. A stdio-only server builds no HTTP stack:
 //! `wymcp = { version = "0.1", default-features = false, features = ["stdio"] }`. With neither,
@@ -89,6 +92,7 @@ mod run;
 mod serve;
 mod server;
 pub mod session;
+#[cfg(feature = "skills")]
 pub mod skill;
 pub mod task;
 pub mod testing;

@@ -12,9 +12,10 @@
 //! `errorType`, never a JSON-RPC error (a method other than `tools/call` answers the JSON-RPC
 //! error `-32000` carrying the same payload). tower's own errors are answered the same way
 //! (`timeout` for `TimeoutLayer`, `overloaded` for `LoadShedLayer`); any other error is
-//! `middleware_error`. The ready-made policies: [`RateLimitLayer`], [`CallConcurrencyLayer`],
-//! [`ResultSizeLimitLayer`], [`CallTimeoutLayer`], [`AuditLayer`]. `docs/middleware.md` has
-//! the model, the order and every refusal's text.
+//! `middleware_error`. The ready-made policies: [`CallConcurrencyLayer`],
+//! [`ResultSizeLimitLayer`], [`CallTimeoutLayer`], [`AuditLayer`], and with the `rate-limit`
+//! feature `RateLimitLayer` (a token bucket per caller, on `governor`). `docs/middleware.md`
+//! has the model, the order and every refusal's text.
 //!
 //! A server without layers runs its operations as it did without this module: no service, no
 //! box, no operation is built.
@@ -69,7 +70,9 @@ mod audit;
 mod concurrency;
 mod key;
 mod operation;
+#[cfg(feature = "rate-limit")]
 mod rate_limit;
+#[cfg(feature = "rate-limit")]
 mod rate_store;
 mod refusal;
 mod response;
@@ -84,7 +87,9 @@ pub use concurrency::{CallConcurrency, CallConcurrencyLayer};
 pub use key::Per;
 pub use operation::Operation;
 pub(crate) use operation::Serve;
+#[cfg(feature = "rate-limit")]
 pub use rate_limit::{RateLimit, RateLimitLayer};
+#[cfg(feature = "rate-limit")]
 pub use rate_store::{RateLimitStore, RateLimitStoreError};
 pub use refusal::Refusal;
 pub use response::Response;

@@ -1,5 +1,5 @@
 //! [`RateLimitLayer`]: a token bucket per caller (GCRA, `governor`; or in a shared
-//! [`RateLimitStore`]), refused `rate_limited` with `retryAfterMs`.
+//! [`RateLimitStore`]), refused `rate_limited` with `retryAfterMs`. The `rate-limit` feature.
 
 use std::num::NonZeroU32;
 use std::sync::Arc;
@@ -27,6 +27,9 @@ const SWEEP_EVERY: u64 = 1024;
 /// is one set of buckets (attach it to a tool or an action for a budget of its own). The
 /// buckets live in this process, so each node of a deployment counts on its own, unless
 /// [`shared`](Self::shared) puts them in a store every node uses.
+///
+/// Needs the `rate-limit` feature (`wymcp = { version = "0.1", features = ["rate-limit"] }`),
+/// off by default: `governor` is built only for it.
 ///
 /// ```
 /// use std::num::NonZeroU32;

@@ -17,6 +17,8 @@ pub struct RateLimitStoreError(pub String);
 /// A bucket follows GCRA, the rule `governor` applies in process: one token comes back every
 /// `interval`, and a bucket holds at most `burst` of them.
 ///
+/// Needs the `rate-limit` feature, as the layer does.
+///
 /// ```
 /// use std::time::Duration;
 /// use futures_util::future::BoxFuture;

@@ -53,6 +53,7 @@ pub struct ServerBuilder {
     templates: Vec<ResourceTemplate>,
     prompts: Vec<Arc<dyn DynPrompt>>,
     completions: Vec<PendingCompletion>,
+    #[cfg(feature = "skills")]
     skills: Vec<crate::skill::Skill>,
     pub(super) tasks: crate::task::Tasks,
     pub(super) user_state: Option<Arc<dyn crate::user_state::UserStateStore>>,
@@ -112,6 +113,7 @@ impl ServerBuilder {
             templates: Vec::new(),
             prompts: Vec::new(),
             completions: Vec::new(),
+            #[cfg(feature = "skills")]
             skills: Vec::new(),
             tasks: crate::task::Tasks::default(),
             user_state: None,
@@ -232,14 +234,16 @@ impl ServerBuilder {
 
     /// Serves a skill (the skills extension, [`crate::skill`]): its files as `skill://`
     /// resources, listed by `skills/list` in the order added; `build()` refuses a skill that
-    /// breaks the extension's rules.
+    /// breaks the extension's rules. Needs the `skills` feature.
+    #[cfg(feature = "skills")]
     pub fn skill(mut self, skill: crate::skill::Skill) -> Self {
         self.skills.push(skill);
         self
     }
 
     /// Serves every skill of `skills` (from [`Skill::load_all`](crate::skill::Skill::load_all),
-    /// say), in order.
+    /// say), in order. Needs the `skills` feature.
+    #[cfg(feature = "skills")]
     pub fn skills(mut self, skills: impl IntoIterator<Item = crate::skill::Skill>) -> Self {
         self.skills.extend(skills);
         self
@@ -303,7 +307,7 @@ impl ServerBuilder {
     /// ```
     /// use std::time::Duration;
     /// use wymcp::Server;
-    /// use wymcp::middleware::RateLimitLayer;
+    /// use wymcp::middleware::RateLimitLayer; // the `rate-limit` feature
     ///
     /// let server = Server::builder()
     ///     .layer(tower::limit::ConcurrencyLimitLayer::new(64))
@@ -330,7 +334,7 @@ impl ServerBuilder {
     /// ```
     /// use std::num::NonZeroU32;
     /// use wymcp::Server;
-    /// use wymcp::middleware::RateLimitLayer;
+    /// use wymcp::middleware::RateLimitLayer; // the `rate-limit` feature
     ///
     /// let five = NonZeroU32::new(5).unwrap();
     /// let server = Server::builder().call_layer(RateLimitLayer::per_second(five)).build().unwrap();
@@ -445,11 +449,13 @@ impl ServerBuilder {
         check_layers(&self.layers, &tools)?;
         check_task_tools(&self.tasks, &tools)?;
         tools.push(Arc::new(RegisteredTool::help()));
-        let (skills, mut skill_files) = crate::skill::registry::SkillRegistry::build(self.skills)?;
-        let mut resources = self.resources;
-        resources.append(&mut skill_files);
+        // The skills' files are resources too.
+        #[cfg(feature = "skills")]
+        let (skills, skill_files) = crate::skill::registry::SkillRegistry::build(self.skills)?;
+        #[cfg(not(feature = "skills"))]
+        let skill_files = Vec::new();
         let resources = ResourceRegistry::build(
-            resources,
+            self.resources.into_iter().chain(skill_files).collect(),
             self.templates,
             (&self.limits, show_with_scope),
             self.subscription_store,
@@ -464,6 +470,7 @@ impl ServerBuilder {
             resources,
             prompts,
             completions,
+            #[cfg(feature = "skills")]
             skills,
             tasks,
             hub,

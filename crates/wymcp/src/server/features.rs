@@ -42,6 +42,7 @@ pub(crate) struct Features {
     pub(crate) prompts: PromptRegistry,
     pub(crate) completions: CompletionRegistry,
     /// The skills extension's skills (their files are in `resources`).
+    #[cfg(feature = "skills")]
     pub(crate) skills: crate::skill::registry::SkillRegistry,
     /// The tasks extension: the tools that run as tasks, the store, the running calls.
     pub(crate) tasks: crate::task::Tasks,
@@ -71,6 +72,7 @@ impl Default for Features {
             resources: ResourceRegistry::default(),
             prompts: PromptRegistry::default(),
             completions: CompletionRegistry::default(),
+            #[cfg(feature = "skills")]
             skills: crate::skill::registry::SkillRegistry::default(),
             tasks: crate::task::Tasks::default(),
             page_size: paging::DEFAULT_PAGE_SIZE,
@@ -147,9 +149,10 @@ impl Server {
         }
         if stateless {
             let mut extensions = Map::new();
+            #[cfg(feature = "skills")]
             if !features.skills.is_empty() {
                 let skills = json!({ "directoryRead": true });
-                extensions.insert(crate::skill::SKILLS_EXTENSION.into(), skills);
+                extensions.insert(crate::protocol::extensions::SKILLS_EXTENSION.into(), skills);
             }
             if features.tasks.is_enabled() {
                 extensions.insert(crate::task::TASKS_EXTENSION.into(), json!({}));
@@ -282,8 +285,13 @@ impl Server {
                 Ok(json!({}))
             }
             Method::PromptsList => prompts.list(&object()?, size, (version, ctx.identity())),
+            // Without the `skills` feature no server declares the extension, so its methods
+            // are refused before they get here (and fall to the last arm if they did).
+            #[cfg(feature = "skills")]
             Method::SkillsList => features.skills.list(&object()?, size),
+            #[cfg(feature = "skills")]
             Method::SkillsGet => features.skills.get(&object()?),
+            #[cfg(feature = "skills")]
             Method::ResourcesDirectoryRead => features.skills.read_directory(&object()?, size),
             Method::PromptsGet => prompts.get(object()?, ctx).await,
             Method::Complete => {

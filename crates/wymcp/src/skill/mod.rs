@@ -3,6 +3,10 @@
 //! `skills/get`, their folders listed by `resources/directory/read` (the stateless era,
 //! 2026-07-28, where extensions are declared).
 //!
+//! Needs the `skills` feature (`wymcp = { version = "0.1", features = ["skills"] }`), off by
+//! default: a `SKILL.md`'s frontmatter is YAML, read with `serde_norway`, built only for it.
+//! Without it a server declares no skills extension and answers its methods as unknown.
+//!
 //! A [`Skill`] is a `SKILL.md` (YAML frontmatter with at least `name` and `description`)
 //! and the files beside it, registered in code or read from a folder. Every file becomes a
 //! resource at `skill://<prefix>/<name>/<path>`; the listing entry carries the frontmatter
