@@ -140,7 +140,7 @@ async fn discover(
         .as_array()
         .ok_or(ClientError::Malformed {
             method: DISCOVER.to_owned(),
-            what: Malformed::Result,
+            what: Malformed::ResultShape,
         })?
         .iter()
         .filter_map(|v| v.as_str()?.parse().ok())
@@ -171,7 +171,7 @@ async fn initialize(
     let Some(answered) = answer.result["protocolVersion"].as_str() else {
         return Err(ClientError::Malformed {
             method: INITIALIZE.to_owned(),
-            what: Malformed::Result,
+            what: Malformed::ResultShape,
         });
     };
     let agreed = answered

@@ -86,7 +86,9 @@ pub enum Malformed {
     ContentType,
     /// The result lacks a member the method's result must carry, or has it of the wrong type
     /// (a `tools/list` without its `tools` array, an `initialize` without `protocolVersion`).
-    Result,
+    /// Not named `Result`: a public item of that name makes rustc write `std::result::Result`
+    /// in full in the diagnostics of every crate that uses wymcp.
+    ResultShape,
 }
 
 impl fmt::Display for Malformed {
@@ -98,7 +100,7 @@ impl fmt::Display for Malformed {
             Malformed::ContentType => {
                 "the Content-Type is neither application/json nor text/event-stream"
             }
-            Malformed::Result => "the result lacks a member its method requires",
+            Malformed::ResultShape => "the result lacks a member its method requires",
         })
     }
 }

@@ -148,7 +148,7 @@ impl Client {
             let Some(Value::Array(items)) = page.get_mut("tools").map(Value::take) else {
                 return Err(ClientError::Malformed {
                     method: METHOD.to_owned(),
-                    what: Malformed::Result,
+                    what: Malformed::ResultShape,
                 });
             };
             tools.extend(items.into_iter().filter_map(ToolInfo::of));
