@@ -753,6 +753,29 @@ async fn listen_streams_share_stdout_tagged_and_filtered() {
     );
 }
 
+/// A listen stream whose request arrives just before the end of input still ends with the
+/// connection: found by the `jsonrpc` fuzz target, when the stream took its stop token after
+/// the connection had closed its streams and held stdout open for ever.
+#[tokio::test]
+async fn a_listen_stream_opened_as_the_input_ends_ends_with_the_connection() {
+    for id in 0..20 {
+        let (mut c, _, _) = start_stateless(StdioConfig::default());
+        c.send(request(
+            id,
+            "subscriptions/listen",
+            json!({"notifications": {"toolsListChanged": true}}),
+        ))
+        .await;
+        let rest = tokio::time::timeout(std::time::Duration::from_secs(10), c.close_and_drain())
+            .await
+            .expect("the server ends its output once the input ends");
+        // Either the stream opened (its acknowledgement, then its closing response) or the
+        // end came first (nothing at all): never an open stream left behind.
+        let ids: Vec<&Value> = rest.iter().filter_map(|m| m.get("id")).collect();
+        assert!(ids.len() <= 1 && ids.iter().all(|i| **i == id), "{rest:?}");
+    }
+}
+
 #[tokio::test]
 async fn too_many_listen_streams_are_refused() {
     let (mut c, _, _) = start_stateless(StdioConfig::default().max_listen_streams(1));

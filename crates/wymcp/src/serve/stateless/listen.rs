@@ -335,13 +335,15 @@ pub(crate) struct Subscription {
 impl Subscription {
     /// Opens the stream `listen` asks for, among the deployment's `listeners`: at most
     /// `max.0` open at once, at most `max.1` of them held by one caller (its principal, else
-    /// its address; a caller the transport cannot tell apart is not counted); `keepalive`: how
+    /// its address; a caller the transport cannot tell apart is not counted); closed
+    /// gracefully when `stop` is cancelled (at once when it already is); `keepalive`: how
     /// long the stream may stay silent before a [`Frame::KeepAlive`] (`None`: never).
     pub(crate) async fn open(
         core: &Core,
         listen: Listen,
         listeners: &Listeners,
         (max, max_per_client): (usize, usize),
+        stop: CancellationToken,
         keepalive: Option<Duration>,
     ) -> Result<Subscription, Unopened> {
         let filter = listen.filter(core).await.map_err(Unopened::Filter)?;
@@ -388,7 +390,7 @@ impl Subscription {
             filter,
             hints: core.settings().cache_hints.clone(),
             changes,
-            stop: listeners.stop(),
+            stop,
             keepalive,
             queued,
             ended: false,

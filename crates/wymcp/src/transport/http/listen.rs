@@ -78,6 +78,7 @@ async fn stream(
         listen,
         &state.listeners,
         max,
+        state.listeners.stop(),
         Some(config.keepalive),
     )
     .await

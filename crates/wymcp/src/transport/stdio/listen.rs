@@ -14,6 +14,7 @@
 use std::sync::Arc;
 
 use serde_json::json;
+use tokio_util::sync::CancellationToken;
 
 use super::lines::Stdout;
 use crate::protocol::{RpcError, failure};
@@ -26,9 +27,14 @@ pub(super) struct Listens(Arc<Shared>);
 struct Shared {
     core: Core,
     out: Stdout,
-    /// How many are open, and the token that closes them when the connection ends.
+    /// How many are open.
     listeners: Listeners,
     max: usize,
+    /// Cancelled when the connection ends, for good: a stream still opening then ends at
+    /// once with its closing response (the HTTP service's `Listeners::stop` is renewed after
+    /// a close, for the streams opened later; the stdout of a connection that ended must not
+    /// be held open by one).
+    closing: CancellationToken,
 }
 
 impl Listens {
@@ -38,6 +44,7 @@ impl Listens {
             out,
             listeners: Listeners::default(),
             max,
+            closing: CancellationToken::new(),
         }))
     }
 
@@ -65,7 +72,7 @@ impl Listens {
 
     /// The connection ends: each open stream ends with its closing response.
     pub(super) fn close(&self) {
-        self.0.listeners.close();
+        self.0.closing.cancel();
     }
 }
 
@@ -79,6 +86,7 @@ async fn run(shared: &Shared, listen: Listen) {
         listen,
         &shared.listeners,
         (shared.max, usize::MAX),
+        shared.closing.clone(),
         None,
     );
     let mut subscription = match opened.await {
