@@ -40,13 +40,23 @@ impl Connection {
         body: &Value,
         extra: HeaderMap,
     ) -> Result<Answer, ClientError> {
-        let exchange = self.exchange(method, id, body, extra);
-        tokio::time::timeout(self.settings.timeout, exchange)
+        self.timed(method, self.exchange(method, id, body, extra))
+            .await?
+    }
+
+    /// `work` under the request timeout: past it, the typed timeout of `method`.
+    async fn timed<T>(
+        &self,
+        method: &str,
+        work: impl std::future::Future<Output = T>,
+    ) -> Result<T, ClientError> {
+        let after = self.settings.timeout;
+        tokio::time::timeout(after, work)
             .await
             .map_err(|_| ClientError::Timeout {
                 method: method.to_owned(),
-                after: self.settings.timeout,
-            })?
+                after,
+            })
     }
 
     /// DELETEs the session (`extra` carries its id), under the timeout. A server that does
@@ -59,12 +69,9 @@ impl Connection {
             .headers(self.headers.clone())
             .headers(extra)
             .send();
-        let response = tokio::time::timeout(self.settings.timeout, request)
-            .await
-            .map_err(|_| ClientError::Timeout {
-                method: METHOD.to_owned(),
-                after: self.settings.timeout,
-            })?
+        let response = self
+            .timed(METHOD, request)
+            .await?
             .map_err(|e| transport(METHOD, e))?;
         let status = response.status();
         if status.is_success() || status == reqwest::StatusCode::METHOD_NOT_ALLOWED {

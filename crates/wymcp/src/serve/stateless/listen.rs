@@ -334,7 +334,7 @@ pub(crate) struct Subscription {
 
 impl Subscription {
     /// Opens the stream `listen` asks for, among the deployment's `listeners`: at most
-    /// `max.0` open at once, at most `max.1` of them held by one caller (its principal, else
+    /// `max` open at once, at most `max_per_client` of them held by one caller (its principal, else
     /// its address; a caller the transport cannot tell apart is not counted); closed
     /// gracefully when `stop` is cancelled (at once when it already is); `keepalive`: how
     /// long the stream may stay silent before a [`Frame::KeepAlive`] (`None`: never).
@@ -342,7 +342,8 @@ impl Subscription {
         core: &Core,
         listen: Listen,
         listeners: &Listeners,
-        (max, max_per_client): (usize, usize),
+        max: usize,
+        max_per_client: usize,
         stop: CancellationToken,
         keepalive: Option<Duration>,
     ) -> Result<Subscription, Unopened> {

@@ -69,15 +69,12 @@ async fn stream(
         return Err((id, refusal.into()));
     }
     let config = &state.config;
-    let max = (
-        config.max_listen_streams,
-        config.max_listen_streams_per_client,
-    );
     let subscription = Subscription::open(
         &state.core,
         listen,
         &state.listeners,
-        max,
+        config.max_listen_streams,
+        config.max_listen_streams_per_client,
         state.listeners.stop(),
         Some(config.keepalive),
     )

@@ -85,7 +85,8 @@ async fn run(shared: &Shared, listen: Listen) {
         &shared.core,
         listen,
         &shared.listeners,
-        (shared.max, usize::MAX),
+        shared.max,
+        usize::MAX,
         shared.closing.clone(),
         None,
     );
