@@ -73,6 +73,20 @@ fn the_transports_and_the_testing_kit_import_only_what_they_are_allowed() {
     }
 }
 
+/// The serving core names no extension: the tasks and skills extensions register their
+/// methods, capabilities, `tools/call` hook and listen items with the server
+/// (`server/extension.rs`), and the core reaches them only through that registry.
+#[test]
+fn the_serving_core_names_no_extension() {
+    let graph = import_graph(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
+    let named: Vec<String> = graph["serve"]
+        .iter()
+        .filter(|(to, _)| ["task", "skill"].contains(&to.as_str()))
+        .map(|(to, file)| format!("{to} (first in {file})"))
+        .collect();
+    assert!(named.is_empty(), "serve names an extension: {named:?}");
+}
+
 /// The scan itself: a circle written into a small tree is found, through a root re-export.
 #[test]
 fn a_cycle_through_a_root_reexport_is_found() {

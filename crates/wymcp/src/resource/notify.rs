@@ -63,9 +63,15 @@ pub(crate) enum Change {
     ResourcesList,
     /// `notifications/resources/updated` for this URI.
     ResourceUpdated(std::sync::Arc<str>),
-    /// The task of this id changed status (or what it waits on): `notifications/tasks` for
-    /// the streams whose `taskIds` name it, each reading the task as `tasks/get` would.
-    Task(std::sync::Arc<str>),
+    /// Item `id` of extension `extension` changed (a task its status, or what it waits
+    /// on): told to the streams that watch it, each as the extension reads it for its caller
+    /// (`notifications/tasks`, the task as `tasks/get` answers it).
+    Item {
+        /// The extension's identifier (`io.modelcontextprotocol/tasks`).
+        extension: &'static str,
+        /// The item's id (a task id).
+        id: std::sync::Arc<str>,
+    },
 }
 
 /// The sending side every clone of a server shares: the session era's notifications (to a

@@ -466,6 +466,15 @@ impl ServerBuilder {
         let (hub, relay) = (crate::resource::Hub::new(), Arc::default());
         let mut tasks = self.tasks;
         tasks.watch = crate::task::Watch::new(hub.change_sender(), Arc::clone(&relay));
+        // The extensions this configuration serves, in the order their declarations list.
+        let mut extensions = super::extension::Extensions::default();
+        #[cfg(feature = "skills")]
+        if !skills.is_empty() {
+            extensions.register(&super::skills::SkillsExtension);
+        }
+        if tasks.is_enabled() {
+            extensions.register(&super::tasks::TasksExtension);
+        }
         let features = Features {
             resources,
             prompts,
@@ -473,6 +482,7 @@ impl ServerBuilder {
             #[cfg(feature = "skills")]
             skills,
             tasks,
+            extensions,
             hub,
             relay,
             user_state: self.user_state,

@@ -17,10 +17,11 @@ use crate::resource::subscriptions::Subscriber;
 use crate::server::Server;
 
 /// The requests other than `tools/call` that a server's layers wrap: the lists, the reads,
-/// the subscriptions, prompts, completion and the skills methods. The protocol's own
-/// machinery (`initialize`, `ping`, `logging/setLevel`, notifications, `server/discover`,
-/// `subscriptions/listen`, `tasks/*`) passes no layer.
-pub(crate) const LAYERED: [Method; 12] = [
+/// the subscriptions, prompts and completion, and the methods of the extensions that say so
+/// ([`Extension::layered`](super::extension::Extension::layered): the skills methods). The
+/// protocol's own machinery (`initialize`, `ping`, `logging/setLevel`, notifications,
+/// `server/discover`, `subscriptions/listen`) passes no layer.
+pub(crate) const LAYERED: [Method; 9] = [
     Method::ToolsList,
     Method::ResourcesList,
     Method::ResourceTemplatesList,
@@ -30,9 +31,6 @@ pub(crate) const LAYERED: [Method; 12] = [
     Method::PromptsList,
     Method::PromptsGet,
     Method::Complete,
-    Method::SkillsList,
-    Method::SkillsGet,
-    Method::ResourcesDirectoryRead,
 ];
 
 /// Everything beyond tools a server serves, validated at `build()`.
@@ -46,6 +44,8 @@ pub(crate) struct Features {
     pub(crate) skills: crate::skill::registry::SkillRegistry,
     /// The tasks extension: the tools that run as tasks, the store, the running calls.
     pub(crate) tasks: crate::task::Tasks,
+    /// The extensions served (tasks, skills), as the serving core reaches them.
+    pub(crate) extensions: super::extension::Extensions,
     pub(crate) page_size: usize,
     pub(crate) list_changed: bool,
     pub(crate) hub: Hub,
@@ -75,6 +75,7 @@ impl Default for Features {
             #[cfg(feature = "skills")]
             skills: crate::skill::registry::SkillRegistry::default(),
             tasks: crate::task::Tasks::default(),
+            extensions: super::extension::Extensions::default(),
             page_size: paging::DEFAULT_PAGE_SIZE,
             list_changed: false,
             hub: Hub::new(),
@@ -148,15 +149,7 @@ impl Server {
             caps.insert("completions".into(), json!({}));
         }
         if stateless {
-            let mut extensions = Map::new();
-            #[cfg(feature = "skills")]
-            if !features.skills.is_empty() {
-                let skills = json!({ "directoryRead": true });
-                extensions.insert(crate::protocol::extensions::SKILLS_EXTENSION.into(), skills);
-            }
-            if features.tasks.is_enabled() {
-                extensions.insert(crate::task::TASKS_EXTENSION.into(), json!({}));
-            }
+            let extensions = features.extensions.declarations();
             if !extensions.is_empty() {
                 caps.insert("extensions".into(), Value::Object(extensions));
             }
@@ -216,8 +209,10 @@ impl Server {
     /// `tools/call` (which passes them too, after the gates: see `dispatch`) among
     /// [`LAYERED`].
     pub(crate) fn layers_wrap(&self, method: Method) -> bool {
-        let stack = self.features().middleware.as_ref();
-        stack.is_some_and(crate::middleware::Stack::wraps_methods) && LAYERED.contains(&method)
+        let features = self.features();
+        let stack = features.middleware.as_ref();
+        stack.is_some_and(crate::middleware::Stack::wraps_methods)
+            && (LAYERED.contains(&method) || features.extensions.layered(method))
     }
 
     /// Serves a request of `method` (not `tools/call`): through the server's layers when
@@ -251,13 +246,17 @@ impl Server {
         params: Option<Value>,
         ctx: Context,
     ) -> Result<Value, RpcError> {
-        // Read only by the arm that runs: an unknown method is refused whatever its params.
-        let object = move || params_object(params);
         let features = self.features();
-        let (resources, prompts) = (&features.resources, &features.prompts);
-        let (size, version) = (features.page_size, ctx.protocol_version());
         // The application's error texts (a resource's, a prompt's, a completion's) are bounded.
         let max = features.limits.max_error_text;
+        if let Some(extension) = features.extensions.serving(method) {
+            let answer = extension.serve(self, method, params, ctx).await;
+            return answer.map_err(|error| error.bounded(max));
+        }
+        // Read only by the arm that runs: an unknown method is refused whatever its params.
+        let object = move || params_object(params);
+        let (resources, prompts) = (&features.resources, &features.prompts);
+        let (size, version) = (features.page_size, ctx.protocol_version());
         let answer = match method {
             Method::ResourcesList => resources.list(&object()?, size, (version, ctx.identity())),
             Method::ResourceTemplatesList => {
@@ -285,14 +284,6 @@ impl Server {
                 Ok(json!({}))
             }
             Method::PromptsList => prompts.list(&object()?, size, (version, ctx.identity())),
-            // Without the `skills` feature no server declares the extension, so its methods
-            // are refused before they get here (and fall to the last arm if they did).
-            #[cfg(feature = "skills")]
-            Method::SkillsList => features.skills.list(&object()?, size),
-            #[cfg(feature = "skills")]
-            Method::SkillsGet => features.skills.get(&object()?),
-            #[cfg(feature = "skills")]
-            Method::ResourcesDirectoryRead => features.skills.read_directory(&object()?, size),
             Method::PromptsGet => prompts.get(object()?, ctx).await,
             Method::Complete => {
                 let completions = &features.completions;

@@ -2,12 +2,15 @@
 
 mod builder;
 mod checks;
+pub(crate) mod extension;
 mod features;
 pub(crate) mod notify;
 mod principals;
 mod shared;
+#[cfg(feature = "skills")]
+mod skills;
 mod task_builder;
-mod task_host;
+mod tasks;
 
 use std::collections::HashMap;
 use std::sync::Arc;

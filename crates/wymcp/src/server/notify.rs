@@ -38,9 +38,10 @@ impl Server {
                 self.notify_resources_list_changed_here();
             }
             Notice::TaskChanged { task_id } => {
-                self.features()
-                    .hub
-                    .change(Change::Task(task_id.as_str().into()));
+                self.features().hub.change(Change::Item {
+                    extension: crate::task::TASKS_EXTENSION,
+                    id: task_id.as_str().into(),
+                });
             }
         }
     }

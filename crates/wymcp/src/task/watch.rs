@@ -31,7 +31,10 @@ impl Watch {
     pub(crate) fn changed(&self, id: &str) {
         if let Some(changes) = &self.changes {
             // No receiver: no listen stream is open on this node, nothing to tell.
-            let _ = changes.send(Change::Task(id.into()));
+            let _ = changes.send(Change::Item {
+                extension: super::TASKS_EXTENSION,
+                id: id.into(),
+            });
         }
         self.relay.publish(Notice::TaskChanged {
             task_id: id.to_owned(),

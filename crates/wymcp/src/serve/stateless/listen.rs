@@ -19,6 +19,7 @@ use crate::protocol::stateless::{CacheHints, SUBSCRIPTION_ID_KEY};
 use crate::protocol::{RpcError, success};
 use crate::resource::Change;
 use crate::serve::{ClientSlot, Core, Listeners, Slot, counted_client};
+use crate::server::extension::{Extension, Extensions};
 use crate::{Context, Server};
 
 /// What a stream delivers: the honoured part of the client's filter.
@@ -28,19 +29,29 @@ pub(crate) struct Filter {
     prompts: bool,
     resources: bool,
     uris: Vec<String>,
-    /// The tasks whose status changes the stream carries (`notifications/tasks`).
-    tasks: Vec<String>,
-    /// Who opened the stream: a task is read as `tasks/get` answers this caller.
+    /// The extensions' items the stream watches (the tasks extension's `taskIds`).
+    watched: Vec<Watched>,
+    /// Who opened the stream: an item is read as this caller may read it.
     principal: Option<String>,
+}
+
+/// The items of one extension a stream watches.
+#[derive(Debug)]
+struct Watched {
+    extension: &'static dyn Extension,
+    /// The filter's key that lists them.
+    key: &'static str,
+    ids: Vec<String>,
 }
 
 impl Filter {
     /// Reads `params.notifications`: an object whose known fields have their schema's types,
     /// its lists within `limits` (unknown fields are ignored, as a later revision may add
-    /// kinds).
+    /// kinds); the keys of the items `extensions` let a stream watch are known fields too.
     pub(crate) fn parse(
         params: Option<&Value>,
         limits: &crate::Limits,
+        extensions: &Extensions,
     ) -> Result<Filter, RpcError> {
         let invalid = |what: &str| {
             RpcError::new(
@@ -65,25 +76,35 @@ impl Filter {
             ("resourceSubscriptions", "URIs"),
             (limits.max_listen_uris, "Limits::max_listen_uris"),
         )?;
-        let tasks = strings(
-            filter,
-            ("taskIds", "task ids"),
-            (limits.max_listen_task_ids, "Limits::max_listen_task_ids"),
-        )?;
+        let mut watched = Vec::new();
+        for extension in extensions.iter() {
+            let Some(watch) = extension.watch_key(limits) else {
+                continue;
+            };
+            let ids = strings(filter, (watch.key, watch.what), (watch.max, watch.setting))?;
+            if !ids.is_empty() {
+                let key = watch.key;
+                watched.push(Watched {
+                    extension,
+                    key,
+                    ids,
+                });
+            }
+        }
         Ok(Filter {
             tools: flag("toolsListChanged")?,
             prompts: flag("promptsListChanged")?,
             resources: flag("resourcesListChanged")?,
             uris,
-            tasks,
+            watched,
             principal: None,
         })
     }
 
     /// The part of the request the server delivers to the caller of `ctx`: kinds its
-    /// stateless-era capabilities declare, URIs it resolves (each once), and the tasks this
-    /// caller may see (each once). Task ids from a client that does not declare the tasks
-    /// extension are refused `-32021`, as the extension says.
+    /// stateless-era capabilities declare, URIs it resolves (each once), and the items each
+    /// extension lets this caller watch (each once; an extension may refuse the request, as
+    /// the tasks extension refuses `-32021` the task ids of a client that does not declare it).
     pub(crate) async fn honoured(self, server: &Server, ctx: &Context) -> Result<Filter, RpcError> {
         let caps = results::capabilities(server);
         let declared = |kind: &str, flag: &str| caps[kind][flag] == Value::Bool(true);
@@ -96,19 +117,11 @@ impl Filter {
                 }
             }
         }
-        let principal = ctx.principal();
-        let tasks = &server.features().tasks;
-        let mut task_ids: Vec<String> = Vec::new();
-        if !self.tasks.is_empty() && tasks.is_enabled() {
-            if !crate::task::serve::declares_tasks(ctx) {
-                return Err(crate::task::serve::missing_extension(ctx));
-            }
-            for id in self.tasks {
-                let visible = tasks.find(&id, principal.as_deref(), Some(server)).await;
-                let visible = visible.is_ok();
-                if visible && !task_ids.contains(&id) {
-                    task_ids.push(id);
-                }
+        let mut watched = Vec::with_capacity(self.watched.len());
+        for items in self.watched {
+            let ids = items.extension.watchable(server, items.ids, ctx).await?;
+            if !ids.is_empty() {
+                watched.push(Watched { ids, ..items });
             }
         }
         Ok(Filter {
@@ -116,8 +129,8 @@ impl Filter {
             prompts: self.prompts && declared("prompts", "listChanged"),
             resources: self.resources && declared("resources", "listChanged"),
             uris,
-            tasks: task_ids,
-            principal,
+            watched,
+            principal: ctx.principal(),
         })
     }
 
@@ -136,8 +149,8 @@ impl Filter {
         if !self.uris.is_empty() {
             map.insert("resourceSubscriptions".into(), json!(self.uris));
         }
-        if !self.tasks.is_empty() {
-            map.insert("taskIds".into(), json!(self.tasks));
+        for items in &self.watched {
+            map.insert(items.key.into(), json!(items.ids));
         }
         Value::Object(map)
     }
@@ -175,7 +188,12 @@ impl Filter {
                 .iter()
                 .map(|u| Change::ResourceUpdated(u.as_str().into())),
         );
-        all.extend(self.tasks.iter().map(|t| Change::Task(t.as_str().into())));
+        for items in &self.watched {
+            all.extend(items.ids.iter().map(|id| Change::Item {
+                extension: items.extension.id(),
+                id: id.as_str().into(),
+            }));
+        }
         all
     }
 }
@@ -191,26 +209,29 @@ impl Filter {
     }
 
     /// The notification `change` becomes on the stream of subscription `id`, if it asked
-    /// for it. A task's is its state as `tasks/get` answers the stream's caller at this
-    /// moment (read from the task store); a task gone (expired) is not announced.
+    /// for it. An extension's item is told as its extension reads it for the stream's caller
+    /// at this moment (a task as `tasks/get` answers it); an item gone is not announced.
     pub(crate) async fn notification(
         &self,
         server: &Server,
         change: &Change,
         id: &Value,
     ) -> Option<Value> {
-        if let Change::Task(task) = change {
-            if !self.tasks.iter().any(|t| **t == **task) {
+        if let Change::Item {
+            extension,
+            id: item,
+        } = change
+        {
+            let items = self
+                .watched
+                .iter()
+                .find(|w| w.extension.id() == *extension)?;
+            if !items.ids.iter().any(|i| **i == **item) {
                 return None;
             }
-            let tasks = &server.features().tasks;
-            let detail = tasks
-                .detailed_for(server, task, self.principal.as_deref())
-                .await;
-            let Ok(Value::Object(params)) = detail else {
-                return None;
-            };
-            return Some(tagged("notifications/tasks", params, id));
+            let principal = self.principal.as_deref();
+            let (method, params) = items.extension.watched(server, item, principal).await?;
+            return Some(tagged(method, params, id));
         }
         let (method, params) = self.wants(change)?;
         Some(tagged(method, params, id))
@@ -218,15 +239,20 @@ impl Filter {
 }
 
 impl Filter {
-    /// What follows the acknowledgement: each listed task's state as it is now, so a client
-    /// hears of a change it could otherwise have missed between its last `tasks/get` and the
-    /// stream opening (the stream subscribes to changes before it reads them).
+    /// What follows the acknowledgement: each watched item's state as it is now, so a client
+    /// hears of a change it could otherwise have missed between its last read (`tasks/get`)
+    /// and the stream opening (the stream subscribes to changes before it reads them).
     pub(crate) async fn current(&self, server: &Server, id: &Value) -> Vec<Value> {
-        let mut now = Vec::with_capacity(self.tasks.len());
-        for task in &self.tasks {
-            let change = Change::Task(task.as_str().into());
-            if let Some(message) = self.notification(server, &change, id).await {
-                now.push(message);
+        let mut now = Vec::new();
+        for items in &self.watched {
+            for item in &items.ids {
+                let change = Change::Item {
+                    extension: items.extension.id(),
+                    id: item.as_str().into(),
+                };
+                if let Some(message) = self.notification(server, &change, id).await {
+                    now.push(message);
+                }
             }
         }
         now
@@ -309,7 +335,7 @@ pub(crate) enum Frame {
 }
 
 /// One open `subscriptions/listen` stream, whatever carries it: the acknowledgement and the
-/// listed tasks' current state first, then each change the filter asks for, until the
+/// watched items' current state first, then each change the filter asks for, until the
 /// deployment closes its streams (the closing response ends it) or the transport drops it
 /// (the client cancelled it or went away).
 ///

@@ -60,9 +60,13 @@ impl Listen {
     /// The part of the request's filter the server honours, or why the filter is refused.
     pub(crate) async fn filter(&self, core: &Core) -> Result<listen::Filter, RpcError> {
         let server = core.server();
-        listen::Filter::parse(self.params.as_ref(), server.limits())?
-            .honoured(server, &self.ctx)
-            .await
+        listen::Filter::parse(
+            self.params.as_ref(),
+            server.limits(),
+            &server.features().extensions,
+        )?
+        .honoured(server, &self.ctx)
+        .await
     }
 }
 
