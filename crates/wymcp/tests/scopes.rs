@@ -281,7 +281,9 @@ async fn help_and_refusals_show_only_the_callable_actions() {
         let client = &client;
         async move {
             let result = client
-                .call_tool_with("help", arguments, |ctx| ctx.identity(who))
+                .clone()
+                .with_identity(who)
+                .call_tool("help", arguments)
                 .await
                 .unwrap();
             result.json().unwrap().clone()
@@ -308,9 +310,9 @@ async fn help_and_refusals_show_only_the_callable_actions() {
     let admin = ask(json!({"tool": "admin"}), reader()).await;
     assert_eq!(admin["error"], "unknown_tool");
     let unknown = client
-        .call_tool_with("tasks", json!({"action": "nope"}), |ctx| {
-            ctx.identity(reader())
-        })
+        .clone()
+        .with_identity(reader())
+        .call_tool("tasks", json!({"action": "nope"}))
         .await
         .unwrap();
     assert_eq!(
@@ -327,7 +329,9 @@ async fn without_a_transport_the_refusal_is_an_is_error_result() {
     let client = TestClient::new(server());
     let arguments = json!({"action": "create", "data": {"title": "x"}});
     let refused = client
-        .call_tool_with("tasks", arguments.clone(), |ctx| ctx.identity(reader()))
+        .clone()
+        .with_identity(reader())
+        .call_tool("tasks", arguments.clone())
         .await
         .unwrap();
     assert!(refused.is_error());
@@ -337,7 +341,9 @@ async fn without_a_transport_the_refusal_is_an_is_error_result() {
     );
     assert_eq!(refused.json().unwrap()["error"], "insufficient_scope");
     let created = client
-        .call_tool_with("tasks", arguments.clone(), |ctx| ctx.identity(writer()))
+        .clone()
+        .with_identity(writer())
+        .call_tool("tasks", arguments.clone())
         .await
         .unwrap();
     assert!(!created.is_error());
@@ -423,7 +429,9 @@ async fn typed_actions_declare_scopes_by_attribute() {
     let reader = Identity::new("r").claim("scp", json!(["notes:read"]));
     let erase = json!({"action": "erase"});
     let refused = client
-        .call_tool_with("notes", erase.clone(), |ctx| ctx.identity(reader.clone()))
+        .clone()
+        .with_identity(reader.clone())
+        .call_tool("notes", erase.clone())
         .await
         .unwrap();
     assert_eq!(
@@ -431,9 +439,9 @@ async fn typed_actions_declare_scopes_by_attribute() {
         json!(["notes:admin"])
     );
     let read = client
-        .call_tool_with("notes", json!({"action": "read"}), |ctx| {
-            ctx.identity(reader)
-        })
+        .clone()
+        .with_identity(reader)
+        .call_tool("notes", json!({"action": "read"}))
         .await
         .unwrap();
     assert_eq!(read.json().unwrap()["did"], "Read");
@@ -474,7 +482,9 @@ async fn a_plain_tool_declaring_scopes_is_hidden_and_refused_without_them() {
     assert_eq!(names(&listed), ["search", "help"]);
     let client = TestClient::new(server);
     let refused = client
-        .call_tool_with("search", json!({"q": "x"}), |ctx| ctx.identity(nobody))
+        .clone()
+        .with_identity(nobody)
+        .call_tool("search", json!({"q": "x"}))
         .await
         .unwrap();
     let body = refused.json().unwrap();
@@ -482,7 +492,9 @@ async fn a_plain_tool_declaring_scopes_is_hidden_and_refused_without_them() {
     assert_eq!(body["missing_scopes"], json!(["tasks:read"]));
     assert!(body.get("action").is_none());
     let found = client
-        .call_tool_with("search", json!({"q": "x"}), |ctx| ctx.identity(reader()))
+        .clone()
+        .with_identity(reader())
+        .call_tool("search", json!({"q": "x"}))
         .await
         .unwrap();
     assert!(!found.is_error());
@@ -557,9 +569,10 @@ async fn as_caller(
     method: &str,
     params: Value,
 ) -> Result<Value, wymcp::RpcError> {
-    let who = who.clone();
     client
-        .request_with(method, Some(params), |ctx| ctx.identity(who))
+        .clone()
+        .with_identity(who.clone())
+        .request(method, Some(params))
         .await
 }
 

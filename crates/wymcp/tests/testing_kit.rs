@@ -85,12 +85,15 @@ async fn outcomes_are_told_apart() {
 }
 
 #[tokio::test]
-async fn calls_carry_a_test_context_and_shared_assigns() {
+async fn calls_are_served_in_a_session_of_their_own_with_shared_assigns() {
     let client = client()
         .with_version(ProtocolVersion::V2025_06_18)
         .with_assign("user", json!("u1"));
     let first = assert_ok(&client.call("probe", "echo", json!({"n": 1})).await.unwrap());
-    assert_eq!(first["session_id"], TEST_SESSION_ID);
+    // The client's first request opened a session through the serving core.
+    let session = client.session_id().expect("a session was opened");
+    assert_ne!(session, TEST_SESSION_ID);
+    assert_eq!(first["session_id"], session);
     assert_eq!(first["request_id"], 1);
     assert_eq!(first["version"], "2025-06-18");
     assert_eq!(first["user"], "u1");

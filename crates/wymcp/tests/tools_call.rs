@@ -631,11 +631,14 @@ async fn call_1_missing_or_invalid_name_is_invalid_params() {
         assert_eq!(err.message(), "Invalid params");
         assert_eq!(rpc_reason(&err), "Missing or invalid 'name' in params");
     }
+    // On the wire, params that are not an object are no valid MCP request (the envelope's
+    // check, before the method's).
     let err = TestClient::new(f.server.clone())
         .request("tools/call", Some(json!([1, 2])))
         .await
         .expect_err("params that are not an object are refused");
-    assert_eq!(err.code(), -32602);
+    assert_eq!(err.code(), -32600);
+    assert_eq!(err.message(), "Invalid Request");
 }
 
 #[tokio::test]

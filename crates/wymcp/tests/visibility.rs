@@ -126,7 +126,9 @@ async fn help_gives_what_the_reader_lacks_and_the_call_is_still_refused() {
         let client = &client;
         async move {
             let result = client
-                .call_tool_with("help", arguments, |ctx| ctx.identity(reader()))
+                .clone()
+                .with_identity(reader())
+                .call_tool("help", arguments)
                 .await
                 .unwrap();
             result.json().unwrap().clone()
@@ -152,9 +154,9 @@ async fn help_gives_what_the_reader_lacks_and_the_call_is_still_refused() {
     assert_eq!(purge["needs_scopes"], json!(["admin"]));
 
     let refused = client
-        .call_tool_with("notes", json!({"action": "add", "data": {}}), |ctx| {
-            ctx.identity(reader())
-        })
+        .clone()
+        .with_identity(reader())
+        .call_tool("notes", json!({"action": "add", "data": {}}))
         .await
         .unwrap();
     assert!(refused.is_error());

@@ -73,10 +73,10 @@ impl Server {
     /// let mut rx = server.notifications();
     /// let client = TestClient::new(server.clone());
     /// let watch = Some(json!({"uri": "test://w"}));
-    /// client.request_with("resources/subscribe", watch, |ctx| ctx.session_id("s1")).await.unwrap();
+    /// client.request("resources/subscribe", watch).await.unwrap();
     /// assert_eq!(server.notify_resource_updated("test://w").await, 1);
     /// let sent = rx.recv().await.unwrap();
-    /// assert_eq!(sent.session_id.as_deref(), Some("s1"));
+    /// assert_eq!(sent.session_id.as_deref(), client.session_id());
     /// assert_eq!(sent.message["params"]["uri"], "test://w");
     /// # });
     /// ```

@@ -67,7 +67,7 @@ pub use response::{
 };
 pub use result::{GateError, Outcome, ToolResult};
 
-/// The session id [`test_context`] and [`TestClient`] give every call.
+/// The session id [`test_context`] gives a context ([`TestClient`] opens real sessions).
 pub const TEST_SESSION_ID: &str = "test-session";
 
 /// A [`ContextBuilder`] with a test's defaults: session id [`TEST_SESSION_ID`], request id `1`,
