@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use wymcp::completion::{Complete, Completion, CompletionRef, CompletionRequest, CompletionValues};
 use wymcp::prompt::{GetPromptResult, Prompt, PromptArgument, PromptArguments, PromptError};
 use wymcp::resource::{ReadResource, ResourceContents, ResourceError, ResourceTemplate, Variables};
-use wymcp::{Context, ContextBuilder, Problem, ProtocolVersion, RpcError, Server};
+use wymcp::{Context, Problem, ProtocolVersion, RpcError, Server};
 
 use kit_request::request;
 use mcp_schema::{REVISIONS, problems, validator};
@@ -106,8 +106,9 @@ fn server() -> Server {
 }
 
 /// A request at `version`.
-fn ctx(version: ProtocolVersion) -> impl FnOnce(ContextBuilder) -> ContextBuilder {
-    move |ctx| ctx.protocol_version(version)
+/// The revision a request is served in.
+fn ctx(version: ProtocolVersion) -> ProtocolVersion {
+    version
 }
 
 fn assert_valid(version: ProtocolVersion, definition: &str, value: &Value) {

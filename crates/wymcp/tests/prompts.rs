@@ -10,7 +10,7 @@ use wymcp::prompt::{
     GetPromptResult, Prompt, PromptArgument, PromptArguments, PromptError, PromptMessage, Role,
 };
 use wymcp::resource::ResourceContents;
-use wymcp::{Content, Context, ContextBuilder, Problem, ProtocolVersion, RpcError, Server};
+use wymcp::{Content, Context, Problem, ProtocolVersion, RpcError, Server};
 
 use kit_request::request;
 use mcp_schema::{REVISIONS, problems, validator};
@@ -113,8 +113,9 @@ fn server() -> Server {
 }
 
 /// A request at `version`.
-fn ctx(version: ProtocolVersion) -> impl FnOnce(ContextBuilder) -> ContextBuilder {
-    move |ctx| ctx.protocol_version(version)
+/// The revision a request is served in.
+fn ctx(version: ProtocolVersion) -> ProtocolVersion {
+    version
 }
 
 fn assert_valid(version: ProtocolVersion, definition: &str, value: &Value) {

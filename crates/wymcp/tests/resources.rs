@@ -9,7 +9,8 @@ use serde_json::{Map, Value, json};
 use wymcp::resource::{
     ReadResource, Resource, ResourceContents, ResourceError, ResourceTemplate, Variables,
 };
-use wymcp::{Context, ContextBuilder, Problem, ProtocolVersion, RpcError, Server};
+use wymcp::testing::TestClient;
+use wymcp::{Context, Problem, ProtocolVersion, RpcError, Server};
 
 use kit_request::request;
 use mcp_schema::{REVISIONS, problems, validator};
@@ -100,8 +101,9 @@ fn server() -> Server {
 }
 
 /// A request of session `s1` at `version`.
-fn ctx(version: ProtocolVersion) -> impl FnOnce(ContextBuilder) -> ContextBuilder {
-    move |ctx| ctx.protocol_version(version).session_id("s1")
+/// The revision a request is served in.
+fn ctx(version: ProtocolVersion) -> ProtocolVersion {
+    version
 }
 
 fn assert_valid(version: ProtocolVersion, definition: &str, value: &Value) {
@@ -340,13 +342,17 @@ fn read_errors_are_protocol_errors() {
             None,
             Some(json!({})),
             Some(json!({"uri": 7})),
-            Some(json!([1])),
         ] {
             let err = request(&server, "resources/read", params, ctx(v))
                 .await
                 .expect_err("bad params");
             assert_eq!(err.code(), RpcError::INVALID_PARAMS);
         }
+        // Params that are not an object are no valid request on the wire.
+        let err = request(&server, "resources/read", Some(json!([1])), ctx(v))
+            .await
+            .expect_err("array params");
+        assert_eq!(err.code(), RpcError::INVALID_REQUEST);
     });
 }
 
@@ -356,37 +362,34 @@ fn subscriptions_are_kept_per_session_and_notify_subscribers() {
     rt().block_on(async {
         let mut rx = server.notifications();
         let v = ProtocolVersion::V2025_11_25;
-        let s1 = move |ctx: ContextBuilder| ctx.protocol_version(v).session_id("s1");
-        let s2 = move |ctx: ContextBuilder| ctx.protocol_version(v).session_id("s2");
-        let ok = request(
-            &server,
-            "resources/subscribe",
-            Some(json!({"uri": "test://static-text"})),
-            s1,
-        )
-        .await
-        .expect("subscribe");
+        // Two clients, each in a session of its own.
+        let s1 = TestClient::new(server.clone()).with_version(v);
+        let s2 = TestClient::new(server.clone()).with_version(v);
+        let ok = s1
+            .request(
+                "resources/subscribe",
+                Some(json!({"uri": "test://static-text"})),
+            )
+            .await
+            .expect("subscribe");
         assert_valid(v, "EmptyResult", &ok);
-        request(
-            &server,
+        s2.request(
             "resources/subscribe",
             Some(json!({"uri": "test://template/9/data"})),
-            s2,
         )
         .await
         .expect("subscribe to a templated uri");
-        let unknown = request(
-            &server,
-            "resources/subscribe",
-            Some(json!({"uri": "test://nope"})),
-            s1,
-        )
-        .await
-        .expect_err("unknown");
+        let unknown = s1
+            .request("resources/subscribe", Some(json!({"uri": "test://nope"})))
+            .await
+            .expect_err("unknown");
         assert_eq!(unknown.code(), -32002);
 
         assert_eq!(
-            server.subscriptions(Some("s1")).await.expect("in memory"),
+            server
+                .subscriptions(s1.session_id())
+                .await
+                .expect("in memory"),
             ["test://static-text"]
         );
         assert_eq!(
@@ -394,7 +397,7 @@ fn subscriptions_are_kept_per_session_and_notify_subscribers() {
             1
         );
         let sent = rx.recv().await.expect("notification");
-        assert_eq!(sent.session_id.as_deref(), Some("s1"));
+        assert_eq!(sent.session_id.as_deref(), s1.session_id());
         assert_eq!(sent.method(), "notifications/resources/updated");
         assert_valid(v, "ResourceUpdatedNotification", &sent.message);
         assert_eq!(
@@ -405,23 +408,22 @@ fn subscriptions_are_kept_per_session_and_notify_subscribers() {
         );
         assert_eq!(
             rx.recv().await.expect("n").session_id.as_deref(),
-            Some("s2")
+            s2.session_id()
         );
 
-        let ok = request(
-            &server,
-            "resources/unsubscribe",
-            Some(json!({"uri": "test://static-text"})),
-            s1,
-        )
-        .await
-        .expect("unsubscribe");
+        let ok = s1
+            .request(
+                "resources/unsubscribe",
+                Some(json!({"uri": "test://static-text"})),
+            )
+            .await
+            .expect("unsubscribe");
         assert_eq!(ok, json!({}));
         assert_eq!(
             server.notify_resource_updated("test://static-text").await,
             0
         );
-        server.forget_session(Some("s2")).await;
+        server.forget_session(s2.session_id()).await;
         assert_eq!(
             server
                 .notify_resource_updated("test://template/9/data")
@@ -471,9 +473,14 @@ fn a_server_without_resources_declares_none_and_answers_empty_lists() {
         assert!(caps.get("resources").is_none());
     }
     rt().block_on(async {
-        let list = request(&server, "resources/list", None, |ctx| ctx)
-            .await
-            .expect("list");
+        let list = request(
+            &server,
+            "resources/list",
+            None,
+            ProtocolVersion::LATEST_SESSION_ERA,
+        )
+        .await
+        .expect("list");
         assert_eq!(list, json!({"resources": []}));
     });
 }

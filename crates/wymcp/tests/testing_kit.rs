@@ -229,3 +229,19 @@ async fn response_helpers_read_wire_results() {
             .starts_with("expected success, got error")
     );
 }
+
+/// At 2026-07-28 the client opens no session: every request carries the era's envelope and
+/// the core serves it statelessly (the tool sees the revision, no session id).
+#[tokio::test]
+async fn at_2026_07_28_requests_carry_the_envelope_and_open_no_session() {
+    let client = client().with_version(ProtocolVersion::V2026_07_28);
+    let echoed = assert_ok(&client.call("probe", "echo", json!({"n": 1})).await.unwrap()).clone();
+    assert_eq!(echoed["version"], "2026-07-28");
+    assert_eq!(echoed["session_id"], Value::Null);
+    assert_eq!(client.session_id(), None);
+    // A method of this era only is served; one it removed is not.
+    let discovered = client.request("server/discover", None).await.unwrap();
+    assert_eq!(discovered["resultType"], "complete");
+    let ping = client.request("ping", None).await.unwrap_err();
+    assert_eq!(ping.code(), -32601);
+}

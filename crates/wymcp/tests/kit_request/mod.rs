@@ -5,16 +5,17 @@ use std::future::Future;
 
 use serde_json::Value;
 use wymcp::testing::TestClient;
-use wymcp::{ContextBuilder, RpcError, Server};
+use wymcp::{ProtocolVersion, RpcError, Server};
 
-/// `method` with `params` served by `server` through the testing kit, in the context `ctx`
-/// sets up; the future owns its client, so closures can return it.
+/// `method` with `params` served by `server` through the testing kit (a client of its own, in
+/// a session of `version`'s, or statelessly at 2026-07-28); the future owns its client, so
+/// closures can return it.
 pub(crate) fn request(
     server: &Server,
     method: &'static str,
     params: Option<Value>,
-    ctx: impl FnOnce(ContextBuilder) -> ContextBuilder,
+    version: ProtocolVersion,
 ) -> impl Future<Output = Result<Value, RpcError>> {
-    let client = TestClient::new(server.clone());
-    async move { client.request_with(method, params, ctx).await }
+    let client = TestClient::new(server.clone()).with_version(version);
+    async move { client.request(method, params).await }
 }
