@@ -9,10 +9,7 @@ use serde_json::{Map, Value, json};
 use wymcp::mrtr::RequestStateKeys;
 use wymcp::protocol::LogLevel;
 use wymcp::session::Elicitation;
-use wymcp::{
-    ActionResult, ActionSchema, ActionTool, Actions, CallError, CallOutput, CallResult, Context,
-    Data, PlainTool, Reply, Server,
-};
+use wymcp::{ActionResult, ActionSchema, ActionTool, Actions, CallError, CallOutput, CallResult, Context, Data, PlainTool, Reply, Server};
 
 /// The key the fixture's `requestState`s are sealed with.
 pub const STATE_KEY: [u8; 32] = [42; 32];

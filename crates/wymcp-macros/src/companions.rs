@@ -123,8 +123,8 @@ pub(crate) fn expand(companions: &[Companion]) -> (TokenStream, TokenStream) {
     (
         quote!(#(#items)*),
         quote! {
-            fn companions(&self) -> ::wymcp::Companions {
-                ::wymcp::Companions::new() #(#added)*
+            fn companions(&self) -> ::wymcp::tool::Companions {
+                ::wymcp::tool::Companions::new() #(#added)*
             }
         },
     )

@@ -80,7 +80,7 @@ pub(crate) fn impl_block(item: TokenStream, stub: Stub) -> TokenStream {
                 fn actions(&self) -> ::wymcp::Actions { ::wymcp::Actions::new() }
                 async fn run_action(&self, action: &str, _: ::wymcp::Data, _: ::wymcp::Context)
                     -> ::wymcp::ActionResult {
-                    ::core::result::Result::Err(::wymcp::Failure::new(
+                    ::core::result::Result::Err(::wymcp::tool::Failure::new(
                         ::wymcp::__private::unknown_action(action),
                     ))
                 }
@@ -107,7 +107,7 @@ pub(crate) fn prompt(item: TokenStream) -> TokenStream {
         #[derive(Debug, Clone, Copy, Default)]
         #vis struct #ident;
 
-        impl ::wymcp::prompt::Prompt for #ident {
+        impl ::wymcp::Prompt for #ident {
             fn name(&self) -> &str { "" }
             async fn get(&self, _: ::wymcp::prompt::PromptArguments, _: ::wymcp::Context)
                 -> ::core::result::Result<::wymcp::prompt::GetPromptResult, ::wymcp::prompt::PromptError> {

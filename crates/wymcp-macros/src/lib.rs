@@ -103,7 +103,7 @@ pub fn plain_tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 /// Makes an `async fn` a prompt: a unit struct of the same name implementing
-/// `wymcp::prompt::Prompt`. See `wymcp::prompt` for the rules.
+/// `wymcp::Prompt`. See `wymcp::prompt` for the rules.
 #[proc_macro_attribute]
 pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
     let item = proc_macro2::TokenStream::from(item);

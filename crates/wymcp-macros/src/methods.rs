@@ -86,7 +86,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
                 let _ = &ctx;
                 match action {
                     #(#arms)*
-                    other => ::core::result::Result::Err(::wymcp::Failure::new(
+                    other => ::core::result::Result::Err(::wymcp::tool::Failure::new(
                         ::wymcp::__private::unknown_action(other),
                     )),
                 }
@@ -480,7 +480,7 @@ impl MethodAction<'_> {
             quote_spanned! {self.output=> ::wymcp::__private::answer(#call) }
         } else {
             quote_spanned! {self.output=>
-                ::wymcp::__private::answer(::core::result::Result::<_, ::wymcp::Failure>::Ok(#call))
+                ::wymcp::__private::answer(::core::result::Result::<_, ::wymcp::tool::Failure>::Ok(#call))
             }
         };
         quote! {

@@ -374,7 +374,7 @@ fn run_body(
         quote_spanned! {output=> ::wymcp::__private::plain_answer(#call) }
     } else {
         quote_spanned! {output=>
-            ::wymcp::__private::plain_answer(::core::result::Result::<_, ::wymcp::Failure>::Ok(#call))
+            ::wymcp::__private::plain_answer(::core::result::Result::<_, ::wymcp::tool::Failure>::Ok(#call))
         }
     };
     quote! {

@@ -1,5 +1,5 @@
 //! `#[wymcp::prompt]` on an `async fn`: the function becomes a unit struct of the same name
-//! implementing `wymcp::prompt::Prompt` (register it as `.prompt(summarize)`).
+//! implementing `wymcp::Prompt` (register it as `.prompt(summarize)`).
 //!
 //! The prompt is named after the function, described by its doc comment; each parameter is
 //! an argument (required unless an `Option`), described by its own doc comment, parsed from
@@ -75,7 +75,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
 
 /// A prompt method (`#[wymcp(prompt)]` in a `#[wymcp::tool]` block, or a method of a
 /// `#[wymcp::prompts]` block): a hidden type holding a clone of the block's value,
-/// implementing `wymcp::prompt::Prompt` by calling the method. Returns its items and the
+/// implementing `wymcp::Prompt` by calling the method. Returns its items and the
 /// type's name; the method loses its arguments' doc comments (they are the arguments'
 /// descriptions).
 pub(crate) fn method_prompt(
@@ -119,7 +119,7 @@ struct Texts {
     description: TokenStream,
 }
 
-/// `impl wymcp::prompt::Prompt for <target>`, rendering by `call`.
+/// `impl wymcp::Prompt for <target>`, rendering by `call`.
 fn prompt_impl(
     target: &TokenStream,
     texts: &Texts,
@@ -144,7 +144,7 @@ fn prompt_impl(
     });
     quote! {
         #[automatically_derived]
-        impl ::wymcp::prompt::Prompt for #target {
+        impl ::wymcp::Prompt for #target {
             fn name(&self) -> &str { #name }
             #title
             fn description(&self) -> ::core::option::Option<::std::string::String> { #description }

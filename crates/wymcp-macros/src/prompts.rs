@@ -47,7 +47,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
         constructors.push(quote! {
             #[doc = #doc]
             #[allow(dead_code)]
-            pub fn #constructor(&self) -> impl ::wymcp::prompt::Prompt
+            pub fn #constructor(&self) -> impl ::wymcp::Prompt
             where
                 Self: ::core::clone::Clone + ::core::marker::Send + ::core::marker::Sync + 'static,
             {

@@ -4,7 +4,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use wymcp::protocol::{LogLevel, ProtocolVersion};
+use wymcp::ProtocolVersion;
+use wymcp::protocol::LogLevel;
 use wymcp::session::{SessionRecord, StoreError};
 
 #[derive(Serialize, Deserialize)]

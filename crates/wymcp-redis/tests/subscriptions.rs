@@ -9,7 +9,8 @@ mod support;
 
 use redis::AsyncCommands as _;
 use serde_json::{Value, json};
-use wymcp::resource::{ResourceContents, ResourceTemplate, read_fn};
+use wymcp::ResourceTemplate;
+use wymcp::resource::{ResourceContents, read_fn};
 use wymcp::transport::http::StreamableHttp;
 use wymcp::{Limits, Server};
 use wymcp_redis::{Redis, RedisExt as _};

@@ -284,7 +284,7 @@ fn time_calls(
 fn one_call(
     (server, runtime, ctx): (&Server, &tokio::runtime::Runtime, &Context),
     arguments: Value,
-) -> Result<wymcp::CallToolResult, wymcp::RpcError> {
+) -> Result<wymcp::tool::CallToolResult, wymcp::RpcError> {
     let _entered = runtime.enter();
     let mut call = pin!(wymcp::testing::call_tool(
         server,

@@ -1,5 +1,6 @@
 //! A notes server in wymcp's shortest form; `cargo run -p wymcp --example notes -- --stdio`.
-use wymcp::{Failure, Resource, Server};
+use wymcp::tool::Failure;
+use wymcp::{Resource, Server};
 
 #[wymcp::data(Clone)]
 struct Note {

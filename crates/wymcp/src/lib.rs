@@ -88,7 +88,7 @@ pub mod prompt;
 pub mod protocol;
 pub mod resource;
 #[cfg(any(feature = "http", feature = "stdio"))]
-mod run;
+pub mod run;
 mod serve;
 mod server;
 pub mod session;
@@ -96,31 +96,29 @@ pub mod session;
 pub mod skill;
 pub mod task;
 pub mod testing;
-mod tool;
+pub mod tool;
 pub mod transport;
 pub mod user_state;
 
 #[doc = include_str!("docs/tool_kinds.md")]
 pub mod tool_kinds {}
 
-pub use completion::{Complete, Completion, CompletionValues};
-pub use context::Identity;
-pub use context::{Context, ContextBuilder, Delivery, Notifier};
-pub use dispatch::CallToolResult;
+pub use context::{Context, Identity};
 pub use limits::Limits;
-pub use prompt::{GetPromptResult, Prompt, PromptArgument, PromptArguments, PromptMessage};
-pub use protocol::{ProtocolVersion, RpcError};
-pub use resource::{ReadResource, Resource, ResourceContents, ResourceError, ResourceTemplate};
+pub use prompt::definition::Prompt;
+pub use protocol::content::Content;
+pub use protocol::error::RpcError;
+pub use protocol::version::ProtocolVersion;
+pub use resource::definition::{Resource, ResourceTemplate};
 #[cfg(any(feature = "http", feature = "stdio"))]
-pub use run::{Cli, CliError, Invocation, RunError, Transport, run, run_blocking};
+pub use run::entry::{run, run_blocking};
 pub use server::{Server, ServerBuilder, ServerInfo};
+pub use tool::action::ActionTool;
+pub use tool::plain::{CallError, CallOutput, CallResult, PlainTool};
+pub use tool::reply::{ActionError, ActionResult, Data, Reply};
+pub use tool::typed::{ActionEnum, TypedActionTool};
 pub use tool::visibility::Visibility;
-pub use tool::{
-    ActionEnum, ActionError, ActionResult, ActionTool, CallError, CallOutput, CallResult,
-    Companions, Content, Data, DataError, ErrorKind, Failure, PlainTool, Reply, TypedActionTool,
-};
-pub use tool::{IntoActionResult, IntoCallResult, Params};
-pub use wymcp_core::{ActionSchema, Actions, Callback, ConfigurationError, Hint, Problem, bound};
+pub use wymcp_core::{ActionSchema, Actions, ConfigurationError, Hint, Problem};
 
 /// Declares a tool's actions as a JSON literal, validated while your crate compiles.
 ///
@@ -190,7 +188,8 @@ pub use wymcp_macros::ActionEnum;
 /// [`actions!`] tool gets.
 ///
 /// ```
-/// use wymcp::{Failure, Server};
+/// use wymcp::tool::Failure;
+/// use wymcp::Server;
 ///
 /// struct Notes;
 ///
@@ -243,7 +242,8 @@ pub use wymcp_macros::tool;
 /// or `output_schema` method of the block provides that part of [`PlainTool`].
 ///
 /// ```
-/// use wymcp::{Failure, ProtocolVersion, Server};
+/// use wymcp::tool::Failure;
+/// use wymcp::{ProtocolVersion, Server};
 ///
 /// #[wymcp::data]
 /// struct Count {
@@ -342,7 +342,8 @@ pub use wymcp_macros::prompts;
 ///
 /// ```
 /// use wymcp::testing::TestClient;
-/// use wymcp::{ResourceError, Server};
+/// use wymcp::resource::ResourceError;
+/// use wymcp::Server;
 ///
 /// #[derive(Clone)]
 /// struct Notes(std::sync::Arc<Vec<String>>);
@@ -385,7 +386,8 @@ pub use wymcp_macros::resources;
 /// `#[serde(...)]` and `#[schemars(...)]` attributes work as under the derives.
 ///
 /// ```
-/// use wymcp::{Failure, Params, Server};
+/// use wymcp::tool::{Failure, Params};
+/// use wymcp::Server;
 ///
 /// #[wymcp::data]
 /// struct AddNote {

@@ -41,7 +41,7 @@ fn the_top_level_modules_form_no_cycle() {
 /// backends), `protocol` and `limits`. The testing kit's `TestClient` is served by the core
 /// like a transport's client (`serve`); the kit's other modules are its direct helpers
 /// (`test_context`, `call_tool` with a context of the test's making, the result types), which
-/// name `context`, `dispatch`, `server` and `tool`. An import outside a list fails here, and
+/// name `context`, `server` and `tool`. An import outside a list fails here, and
 /// an edge removed from the code must be removed from its list, so the lists only shrink.
 #[test]
 fn the_transports_and_the_testing_kit_import_only_what_they_are_allowed() {
@@ -53,7 +53,7 @@ fn the_transports_and_the_testing_kit_import_only_what_they_are_allowed() {
         ("client", &["protocol"]),
         (
             "testing",
-            &["context", "dispatch", "protocol", "serve", "server", "tool"],
+            &["context", "protocol", "serve", "server", "tool"],
         ),
     ];
     for (module, allowed) in allowed {
@@ -87,6 +87,57 @@ fn the_serving_core_names_no_extension() {
         .map(|(to, file)| format!("{to} (first in {file})"))
         .collect();
     assert!(named.is_empty(), "serve names an extension: {named:?}");
+}
+
+/// The crate root is the user API and stays small (issue 41: at most 40 names; modules are
+/// counted apart), and no public type has two paths. Read from the committed public-API
+/// snapshot (`api/wymcp.txt`, which `.ci/public-api` keeps equal to the code).
+#[test]
+fn the_crate_root_has_at_most_40_names_and_every_type_one_path() {
+    let snapshot = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../api/wymcp.txt");
+    let Ok(api) = std::fs::read_to_string(&snapshot) else {
+        // A packaged crate has no snapshot: the repository's run checks it.
+        return;
+    };
+    let mut root = BTreeSet::new();
+    let mut paths: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for line in api.lines() {
+        let Some(rest) = line.strip_prefix("pub ") else {
+            continue;
+        };
+        let Some((kind, item)) = rest.split_once(' ') else {
+            continue;
+        };
+        let path: String = item
+            .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+            .next()
+            .unwrap_or_default()
+            .trim_end_matches(':')
+            .to_owned();
+        let segments: Vec<&str> = path.split("::").collect();
+        if segments.first() != Some(&"wymcp") {
+            continue;
+        }
+        if segments.len() == 2 && kind != "mod" {
+            root.insert(segments[1].to_owned());
+        }
+        if ["struct", "enum", "trait", "type"].contains(&kind) {
+            let name = segments[segments.len() - 1].to_owned();
+            paths.entry(name).or_default().insert(path.clone());
+        }
+    }
+    assert!(root.len() >= 20, "the scan read the root: {root:?}");
+    assert!(
+        root.len() <= 40,
+        "{} names at the crate root (at most 40): {root:?}",
+        root.len()
+    );
+    let twice: Vec<_> = paths
+        .iter()
+        .filter(|(_, at)| at.len() > 1)
+        .filter(|(name, _)| !["ToolResult", "Service"].contains(&name.as_str()))
+        .collect();
+    assert!(twice.is_empty(), "types with two paths: {twice:?}");
 }
 
 /// The scan itself: a circle written into a small tree is found, through a root re-export.

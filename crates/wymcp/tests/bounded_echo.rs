@@ -8,11 +8,9 @@
 
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
-use wymcp::bound::{MAX_CHARS, MAX_ITEMS, echo, echo_list, echo_value};
-use wymcp::{
-    ActionResult, ActionSchema, ActionTool, Actions, CallToolResult, Context, Data, ErrorKind,
-    Reply, Server,
-};
+use wymcp::tool::bound::{MAX_CHARS, MAX_ITEMS, echo, echo_list, echo_value};
+use wymcp::tool::{CallToolResult, ErrorKind};
+use wymcp::{ActionResult, ActionSchema, ActionTool, Actions, Context, Data, Reply, Server};
 
 /// The bounded form of a string of `n` copies of `c`: the first 200, then the marker.
 fn bounded(c: char, n: usize) -> String {

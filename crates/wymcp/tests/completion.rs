@@ -6,9 +6,11 @@ mod kit_request;
 mod mcp_schema;
 
 use serde_json::{Value, json};
+use wymcp::Prompt;
+use wymcp::ResourceTemplate;
 use wymcp::completion::{Complete, Completion, CompletionRef, CompletionRequest, CompletionValues};
-use wymcp::prompt::{GetPromptResult, Prompt, PromptArgument, PromptArguments, PromptError};
-use wymcp::resource::{ReadResource, ResourceContents, ResourceError, ResourceTemplate, Variables};
+use wymcp::prompt::{GetPromptResult, PromptArgument, PromptArguments, PromptError};
+use wymcp::resource::{ReadResource, ResourceContents, ResourceError, Variables};
 use wymcp::{Context, Problem, ProtocolVersion, RpcError, Server};
 
 use kit_request::request;

@@ -288,7 +288,9 @@ async fn progress_is_not_sent_after_completion() {
     let seen = sent.clone();
     let ctx = Context::builder()
         .progress_token(json!("t"))
-        .notifier(wymcp::Notifier::new(move |m| seen.lock().unwrap().push(m)))
+        .notifier(wymcp::session::Notifier::new(move |m| {
+            seen.lock().unwrap().push(m)
+        }))
         .build();
     assert!(ctx.progress(1.0, None, None));
     assert!(!ctx.progress(1.0, None, None), "not increasing");

@@ -27,7 +27,7 @@ use std::sync::OnceLock;
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use serde_json::{Map, Value, json};
-use wymcp::bound::MAX_CHARS;
+use wymcp::tool::bound::MAX_CHARS;
 use wymcp::{
     ActionResult, ActionSchema, ActionTool, Actions, CallOutput, CallResult, Context, Data,
     PlainTool, Reply, Server,

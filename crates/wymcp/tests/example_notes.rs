@@ -13,9 +13,10 @@ mod notes;
 
 use serde_json::{Map, Value, json};
 use wymcp::testing::TestClient;
+use wymcp::tool::{CallToolResult, Companions};
 use wymcp::{
-    ActionResult, ActionTool, Actions, CallOutput, CallResult, CallToolResult, Companions, Context,
-    Data, PlainTool, ProtocolVersion, Reply, Server,
+    ActionResult, ActionTool, Actions, CallOutput, CallResult, Context, Data, PlainTool,
+    ProtocolVersion, Reply, Server,
 };
 
 /// The notes tool as literals, written from what the example's methods say.

@@ -16,9 +16,10 @@
 //!   `help {tool, action}` contained as a `tool_fault` result, is tested instead.
 
 use serde_json::{Map, Value, json};
+use wymcp::tool::{CallToolResult, ErrorKind};
 use wymcp::{
-    ActionResult, ActionSchema, ActionTool, Actions, CallOutput, CallResult, CallToolResult,
-    Context, Data, ErrorKind, PlainTool, ProtocolVersion, Reply, Server,
+    ActionResult, ActionSchema, ActionTool, Actions, CallOutput, CallResult, Context, Data,
+    PlainTool, ProtocolVersion, Reply, Server,
 };
 
 /// The help tool's description, exactly as behaviour-spec §2.3 writes it.

@@ -16,9 +16,10 @@ use http_harness::{BOTH, Event, Http, Sse, borrowed, envelope, modern_headers, r
 use reqwest::StatusCode;
 use serde_json::{Map, Value, json};
 use tokio::time::{Instant, timeout};
-use wymcp::prompt::{GetPromptResult, Prompt, PromptArguments, PromptError, PromptMessage};
+use wymcp::Prompt;
+use wymcp::Resource;
+use wymcp::prompt::{GetPromptResult, PromptArguments, PromptError, PromptMessage};
 use wymcp::protocol::LogLevel;
-use wymcp::resource::Resource;
 use wymcp::transport::http::StreamableHttp;
 use wymcp::{CallOutput, CallResult, Content, Context, PlainTool, ProtocolVersion, Server};
 

@@ -17,9 +17,11 @@ use http_harness::{Http, Sse, borrowed, modern_headers};
 use reqwest::StatusCode;
 use serde_json::{Map, Value, json};
 use wymcp::Identity;
+use wymcp::Prompt;
+use wymcp::ResourceTemplate;
 use wymcp::mrtr::RequestStateKeys;
-use wymcp::prompt::{GetPromptResult, Prompt, PromptArguments, PromptError, PromptMessage};
-use wymcp::resource::{ReadResource, ResourceContents, ResourceError, ResourceTemplate, Variables};
+use wymcp::prompt::{GetPromptResult, PromptArguments, PromptError, PromptMessage};
+use wymcp::resource::{ReadResource, ResourceContents, ResourceError, Variables};
 use wymcp::session::{ClientRequestError, Elicitation, ListRoots, Sampling};
 use wymcp::transport::http::{BearerAuth, StreamableHttp};
 use wymcp::{

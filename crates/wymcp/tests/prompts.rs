@@ -6,8 +6,9 @@ mod kit_request;
 mod mcp_schema;
 
 use serde_json::{Value, json};
+use wymcp::Prompt;
 use wymcp::prompt::{
-    GetPromptResult, Prompt, PromptArgument, PromptArguments, PromptError, PromptMessage, Role,
+    GetPromptResult, PromptArgument, PromptArguments, PromptError, PromptMessage, Role,
 };
 use wymcp::resource::ResourceContents;
 use wymcp::{Content, Context, Problem, ProtocolVersion, RpcError, Server};

@@ -7,10 +7,9 @@
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
-use wymcp::bound::MAX_CHARS;
-use wymcp::{
-    ActionResult, ActionSchema, ActionTool, Actions, CallToolResult, Context, Data, Reply, Server,
-};
+use wymcp::tool::CallToolResult;
+use wymcp::tool::bound::MAX_CHARS;
+use wymcp::{ActionResult, ActionSchema, ActionTool, Actions, Context, Data, Reply, Server};
 
 /// Every refusal of this fixture serializes under this many bytes: its schema-side text is
 /// under 1 KiB, and at most ten quoted strings of ≤ 200 characters (≤ 4 bytes each) with

@@ -6,11 +6,10 @@ mod kit_request;
 mod mcp_schema;
 
 use serde_json::{Map, Value, json};
-use wymcp::resource::{
-    ReadResource, Resource, ResourceContents, ResourceError, ResourceTemplate, Variables,
-};
+use wymcp::resource::{ReadResource, ResourceContents, ResourceError, Variables};
 use wymcp::testing::TestClient;
 use wymcp::{Context, Problem, ProtocolVersion, RpcError, Server};
+use wymcp::{Resource, ResourceTemplate};
 
 use kit_request::request;
 use mcp_schema::{REVISIONS, problems, validator};
@@ -338,11 +337,7 @@ fn read_errors_are_protocol_errors() {
         // The server lives on.
         assert!(read("test://static-text").await.is_ok());
 
-        for params in [
-            None,
-            Some(json!({})),
-            Some(json!({"uri": 7})),
-        ] {
+        for params in [None, Some(json!({})), Some(json!({"uri": 7}))] {
             let err = request(&server, "resources/read", params, ctx(v))
                 .await
                 .expect_err("bad params");

@@ -5,8 +5,9 @@
 
 #![allow(clippy::unwrap_used, missing_docs)]
 
+use wymcp::Server;
+use wymcp::resource::{ResourceContents, ResourceError};
 use wymcp::testing::TestClient;
-use wymcp::{ResourceContents, ResourceError, Server};
 
 #[derive(Clone)]
 struct Notes;

@@ -9,13 +9,13 @@ mod mcp_schema;
 use http_harness::{Http, data_lines, read_until};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
+use wymcp::Prompt;
 use wymcp::completion::CompletionValues;
-use wymcp::prompt::{GetPromptResult, Prompt, PromptArgument, PromptArguments, PromptMessage};
-use wymcp::resource::{
-    ReadResource, Resource, ResourceContents, ResourceError, ResourceTemplate, Variables,
-};
+use wymcp::prompt::{GetPromptResult, PromptArgument, PromptArguments, PromptMessage};
+use wymcp::resource::{ReadResource, ResourceContents, ResourceError, Variables};
 use wymcp::transport::http::StreamableHttp;
 use wymcp::{Content, Context, ProtocolVersion, Server};
+use wymcp::{Resource, ResourceTemplate};
 
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 

@@ -9,8 +9,9 @@ use futures_util::future::BoxFuture;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
 use tokio_util::sync::CancellationToken;
+use wymcp::Resource;
 use wymcp::Server;
-use wymcp::resource::{Resource, SubscriptionError, SubscriptionStore};
+use wymcp::resource::{SubscriptionError, SubscriptionStore};
 use wymcp::transport::stdio::{StdioConfig, serve_io};
 
 fn builder() -> wymcp::ServerBuilder {

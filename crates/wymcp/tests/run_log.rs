@@ -13,7 +13,8 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use serde_json::{Value, json};
-use wymcp::{Cli, Limits};
+use wymcp::Limits;
+use wymcp::run::Cli;
 
 const CHILD: &str = "WYMCP_RUN_LOG_CHILD";
 

@@ -506,7 +506,7 @@ async fn a_plain_tool_declaring_scopes_is_hidden_and_refused_without_them() {
 /// A prompt that would show the notes.
 struct Digest;
 
-impl wymcp::prompt::Prompt for Digest {
+impl wymcp::Prompt for Digest {
     fn name(&self) -> &str {
         "digest"
     }
@@ -528,8 +528,9 @@ impl wymcp::prompt::Prompt for Digest {
 /// Notes behind `notes:read` (a static resource, a template, a prompt and a completion of the
 /// template's variable), beside an open readme; `visibility` as given.
 fn notes_server(visibility: wymcp::Visibility) -> Server {
-    use wymcp::prompt::Prompt as _;
-    use wymcp::resource::{Resource, ResourceContents, ResourceTemplate, read_fn};
+    use wymcp::Prompt as _;
+    use wymcp::resource::{ResourceContents, read_fn};
+    use wymcp::{Resource, ResourceTemplate};
     let note = read_fn(|uri: String, _vars, _ctx| async move {
         Ok(vec![ResourceContents::text(uri, "the secret note")])
     });
@@ -714,8 +715,8 @@ async fn show_with_scope_lists_them_marked_and_still_refuses() {
 
 #[test]
 fn resource_and_prompt_scopes_must_be_scope_tokens() {
-    use wymcp::prompt::Prompt as _;
-    let resource = wymcp::resource::Resource::text("notes://a", "a", "A").scopes(["two words"]);
+    use wymcp::Prompt as _;
+    let resource = wymcp::Resource::text("notes://a", "a", "A").scopes(["two words"]);
     let error = Server::builder().resource(resource).build().unwrap_err();
     assert!(
         error

@@ -18,12 +18,11 @@ use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing::{Event, Metadata, Subscriber};
 use wymcp::Identity;
+use wymcp::tool::Failure;
 use wymcp::transport::http::{
     AuthRefusal, Authenticate, BearerAuth, SessionHooks, SessionStart, StreamableHttp,
 };
-use wymcp::{
-    ActionResult, ActionSchema, ActionTool, Actions, Context, Data, Failure, Reply, Server,
-};
+use wymcp::{ActionResult, ActionSchema, ActionTool, Actions, Context, Data, Reply, Server};
 
 // ---------------------------------------------------------------------------------------------
 // A subscriber that records every event by name, with its fields rendered as text.
@@ -182,7 +181,7 @@ fn ctx() -> Context {
         .build()
 }
 
-async fn call(server: &Server, tool: &str, arguments: Value) -> wymcp::CallToolResult {
+async fn call(server: &Server, tool: &str, arguments: Value) -> wymcp::tool::CallToolResult {
     wymcp::testing::call_tool(server, tool, Some(arguments), ctx())
         .await
         .expect("a known tool")

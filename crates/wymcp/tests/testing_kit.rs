@@ -9,9 +9,9 @@ use wymcp::testing::{
     assert_tool_error, build_action_request, build_call_request, error_response, json_response,
     test_context, text_response, unwrap_json, unwrap_single, unwrap_text,
 };
+use wymcp::tool::Failure;
 use wymcp::{
-    ActionResult, ActionTool, Actions, Content, Context, Data, Failure, Hint, ProtocolVersion,
-    Reply, Server,
+    ActionResult, ActionTool, Actions, Content, Context, Data, Hint, ProtocolVersion, Reply, Server,
 };
 
 struct Probe;

@@ -7,9 +7,9 @@
 #![allow(clippy::unwrap_used, missing_docs)]
 
 use serde_json::{Map, Value, json};
+use wymcp::tool::{CallToolResult, Failure, Params};
 use wymcp::{
-    ActionEnum, ActionResult, CallToolResult, Context, Failure, Hint, Params, ProtocolVersion,
-    Reply, Server, TypedActionTool,
+    ActionEnum, ActionResult, Context, Hint, ProtocolVersion, Reply, Server, TypedActionTool,
 };
 
 /// A task's urgency

@@ -26,10 +26,10 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value, json};
 use wymcp::testing::TestClient;
+use wymcp::tool::{CallToolResult, ErrorKind, Failure};
 use wymcp::{
     ActionError, ActionResult, ActionSchema, ActionTool, Actions, CallError, CallOutput,
-    CallResult, CallToolResult, Context, Data, ErrorKind, Failure, Hint, PlainTool,
-    ProtocolVersion, Reply, RpcError, Server,
+    CallResult, Context, Data, Hint, PlainTool, ProtocolVersion, Reply, RpcError, Server,
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -5,9 +5,10 @@
 
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
+use wymcp::tool::CallToolResult;
 use wymcp::{
-    ActionEnum, ActionResult, ActionTool, Actions, CallToolResult, Context, Data, JsonSchema,
-    ProtocolVersion, Reply, Server, TypedActionTool,
+    ActionEnum, ActionResult, ActionTool, Actions, Context, Data, JsonSchema, ProtocolVersion,
+    Reply, Server, TypedActionTool,
 };
 
 /// A postal address (the struct doc is not served: the field doc describes the property)

@@ -35,7 +35,7 @@ mod tools;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use wymcp::{Cli, Invocation, Transport};
+use wymcp::run::{Cli, Invocation, Transport};
 
 use crate::policy::Policy;
 use crate::store::Store;

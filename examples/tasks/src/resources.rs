@@ -4,8 +4,9 @@
 
 use serde_json::json;
 use wymcp::Content;
+use wymcp::ResourceTemplate;
 use wymcp::prompt::{GetPromptResult, PromptError, PromptMessage};
-use wymcp::resource::{ResourceError, ResourceTemplate};
+use wymcp::resource::ResourceError;
 
 use crate::store::{Status, Store, StoreError, TaskFilter};
 

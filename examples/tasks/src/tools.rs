@@ -12,12 +12,13 @@
 //! [`server`] assembles them; `main.rs` serves it and the tests call it in-process.
 
 use serde_json::{Map, Value, json};
+use wymcp::tool::Failure;
 use wymcp::{
-    ActionEnum, ActionResult, ActionTool, Actions, ConfigurationError, Context, Data, Failure,
-    Hint, Reply, Server, ServerBuilder, TypedActionTool,
+    ActionEnum, ActionResult, ActionTool, Actions, ConfigurationError, Context, Data, Hint, Reply,
+    Server, ServerBuilder, TypedActionTool,
 };
 
-use wymcp::prompt::Prompt as _;
+use wymcp::Prompt as _;
 use wymcp::session::{ClientRequestError, Elicitation};
 
 use crate::resources::{Planner, project_template};

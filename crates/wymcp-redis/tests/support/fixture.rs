@@ -6,8 +6,8 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
+use wymcp::Resource;
 use wymcp::mrtr::RequestStateKeys;
-use wymcp::resource::Resource;
 use wymcp::session::{Elicitation, Sampling};
 use wymcp::task::{TaskResume, TaskSupport};
 use wymcp::{CallError, CallOutput, CallResult, Context, PlainTool, Server, ServerBuilder};

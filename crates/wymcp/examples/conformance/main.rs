@@ -24,16 +24,14 @@ mod tasks;
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
+use wymcp::Prompt;
 use wymcp::completion::CompletionValues;
-use wymcp::prompt::{
-    GetPromptResult, Prompt, PromptArgument, PromptArguments, PromptError, PromptMessage,
-};
-use wymcp::resource::{
-    ReadResource, Resource, ResourceContents, ResourceError, ResourceTemplate, Variables,
-};
+use wymcp::prompt::{GetPromptResult, PromptArgument, PromptArguments, PromptError, PromptMessage};
+use wymcp::resource::{ReadResource, ResourceContents, ResourceError, Variables};
 use wymcp::session::{Elicitation, Sampling};
 use wymcp::transport::http::{HttpServer, StreamableHttp};
 use wymcp::{CallError, CallOutput, CallResult, Content, Context, PlainTool, Server};
+use wymcp::{Resource, ResourceTemplate};
 
 /// A 1×1 red PNG, base64.
 const TEST_IMAGE_BASE64: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";

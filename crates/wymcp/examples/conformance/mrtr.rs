@@ -5,7 +5,8 @@
 //! runs the code again on the client's retry.
 
 use serde_json::{Map, Value, json};
-use wymcp::prompt::{GetPromptResult, Prompt, PromptArguments, PromptError, PromptMessage};
+use wymcp::Prompt;
+use wymcp::prompt::{GetPromptResult, PromptArguments, PromptError, PromptMessage};
 use wymcp::session::{ClientRequestError, Elicitation, ListRoots, Sampling};
 use wymcp::{CallError, CallOutput, CallResult, Content, Context, PlainTool, ServerBuilder};
 

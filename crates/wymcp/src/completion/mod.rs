@@ -4,7 +4,8 @@
 //! ```
 //! use serde_json::json;
 //! use wymcp::completion::CompletionValues;
-//! use wymcp::prompt::{GetPromptResult, Prompt, PromptArgument, PromptArguments, PromptError};
+//! use wymcp::prompt::{GetPromptResult, PromptArgument, PromptArguments, PromptError};
+//! use wymcp::Prompt;
 //! use wymcp::testing::TestClient;
 //! use wymcp::{Context, Server};
 //!

@@ -226,9 +226,10 @@ mod tests {
 
     use serde_json::json;
 
+    use crate::Context;
     use crate::protocol::ProtocolVersion;
+    use crate::session::Notifier;
     use crate::session::{ClientRequestError, Elicitation, ListRoots, SessionHandle};
-    use crate::{Context, Notifier};
 
     fn session(version: ProtocolVersion) -> SessionHandle {
         SessionHandle::live("s-1", Arc::from(Vec::new()), version, None, None)

@@ -14,9 +14,10 @@ pub(crate) mod scope_gate;
 mod task;
 mod user_state;
 
-use crate::protocol::{LogLevel, ProtocolVersion};
+use crate::ProtocolVersion;
+use crate::protocol::LogLevel;
 use crate::session::SessionHandle;
-pub use crate::session::notifier::{Delivery, Notifier};
+pub(crate) use crate::session::notifier::{Delivery, Notifier};
 
 pub use builder::ContextBuilder;
 pub use identity::Identity;

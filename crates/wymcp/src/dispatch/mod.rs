@@ -6,7 +6,6 @@ pub(crate) mod fault;
 pub(crate) mod gates;
 mod help;
 pub(crate) mod refusal;
-mod result;
 mod schemas;
 
 use std::sync::Arc;
@@ -22,8 +21,8 @@ use crate::tool::erased::DynActionTool;
 use crate::tool::registered::{Kind, RegisteredTool};
 use crate::tool::{CallError, Content, ErrorKind};
 
-pub use result::CallToolResult;
-pub(crate) use result::WireResult;
+pub(crate) use crate::tool::CallToolResult;
+pub(crate) use crate::tool::call_result::WireResult;
 
 /// What runs an admitted call when the server has operation middleware: its layers, then
 /// [`run_admitted`]. Implemented by `middleware::Stack`; `dispatch` knows no layer.

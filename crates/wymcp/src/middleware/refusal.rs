@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use crate::dispatch::CallToolResult;
 use crate::protocol::RpcError;
+use crate::tool::CallToolResult;
 use crate::tool::{Content, ErrorKind};
 
 /// A layer's refusal of an operation. The model reads it as an `isError` result in the gates'

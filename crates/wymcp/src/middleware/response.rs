@@ -2,8 +2,8 @@
 
 use serde_json::Value;
 
-use crate::dispatch::CallToolResult;
 use crate::protocol::RpcError;
+use crate::tool::CallToolResult;
 
 /// What an [`Operation`](super::Operation) service answers: a call's result, or another
 /// method's answer (its `result` or the JSON-RPC error it answers with). A layer that maps

@@ -124,7 +124,8 @@ impl PromptError {
 /// required one present (a refusal is `-32602` naming the argument).
 ///
 /// ```
-/// use wymcp::prompt::{GetPromptResult, Prompt, PromptArgument, PromptArguments, PromptError, PromptMessage};
+/// use wymcp::prompt::{GetPromptResult, PromptArgument, PromptArguments, PromptError, PromptMessage};
+/// use wymcp::Prompt;
 /// use wymcp::{Content, Context};
 ///
 /// struct Review;
@@ -183,7 +184,8 @@ pub trait Prompt: Send + Sync + 'static {
     /// This prompt, needing `scopes` ([`scopes`](Self::scopes)) instead of its own.
     ///
     /// ```
-    /// use wymcp::prompt::{Prompt, PromptArguments, PromptError, GetPromptResult};
+    /// use wymcp::Prompt;
+    /// use wymcp::prompt::{PromptArguments, PromptError, GetPromptResult};
     /// use wymcp::Context;
     ///
     /// struct Plan;

@@ -3,7 +3,8 @@
 //!
 //! ```
 //! use serde_json::json;
-//! use wymcp::prompt::{GetPromptResult, Prompt, PromptArgument, PromptArguments, PromptError, PromptMessage};
+//! use wymcp::prompt::{GetPromptResult, PromptArgument, PromptArguments, PromptError, PromptMessage};
+//! use wymcp::Prompt;
 //! use wymcp::testing::TestClient;
 //! use wymcp::{Content, Context, Server};
 //!
@@ -33,6 +34,7 @@ pub(crate) mod function;
 mod message;
 pub(crate) mod registry;
 
-pub use definition::{Prompt, PromptArgument, PromptArguments, PromptError, Scoped};
+pub(crate) use definition::Prompt;
+pub use definition::{PromptArgument, PromptArguments, PromptError, Scoped};
 pub use function::IntoPromptResult;
 pub use message::{GetPromptResult, PromptMessage, Role};

@@ -2,16 +2,16 @@
 //! `_meta` keys, error codes and cache hints. (The JSON-RPC plumbing is the crate's own.)
 
 pub(crate) mod content;
-mod error;
+pub(crate) mod error;
 pub(crate) mod extensions;
 pub(crate) mod headers;
 mod jsonrpc;
 mod lifecycle;
 mod methods;
 pub mod stateless;
-mod version;
+pub(crate) mod version;
 
-pub use error::RpcError;
+pub(crate) use error::RpcError;
 pub(crate) use jsonrpc::{
     Kind, failure, rejection_id, success, success_bytes, success_text, validate_envelope,
     validate_members,
@@ -19,4 +19,5 @@ pub(crate) use jsonrpc::{
 pub use lifecycle::LogLevel;
 pub(crate) use lifecycle::negotiate;
 pub use methods::Method;
-pub use version::{ProtocolVersion, UnsupportedVersion};
+pub(crate) use version::ProtocolVersion;
+pub use version::UnsupportedVersion;

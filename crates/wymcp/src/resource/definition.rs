@@ -154,7 +154,7 @@ macro_rules! metadata_setters {
 /// A resource with a fixed URI: static text, static binary, or contents read on demand.
 ///
 /// ```
-/// use wymcp::resource::Resource;
+/// use wymcp::Resource;
 ///
 /// let readme = Resource::text("file:///readme.md", "readme", "# Hello")
 ///     .title("Read me")
@@ -270,7 +270,8 @@ impl Resource {
 ///
 /// ```
 /// use wymcp::Context;
-/// use wymcp::resource::{ReadResource, ResourceContents, ResourceError, ResourceTemplate, Variables};
+/// use wymcp::resource::{ReadResource, ResourceContents, ResourceError, Variables};
+/// use wymcp::ResourceTemplate;
 ///
 /// struct Data;
 /// impl ReadResource for Data {

@@ -17,7 +17,8 @@ pub struct ReadFn<F>(F);
 /// ```
 /// use wymcp::resource::{read_fn, ResourceError};
 /// use wymcp::testing::TestClient;
-/// use wymcp::{ResourceContents, ResourceTemplate, Server};
+/// use wymcp::resource::ResourceContents;
+/// use wymcp::{ResourceTemplate, Server};
 ///
 /// let note = ResourceTemplate::new(
 ///     "notes://{id}",

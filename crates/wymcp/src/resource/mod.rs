@@ -10,7 +10,7 @@
 //! [`TestClient`](crate::testing::TestClient) sends them in-process.
 //!
 //! ```
-//! use wymcp::resource::Resource;
+//! use wymcp::Resource;
 //! use wymcp::Server;
 //! use wymcp::testing::TestClient;
 //!
@@ -35,7 +35,7 @@ pub(crate) mod subscriptions;
 mod template;
 
 pub use contents::ResourceContents;
-pub use definition::{Resource, ResourceTemplate};
+pub(crate) use definition::{Resource, ResourceTemplate};
 pub use from_fn::{IntoContents, ReadFn, read_fn};
 pub use notify::ServerNotification;
 pub use read::{RESOURCE_NOT_FOUND, ReadResource, ResourceError};

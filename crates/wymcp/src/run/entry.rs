@@ -3,6 +3,7 @@
 use std::fmt::Display;
 use std::process::ExitCode;
 
+use super::{Cli, RunError};
 use crate::Server;
 
 /// Builds the server with `server`, then serves it as the command line says ([`run`](crate::run))
@@ -71,4 +72,24 @@ macro_rules! main {
             $crate::run_blocking($server)
         }
     };
+}
+
+/// Serves `server` as the command line says (`--stdio`, `--port`, `--bind`, `--help`), until
+/// end of input (stdio) or Ctrl-C/SIGTERM (HTTP).
+///
+/// `--help` prints the usage on stdout and exits with status 0; a refused command line prints
+/// the reason and the usage on stderr and exits with status 2.
+///
+/// ```no_run
+/// use wymcp::Server;
+///
+/// #[tokio::main]
+/// async fn main() -> Result<(), wymcp::run::RunError> {
+///     let server = Server::builder().name("notes").build().expect("valid schemas");
+///     wymcp::run(server).await // `notes --stdio`, `notes --port 9000`, `notes --help`
+/// }
+/// ```
+pub async fn run(server: Server) -> Result<(), RunError> {
+    let name = server.info().name.clone();
+    Cli::new(name).parse().serve(server).await
 }

@@ -1,5 +1,6 @@
-//! Serving from the command line: [`run`] for a binary whose only job is to serve, [`Cli`] for
-//! one with options of its own.
+//! Serving from the command line: [`run`](crate::run) for a binary whose only job is to serve
+//! (at the crate root, with [`run_blocking`](crate::run_blocking)), [`Cli`] for one with options
+//! of its own.
 //!
 //! The flags are `--stdio` (one session over stdin/stdout, the way Claude Desktop and the
 //! Inspector spawn servers), `--port <PORT>` and `--bind <ADDR>` (Streamable HTTP, default
@@ -14,35 +15,14 @@
 
 mod args;
 mod banner;
-mod entry;
+pub(crate) mod entry;
 mod log;
 
 use std::net::SocketAddr;
 
 pub use args::{CliError, Transport};
-pub use entry::run_blocking;
 
 use crate::Server;
-
-/// Serves `server` as the command line says (`--stdio`, `--port`, `--bind`, `--help`), until
-/// end of input (stdio) or Ctrl-C/SIGTERM (HTTP).
-///
-/// `--help` prints the usage on stdout and exits with status 0; a refused command line prints
-/// the reason and the usage on stderr and exits with status 2.
-///
-/// ```no_run
-/// use wymcp::Server;
-///
-/// #[tokio::main]
-/// async fn main() -> Result<(), wymcp::RunError> {
-///     let server = Server::builder().name("notes").build().expect("valid schemas");
-///     wymcp::run(server).await // `notes --stdio`, `notes --port 9000`, `notes --help`
-/// }
-/// ```
-pub async fn run(server: Server) -> Result<(), RunError> {
-    let name = server.info().name.clone();
-    Cli::new(name).parse().serve(server).await
-}
 
 /// A failure while serving (the command line itself was accepted).
 #[derive(Debug, thiserror::Error)]
@@ -64,10 +44,11 @@ pub enum RunError {
 /// flags.
 ///
 /// ```no_run
-/// use wymcp::{Cli, Server};
+/// use wymcp::run::Cli;
+/// use wymcp::Server;
 ///
 /// #[tokio::main]
-/// async fn main() -> Result<(), wymcp::RunError> {
+/// async fn main() -> Result<(), wymcp::run::RunError> {
 ///     let cli = Cli::new("notes")
 ///         .about("notes: short notes, served over MCP")
 ///         .option("--dir", "DIR", "where the notes live (default ./notes)")
@@ -132,7 +113,7 @@ impl Cli {
     /// Parses `args` (without the program name).
     ///
     /// ```
-    /// use wymcp::{Cli, CliError, Transport};
+    /// use wymcp::run::{Cli, CliError, Transport};
     ///
     /// let cli = Cli::new("demo").option("--data", "DIR", "the data directory");
     /// let ok = cli.try_parse_from(["--stdio", "--data=/tmp/d"].map(String::from)).unwrap();
@@ -258,9 +239,10 @@ impl Invocation {
     ///
     /// ```no_run
     /// use wymcp::transport::http::BearerAuth;
-    /// use wymcp::{Cli, Identity, Server};
+    /// use wymcp::run::Cli;
+    /// use wymcp::{Identity, Server};
     ///
-    /// # async fn run() -> Result<(), wymcp::RunError> {
+    /// # async fn run() -> Result<(), wymcp::run::RunError> {
     /// let server = Server::builder().name("demo").build().expect("valid");
     /// Cli::new("demo")
     ///     .parse()

@@ -115,7 +115,7 @@ mod tests {
 
     use super::Answer;
     use crate::ProtocolVersion;
-    use crate::dispatch::CallToolResult;
+    use crate::tool::CallToolResult;
     use crate::tool::Content;
 
     #[test]

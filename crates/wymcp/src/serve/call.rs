@@ -13,10 +13,11 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::notes::{self, NoteReceiver};
 use super::{Answer, Core, Refusal, Related, SharedAssigns};
+use crate::Context;
 use crate::context::{ContextBuilder, Origin};
 use crate::protocol::failure;
+use crate::session::{Delivery, Notifier};
 use crate::session::{RunningCall, SessionHandle, SessionRecord};
-use crate::{Context, Delivery, Notifier};
 
 /// What a finished call answers: its message, or (stateless era) a refusal its handler caused.
 pub(crate) type Finished = Result<Answer, Refusal>;

@@ -6,8 +6,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::{Map, Value};
 
+use crate::Server;
+use crate::session::Notifier;
 use crate::session::{SessionHandle, SessionRecord};
-use crate::{Notifier, Server};
 
 /// A session's assigns, shared by the calls running on this node.
 pub(crate) type SharedAssigns = Arc<Mutex<Map<String, Value>>>;

@@ -25,7 +25,7 @@ use crate::session::{
     BusMessage, CreateError, EventLog, LoggedEvent, Notice, Recipient, SessionHandle,
     SessionRecord, SessionStore, StoreError, node_of_request,
 };
-use crate::{Delivery, Notifier};
+use crate::session::{Delivery, Notifier};
 
 /// What a deployment's sessions are kept in and how they live, as its transport configured it.
 pub(crate) struct SessionsConfig {

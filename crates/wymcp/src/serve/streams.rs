@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::Delivery;
+use crate::session::Delivery;
 
 /// One frame for a session's stream: an event id and its JSON data. An event without an id is
 /// appended to the event log by the stream as it writes it (keeping the order it was sent in).

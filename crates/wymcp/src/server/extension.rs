@@ -12,10 +12,10 @@ use futures_util::future::BoxFuture;
 use serde_json::{Map, Value};
 
 use crate::context::Context;
-use crate::dispatch::CallToolResult;
 use crate::mrtr::Round;
 use crate::protocol::{Method, RpcError};
 use crate::server::Server;
+use crate::tool::CallToolResult;
 
 /// What answered a request: a `tools/call`'s typed result (written without a `Value` tree),
 /// or any other result (an `input_required` round, a task handle, a method's result).

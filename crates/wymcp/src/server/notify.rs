@@ -64,7 +64,7 @@ impl Server {
     ///
     /// ```
     /// use serde_json::json;
-    /// use wymcp::resource::Resource;
+    /// use wymcp::Resource;
     /// use wymcp::testing::TestClient;
     /// use wymcp::Server;
     ///

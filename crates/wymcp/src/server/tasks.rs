@@ -11,13 +11,13 @@ use serde_json::{Map, Value, json};
 use super::Server;
 use super::extension::{Answered, Answering, Extension, WatchKey};
 use crate::context::Context;
-use crate::dispatch::CallToolResult;
 use crate::mrtr::Round;
 use crate::protocol::{Method, RpcError};
 use crate::task::hand_off::HandedOff;
 use crate::task::host::{Host, TaskHost};
 use crate::task::serve::{Route, declares_tasks, missing_extension, route_call, run_task_call};
 use crate::task::{TASKS_EXTENSION, Tasks};
+use crate::tool::CallToolResult;
 use crate::user_state::UserStateStore;
 
 impl TaskHost for Server {

@@ -21,7 +21,7 @@ pub(crate) use calls::{RunningCall, RunningCalls, Work};
 pub use events::{EventLog, InMemoryEventLog, LoggedEvent};
 pub use handle::{SessionHandle, node_id};
 pub use local_bus::LocalBus;
-pub(crate) use notifier::{Delivery, Notifier};
+pub use notifier::{Delivery, Notifier};
 pub(crate) use relay::Relay;
 pub use request::{
     ClientRequestError, DEFAULT_ELICITATION_TIMEOUT, DEFAULT_ROOTS_TIMEOUT,

@@ -17,9 +17,9 @@ use super::host::TaskHost;
 use super::input::{TaskInput, TaskSlot};
 use super::serve::{TaskFuture, adopt, new_id};
 use crate::Context;
-use crate::dispatch::CallToolResult;
 use crate::mrtr::Round;
 use crate::protocol::RpcError;
+use crate::tool::CallToolResult;
 
 /// How a call that may hand off ended its request.
 pub(crate) enum HandedOff {

@@ -9,8 +9,8 @@ use serde_json::Value;
 
 use super::Tasks;
 use crate::context::Context;
-use crate::dispatch::CallToolResult;
 use crate::protocol::RpcError;
+use crate::tool::CallToolResult;
 use crate::user_state::UserStateStore;
 
 /// The server a task runs on, as the tasks extension sees it.

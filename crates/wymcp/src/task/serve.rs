@@ -19,9 +19,9 @@ use super::{
     TaskSupport, Tasks,
 };
 use crate::Context;
-use crate::dispatch::CallToolResult;
 use crate::mrtr::INVALID_INPUT_RESPONSES;
 use crate::protocol::{Method, RpcError};
+use crate::tool::CallToolResult;
 
 /// How long a cancelled task's call may take to notice its cancellation before it is dropped.
 const CANCEL_GRACE: std::time::Duration = std::time::Duration::from_secs(5);

@@ -11,9 +11,9 @@ use serde_json::{Map, Value, json};
 use super::clock::now_ms;
 use super::input::TaskInput;
 use super::{Running, TaskRecord, TaskStatus, Tasks};
-use crate::dispatch::CallToolResult;
 use crate::mrtr::InputKind;
 use crate::protocol::{ProtocolVersion, RpcError};
+use crate::tool::CallToolResult;
 
 /// A running task whose heartbeat is older than this many heartbeats, on a node that does not
 /// run it, was left by a node that stopped.

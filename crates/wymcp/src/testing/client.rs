@@ -10,7 +10,6 @@ use tokio::sync::OnceCell;
 
 use super::ToolResult;
 use crate::context::Identity;
-use crate::dispatch::CallToolResult;
 use crate::protocol::stateless::{CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, PROTOCOL_VERSION_KEY};
 use crate::protocol::{ProtocolVersion, RpcError};
 use crate::serve::{
@@ -18,6 +17,7 @@ use crate::serve::{
     SessionsConfig, Settings, SharedAssigns, TransportKind,
 };
 use crate::server::Server;
+use crate::tool::CallToolResult;
 
 /// The name of a test client's request streams (in server→client request ids).
 const STREAM: &str = "test";

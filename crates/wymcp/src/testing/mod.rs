@@ -54,11 +54,12 @@ mod result;
 
 use serde_json::{Value, json};
 
-use crate::context::{Context, ContextBuilder};
-use crate::dispatch::CallToolResult;
-use crate::protocol::RpcError;
+use crate::RpcError;
+use crate::context::Context;
 use crate::server::Server;
+use crate::tool::CallToolResult;
 
+pub use crate::context::ContextBuilder;
 pub use assert::{assert_fault, assert_gate_error, assert_hint, assert_ok, assert_tool_error};
 pub use client::TestClient;
 pub use response::{

@@ -4,8 +4,8 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-use crate::dispatch::CallToolResult;
 use crate::protocol::ProtocolVersion;
+use crate::tool::CallToolResult;
 use crate::tool::{Content, ErrorKind};
 
 /// A refusal by one of the dispatch gates (or by `help`): the payload's `error` name, and the

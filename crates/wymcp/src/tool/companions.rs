@@ -14,7 +14,8 @@ use crate::tool::erased::{DynPlainTool, PlainAdapter};
 /// block's `#[wymcp(plain)]` and `#[wymcp(prompt)]` methods are its companions.
 ///
 /// ```
-/// use wymcp::{ActionTool, Actions, ActionResult, Companions, Context, Data, Reply, Server};
+/// use wymcp::{ActionTool, Actions, ActionResult, Context, Data, Reply, Server};
+/// use wymcp::tool::Companions;
 /// # use wymcp::{CallResult, PlainTool};
 /// # use serde_json::{Map, Value};
 /// # struct Count;

@@ -24,7 +24,7 @@ use crate::tool::{ActionResult, CallError, CallOutput, CallResult, Data, Failure
 ///
 /// ```
 /// use serde::Serialize;
-/// use wymcp::{Failure, IntoActionResult};
+/// use wymcp::tool::{Failure, IntoActionResult};
 ///
 /// #[derive(Serialize)]
 /// struct Note { id: u32, text: String }
@@ -38,7 +38,7 @@ use crate::tool::{ActionResult, CallError, CallOutput, CallResult, Data, Failure
 /// ```
 #[diagnostic::on_unimplemented(
     message = "an action method cannot return `{Self}`",
-    label = "return a `T: Serialize` itself, a `wymcp::Reply`, a `serde_json::Value`, or a `Result<T, E>` whose `T` is `Serialize` and whose `E` converts into `wymcp::Failure` (any std error, or `Failure::msg(\"...\")`)"
+    label = "return a `T: Serialize` itself, a `wymcp::Reply`, a `serde_json::Value`, or a `Result<T, E>` whose `T` is `Serialize` and whose `E` converts into `wymcp::tool::Failure` (any std error, or `Failure::msg(\"...\")`)"
 )]
 pub trait IntoActionResult {
     /// The action's answer.
@@ -78,7 +78,7 @@ impl<T: Serialize, E: Into<Failure>> IntoActionResult for Result<T, E> {
 /// into a [`Failure`] (answered as a tool error with the error's text).
 ///
 /// ```
-/// use wymcp::{Failure, IntoCallResult};
+/// use wymcp::tool::{Failure, IntoCallResult};
 ///
 /// let counted: Result<serde_json::Value, Failure> = Ok(serde_json::json!({"count": 2}));
 /// let output = counted.into_call_result().unwrap();
@@ -88,7 +88,7 @@ impl<T: Serialize, E: Into<Failure>> IntoActionResult for Result<T, E> {
 /// ```
 #[diagnostic::on_unimplemented(
     message = "a plain tool's method cannot return `{Self}`",
-    label = "return a `T: Serialize` itself, a `Result<T, E>` whose `T` is `Serialize` and whose `E` converts into `wymcp::Failure`, or a `wymcp::CallResult`"
+    label = "return a `T: Serialize` itself, a `Result<T, E>` whose `T` is `Serialize` and whose `E` converts into `wymcp::tool::Failure`, or a `wymcp::CallResult`"
 )]
 pub trait IntoCallResult {
     /// The tool's answer.
@@ -118,7 +118,7 @@ impl<T: Serialize, E: Into<Failure>> IntoCallResult for Result<T, E> {
 /// variant of an [`ActionEnum`](crate::ActionEnum).
 ///
 /// ```
-/// use wymcp::Params;
+/// use wymcp::tool::Params;
 ///
 /// let Params(text) = Params("milk");
 /// assert_eq!(text, "milk");

@@ -109,7 +109,7 @@ impl<E: StdError + Send + Sync + 'static> From<E> for ActionError {
 ///
 /// ```
 /// use serde_json::json;
-/// use wymcp::Failure;
+/// use wymcp::tool::Failure;
 ///
 /// let failure = Failure::msg("Task 99 not found").with_hint_context(json!({"id": 99}));
 /// assert_eq!(failure.reason().to_string(), "Task 99 not found");

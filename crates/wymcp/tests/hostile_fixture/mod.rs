@@ -10,10 +10,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use wymcp::prompt::{GetPromptResult, Prompt, PromptArgument, PromptArguments, PromptError};
-use wymcp::resource::{ReadResource, ResourceContents, ResourceError, ResourceTemplate, Variables};
+use wymcp::Prompt;
+use wymcp::ResourceTemplate;
+use wymcp::prompt::{GetPromptResult, PromptArgument, PromptArguments, PromptError};
+use wymcp::resource::{ReadResource, ResourceContents, ResourceError, Variables};
+use wymcp::tool::Failure;
 use wymcp::{
-    ActionResult, ActionSchema, ActionTool, Actions, Context, Data, Failure, Limits, Reply, Server,
+    ActionResult, ActionSchema, ActionTool, Actions, Context, Data, Limits, Reply, Server,
 };
 
 /// The tool. `release` ends every `spin` call (they run on blocking threads until it is set).

@@ -5,11 +5,12 @@
 use serde_json::{Map, Value, json};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
+use wymcp::Prompt;
+use wymcp::Resource;
 use wymcp::completion::CompletionValues;
 use wymcp::prompt::PromptMessage;
-use wymcp::prompt::{GetPromptResult, Prompt, PromptArgument, PromptArguments, PromptError};
+use wymcp::prompt::{GetPromptResult, PromptArgument, PromptArguments, PromptError};
 use wymcp::protocol::LogLevel;
-use wymcp::resource::Resource;
 use wymcp::session::{Elicitation, Sampling};
 use wymcp::{
     ActionResult, ActionSchema, ActionTool, Actions, CallError, CallOutput, CallResult, Content,

@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value, json};
+use wymcp::Resource;
 use wymcp::protocol::LogLevel;
-use wymcp::resource::Resource;
 use wymcp::session::Elicitation;
 use wymcp::{
     ActionResult, ActionSchema, ActionTool, Actions, CallError, CallOutput, CallResult, Context,

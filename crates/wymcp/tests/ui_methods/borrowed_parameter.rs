@@ -4,7 +4,7 @@ struct Notes;
 #[wymcp::tool]
 impl Notes {
     /// Add a note
-    async fn add(&self, text: &str) -> Result<String, wymcp::Failure> {
+    async fn add(&self, text: &str) -> Result<String, wymcp::tool::Failure> {
         Ok(text.to_owned())
     }
 }

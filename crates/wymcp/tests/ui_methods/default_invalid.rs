@@ -4,7 +4,7 @@ struct Notes;
 #[wymcp::tool]
 impl Notes {
     /// List the notes
-    async fn list(&self, #[wymcp(default = "twenty")] limit: u32) -> Result<u32, wymcp::Failure> {
+    async fn list(&self, #[wymcp(default = "twenty")] limit: u32) -> Result<u32, wymcp::tool::Failure> {
         Ok(limit)
     }
 }

@@ -5,7 +5,7 @@ struct Notes;
 impl Notes {
     /// Add a note
     /// with a second line in the first paragraph
-    async fn add(&self, text: String) -> Result<String, wymcp::Failure> {
+    async fn add(&self, text: String) -> Result<String, wymcp::tool::Failure> {
         Ok(text)
     }
 }

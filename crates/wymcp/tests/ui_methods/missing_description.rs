@@ -3,7 +3,7 @@ struct Notes;
 /// Notes
 #[wymcp::tool]
 impl Notes {
-    async fn add(&self, text: String) -> Result<String, wymcp::Failure> {
+    async fn add(&self, text: String) -> Result<String, wymcp::tool::Failure> {
         Ok(text)
     }
 }

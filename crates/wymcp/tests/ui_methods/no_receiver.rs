@@ -4,7 +4,7 @@ struct Notes;
 #[wymcp::tool]
 impl Notes {
     /// Add a note
-    async fn add(text: String) -> Result<String, wymcp::Failure> {
+    async fn add(text: String) -> Result<String, wymcp::tool::Failure> {
         Ok(text)
     }
 }

@@ -9,7 +9,7 @@ struct Notes;
 #[wymcp::tool]
 impl Notes {
     /// Add a note
-    async fn add(&self, wymcp::Params(note): wymcp::Params<AddNote>, pinned: bool) -> Result<bool, wymcp::Failure> {
+    async fn add(&self, wymcp::tool::Params(note): wymcp::tool::Params<AddNote>, pinned: bool) -> Result<bool, wymcp::tool::Failure> {
         Ok(pinned && note.text.is_empty())
     }
 }

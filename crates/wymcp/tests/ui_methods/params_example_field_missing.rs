@@ -1,4 +1,4 @@
-use wymcp::Params;
+use wymcp::tool::Params;
 
 #[wymcp::data]
 #[serde(rename_all = "camelCase")]
@@ -13,7 +13,7 @@ struct Notes;
 impl Notes {
     /// Add a note
     #[wymcp(example = {"noteText": "Buy milk"}, example = {"note_text": "Call Ada"})]
-    async fn add(&self, Params(note): Params<AddNote>) -> Result<String, wymcp::Failure> {
+    async fn add(&self, Params(note): Params<AddNote>) -> Result<String, wymcp::tool::Failure> {
         Ok(note.note_text)
     }
 }

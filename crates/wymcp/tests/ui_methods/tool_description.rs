@@ -3,7 +3,7 @@ struct Notes;
 #[wymcp::tool]
 impl Notes {
     /// Add a note
-    async fn add(&self, text: String) -> Result<String, wymcp::Failure> {
+    async fn add(&self, text: String) -> Result<String, wymcp::tool::Failure> {
         Ok(text)
     }
 }

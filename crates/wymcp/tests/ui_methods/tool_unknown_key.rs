@@ -4,7 +4,7 @@ struct Notes;
 #[wymcp::tool(title = "Notes")]
 impl Notes {
     /// Add a note
-    async fn add(&self, text: String) -> Result<String, wymcp::Failure> {
+    async fn add(&self, text: String) -> Result<String, wymcp::tool::Failure> {
         Ok(text)
     }
 }

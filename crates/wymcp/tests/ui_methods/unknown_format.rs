@@ -4,7 +4,7 @@ struct Notes;
 #[wymcp::tool]
 impl Notes {
     /// Remind me
-    async fn remind(&self, #[wymcp(format = "dat-time")] at: String) -> Result<String, wymcp::Failure> {
+    async fn remind(&self, #[wymcp(format = "dat-time")] at: String) -> Result<String, wymcp::tool::Failure> {
         Ok(at)
     }
 }

@@ -75,10 +75,10 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::StatelessCall;
-    use crate::dispatch::CallToolResult;
     use crate::protocol::ProtocolVersion;
     use crate::protocol::stateless::CacheHints;
     use crate::serve::stateless::results::complete;
+    use crate::tool::CallToolResult;
     use crate::tool::{Content, ErrorKind};
     use crate::{Server, ServerInfo};
 

@@ -3,8 +3,8 @@
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value};
 
+use super::{Content, ErrorKind};
 use crate::protocol::ProtocolVersion;
-use crate::tool::{Content, ErrorKind};
 
 /// The result of a `tools/call` that reached a tool: success, gate refusal, tool error or
 /// contained fault alike (`isError` tells them apart).
