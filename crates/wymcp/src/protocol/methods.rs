@@ -69,8 +69,111 @@ pub enum Method {
     TasksCancel,
 }
 
+/// What a method needs the server to declare before it is served.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Needs {
+    /// Nothing: the protocol's own machinery.
+    Nothing,
+    /// The capability of this key (`tools`, `resources`, ...).
+    Capability(&'static str),
+    /// The extension of this identifier, declared under `capabilities.extensions`.
+    Extension(&'static str),
+    /// The skills extension with `directoryRead` declared `true`.
+    SkillsDirectoryRead,
+    /// Something to deliver: a `listChanged` or `resources.subscribe` declared `true`, or the
+    /// tasks extension (its status notifications).
+    Notifications,
+}
+
+/// One row of the method table.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    method: Method,
+    name: &'static str,
+    /// Served in a session (2025-03-26 to 2025-11-25).
+    session: bool,
+    /// Served in the stateless era (2026-07-28).
+    stateless: bool,
+    needs: Needs,
+    /// Whether the server's layers wrap it (besides `tools/call`, which passes them after the
+    /// gates): the lists, reads, subscriptions, prompts and completion. The extensions'
+    /// methods say so when they register (the skills extension's are wrapped).
+    layered: bool,
+    /// The `params` key the `Mcp-Name` header mirrors (2026-07-28).
+    name_param: Option<&'static str>,
+    /// Allowed while a session is still initializing.
+    before_initialized: bool,
+}
+
+/// `session`, `stateless`, `layered`, `before_initialized`, as the rows read them.
+const S: bool = true;
+const N: bool = false;
+
+const fn row(
+    method: Method,
+    name: &'static str,
+    (session, stateless): (bool, bool),
+    needs: Needs,
+    layered: bool,
+    name_param: Option<&'static str>,
+    before_initialized: bool,
+) -> Entry {
+    Entry {
+        method,
+        name,
+        session,
+        stateless,
+        needs,
+        layered,
+        name_param,
+        before_initialized,
+    }
+}
+
+use Needs::{Capability as Cap, Extension as Ext, Nothing};
+
+/// The method table, one row per [`Method`] in declaration order: its wire name, the eras that
+/// serve it, what the server must declare, whether layers wrap it, the param `Mcp-Name` mirrors,
+/// and whether a session still initializing may send it. Every question about a method reads
+/// its row; `tests` check the rows follow the enum.
+#[rustfmt::skip]
+const TABLE: [Entry; 23] = [
+    //   method                           name                          (session, stateless) needs                     layered name_param    before_init
+    row(Method::Initialize,            "initialize",                  (S, N), Nothing,                      N, None,           S),
+    row(Method::Initialized,           "notifications/initialized",   (S, N), Nothing,                      N, None,           S),
+    row(Method::Ping,                  "ping",                        (S, N), Nothing,                      N, None,           S),
+    row(Method::ToolsList,             "tools/list",                  (S, S), Cap("tools"),                 S, None,           S),
+    row(Method::ToolsCall,             "tools/call",                  (S, S), Cap("tools"),                 N, Some("name"),   S),
+    row(Method::SetLevel,              "logging/setLevel",            (S, N), Cap("logging"),               N, None,           N),
+    row(Method::Cancelled,             "notifications/cancelled",     (S, N), Nothing,                      N, None,           N),
+    row(Method::ResourcesList,         "resources/list",              (S, S), Cap("resources"),             S, None,           N),
+    row(Method::ResourceTemplatesList, "resources/templates/list",    (S, S), Cap("resources"),             S, None,           N),
+    row(Method::ResourcesRead,         "resources/read",              (S, S), Cap("resources"),             S, Some("uri"),    N),
+    row(Method::ResourcesSubscribe,    "resources/subscribe",         (S, N), Cap("resources"),             S, None,           N),
+    row(Method::ResourcesUnsubscribe,  "resources/unsubscribe",       (S, N), Cap("resources"),             S, None,           N),
+    row(Method::PromptsList,           "prompts/list",                (S, S), Cap("prompts"),               S, None,           N),
+    row(Method::PromptsGet,            "prompts/get",                 (S, S), Cap("prompts"),               S, Some("name"),   N),
+    row(Method::Complete,              "completion/complete",         (S, S), Cap("completions"),           S, None,           N),
+    row(Method::Discover,              "server/discover",             (N, S), Nothing,                      N, None,           N),
+    row(Method::SubscriptionsListen,   "subscriptions/listen",        (N, S), Needs::Notifications,         N, None,           N),
+    row(Method::SkillsList,            "skills/list",                 (N, S), Ext(SKILLS_EXTENSION),        N, None,           N),
+    row(Method::SkillsGet,             "skills/get",                  (N, S), Ext(SKILLS_EXTENSION),        N, None,           N),
+    row(Method::ResourcesDirectoryRead,"resources/directory/read",    (N, S), Needs::SkillsDirectoryRead,   N, None,           N),
+    row(Method::TasksGet,              "tasks/get",                   (N, S), Ext(TASKS_EXTENSION),         N, Some("taskId"), N),
+    row(Method::TasksUpdate,           "tasks/update",                (N, S), Ext(TASKS_EXTENSION),         N, Some("taskId"), N),
+    row(Method::TasksCancel,           "tasks/cancel",                (N, S), Ext(TASKS_EXTENSION),         N, Some("taskId"), N),
+];
+
 impl Method {
-    /// The method named `name`, if served.
+    /// The method's row of the table.
+    fn entry(self) -> &'static Entry {
+        let entry = &TABLE[self as usize];
+        debug_assert_eq!(entry.method, self, "the table follows the enum");
+        entry
+    }
+
+    /// The method named `name`, if served. (A match, not a scan of the table: every request
+    /// parses its method.)
     pub fn parse(name: &str) -> Option<Method> {
         Some(match name {
             "initialize" => Method::Initialize,
@@ -102,73 +205,31 @@ impl Method {
 
     /// The wire name.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Method::Initialize => "initialize",
-            Method::Initialized => "notifications/initialized",
-            Method::Ping => "ping",
-            Method::ToolsList => "tools/list",
-            Method::ToolsCall => "tools/call",
-            Method::SetLevel => "logging/setLevel",
-            Method::Cancelled => "notifications/cancelled",
-            Method::ResourcesList => "resources/list",
-            Method::ResourceTemplatesList => "resources/templates/list",
-            Method::ResourcesRead => "resources/read",
-            Method::ResourcesSubscribe => "resources/subscribe",
-            Method::ResourcesUnsubscribe => "resources/unsubscribe",
-            Method::PromptsList => "prompts/list",
-            Method::PromptsGet => "prompts/get",
-            Method::Complete => "completion/complete",
-            Method::Discover => "server/discover",
-            Method::SubscriptionsListen => "subscriptions/listen",
-            Method::SkillsList => "skills/list",
-            Method::SkillsGet => "skills/get",
-            Method::ResourcesDirectoryRead => "resources/directory/read",
-            Method::TasksGet => "tasks/get",
-            Method::TasksUpdate => "tasks/update",
-            Method::TasksCancel => "tasks/cancel",
-        }
+        self.entry().name
     }
 
     /// Served in a session (2025-03-26 to 2025-11-25). The extensions' methods are not: a
     /// session's capabilities have no `extensions` to declare them in.
     pub fn served_in_session(self) -> bool {
-        !matches!(
-            self,
-            Method::Discover
-                | Method::SubscriptionsListen
-                | Method::SkillsList
-                | Method::SkillsGet
-                | Method::ResourcesDirectoryRead
-                | Method::TasksGet
-                | Method::TasksUpdate
-                | Method::TasksCancel
-        )
+        self.entry().session
     }
 
     /// Served in the stateless era (2026-07-28), which removed `initialize`, `ping`,
     /// `logging/setLevel` and `resources/(un)subscribe`; its notifications are not requests.
     pub fn served_stateless(self) -> bool {
-        !matches!(
-            self,
-            Method::Initialize
-                | Method::Initialized
-                | Method::Ping
-                | Method::SetLevel
-                | Method::Cancelled
-                | Method::ResourcesSubscribe
-                | Method::ResourcesUnsubscribe
-        )
+        self.entry().stateless
     }
 
     /// The `params` key the `Mcp-Name` header mirrors (2026-07-28), for the methods that need
     /// one.
     pub fn name_param(self) -> Option<&'static str> {
-        match self {
-            Method::ToolsCall | Method::PromptsGet => Some("name"),
-            Method::ResourcesRead => Some("uri"),
-            Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => Some("taskId"),
-            _ => None,
-        }
+        self.entry().name_param
+    }
+
+    /// Whether the server's layers wrap this method (besides `tools/call`, which passes them
+    /// after the gates; an extension's methods say so when the extension registers).
+    pub(crate) fn layered(self) -> bool {
+        self.entry().layered
     }
 
     /// Whether a server declaring `capabilities` serves this method. `subscriptions/listen`
@@ -192,45 +253,42 @@ impl Method {
     /// assert!(!Method::ResourcesDirectoryRead.is_served_by(&skills));
     /// ```
     pub fn is_served_by(self, capabilities: &Value) -> bool {
-        let skills = &capabilities["extensions"][SKILLS_EXTENSION];
-        let needs = match self {
-            Method::SkillsList | Method::SkillsGet => return skills.is_object(),
-            Method::ResourcesDirectoryRead => return skills["directoryRead"] == Value::Bool(true),
-            Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => {
-                return capabilities["extensions"][TASKS_EXTENSION].is_object();
+        let extension = |id: &str| &capabilities["extensions"][id];
+        match self.entry().needs {
+            Needs::Nothing => true,
+            Needs::Capability(key) => capabilities.get(key).is_some(),
+            Needs::Extension(id) => extension(id).is_object(),
+            Needs::SkillsDirectoryRead => {
+                extension(SKILLS_EXTENSION)["directoryRead"] == Value::Bool(true)
             }
-            Method::SubscriptionsListen => {
-                let tasks = capabilities["extensions"][TASKS_EXTENSION].is_object();
-                return tasks
+            Needs::Notifications => {
+                extension(TASKS_EXTENSION).is_object()
                     || ["tools", "prompts", "resources"].iter().any(|kind| {
                         let declared = |flag: &str| capabilities[kind][flag] == Value::Bool(true);
                         declared("listChanged") || declared("subscribe")
-                    });
+                    })
             }
-            Method::ToolsList | Method::ToolsCall => "tools",
-            Method::ResourcesList
-            | Method::ResourceTemplatesList
-            | Method::ResourcesRead
-            | Method::ResourcesSubscribe
-            | Method::ResourcesUnsubscribe => "resources",
-            Method::PromptsList | Method::PromptsGet => "prompts",
-            Method::Complete => "completions",
-            Method::SetLevel => "logging",
-            _ => return true,
-        };
-        capabilities.get(needs).is_some()
+        }
     }
 
     /// Allowed while the session is still initializing (clients such as mcp-remote send
     /// `tools/list`/`tools/call` concurrently with `notifications/initialized`).
     pub fn allowed_before_initialized(self) -> bool {
-        matches!(
-            self,
-            Method::Initialize
-                | Method::Initialized
-                | Method::Ping
-                | Method::ToolsList
-                | Method::ToolsCall
-        )
+        self.entry().before_initialized
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Method, TABLE};
+
+    #[test]
+    fn the_table_has_one_row_per_method_in_order_and_parse_agrees() {
+        for (index, entry) in TABLE.iter().enumerate() {
+            assert_eq!(entry.method as usize, index, "{}", entry.name);
+            assert_eq!(Method::parse(entry.name), Some(entry.method));
+            assert_eq!(entry.method.as_str(), entry.name);
+            assert!(entry.session || entry.stateless, "{} is served", entry.name);
+        }
     }
 }

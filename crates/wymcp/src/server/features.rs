@@ -16,23 +16,6 @@ use crate::resource::registry::{ResourceRegistry, uri_param};
 use crate::resource::subscriptions::Subscriber;
 use crate::server::Server;
 
-/// The requests other than `tools/call` that a server's layers wrap: the lists, the reads,
-/// the subscriptions, prompts and completion, and the methods of the extensions that say so
-/// ([`Extension::layered`](super::extension::Extension::layered): the skills methods). The
-/// protocol's own machinery (`initialize`, `ping`, `logging/setLevel`, notifications,
-/// `server/discover`, `subscriptions/listen`) passes no layer.
-pub(crate) const LAYERED: [Method; 9] = [
-    Method::ToolsList,
-    Method::ResourcesList,
-    Method::ResourceTemplatesList,
-    Method::ResourcesRead,
-    Method::ResourcesSubscribe,
-    Method::ResourcesUnsubscribe,
-    Method::PromptsList,
-    Method::PromptsGet,
-    Method::Complete,
-];
-
 /// Everything beyond tools a server serves, validated at `build()`.
 #[derive(Debug)]
 pub(crate) struct Features {
@@ -107,7 +90,7 @@ impl Server {
     /// - `extensions` (skills, tasks): the stateless era's only.
     ///
     /// ```
-    /// use wymcp::resource::Resource;
+    /// use wymcp::Resource;
     /// use wymcp::{ProtocolVersion, Server};
     ///
     /// let bare = Server::builder().build().unwrap();
@@ -205,14 +188,18 @@ impl Server {
         self.through_layers(method, params, ctx, serve).await
     }
 
-    /// Whether a layer wraps requests of `method`: a server layer wraps every request but
-    /// `tools/call` (which passes them too, after the gates: see `dispatch`) among
-    /// [`LAYERED`].
+    /// Whether a layer wraps requests of `method`: a server layer wraps the requests the
+    /// method table marks layered ([`Method::layered`]: the lists, reads, subscriptions, prompts
+    /// and completion) and the methods of the extensions that say so
+    /// ([`Extension::layered`](super::extension::Extension::layered): the skills methods);
+    /// `tools/call` passes them too, after the gates (see `dispatch`). The protocol's own
+    /// machinery (`initialize`, `ping`, `logging/setLevel`, notifications, `server/discover`,
+    /// `subscriptions/listen`, `tasks/*`) passes no layer.
     pub(crate) fn layers_wrap(&self, method: Method) -> bool {
         let features = self.features();
         let stack = features.middleware.as_ref();
         stack.is_some_and(crate::middleware::Stack::wraps_methods)
-            && (LAYERED.contains(&method) || features.extensions.layered(method))
+            && (method.layered() || features.extensions.layered(method))
     }
 
     /// Serves a request of `method` (not `tools/call`): through the server's layers when
