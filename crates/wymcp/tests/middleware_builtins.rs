@@ -73,6 +73,34 @@ async fn the_rate_limit_refuses_rate_limited_with_retry_after_then_lets_the_next
     }
 }
 
+/// Issue 48, N8: without auth, an HTTP client's budget is its address's in both eras: a
+/// client that opens more sessions gets no more calls (keyed by session, each new session had
+/// a budget of its own: 298 calls/s against a limit of 5/s).
+#[tokio::test]
+async fn the_rate_limit_counts_an_http_client_by_its_address_however_many_sessions_it_opens() {
+    for path in [Path::HttpSession, Path::HttpStateless] {
+        let server = builder()
+            .call_layer(RateLimitLayer::per_minute(n(2)))
+            .build()
+            .unwrap();
+        let mut clients = Vec::new();
+        for _ in 0..3 {
+            clients.push(Client::open_serving(path, server.clone()).await);
+        }
+        for client in &mut clients[..2] {
+            let listed = client.call("notes", action("list", json!({}))).await;
+            assert_eq!(listed.tool_json(), json!({"notes": []}), "{path:?}");
+        }
+        let refused = clients[2].call("notes", action("list", json!({}))).await;
+        assert_eq!(refused.result()["isError"], true, "{path:?}");
+        assert_eq!(refused.tool_json()["errorType"], "rate_limited", "{path:?}");
+        assert_eq!(refused.tool_json()["limit"], "2/min", "{path:?}");
+        for client in clients {
+            client.close().await;
+        }
+    }
+}
+
 #[tokio::test]
 async fn the_rate_limit_counts_per_principal_and_per_action_when_asked() {
     let server = builder()
@@ -220,12 +248,14 @@ async fn the_call_timeout_layer_answers_as_the_limits_timeout_does_on_every_path
 async fn the_audit_layer_opens_one_span_per_operation_with_semantic_convention_fields() {
     let spans = Spans::default();
     let _guard = tracing::subscriber::set_default(spans.clone());
-    let server = builder()
-        .layer(AuditLayer::new())
-        .layer(RateLimitLayer::per_minute(n(1)).per(Per::CallerAndAction))
-        .build()
-        .unwrap();
     for path in PATHS {
+        // A server per path: over HTTP both eras count the one client, 127.0.0.1, by its
+        // address.
+        let server = builder()
+            .layer(AuditLayer::new())
+            .layer(RateLimitLayer::per_minute(n(1)).per(Per::CallerAndAction))
+            .build()
+            .unwrap();
         spans.0.lock().unwrap().clear();
         let mut client = Client::open_serving(path, server.clone()).await;
         client.call("notes", action("list", json!({}))).await;

@@ -22,8 +22,8 @@ pub(crate) use crate::session::notifier::{Delivery, Notifier};
 pub use builder::ContextBuilder;
 pub use identity::Identity;
 pub(crate) use identity::missing_scopes;
-pub(crate) use origin::Origin;
 pub use origin::TransportKind;
+pub(crate) use origin::{Origin, network};
 pub(crate) use task::TaskLink;
 
 /// What a tool knows about the call it serves: the request, the session, the negotiated

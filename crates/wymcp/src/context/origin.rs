@@ -42,3 +42,17 @@ pub(crate) struct Origin {
     /// The client's address, when the transport knows it (HTTP).
     pub(crate) client: Option<IpAddr>,
 }
+
+/// A client address as it is counted: an IPv4 address as it is (an IPv4-mapped IPv6 address
+/// is its IPv4 address, so one client is not two), an IPv6 address by its /64, the least a site
+/// is given (a client holding a /64 holds every address in it: counted one by one, seven
+/// addresses of one /64 held seven times the quota).
+pub(crate) fn network(address: std::net::IpAddr) -> String {
+    match address.to_canonical() {
+        std::net::IpAddr::V4(v4) => v4.to_string(),
+        std::net::IpAddr::V6(v6) => {
+            let prefix = u128::from(v6) & !((1u128 << 64) - 1);
+            format!("{}/64", std::net::Ipv6Addr::from(prefix))
+        }
+    }
+}

@@ -5,7 +5,9 @@ use super::Operation;
 /// Whom a built-in policy (rate limit, concurrency limit) counts a call against.
 ///
 /// The caller is the authenticated principal; without one, the client: its address over HTTP
-/// in the 2026-07-28 era, its session in the session era, the one client of stdio.
+/// (both eras; behind a trusted proxy the forwarded one), else its session (an HTTP service
+/// mounted without [`HttpServer`](crate::transport::http::HttpServer) knows no address), the
+/// one client of stdio.
 ///
 /// ```
 /// use wymcp::middleware::Per;
@@ -63,7 +65,8 @@ fn caller(operation: &Operation) -> String {
         return format!("principal:{principal}");
     }
     if let Some(address) = operation.client_address() {
-        return format!("client:{address}");
+        // Counted as the session quota counts it: IPv6 by its /64, IPv4-mapped as IPv4.
+        return format!("client:{}", crate::context::network(address));
     }
     if let Some(session) = operation.session_id() {
         return format!("session:{session}");

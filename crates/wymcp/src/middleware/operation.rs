@@ -166,7 +166,8 @@ impl Operation {
         self.ctx.origin().transport
     }
 
-    /// The client's address, when the transport knows it (HTTP in the 2026-07-28 era).
+    /// The client's address, when the transport knows it (HTTP behind [`HttpServer`](crate::transport::http::HttpServer), both eras; behind a trusted
+    /// proxy the forwarded one).
     pub fn client_address(&self) -> Option<IpAddr> {
         self.ctx.origin().client
     }

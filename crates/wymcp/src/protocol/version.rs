@@ -107,16 +107,6 @@ impl ProtocolVersion {
     pub fn is_stateless(self) -> bool {
         self >= ProtocolVersion::V2026_07_28
     }
-
-    /// Whether `text` (a version header's bytes, blanks around it ignored) names a stateless
-    /// revision: compared with the revisions' names rather than parsed, for a check that runs
-    /// on every request before the header is read in full (`transport/http/framed.rs`).
-    pub(crate) fn names_stateless(text: &[u8]) -> bool {
-        let text = text.trim_ascii();
-        ProtocolVersion::ALL
-            .iter()
-            .any(|p| p.is_stateless() && p.as_str().as_bytes() == text)
-    }
 }
 
 impl fmt::Display for ProtocolVersion {

@@ -243,7 +243,7 @@ pub(super) fn in_session(
     handle: SessionHandle,
     id: Value,
     params: Option<Value>,
-    (related, identity): (Related, Option<&super::Identity>),
+    (related, caller): (Related, super::Caller<'_>),
 ) -> Result<Call, Refusal> {
     let max = core.server().limits().max_calls_per_session;
     let Some((registration, token)) = handle.start_call(&id, max) else {
@@ -252,12 +252,12 @@ pub(super) fn in_session(
     let assigns = core.sessions().live().assigns(&record);
     let origin = Origin {
         transport: core.settings().transport,
-        client: None,
+        client: caller.client,
     };
     let mut ctx = session_context(&record, &handle, &id, params.as_ref(), assigns.clone())
         .origin(origin)
         .user_state(core.server().features().user_state.as_ref());
-    if let Some(identity) = identity {
+    if let Some(identity) = caller.identity {
         ctx = ctx.identity(identity.clone());
     }
     let max_notes = core.server().limits().max_queued_notes;

@@ -104,6 +104,15 @@ pub(crate) enum Related {
     Stream { name: Arc<str>, polling: bool },
 }
 
+/// Who sent a message, as its transport knows them: the identity it authenticated, and the
+/// client's address (HTTP; behind a trusted proxy the forwarded one). A call's context carries
+/// both, so the budgets that count per caller count the client when there is no identity.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Caller<'a> {
+    pub(crate) identity: Option<&'a Identity>,
+    pub(crate) client: Option<std::net::IpAddr>,
+}
+
 /// One inbound message and what its transport knows about it.
 pub(crate) struct Inbound<'a> {
     /// One JSON-RPC message (a batch is [`Core::serve_batch`]'s).

@@ -8,6 +8,7 @@ use std::net::IpAddr;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use super::Identity;
+use crate::context::network;
 
 /// Whom a session is counted against: its principal, else its client's address ([`network`]).
 /// A loopback address counts against no one: behind a reverse proxy on the same host every
@@ -24,27 +25,13 @@ pub(crate) fn client_key(identity: Option<&Identity>, client: Option<IpAddr>) ->
     }
 }
 
-/// A client address as it is counted: an IPv4 address as it is (an IPv4-mapped IPv6 address
-/// is its IPv4 address, so one client is not two), an IPv6 address by its /64, the least a site
-/// is given (a client holding a /64 holds every address in it: counted one by one, seven
-/// addresses of one /64 held seven times the quota).
-fn network(address: IpAddr) -> String {
-    match address.to_canonical() {
-        IpAddr::V4(v4) => v4.to_string(),
-        IpAddr::V6(v6) => {
-            let prefix = u128::from(v6) & !((1u128 << 64) - 1);
-            format!("{}/64", std::net::Ipv6Addr::from(prefix))
-        }
-    }
-}
-
 /// Whom an open connection or stream is counted against: its principal, else its client's
 /// address; `None` when neither is known (stdio, or a service mounted without the peer's
 /// address). Unlike [`client_key`], a loopback address counts: what it holds open takes
 /// places of the server's own caps (connections, streams), and a reverse proxy in front is
 /// declared as such (`trusted_proxies`), so that the forwarded address is counted instead.
 ///
-/// An address counts as its [`network`], so that a client does not escape its cap by
+/// An address counts as its [`network`](crate::context::network), so that a client does not escape its cap by
 /// changing the low bits of its address.
 pub(crate) fn counted_client(
     identity: Option<&Identity>,

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::call;
-use super::{Answer, Core, Identity, Inbound, Outcome, Refusal, Related};
+use super::{Answer, Caller, Core, Identity, Inbound, Outcome, Refusal, Related};
 use crate::Context;
 use crate::protocol::{
     Kind, LogLevel, Method, ProtocolVersion, RpcError, failure, success, validate_envelope,
@@ -52,7 +52,8 @@ pub(super) async fn serve(core: &Core, inbound: Inbound<'_>) -> Result<Outcome, 
         .sessions()
         .resolve(session, identity, (&rid, Some(&message)), loaded)
         .await?;
-    in_session(core, record, requested, kind, message, (related, identity)).await
+    let caller = Caller { identity, client };
+    in_session(core, record, requested, kind, message, (related, caller)).await
 }
 
 /// A 2025-03-26 batch of session `session`: each message served in turn against the session's
@@ -93,7 +94,11 @@ pub(super) async fn serve_batch(
             {
                 Ok(Some(fresh)) => {
                     let requested = inbound.requested;
-                    let with = (Related::None, inbound.identity);
+                    let caller = Caller {
+                        identity: inbound.identity,
+                        client: inbound.client,
+                    };
+                    let with = (Related::None, caller);
                     in_session(core, fresh, requested, kind, item, with).await
                 }
                 Ok(None) => return Err(Refusal::session_gone(Value::Null)),
@@ -163,7 +168,7 @@ async fn in_session(
     requested: Option<ProtocolVersion>,
     kind: Kind,
     mut message: Value,
-    (related, identity): (Related, Option<&Identity>),
+    (related, caller): (Related, Caller<'_>),
 ) -> Result<Outcome, Refusal> {
     let rid = kind.rejection_id();
     core.check_version(&record, requested, &rid)?;
@@ -196,16 +201,7 @@ async fn in_session(
             let Some(method) = method.filter(|m| m.served_in_session()) else {
                 return Err(Refusal::method_not_found(id));
             };
-            request(
-                core,
-                record,
-                handle,
-                method,
-                id,
-                params,
-                (related, identity),
-            )
-            .await
+            request(core, record, handle, method, id, params, (related, caller)).await
         }
         Kind::Response { .. } | Kind::Unknown => Ok(Outcome::Accepted),
     }
@@ -219,8 +215,9 @@ async fn request(
     method: Method,
     id: Value,
     params: Option<Value>,
-    (related, identity): (Related, Option<&Identity>),
+    (related, caller): (Related, Caller<'_>),
 ) -> Result<Outcome, Refusal> {
+    let identity = caller.identity;
     let done = |result: Value| Ok(reply(success(id.clone(), result)));
     visibility_follows(core, &handle, identity);
     match method {
@@ -248,11 +245,11 @@ async fn request(
             handle,
             id,
             params,
-            (related, identity),
+            (related, caller),
         )?)),
         Method::SetLevel => set_level(core, &record, &handle, id, params.as_ref()).await,
         _ => {
-            let ctx = request_context(core, &record, &handle, &id, identity);
+            let ctx = request_context(core, &record, &handle, &id, caller);
             // Boxed: these methods' futures (with the layers' branch) stay out of the
             // future of every call this function serves (+0.8 % per session-era call inline,
             // callgrind against c6c408b).
@@ -327,7 +324,7 @@ fn request_context(
     record: &SessionRecord,
     handle: &SessionHandle,
     id: &Value,
-    identity: Option<&Identity>,
+    caller: Caller<'_>,
 ) -> Context {
     // The session id is the handle's (`Context::session_id` reads it there): no copy per request.
     debug_assert_eq!(handle.id(), record.id);
@@ -341,12 +338,12 @@ fn request_context(
         .session(handle.clone())
         .origin(crate::context::Origin {
             transport: core.settings().transport,
-            client: None,
+            client: caller.client,
         });
     for (key, value) in &record.assigns {
         ctx = ctx.assign(key.clone(), value.clone());
     }
-    if let Some(identity) = identity {
+    if let Some(identity) = caller.identity {
         ctx = ctx.identity(identity.clone());
     }
     let user_state = core.server().features().user_state.as_ref();

@@ -1,10 +1,8 @@
 //! What [`HttpServer`](super::HttpServer) adds to each request of a connection before the
 //! router sees it: the body's read timeouts (the wait for each piece, and for the whole body),
-//! and the client's address where a session or a stream may start. Both cost nothing on the
-//! hot path: the timers are armed only when the body has to be waited for (a request whose
-//! body arrived with its head never starts one), and the address is attached only to
-//! requests that could open a session or a stream (a GET, `subscriptions/listen`), whose
-//! client is counted.
+//! and the client's address (the connection's peer; behind a trusted proxy the routes read the
+//! forwarded one). The timers are armed only when the body has to be waited for (a request
+//! whose body arrived with its head never starts one).
 
 use std::net::SocketAddr;
 use std::pin::Pin;
@@ -12,12 +10,10 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::extract::ConnectInfo;
-use axum::http::{HeaderMap, HeaderName, Request};
+use axum::http::Request;
 use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
 use tokio::time::{Instant, Sleep};
-
-use crate::protocol::{ProtocolVersion, headers};
 
 /// The body did not arrive in time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -104,32 +100,6 @@ pub(crate) struct Framed<S> {
     pub(crate) body_deadline: Duration,
 }
 
-/// Whether a request needs the client's address, to count it against its client: one that
-/// could open a session (without a session id, outside the stateless era; the sessions per
-/// client), a GET (a session stream; the GET streams per client), or a `subscriptions/listen`
-/// (the stateless era's `Mcp-Method` header names it, and must; the listen streams per
-/// client).
-fn needs_client(method: &axum::http::Method, headers: &HeaderMap) -> bool {
-    // Prepared names: a name given as text is parsed again at every lookup.
-    static SESSION: HeaderName = HeaderName::from_static(headers::SESSION_ID);
-    static VERSION: HeaderName = HeaderName::from_static(headers::PROTOCOL_VERSION);
-    static METHOD: HeaderName = HeaderName::from_static(headers::METHOD);
-    if method == axum::http::Method::GET {
-        return true;
-    }
-    // The header's half of the era's rule (`Era::of`), without parsing: this runs on every
-    // request.
-    let stateless = headers
-        .get(&VERSION)
-        .is_some_and(|v| ProtocolVersion::names_stateless(v.as_bytes()));
-    if stateless {
-        return headers
-            .get(&METHOD)
-            .is_some_and(|v| v.as_bytes().trim_ascii() == b"subscriptions/listen");
-    }
-    !headers.contains_key(&SESSION)
-}
-
 impl<S, B> tower::Service<Request<B>> for Framed<S>
 where
     S: tower::Service<Request<TimedBody<B>>>,
@@ -144,9 +114,11 @@ where
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
         let (mut parts, body) = request.into_parts();
-        if needs_client(&parts.method, &parts.headers) {
-            parts.extensions.insert(ConnectInfo(self.peer));
-        }
+        // Every request carries its client's address: sessions, streams and listen streams
+        // are counted per client, and a call's rate and concurrency budgets without an
+        // identity are the client's, in both eras (issue 48, N8: keyed by session, a client
+        // that opened sessions had a budget per session).
+        parts.extensions.insert(ConnectInfo(self.peer));
         let body = TimedBody {
             inner: body,
             timeout: self.body_timeout,
@@ -155,39 +127,5 @@ where
             sleep: None,
         };
         self.inner.call(Request::from_parts(parts, body))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_requests_that_may_open_a_session_or_a_stream_carry_the_peer() {
-        use axum::http::Method;
-        let post = |headers: &HeaderMap| needs_client(&Method::POST, headers);
-        let mut headers = HeaderMap::new();
-        assert!(post(&headers));
-        headers.insert(
-            "mcp-protocol-version",
-            "2025-11-25".parse().expect("a value"),
-        );
-        assert!(post(&headers));
-        headers.insert(
-            "mcp-protocol-version",
-            " 2026-07-28".parse().expect("a value"),
-        );
-        assert!(!post(&headers));
-        headers.insert(
-            "mcp-method",
-            " subscriptions/listen ".parse().expect("a value"),
-        );
-        assert!(post(&headers), "a listen stream counts against its client");
-        headers.insert("mcp-method", "tools/call".parse().expect("a value"));
-        assert!(!post(&headers));
-        let mut headers = HeaderMap::new();
-        headers.insert("mcp-session-id", "s".parse().expect("a value"));
-        assert!(!post(&headers));
-        assert!(needs_client(&Method::GET, &headers), "a GET stream too");
     }
 }
