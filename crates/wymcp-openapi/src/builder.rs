@@ -178,7 +178,9 @@ impl OpenApiBuilder {
         };
         let client = reqwest::Client::builder()
             .build()
-            .map_err(LoadError::Client)?;
+            .map_err(|e| LoadError::Client {
+                message: e.to_string(),
+            })?;
         let api = Arc::new(Api {
             client,
             base_url,

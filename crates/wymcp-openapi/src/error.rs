@@ -111,6 +111,9 @@ pub enum LoadError {
         tag: String,
     },
     /// The HTTP client could not be built.
-    #[error("cannot build the HTTP client: {0}")]
-    Client(#[source] reqwest::Error),
+    #[error("cannot build the HTTP client: {message}")]
+    Client {
+        /// What reqwest said (its error type is kept out of this crate's API).
+        message: String,
+    },
 }
