@@ -176,7 +176,23 @@ impl OpenApiBuilder {
                 document::server_url(&document).map_err(|found| LoadError::NoBaseUrl { found })?
             }
         };
+        // A redirect is followed only within the API's origin (at most 10): an API-key
+        // header would otherwise travel to whatever host a redirect names (reqwest strips
+        // only `Authorization` and `Cookie` across hosts). Another origin's redirect is
+        // answered as the 3xx it is.
+        let redirects = reqwest::redirect::Policy::custom(|attempt| {
+            let same_origin = attempt
+                .previous()
+                .first()
+                .is_some_and(|first| first.origin() == attempt.url().origin());
+            if same_origin && attempt.previous().len() <= 10 {
+                attempt.follow()
+            } else {
+                attempt.stop()
+            }
+        });
         let client = reqwest::Client::builder()
+            .redirect(redirects)
             .build()
             .map_err(|e| LoadError::Client {
                 message: e.to_string(),

@@ -100,6 +100,15 @@ async fn big() -> String {
     "x".repeat(10_000)
 }
 
+/// Sends the caller to another origin, which must not receive the API's credentials.
+async fn moved(State(elsewhere): State<String>) -> Response {
+    (
+        StatusCode::TEMPORARY_REDIRECT,
+        [(header::LOCATION, format!("{elsewhere}/landing"))],
+    )
+        .into_response()
+}
+
 /// The API's OpenAPI document, its server at `base`.
 fn document(base: &str) -> String {
     format!(
@@ -186,6 +195,10 @@ paths:
     get:
       operationId: big
       summary: Answers 10,000 bytes
+  /moved:
+    get:
+      operationId: moved
+      summary: Redirects to another origin
 components:
   schemas:
     NewPet:
@@ -205,14 +218,25 @@ components:
 /// (with `builder`'s settings) served over Streamable HTTP, with a client connected.
 struct Harness {
     log: Log,
+    /// What another origin, the target of `/moved`, received.
+    elsewhere: Log,
     client: Client,
     file: std::path::PathBuf,
 }
 
 impl Harness {
     async fn start(builder: OpenApiBuilder) -> Harness {
+        let elsewhere: Log = Arc::default();
+        let other = Router::new()
+            .route("/landing", get(health))
+            .layer(from_fn_with_state(elsewhere.clone(), record));
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let other_base = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, other).await.unwrap() });
+
         let log: Log = Arc::default();
         let api = Router::new()
+            .route("/moved", get(moved).with_state(other_base))
             .route("/pets", get(list_pets).post(create_pet))
             .route("/pets/{id}", get(show_pet).delete(delete_pet))
             .route("/orders/{id}", get(show_order))
@@ -242,7 +266,12 @@ impl Harness {
         let url = format!("http://{}/mcp", http.local_addr().unwrap());
         tokio::spawn(http.run_until(std::future::pending::<()>()));
         let client = Client::builder(url).connect().await.unwrap();
-        Harness { log, client, file }
+        Harness {
+            log,
+            elsewhere,
+            client,
+            file,
+        }
     }
 
     async fn call(&self, tool: &str, action: &str, data: Value) -> ToolResult {
@@ -281,7 +310,7 @@ async fn tools_list_shows_one_tool_per_tag_with_its_actions() {
         json!(["createPet", "deletePet", "get_pets_by_petId", "listPets"])
     );
     assert_eq!(actions(1), json!(["showOrder"]));
-    assert_eq!(actions(2), json!(["big", "health", "slow"]));
+    assert_eq!(actions(2), json!(["big", "health", "moved", "slow"]));
     assert_eq!(
         tools[0].description(),
         Some("The pets of the shop (Pets and orders)")
@@ -408,6 +437,19 @@ async fn the_other_auth_kinds_reach_the_api() {
     let h = Harness::start(OpenApi::builder().auth(Auth::api_key_query("key", "k&1"))).await;
     h.call("pets", "listPets", json!({"limit": 1})).await;
     assert_eq!(h.received()[0].target, "/pets?limit=1&key=k%261");
+}
+
+#[tokio::test]
+async fn a_redirect_to_another_origin_is_not_followed_with_the_credentials() {
+    let h = Harness::start(OpenApi::builder().auth(Auth::api_key_header("X-Api-Key", "k"))).await;
+    let result = h.call("misc", "moved", json!({})).await;
+    assert!(result.is_error());
+    assert_eq!(
+        result.text(),
+        "Operation failed: the API answered 307 Temporary Redirect: "
+    );
+    assert_eq!(h.received().len(), 1);
+    assert_eq!(h.elsewhere.lock().unwrap().len(), 0);
 }
 
 #[tokio::test]
