@@ -201,10 +201,10 @@ pub(crate) fn reply_schema() -> Map<String, Value> {
     let schema = json!({
         "type": "object",
         "properties": {
-            "status": {"type": "integer", "description": "The API's HTTP status (2xx)"},
-            "body": {"description": "The answer's JSON body"},
-            "content_type": {"type": "string", "description": "The answer's media type, when not JSON"},
-            "text": {"type": "string", "description": "The answer's body, when not JSON"}
+            "status": {"type": "integer"},
+            "body": {},
+            "content_type": {"type": "string"},
+            "text": {"type": "string"}
         },
         "required": ["status"]
     });
