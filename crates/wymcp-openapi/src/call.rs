@@ -284,3 +284,69 @@ fn query_pairs(parameter: &Parameter, value: &Value) -> Vec<(String, String)> {
         other => vec![(name, scalar(other))],
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pairs(style: Style, explode: bool, value: Value) -> Vec<(String, String)> {
+        let parameter = Parameter {
+            name: "p".into(),
+            location: Location::Query,
+            style,
+            explode,
+        };
+        query_pairs(&parameter, &value)
+    }
+
+    fn expected(list: &[(&str, &str)]) -> Vec<(String, String)> {
+        list.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn query_parameters_follow_style_and_explode() {
+        assert_eq!(
+            pairs(Style::Form, true, json!(["a", 1])),
+            expected(&[("p", "a"), ("p", "1")])
+        );
+        assert_eq!(
+            pairs(Style::Form, false, json!(["a", 1])),
+            expected(&[("p", "a,1")])
+        );
+        assert_eq!(
+            pairs(Style::SpaceDelimited, false, json!(["a", "b"])),
+            expected(&[("p", "a b")])
+        );
+        assert_eq!(
+            pairs(Style::PipeDelimited, false, json!(["a", "b"])),
+            expected(&[("p", "a|b")])
+        );
+        assert_eq!(
+            pairs(Style::DeepObject, true, json!({"x": 1, "y": "z"})),
+            expected(&[("p[x]", "1"), ("p[y]", "z")])
+        );
+        assert_eq!(
+            pairs(Style::Form, true, json!({"x": 1})),
+            expected(&[("x", "1")])
+        );
+        assert_eq!(
+            pairs(Style::Form, false, json!({"x": 1, "y": 2})),
+            expected(&[("p", "x,1,y,2")])
+        );
+        assert_eq!(
+            pairs(Style::Form, true, json!(true)),
+            expected(&[("p", "true")])
+        );
+    }
+
+    #[test]
+    fn path_values_are_one_encoded_segment() {
+        assert_eq!(
+            utf8_percent_encode("a b/c?d#e%f~g.h-i_j", SEGMENT).to_string(),
+            "a%20b%2Fc%3Fd%23e%25f~g.h-i_j"
+        );
+        assert_eq!(simple(&json!([1, "x"])), "1,x");
+    }
+}
