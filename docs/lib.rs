@@ -39,6 +39,8 @@ pub mod guide_doctests {
     pub struct Middleware;
     #[doc = include_str!("scale-out.md")]
     pub struct ScaleOut;
+    #[doc = include_str!("openapi.md")]
+    pub struct OpenApi;
     #[doc = include_str!("multi-round-trip.md")]
     pub struct MultiRoundTrip;
     #[doc = include_str!("telemetry.md")]
