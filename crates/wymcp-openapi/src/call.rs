@@ -6,7 +6,8 @@ use std::time::Duration;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use reqwest::header::{CONTENT_TYPE, HeaderName, HeaderValue};
 use serde_json::{Map, Value, json};
-use wymcp::{ActionResult, Failure, Reply};
+use wymcp::tool::Failure;
+use wymcp::{ActionResult, Reply};
 
 use crate::auth::Auth;
 use crate::operation::{BODY, Location, Operation, Parameter, Style};

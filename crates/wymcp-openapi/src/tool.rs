@@ -3,7 +3,8 @@
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
-use wymcp::{ActionResult, ActionTool, Actions, Context, Data, Failure};
+use wymcp::tool::Failure;
+use wymcp::{ActionResult, ActionTool, Actions, Context, Data};
 
 use crate::call::{Api, reply_schema};
 use crate::operation::Operation;
