@@ -219,6 +219,41 @@ async fn d12_a_valid_foreign_host_is_403_on_loopback() {
     served.assert_serves().await;
 }
 
+/// Issue 48, N20: an absolute-form request target's authority replaces `Host` (RFC 9112
+/// §3.2.2), so it is checked as `Host` is: `POST http://evil.com/mcp` beside an allowed
+/// `Host` was served.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn n20_an_absolute_form_target_s_authority_is_checked_as_host() {
+    let served = loopback(ConnectionLimits::new()).await;
+    let absolute = |authority: &str| {
+        post("", PING).replacen("POST /mcp ", &format!("POST http://{authority}/mcp "), 1)
+    };
+    for (authority, refused) in [("evil.com", "evil.com"), ("evil.com:8080", "evil.com")] {
+        let mut conn = served.connect().await;
+        conn.send(&absolute(authority)).await;
+        conn.answer()
+            .await
+            .assert_refusal(403, format!("Host not allowed: {refused}"));
+    }
+    // An allowed authority in absolute form is served.
+    let mut conn = served.connect().await;
+    conn.send(&absolute(&format!("127.0.0.1:{}", served.addr.port())))
+        .await;
+    let answer = conn.answer().await;
+    assert_eq!(answer.status, 200);
+    assert_eq!(
+        answer.json(),
+        json!({"jsonrpc": "2.0", "id": 1, "result": {}})
+    );
+    served.assert_serves().await;
+
+    // Without DNS-rebinding protection (a public bind), any target is served, as any Host is.
+    let open = public(|b| b).await;
+    let mut conn = open.connect().await;
+    conn.send(&absolute("evil.com")).await;
+    assert_eq!(conn.answer().await.status, 200);
+}
+
 // ---------------------------------------------------------------------------------------------
 // D13, D18: the Authorization header and static tokens
 

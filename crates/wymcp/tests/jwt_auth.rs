@@ -5,7 +5,7 @@
 
 mod http_harness;
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -35,12 +35,16 @@ const B_JWK: &str = include_str!("fixtures/jwt/b.jwk.json");
 // The identity provider's JWKS endpoint
 
 /// A JWKS endpoint on 127.0.0.1: the keys it publishes (changed by the test to rotate), the
-/// `Cache-Control` it sends, and how many times it was fetched.
+/// `Cache-Control` it sends, how many times it was fetched; whether it fails (500), and how
+/// many of its answers it gives (the others held until the test releases them: a hanging
+/// identity provider).
 #[derive(Clone)]
 struct Provider {
     keys: Arc<Mutex<Vec<Value>>>,
     cache_control: Arc<str>,
     hits: Arc<AtomicUsize>,
+    failing: Arc<AtomicBool>,
+    answers: Arc<tokio::sync::watch::Sender<usize>>,
     url: String,
 }
 
@@ -52,6 +56,8 @@ impl Provider {
             keys: Arc::new(Mutex::new(jwks.iter().map(|k| jwk(k)).collect())),
             cache_control: cache_control.into(),
             hits: Arc::default(),
+            failing: Arc::default(),
+            answers: Arc::new(tokio::sync::watch::channel(usize::MAX).0),
             url,
         };
         let app = axum::Router::new()
@@ -68,10 +74,40 @@ impl Provider {
     fn hits(&self) -> usize {
         self.hits.load(Ordering::SeqCst)
     }
+
+    /// Waits (boundedly) until the endpoint was asked `n` times.
+    async fn until_hits(&self, n: usize) {
+        for _ in 0..500 {
+            if self.hits() >= n {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        panic!("the JWKS was fetched {} times, not {n}", self.hits());
+    }
+
+    /// Answers 500 (or again the keys).
+    fn fail(&self, failing: bool) {
+        self.failing.store(failing, Ordering::SeqCst);
+    }
+
+    /// Answers the first `n` fetches (counted from the start), holds every later one until
+    /// [`Provider::release`].
+    fn answer_only(&self, n: usize) {
+        self.answers.send_replace(n);
+    }
+
+    fn release(&self) {
+        self.answers.send_replace(usize::MAX);
+    }
 }
 
-async fn serve_jwks(State(provider): State<Provider>) -> impl IntoResponse {
-    provider.hits.fetch_add(1, Ordering::SeqCst);
+async fn serve_jwks(State(provider): State<Provider>) -> axum::response::Response {
+    let nth = provider.hits.fetch_add(1, Ordering::SeqCst);
+    let _ = provider.answers.subscribe().wait_for(|n| nth < *n).await;
+    if provider.failing.load(Ordering::SeqCst) {
+        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    }
     let keys = provider.keys.lock().unwrap().clone();
     (
         [
@@ -80,6 +116,7 @@ async fn serve_jwks(State(provider): State<Provider>) -> impl IntoResponse {
         ],
         json!({ "keys": keys }).to_string(),
     )
+        .into_response()
 }
 
 fn jwk(text: &str) -> Value {
@@ -421,13 +458,18 @@ async fn a_jwks_without_max_age_or_with_no_store_is_fetched_again_when_stale() {
         .unwrap();
     let http = serve(auth).await;
     let token = signed("key-a", A_KEY, &good_claims());
-    for _ in 0..3 {
+    // Stale at once: each request served starts a fetch in the background (one at a time).
+    for _ in 0..500 {
         assert_eq!(
             ping(&http, &format!("Bearer {token}")).await.status,
             StatusCode::OK
         );
+        if provider.hits() >= 4 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    assert_eq!(provider.hits(), 3);
+    panic!("a stale JWKS was fetched {} times", provider.hits());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -457,7 +499,9 @@ async fn a_malformed_header_is_400_and_no_token_is_a_bare_challenge() {
         &ping(&http, "Bearer opaque-token").await,
         "not a signed JWT",
     );
-    assert_eq!(provider.hits(), 0);
+    // No fetch but the one made when the auth was built.
+    provider.until_hits(1).await;
+    assert_eq!(provider.hits(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -672,4 +716,204 @@ async fn alice_of_one_issuer_is_not_alice_of_another() {
         read.json()["result"]["content"][0]["text"],
         "\"from-issuer-A\""
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issue 48, N11 and N13: the JWKS fetched ahead, one fetch at a time, never stalling a request
+// past the bounded wait
+
+/// Bounds a request that must not wait for the identity provider: a hang fails the test
+/// instead of stalling it (not a speed target).
+const PATIENCE: Duration = Duration::from_secs(20);
+
+/// Asserts a 503 `temporarily_unavailable` answer (no challenge: the token is not refused).
+fn assert_unavailable(answer: &Answer, reason: &str) {
+    assert_eq!(
+        answer.status,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "{}",
+        answer.text
+    );
+    assert!(answer.header("www-authenticate").is_none());
+    assert_eq!(answer.refusal_reason(), reason);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_valid_token_is_503_not_401_while_no_key_set_could_be_fetched_and_fetches_back_off() {
+    let provider = Provider::start(&[A_JWK], "max-age=300").await;
+    provider.fail(true);
+    let http = serve(jwks_auth(&provider).build().unwrap()).await;
+    let token = signed("key-a", A_KEY, &good_claims());
+    for _ in 0..20 {
+        assert_unavailable(
+            &ping(&http, &format!("Bearer {token}")).await,
+            "temporarily_unavailable: the identity provider's keys (JWKS) could not be fetched: \
+             the JWKS endpoint answered 500",
+        );
+    }
+    // One fetch (the one started when the auth was built): the failure is not retried before
+    // the refetch interval (30 s), so requests do not become fetches.
+    assert_eq!(provider.hits(), 1);
+
+    // Once the endpoint answers, the next fetch due serves the token.
+    let provider = Provider::start(&[A_JWK], "max-age=300").await;
+    provider.fail(true);
+    let auth = jwks_auth(&provider).refetch_interval(Duration::ZERO);
+    let http = serve(auth.build().unwrap()).await;
+    assert_eq!(
+        ping(&http, &format!("Bearer {token}")).await.status,
+        StatusCode::SERVICE_UNAVAILABLE
+    );
+    provider.fail(false);
+    assert_eq!(
+        ping(&http, &format!("Bearer {token}")).await.status,
+        StatusCode::OK
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_key_set_is_fetched_when_built_and_concurrent_first_requests_share_that_fetch() {
+    let provider = Provider::start(&[A_JWK], "max-age=300").await;
+    provider.answer_only(0);
+    let auth = jwks_auth(&provider).jwks_wait(PATIENCE).build().unwrap();
+    // Fetched before any request needs it.
+    provider.until_hits(1).await;
+    let http = Arc::new(serve(auth).await);
+    let token = signed("key-a", A_KEY, &good_claims());
+    let requests: Vec<_> = (0..8)
+        .map(|_| {
+            let (http, token) = (Arc::clone(&http), token.clone());
+            tokio::spawn(async move { ping(&http, &format!("Bearer {token}")).await })
+        })
+        .collect();
+    // Let the requests reach the server while the fetch is held.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    provider.release();
+    for request in requests {
+        let answer = tokio::time::timeout(PATIENCE, request)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.text);
+    }
+    assert_eq!(provider.hits(), 1, "one fetch for all");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stale_set_keeps_serving_while_one_background_fetch_runs() {
+    let provider = Provider::start(&[A_JWK], "no-store").await;
+    // The first fetch is answered; every later one hangs.
+    provider.answer_only(1);
+    let auth = jwks_auth(&provider)
+        .refetch_interval(Duration::ZERO)
+        .jwks_cache_bounds(Duration::ZERO, Duration::from_secs(60))
+        .fetch_timeout(Duration::from_secs(120));
+    let http = Arc::new(serve(auth.build().unwrap()).await);
+    let token = signed("key-a", A_KEY, &good_claims());
+    assert_eq!(
+        ping(&http, &format!("Bearer {token}")).await.status,
+        StatusCode::OK
+    );
+    // The set is stale at once, and its refresh hangs.
+    for _ in 0..3 {
+        let requests: Vec<_> = (0..5)
+            .map(|_| {
+                let (http, token) = (Arc::clone(&http), token.clone());
+                tokio::spawn(async move { ping(&http, &format!("Bearer {token}")).await })
+            })
+            .collect();
+        for request in requests {
+            let answer = tokio::time::timeout(PATIENCE, request)
+                .await
+                .expect("a request waited for the hanging identity provider")
+                .unwrap();
+            assert_eq!(answer.status, StatusCode::OK, "{}", answer.text);
+        }
+    }
+    // Sixteen requests on a stale set: one background fetch, still hanging.
+    provider.until_hits(2).await;
+    assert_eq!(provider.hits(), 2);
+    provider.release();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hanging_identity_provider_delays_a_request_at_most_the_bounded_wait() {
+    let provider = Provider::start(&[A_JWK], "max-age=300").await;
+    provider.answer_only(0);
+    let auth = jwks_auth(&provider)
+        .jwks_wait(Duration::from_millis(200))
+        .fetch_timeout(Duration::from_secs(120));
+    let http = serve(auth.build().unwrap()).await;
+    let token = signed("key-a", A_KEY, &good_claims());
+    for _ in 0..2 {
+        let answer = tokio::time::timeout(PATIENCE, ping(&http, &format!("Bearer {token}")))
+            .await
+            .expect("a request waited past the bounded wait");
+        assert_unavailable(
+            &answer,
+            "temporarily_unavailable: the identity provider's keys (JWKS) were not fetched \
+             within 200 ms",
+        );
+    }
+    assert_eq!(
+        provider.hits(),
+        1,
+        "the fetch still running is not repeated"
+    );
+    provider.release();
+    for _ in 0..500 {
+        let answer = ping(&http, &format!("Bearer {token}")).await;
+        if answer.status == StatusCode::OK {
+            return;
+        }
+        assert_eq!(answer.status, StatusCode::SERVICE_UNAVAILABLE);
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("the token was not accepted once the identity provider answered");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issue 48, N16: the header's `typ` (RFC 9068 §4, RFC 8725 §3.11)
+
+fn typed(typ: Option<&str>) -> String {
+    let mut header = Header::new(Algorithm::RS256);
+    header.kid = Some("key-a".to_owned());
+    header.typ = typ.map(str::to_owned);
+    encode(
+        &header,
+        &good_claims(),
+        &EncodingKey::from_rsa_pem(A_KEY).unwrap(),
+    )
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_kind_of_jwt_is_refused_and_require_at_jwt_accepts_access_tokens_only() {
+    let provider = Provider::start(&[A_JWK], "max-age=300").await;
+    let lenient = serve(jwks_auth(&provider).build().unwrap()).await;
+    let strict = serve(jwks_auth(&provider).require_at_jwt().build().unwrap()).await;
+    let other_kind =
+        "the token's type (`typ`) names another kind of JWT, not an access token (`at+jwt`)";
+    let not_at_jwt =
+        "the token's type (`typ`) is not `at+jwt`: only RFC 9068 access tokens are accepted";
+    for typ in [Some("at+jwt"), Some("application/AT+JWT")] {
+        for http in [&lenient, &strict] {
+            let answer = ping(http, &format!("Bearer {}", typed(typ))).await;
+            assert_eq!(answer.status, StatusCode::OK, "{typ:?}: {}", answer.text);
+        }
+    }
+    for typ in [Some("JWT"), Some("JOSE"), None] {
+        let token = typed(typ);
+        let answer = ping(&lenient, &format!("Bearer {token}")).await;
+        assert_eq!(answer.status, StatusCode::OK, "{typ:?}: {}", answer.text);
+        assert_invalid_token(&ping(&strict, &format!("Bearer {token}")).await, not_at_jwt);
+    }
+    for typ in ["dpop+jwt", "logout+jwt", "application/secevent+jwt"] {
+        let token = typed(Some(typ));
+        assert_invalid_token(
+            &ping(&lenient, &format!("Bearer {token}")).await,
+            other_kind,
+        );
+        assert_invalid_token(&ping(&strict, &format!("Bearer {token}")).await, not_at_jwt);
+    }
 }

@@ -84,6 +84,21 @@ fn a_value_does_not_swallow_the_next_expression() {
         vars("{/q}{name,id}", "/vv,v"),
         pairs(&[("id", "v"), ("name", "v"), ("q", "v")])
     );
+    // The campaign of 1 December's 657 ("matched … re-expands elsewhere", issue 48): a query
+    // value takes neither the `;` of the path parameter after it nor the `,` between the
+    // next expression's values, and a prefix modifier's length holds.
+    assert_eq!(
+        vars("{?x:4}{;name}", "?x=abcd;name=n"),
+        pairs(&[("name", "n"), ("x", "abcd")])
+    );
+    assert_eq!(
+        vars("{?x:4}{;name}", "?x=ab;name"),
+        pairs(&[("name", ""), ("x", "ab")])
+    );
+    assert_eq!(
+        vars("{?id}{x,path}", "?id=va,w"),
+        pairs(&[("id", "v"), ("path", "w"), ("x", "a")])
+    );
 }
 
 #[test]

@@ -13,10 +13,12 @@
 //! authority (`[::1].evil.com` or garbage is 400). Its name is then checked against the host
 //! allowlist when DNS-rebinding protection is on (403), which
 //! [`HttpServer::bind`](super::HttpServer::bind) turns off on a non-loopback address unless
-//! set: the public names a server answers to are not known to it.
+//! set: the public names a server answers to are not known to it. The authority of an
+//! absolute-form request target (`POST http://evil.example/mcp`), which RFC 9112 §3.2.2 puts
+//! in place of `Host`, is checked the same way.
 
 use axum::http::header::AsHeaderName;
-use axum::http::{HeaderMap, HeaderValue};
+use axum::http::{HeaderMap, HeaderValue, Uri};
 
 use super::auth::{ChallengeError, Presented, challenge, presented};
 use super::authority::{authority_host, is_loopback_name, origin_host, same_host};
@@ -63,9 +65,11 @@ async fn authenticate_contained(
 pub(crate) async fn wire_checks(
     state: &State,
     wire: &WireHeaders<'_>,
+    target: &Uri,
 ) -> Result<Option<Identity>, Rejection> {
     check_origin(&state.config, &wire.origin)?;
     check_host(&state.config, &wire.host)?;
+    check_target(&state.config, target)?;
     let identity = match &state.auth {
         None => None,
         Some(auth) => match authenticate_contained(auth.as_ref(), wire.map).await {
@@ -186,6 +190,25 @@ fn check_host(config: &HttpConfig, host: &Found<'_>) -> Result<(), Rejection> {
         return Err(InvalidHost { host }.into());
     };
     if !protection || host_allowed(config, host) {
+        return Ok(());
+    }
+    let host = wymcp_core::bound::echo(&host.to_ascii_lowercase());
+    Err(HostNotAllowed { host }.into())
+}
+
+/// The authority of an absolute-form request target (`POST http://evil.example/mcp`; HTTP/2's
+/// `:authority`) is checked as `Host` is: RFC 9112 §3.2.2 makes it replace `Host`, so an
+/// allowed `Host` beside a foreign target is refused (403 `Host not allowed: <host>`), and a
+/// target whose authority is not `host[:port]` is 400.
+fn check_target(config: &HttpConfig, target: &Uri) -> Result<(), Rejection> {
+    let Some(authority) = target.authority() else {
+        return Ok(());
+    };
+    let Some(host) = authority_host(authority.as_str()) else {
+        let host = wymcp_core::bound::echo(authority.as_str());
+        return Err(InvalidHost { host }.into());
+    };
+    if !protection_on(config) || host_allowed(config, host) {
         return Ok(());
     }
     let host = wymcp_core::bound::echo(&host.to_ascii_lowercase());

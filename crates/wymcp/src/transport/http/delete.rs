@@ -25,7 +25,7 @@ pub(crate) fn handle(state: Arc<State>, req: Request) -> impl Future<Output = Re
 async fn end(state: Arc<State>, req: Request) -> Result<Response, Rejection> {
     let headers = req.headers();
     let wire = WireHeaders::of(headers);
-    let identity = match wire_checks(&state, &wire).await {
+    let identity = match wire_checks(&state, &wire, req.uri()).await {
         Ok(identity) => identity,
         Err(refusal) => {
             refusal.report_auth("DELETE", None, None);

@@ -59,7 +59,7 @@ pub(crate) async fn handle(state: Arc<State>, req: Request) -> Response {
 async fn open(state: Arc<State>, req: Request) -> Result<Response, Rejection> {
     let headers = req.headers();
     let wire = WireHeaders::of(headers);
-    let identity = wire_checks(&state, &wire)
+    let identity = wire_checks(&state, &wire, req.uri())
         .await
         .inspect_err(|refusal| refusal.report_auth("GET", None, None))?;
     // The stateless era has no session stream: 405, once the caller passed the wire checks.

@@ -35,7 +35,7 @@ async fn process(state: Arc<State>, req: Request) -> Result<Response, HttpError>
     let (parts, body) = req.into_parts();
     let headers = &parts.headers;
     let wire = WireHeaders::of(headers);
-    let identity = match wire_checks(&state, &wire).await {
+    let identity = match wire_checks(&state, &wire, &parts.uri).await {
         Ok(identity) => identity,
         Err(refusal) => {
             // The body of a caller auth refused is never read: the events carry no request id.

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use jsonwebtoken::AlgorithmFamily;
 
-use super::jwks::Jwks;
+use super::jwks::{Jwks, JwksSettings};
 use super::keys::VerifyingKey;
 use super::{Algorithm, DEFAULT_ALGORITHMS, DecodingKey, JwtAuth, JwtAuthBuilder, JwtConfigError};
 
@@ -23,8 +23,10 @@ impl JwtAuthBuilder {
         self
     }
 
-    /// Takes keys from this JWKS URL (`https`, or `http` on a loopback host), fetched on
-    /// first use and kept as its `Cache-Control: max-age` says.
+    /// Takes keys from this JWKS URL (`https`, or `http` on a loopback host), fetched when
+    /// [`build`](Self::build) runs inside a Tokio runtime (else on first use) and kept as its
+    /// `Cache-Control: max-age` says; a stale set is refreshed in the background while it
+    /// keeps serving.
     pub fn jwks_url(mut self, url: impl Into<String>) -> Self {
         self.jwks_url = Some(url.into());
         self
@@ -82,6 +84,27 @@ impl JwtAuthBuilder {
         self
     }
 
+    /// The longest a request waits for a JWKS fetch it needs (default 5 seconds): the first
+    /// fetch, or one for a key id the set lacks. The fetch goes on in the background; the
+    /// request is then answered `503 temporarily_unavailable: the identity provider's keys
+    /// (JWKS) were not fetched within 5000 ms`. A stale set is refreshed without making any
+    /// request wait.
+    pub fn jwks_wait(mut self, wait: Duration) -> Self {
+        self.jwks_wait = Some(wait);
+        self
+    }
+
+    /// Accepts only RFC 9068 access tokens: a token whose header `typ` is not `at+jwt` (or
+    /// `application/at+jwt`) is refused. Off by default, because many identity providers
+    /// type their access tokens `JWT` or not at all; without it, a `typ` naming another kind
+    /// of JWT (`dpop+jwt`, `logout+jwt`, `secevent+jwt`, …) is still refused. Turn it on when
+    /// the provider issues `at+jwt`: an ID token of the same issuer whose `aud` matches is then
+    /// refused too.
+    pub fn require_at_jwt(mut self) -> Self {
+        self.require_at_jwt = true;
+        self
+    }
+
     /// The [`JwtAuth`], or the setting that makes it unsafe.
     pub fn build(self) -> Result<JwtAuth, JwtConfigError> {
         if self.issuers.is_empty() {
@@ -103,6 +126,7 @@ impl JwtAuthBuilder {
             allowed,
             keys,
             jwks,
+            require_at_jwt: self.require_at_jwt,
         })
     }
 
@@ -153,16 +177,18 @@ impl JwtAuthBuilder {
         if !secure_url(url) {
             return Err(JwtConfigError::InsecureJwksUrl(url.to_owned()));
         }
-        let timeout = self.fetch_timeout.unwrap_or(Duration::from_secs(10));
-        let mut jwks = Jwks::new(url.to_owned(), timeout)
+        let settings = JwksSettings {
+            refetch_interval: self.refetch_interval.unwrap_or(Duration::from_secs(30)),
+            max_age_bounds: self
+                .cache_bounds
+                .unwrap_or((Duration::from_secs(60), Duration::from_secs(24 * 3600))),
+            allowed: allowed.to_vec(),
+            wait: self.jwks_wait.unwrap_or(Duration::from_secs(5)),
+            fetch_timeout: self.fetch_timeout.unwrap_or(Duration::from_secs(10)),
+        };
+        let jwks = Jwks::new(url.to_owned(), settings)
             .map_err(|e| JwtConfigError::Client(e.to_string()))?;
-        jwks.allowed = allowed.to_vec();
-        if let Some(interval) = self.refetch_interval {
-            jwks.refetch_interval = interval;
-        }
-        if let Some(bounds) = self.cache_bounds {
-            jwks.max_age_bounds = bounds;
-        }
+        jwks.prefetch();
         Ok(jwks)
     }
 }

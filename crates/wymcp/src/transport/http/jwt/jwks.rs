@@ -1,13 +1,25 @@
-//! The JWKS of a [`JwtAuth`](super::JwtAuth): fetched from its URL, kept for as long as the
-//! response's `Cache-Control: max-age` says (within bounds), and fetched again early when a
-//! token names a key id the set does not hold, at most once per refetch interval.
+//! The JWKS of a [`JwtAuth`](super::JwtAuth): fetched from its URL when the auth is built
+//! (inside a Tokio runtime) or on first use, kept for as long as the response's
+//! `Cache-Control: max-age` says (within bounds), and fetched again early when a token names a
+//! key id the set does not hold, at most once per refetch interval.
+//!
+//! One fetch at a time, in a task of its own: requests never run a fetch themselves.
+//! * A stale set keeps serving while the fetch runs (stale-while-revalidate): a slow or
+//!   hanging identity provider delays no request whose key the set holds.
+//! * A request that needs the fetch (no set held yet, or a `kid` the set lacks) waits for it
+//!   at most the bounded wait ([`JwtAuthBuilder::jwks_wait`](super::JwtAuthBuilder::jwks_wait)),
+//!   then is answered with what is held: without any set, `503 temporarily_unavailable`, never
+//!   a 401 for a token that could not be checked.
+//! * A failed fetch keeps the keys held and is not retried before the refetch interval, held
+//!   set or not: a failing endpoint is not hammered by the requests it fails.
 
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use jsonwebtoken::jwk::{Jwk, PublicKeyUse};
 use jsonwebtoken::{Algorithm, DecodingKey};
 use serde_json::Value;
+use tokio::sync::watch;
 
 use super::keys::VerifyingKey;
 
@@ -17,7 +29,7 @@ pub(crate) const MAX_JWKS_BYTES: usize = 256 * 1024;
 pub(crate) const MAX_JWKS_KEYS: usize = 64;
 
 /// Why a JWKS could not be had.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub(crate) enum JwksError {
     #[error("the JWKS request failed: {0}")]
     Request(String),
@@ -29,109 +41,250 @@ pub(crate) enum JwksError {
     Shape,
 }
 
-/// The keys of the last fetch, and when they go stale.
+/// Why the keys for a token could not be told now: the request is answered 503.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum JwksUnavailable {
+    /// No key set was ever fetched; the last attempt failed.
+    #[error("the identity provider's keys (JWKS) could not be fetched: {0}")]
+    Failed(JwksError),
+    /// The fetch the request needed did not finish within the bounded wait.
+    #[error("the identity provider's keys (JWKS) were not fetched within {}", millis(*.0))]
+    Slow(Duration),
+}
+
+fn millis(wait: Duration) -> String {
+    format!("{} ms", wait.as_millis())
+}
+
+/// How a [`Jwks`] fetches and keeps its keys.
+pub(crate) struct JwksSettings {
+    /// The shortest time between two fetches not made because the set went stale.
+    pub(crate) refetch_interval: Duration,
+    /// Bounds on a set's lifetime, whatever its `max-age` says.
+    pub(crate) max_age_bounds: (Duration, Duration),
+    /// The algorithms a key may verify.
+    pub(crate) allowed: Vec<Algorithm>,
+    /// The longest a request waits for a fetch it needs.
+    pub(crate) wait: Duration,
+    /// The longest one fetch may take.
+    pub(crate) fetch_timeout: Duration,
+}
+
+/// The keys of the last successful fetch, and when they go stale.
 struct Fetched {
     keys: Vec<VerifyingKey>,
     stale_at: Instant,
-    fetched_at: Instant,
 }
 
-/// A JWKS URL and its cache.
+/// What is known of the JWKS: the set held, the fetch running, the last attempt.
+#[derive(Default)]
+struct State {
+    held: Option<Fetched>,
+    /// Whether a fetch task runs (one at a time).
+    fetching: bool,
+    /// When the last fetch ended, and how it failed if it did.
+    last_attempt: Option<Instant>,
+    last_error: Option<JwksError>,
+}
+
+/// A JWKS URL and its cache. Cloning shares them.
+#[derive(Clone)]
 pub(crate) struct Jwks {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
     url: String,
     client: reqwest::Client,
-    cache: Mutex<Option<Fetched>>,
-    /// One fetch at a time; a request that waited here sees the fetch it waited for.
-    fetching: tokio::sync::Mutex<()>,
-    pub(crate) refetch_interval: Duration,
-    pub(crate) max_age_bounds: (Duration, Duration),
-    pub(crate) allowed: Vec<Algorithm>,
+    settings: JwksSettings,
+    state: Mutex<State>,
+    /// Counts the fetches ended; a request waiting for one watches it.
+    ended: watch::Sender<u64>,
 }
 
 impl std::fmt::Debug for Jwks {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Jwks")
-            .field("url", &self.url)
+            .field("url", &self.inner.url)
             .finish_non_exhaustive()
     }
 }
 
+/// What a request does with the state it found.
+enum Step {
+    /// Verify with these keys (maybe none: the `kid` is unknown and no fetch is due).
+    Serve(Vec<VerifyingKey>),
+    /// Wait for the fetch running (started by this request or another).
+    Wait,
+    /// Nothing held and no fetch due: the last failure.
+    Unavailable(JwksError),
+}
+
 impl Jwks {
-    pub(crate) fn new(url: String, timeout: Duration) -> Result<Self, reqwest::Error> {
+    pub(crate) fn new(url: String, settings: JwksSettings) -> Result<Self, reqwest::Error> {
         let client = reqwest::Client::builder()
-            .timeout(timeout)
+            .timeout(settings.fetch_timeout)
             .redirect(reqwest::redirect::Policy::none())
+            // Fetches are minutes apart, and the first may run on the runtime that built the
+            // auth, not the one serving: no connection is kept from one fetch to the next.
+            .pool_max_idle_per_host(0)
             .build()?;
         Ok(Jwks {
-            url,
-            client,
-            cache: Mutex::new(None),
-            fetching: tokio::sync::Mutex::new(()),
-            refetch_interval: Duration::from_secs(30),
-            max_age_bounds: (Duration::from_secs(60), Duration::from_secs(24 * 3600)),
-            allowed: Vec::new(),
+            inner: Arc::new(Inner {
+                url,
+                client,
+                settings,
+                state: Mutex::new(State::default()),
+                ended: watch::channel(0).0,
+            }),
         })
     }
 
-    /// The keys a token with key id `kid` may be verified with: from the cache while it is
-    /// fresh and names `kid`; else after a fetch (a stale set, or an unknown `kid` once the
-    /// refetch interval has passed). A failed fetch keeps the keys already held.
-    pub(crate) async fn keys_for(&self, kid: Option<&str>) -> Vec<VerifyingKey> {
-        let now = Instant::now();
-        if let Some(keys) = self.cached(kid, now) {
-            return keys;
+    /// Starts the first fetch when called inside a Tokio runtime, so that the set is held
+    /// before the first request needs it; outside one, the first request starts it.
+    pub(crate) fn prefetch(&self) {
+        if tokio::runtime::Handle::try_current().is_ok() {
+            let mut state = self.inner.lock();
+            self.start(&mut state, Instant::now());
         }
-        let _turn = self.fetching.lock().await;
-        // Another request may have fetched while this one waited.
-        if let Some(keys) = self.cached(kid, Instant::now()) {
-            return keys;
-        }
-        match self.fetch().await {
-            Ok((keys, max_age)) => {
-                let (low, high) = self.max_age_bounds;
-                let now = Instant::now();
-                let fetched = Fetched {
-                    keys,
-                    stale_at: now + max_age.unwrap_or(low).clamp(low, high),
-                    fetched_at: now,
-                };
-                let matching = matching(&fetched.keys, kid);
-                *self.lock() = Some(fetched);
-                matching
+    }
+
+    /// The keys a token with key id `kid` may be verified with (see the module's
+    /// documentation): the held set's while it names `kid` (a stale one starting a
+    /// fetch in the background); else after waiting, boundedly, for a fetch.
+    pub(crate) async fn keys_for(
+        &self,
+        kid: Option<&str>,
+    ) -> Result<Vec<VerifyingKey>, JwksUnavailable> {
+        // Subscribed before the state is read: a fetch ending after that is seen.
+        let mut ended = self.inner.ended.subscribe();
+        let wait = self.inner.settings.wait;
+        let deadline = Instant::now() + wait;
+        // The first look may start a fetch; each later one follows a fetch that ended (one
+        // may have ended just before the first look, and another request may start one
+        // after this request's ended): a few looks, all within the one bounded wait.
+        for round in 0..4 {
+            let step = {
+                let mut state = self.inner.lock();
+                self.step(&mut state, kid, Instant::now(), round == 0)
+            };
+            match step {
+                Step::Serve(keys) => return Ok(keys),
+                Step::Unavailable(error) => return Err(JwksUnavailable::Failed(error)),
+                Step::Wait => {}
             }
-            Err(error) => {
-                tracing::warn!(url = %self.url, %error, "JWKS fetch failed; keeping the keys held");
-                let mut cache = self.lock();
-                if let Some(held) = cache.as_mut() {
-                    // Not again before the refetch interval: a failing endpoint is not hammered.
-                    held.fetched_at = Instant::now();
+            let left = deadline.saturating_duration_since(Instant::now());
+            if tokio::time::timeout(left, ended.changed()).await.is_err() {
+                break;
+            }
+        }
+        Err(JwksUnavailable::Slow(wait))
+    }
+
+    /// What a request for `kid` does now; starts a fetch when one is due and `may_start`.
+    fn step(&self, state: &mut State, kid: Option<&str>, now: Instant, may_start: bool) -> Step {
+        if let Some(held) = &state.held {
+            let keys = matching(&held.keys, kid);
+            if !keys.is_empty() {
+                if now >= held.stale_at && may_start {
+                    // Stale: refreshed in the background; the held keys serve meanwhile.
+                    self.start(state, now);
                 }
-                cache
-                    .as_ref()
-                    .map(|held| matching(&held.keys, kid))
-                    .unwrap_or_default()
+                return Step::Serve(keys);
             }
+        }
+        if may_start {
+            self.start(state, now);
+        }
+        if state.fetching {
+            return Step::Wait;
+        }
+        match (&state.held, &state.last_error) {
+            (Some(_), _) | (None, None) => Step::Serve(Vec::new()),
+            (None, Some(error)) => Step::Unavailable(error.clone()),
         }
     }
 
-    /// The cached keys for `kid`, or `None` when a fetch is due: none held, the set stale, or
-    /// `kid` unknown; but never within the refetch interval of the last fetch (a token naming
-    /// an unknown key then is refused without one).
-    fn cached(&self, kid: Option<&str>, now: Instant) -> Option<Vec<VerifyingKey>> {
-        let cache = self.lock();
-        let held = cache.as_ref()?;
-        let keys = matching(&held.keys, kid);
-        let fresh = now < held.stale_at;
-        let recent = now.saturating_duration_since(held.fetched_at) < self.refetch_interval;
-        ((fresh && !keys.is_empty()) || recent).then_some(keys)
+    /// Starts the fetch task unless one runs or the last fetch ended within the refetch
+    /// interval.
+    fn start(&self, state: &mut State, now: Instant) {
+        let recent = state.last_attempt.is_some_and(|ended| {
+            now.saturating_duration_since(ended) < self.inner.settings.refetch_interval
+        });
+        if state.fetching || recent {
+            return;
+        }
+        state.fetching = true;
+        let ending = Ending {
+            inner: Arc::clone(&self.inner),
+            ended: false,
+        };
+        tokio::spawn(async move {
+            let outcome = ending.inner.fetch().await;
+            ending.end(outcome);
+        });
+    }
+}
+
+/// Ends a fetch task: records its outcome, clears `fetching`, wakes the waiters. Dropped
+/// before [`Ending::end`] (the task cancelled with its runtime), it ends the fetch as failed,
+/// so that no request waits for a task that is gone.
+struct Ending {
+    inner: Arc<Inner>,
+    ended: bool,
+}
+
+/// What one fetch gave: the keys and the response's `max-age`, or why not.
+type Outcome = Result<(Vec<VerifyingKey>, Option<Duration>), JwksError>;
+
+impl Ending {
+    fn end(mut self, outcome: Outcome) {
+        self.ended = true;
+        self.inner.record(Some(outcome));
+    }
+}
+
+impl Drop for Ending {
+    fn drop(&mut self) {
+        if !self.ended {
+            self.inner.record(None);
+        }
+    }
+}
+
+impl Inner {
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Fetched>> {
-        self.cache.lock().unwrap_or_else(PoisonError::into_inner)
+    /// Records a fetch's outcome (`None`: its task was cancelled) and wakes the waiters.
+    fn record(&self, fetched: Option<Outcome>) {
+        let now = Instant::now();
+        {
+            let mut state = self.lock();
+            state.fetching = false;
+            state.last_attempt = Some(now);
+            match fetched {
+                Some(Ok((keys, max_age))) => {
+                    let (low, high) = self.settings.max_age_bounds;
+                    let stale_at = now + max_age.unwrap_or(low).clamp(low, high);
+                    state.held = Some(Fetched { keys, stale_at });
+                    state.last_error = None;
+                }
+                Some(Err(error)) => {
+                    tracing::warn!(url = %self.url, %error, "JWKS fetch failed; keeping the keys held");
+                    state.last_error = Some(error);
+                }
+                None => {
+                    state.last_error = Some(JwksError::Request("the fetch was cancelled".into()));
+                }
+            }
+        }
+        self.ended.send_modify(|count| *count += 1);
     }
 
     /// One GET of the JWKS: its usable keys and the response's `max-age`.
-    async fn fetch(&self) -> Result<(Vec<VerifyingKey>, Option<Duration>), JwksError> {
+    async fn fetch(&self) -> Outcome {
         let mut response = self
             .client
             .get(&self.url)
@@ -159,7 +312,7 @@ impl Jwks {
             }
             body.extend_from_slice(&chunk);
         }
-        Ok((parse_jwks(&body, &self.allowed)?, max_age))
+        Ok((parse_jwks(&body, &self.settings.allowed)?, max_age))
     }
 }
 

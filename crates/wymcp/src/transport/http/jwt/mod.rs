@@ -10,10 +10,14 @@
 //!   protected-resource metadata (RFC 8707/9728): a token issued for another resource is
 //!   refused;
 //! * `exp` in the future and `nbf`, when present, in the past, within the leeway;
-//! * a non-empty `sub`.
+//! * a non-empty `sub`;
+//! * a header `typ` that is `at+jwt` (RFC 9068) with [`JwtAuthBuilder::require_at_jwt`];
+//!   otherwise any `typ` but another explicitly typed JWT (`dpop+jwt`, `logout+jwt`, …).
 //!
 //! Every refusal is answered 401 with `WWW-Authenticate: Bearer …, error="invalid_token"`
-//! and a message saying what failed.
+//! and a message saying what failed; a token that could not be checked because no key set
+//! could be fetched (or not within [`JwtAuthBuilder::jwks_wait`]) is answered 503
+//! `temporarily_unavailable`, so that the client keeps it.
 
 mod builder;
 pub(crate) mod claims;
@@ -33,10 +37,13 @@ pub(crate) use builder::secure_url;
 pub use error::JwtConfigError;
 pub use jsonwebtoken::{Algorithm, DecodingKey};
 
-use self::jwks::Jwks;
+use self::jwks::{Jwks, JwksUnavailable};
 use self::keys::VerifyingKey;
 use super::auth::{Audiences, AuthRefusal, Authenticate, bearer_token};
 use crate::serve::Identity;
+
+/// The `typ` of an RFC 9068 access token (RFC 9068 §2.1), without `application/`.
+const ACCESS_TOKEN_TYPE: &str = "at+jwt";
 
 /// The longest token read, in bytes.
 pub const MAX_TOKEN_BYTES: usize = 16 * 1024;
@@ -76,6 +83,7 @@ pub struct JwtAuth {
     allowed: Vec<Algorithm>,
     keys: Vec<VerifyingKey>,
     jwks: Option<Jwks>,
+    require_at_jwt: bool,
 }
 
 impl std::fmt::Debug for JwtAuth {
@@ -103,6 +111,8 @@ pub struct JwtAuthBuilder {
     refetch_interval: Option<Duration>,
     cache_bounds: Option<(Duration, Duration)>,
     fetch_timeout: Option<Duration>,
+    jwks_wait: Option<Duration>,
+    require_at_jwt: bool,
 }
 
 impl JwtAuth {
@@ -140,7 +150,11 @@ impl JwtAuth {
             );
             return Err(refused("no audience is configured on this server"));
         }
-        let keys = self.keys_for(header.kid.as_deref(), header.alg).await;
+        self.check_type(header.typ.as_deref())?;
+        let keys = self
+            .keys_for(header.kid.as_deref(), header.alg)
+            .await
+            .map_err(AuthRefusal::unavailable)?;
         if keys.is_empty() {
             return Err(refused(match &header.kid {
                 Some(kid) => format!("no key with id {kid:?} verifies {:?}", header.alg),
@@ -178,7 +192,11 @@ impl JwtAuth {
 
     /// The keys that may verify a token naming `kid` under `alg`: the static ones, then
     /// the JWKS's.
-    async fn keys_for(&self, kid: Option<&str>, alg: Algorithm) -> Vec<VerifyingKey> {
+    async fn keys_for(
+        &self,
+        kid: Option<&str>,
+        alg: Algorithm,
+    ) -> Result<Vec<VerifyingKey>, JwksUnavailable> {
         let usable = |key: &VerifyingKey| {
             key.algorithms.contains(&alg) && (kid.is_none() || key.kid.as_deref() == kid)
         };
@@ -186,10 +204,37 @@ impl JwtAuth {
         if keys.is_empty()
             && let Some(jwks) = &self.jwks
         {
-            keys = jwks.keys_for(kid).await;
+            keys = jwks.keys_for(kid).await?;
             keys.retain(|k| k.algorithms.contains(&alg));
         }
-        keys
+        Ok(keys)
+    }
+
+    /// The header's `typ` (RFC 7515 §4.1.9: compared without case, `application/`
+    /// optional): with [`JwtAuthBuilder::require_at_jwt`], `at+jwt` only (RFC 9068 §4);
+    /// otherwise any but another explicitly typed JWT (`dpop+jwt`, `logout+jwt`, … : RFC
+    /// 8725 §3.11), since many identity providers type their access tokens `JWT` or not at
+    /// all.
+    fn check_type(&self, typ: Option<&str>) -> Result<(), AuthRefusal> {
+        let typ = typ.map(|t| {
+            let lower = t.to_ascii_lowercase();
+            match lower.strip_prefix("application/") {
+                Some(rest) => rest.to_owned(),
+                None => lower,
+            }
+        });
+        let access_token = typ.as_deref() == Some(ACCESS_TOKEN_TYPE);
+        if self.require_at_jwt && !access_token {
+            return Err(refused(
+                "the token's type (`typ`) is not `at+jwt`: only RFC 9068 access tokens are accepted",
+            ));
+        }
+        if !access_token && typ.is_some_and(|t| t.ends_with("+jwt")) {
+            return Err(refused(
+                "the token's type (`typ`) names another kind of JWT, not an access token (`at+jwt`)",
+            ));
+        }
+        Ok(())
     }
 
     fn validation(&self, alg: Algorithm, audiences: &[String]) -> Validation {
