@@ -102,7 +102,7 @@ static PUT_ADMITTED: LazyLock<Script> = LazyLock::new(|| {
 /// # async fn f() -> Result<(), Box<dyn std::error::Error>> {
 /// let redis = wymcp_redis::Redis::connect("redis://127.0.0.1:6379/").await?;
 /// let server = wymcp::Server::builder()
-///     // ... .plain_tool(Report).task_support("report", TaskSupport::Optional) ...
+///     // ... .plain_tool_with(Report, ToolPolicy::new().task_support(TaskSupport::Optional)) ...
 ///     .task_store(redis.task_store())
 ///     .build()?;
 /// # let _ = server; Ok(()) }

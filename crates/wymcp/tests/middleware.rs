@@ -24,10 +24,10 @@ use tower::load_shed::LoadShedLayer;
 use tower::timeout::TimeoutLayer;
 use tower::util::MapResponseLayer;
 use wymcp::middleware::{BoxOperation, Operation, Refusal, Response};
-use wymcp::{Context, Problem};
+use wymcp::{Context, ToolPolicy};
 
 use matrix_kit::Client;
-use middleware_fixture::{PATHS, action, builder};
+use middleware_fixture::{PATHS, action, builder, builder_with};
 
 /// What the layers saw, in order.
 pub(crate) type Log = Arc<Mutex<Vec<String>>>;
@@ -72,8 +72,7 @@ async fn a_layers_refusal_reaches_the_model_as_an_is_error_result_on_every_path(
             }
         }))
     });
-    let server = builder()
-        .action_layer("notes", "add", refuse_add)
+    let server = builder_with(ToolPolicy::new().action_layer("add", refuse_add))
         .build()
         .unwrap();
     for path in PATHS {
@@ -100,10 +99,11 @@ async fn a_layers_refusal_reaches_the_model_as_an_is_error_result_on_every_path(
 #[tokio::test]
 async fn server_then_tool_then_action_layers_run_in_order_after_the_gates_on_every_path() {
     let log = Log::default();
-    let server = builder()
+    let policy = ToolPolicy::new()
+        .action_layer("add", logging("action", &log))
+        .layer(logging("tool", &log));
+    let server = builder_with(policy)
         .layer(logging("server-1", &log))
-        .action_layer("notes", "add", logging("action", &log))
-        .tool_layer("notes", logging("tool", &log))
         .layer(logging("server-2", &log))
         .build()
         .unwrap();
@@ -144,12 +144,8 @@ async fn server_then_tool_then_action_layers_run_in_order_after_the_gates_on_eve
 
 #[tokio::test]
 async fn towers_timeout_layer_answers_timeout_on_every_path() {
-    let server = builder()
-        .action_layer(
-            "notes",
-            "slow",
-            TimeoutLayer::new(Duration::from_millis(50)),
-        )
+    let timeout = TimeoutLayer::new(Duration::from_millis(50));
+    let server = builder_with(ToolPolicy::new().action_layer("slow", timeout))
         .build()
         .unwrap();
     for path in PATHS {
@@ -214,8 +210,7 @@ async fn two_at_once(server: &wymcp::Server) -> [Value; 2] {
 #[tokio::test]
 async fn towers_concurrency_limit_waits_and_load_shed_refuses_overloaded() {
     // ConcurrencyLimitLayer alone queues the second call: both complete.
-    let queued = builder()
-        .tool_layer("notes", ConcurrencyLimitLayer::new(1))
+    let queued = builder_with(ToolPolicy::new().layer(ConcurrencyLimitLayer::new(1)))
         .build()
         .unwrap();
     assert_eq!(
@@ -223,11 +218,10 @@ async fn towers_concurrency_limit_waits_and_load_shed_refuses_overloaded() {
         [json!({"waited": 300}), json!({"waited": 1})]
     );
     // With LoadShedLayer outside it, the second is refused at once, as `overloaded`.
-    let shed = builder()
-        .tool_layer("notes", LoadShedLayer::new())
-        .tool_layer("notes", ConcurrencyLimitLayer::new(1))
-        .build()
-        .unwrap();
+    let policy = ToolPolicy::new()
+        .layer(LoadShedLayer::new())
+        .layer(ConcurrencyLimitLayer::new(1));
+    let shed = builder_with(policy).build().unwrap();
     let [first, second] = two_at_once(&shed).await;
     assert_eq!(first, json!({"waited": 300}));
     assert_eq!(second["errorType"], "overloaded", "{second}");
@@ -260,18 +254,9 @@ async fn load_shed_over_http_refuses_the_second_of_two_concurrent_calls() {
 }
 
 #[test]
-fn build_refuses_a_layer_on_a_tool_or_action_that_does_not_exist() {
-    let error = builder()
-        .tool_layer("nope", TimeoutLayer::new(Duration::from_secs(1)))
-        .build()
-        .unwrap_err();
-    assert_eq!(error.problem(), &Problem::LayerUnknownTool("nope".into()));
-    assert_eq!(
-        error.to_string(),
-        "a layer is attached to unknown tool \"nope\""
-    );
-    let error = builder()
-        .action_layer("notes", "erase", TimeoutLayer::new(Duration::from_secs(1)))
+fn build_refuses_a_layer_on_an_action_the_tool_does_not_have() {
+    let timeout = TimeoutLayer::new(Duration::from_secs(1));
+    let error = builder_with(ToolPolicy::new().action_layer("erase", timeout))
         .build()
         .unwrap_err();
     assert_eq!(

@@ -23,7 +23,8 @@ use wymcp::middleware::{
 
 use matrix_kit::{Client, Path};
 use middleware_fixture::spans::Spans;
-use middleware_fixture::{PATHS, action, builder};
+use middleware_fixture::{PATHS, action, builder, builder_with};
+use wymcp::ToolPolicy;
 
 fn n(value: u32) -> NonZeroU32 {
     NonZeroU32::new(value).unwrap()
@@ -116,11 +117,8 @@ async fn the_rate_limit_counts_per_principal_and_per_action_when_asked() {
     let bob = direct(&server, "list", json!({}), signed_in("bob")).await;
     assert_eq!(bob, json!({"notes": []}));
 
-    let per_action = builder()
-        .tool_layer(
-            "notes",
-            RateLimitLayer::per_minute(n(1)).per(Per::CallerAndAction),
-        )
+    let limit = RateLimitLayer::per_minute(n(1)).per(Per::CallerAndAction);
+    let per_action = builder_with(ToolPolicy::new().layer(limit))
         .build()
         .unwrap();
     let ctx = || signed_in("alice");
@@ -166,8 +164,7 @@ async fn the_concurrency_limit_refuses_a_callers_extra_call_and_not_another_call
 
 #[tokio::test]
 async fn the_concurrency_limit_counts_one_http_client_by_its_address() {
-    let server = builder()
-        .tool_layer("notes", CallConcurrencyLayer::new(1))
+    let server = builder_with(ToolPolicy::new().layer(CallConcurrencyLayer::new(1)))
         .build()
         .unwrap();
     let mut one = Client::open_serving(Path::HttpStateless, server.clone()).await;
@@ -186,10 +183,10 @@ async fn the_concurrency_limit_counts_one_http_client_by_its_address() {
 
 #[tokio::test]
 async fn the_result_size_limit_refuses_a_large_result_whole_on_every_path() {
-    let server = builder()
-        .action_layer("notes", "big", ResultSizeLimitLayer::new(300))
-        .build()
-        .unwrap();
+    let server =
+        builder_with(ToolPolicy::new().action_layer("big", ResultSizeLimitLayer::new(300)))
+            .build()
+            .unwrap();
     for path in PATHS {
         let mut client = Client::open_serving(path, server.clone()).await;
         let large = client
@@ -217,8 +214,8 @@ async fn the_result_size_limit_refuses_a_large_result_whole_on_every_path() {
 
 #[tokio::test]
 async fn the_call_timeout_layer_answers_as_the_limits_timeout_does_on_every_path() {
-    let server = builder()
-        .tool_layer("notes", CallTimeoutLayer::new(Duration::from_millis(50)))
+    let timeout = CallTimeoutLayer::new(Duration::from_millis(50));
+    let server = builder_with(ToolPolicy::new().layer(timeout))
         .build()
         .unwrap();
     for path in PATHS {

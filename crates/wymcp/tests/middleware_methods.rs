@@ -25,11 +25,11 @@ use wymcp::middleware::{
     AuditLayer, BoxOperation, CallTimeoutLayer, Operation, RateLimitLayer, Refusal,
     ResultSizeLimitLayer,
 };
-use wymcp::{Context, ServerBuilder};
+use wymcp::{Context, ServerBuilder, ToolPolicy};
 
 use matrix_kit::{Client, Path};
 use middleware_fixture::spans::Spans;
-use middleware_fixture::{PATHS, action, builder};
+use middleware_fixture::{PATHS, action, builder_with};
 
 /// The notes' documents: a guide, a page that waits, a page of any size.
 #[derive(Clone)]
@@ -75,7 +75,12 @@ impl Complete for Tags {
 
 /// The fixture's notes tool with the documents, the prompt and its completion.
 fn with_features() -> ServerBuilder {
-    builder()
+    with_features_and(ToolPolicy::new())
+}
+
+/// [`with_features`], `notes` registered with `policy`.
+fn with_features_and(policy: ToolPolicy) -> ServerBuilder {
+    builder_with(policy)
         .resource(Docs.guide_resource())
         .resource_template(Docs.wait_resource())
         .resource_template(Docs.big_resource())
@@ -114,11 +119,12 @@ fn complete_tag(value: &str) -> Value {
 #[tokio::test]
 async fn a_server_layer_sees_every_request_and_call_tool_and_action_layers_only_calls() {
     let log = Log::default();
-    let server = with_features()
+    let policy = ToolPolicy::new()
+        .layer(logging("tool", &log))
+        .action_layer("list", logging("action", &log));
+    let server = with_features_and(policy)
         .layer(logging("server", &log))
         .call_layer(logging("calls", &log))
-        .tool_layer("notes", logging("tool", &log))
-        .action_layer("notes", "list", logging("action", &log))
         .build()
         .unwrap();
     for path in PATHS {
@@ -223,12 +229,13 @@ async fn a_layer_may_change_a_requests_params_before_its_handler_sees_them() {
 
 #[tokio::test]
 async fn a_server_rate_limit_counts_every_request_and_a_call_layers_only_calls() {
-    let server = with_features()
-        .layer(RateLimitLayer::per_minute(n(2)))
-        .build()
-        .unwrap();
+    // A server per path: over HTTP both eras count the one client, 127.0.0.1, by its address.
     for path in PATHS {
-        let mut client = Client::open_serving(path, server.clone()).await;
+        let server = with_features()
+            .layer(RateLimitLayer::per_minute(n(2)))
+            .build()
+            .unwrap();
+        let mut client = Client::open_serving(path, server).await;
         client.request("tools/list", json!({})).await.result();
         client.call("notes", action("list", json!({}))).await;
         let refused = client.request("prompts/list", json!({})).await;
@@ -248,12 +255,12 @@ async fn a_server_rate_limit_counts_every_request_and_a_call_layers_only_calls()
         );
         client.close().await;
     }
-    let calls_only = with_features()
-        .call_layer(RateLimitLayer::per_minute(n(1)))
-        .build()
-        .unwrap();
     for path in PATHS {
-        let mut client = Client::open_serving(path, calls_only.clone()).await;
+        let calls_only = with_features()
+            .call_layer(RateLimitLayer::per_minute(n(1)))
+            .build()
+            .unwrap();
+        let mut client = Client::open_serving(path, calls_only).await;
         for _ in 0..3 {
             client.request("tools/list", json!({})).await.result();
         }

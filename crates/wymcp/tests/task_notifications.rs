@@ -19,9 +19,9 @@ use serde_json::{Value, json};
 use tasks_kit::{Wait, call, send, serve_with, start};
 use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
 use tokio_util::sync::CancellationToken;
-use wymcp::Server;
 use wymcp::task::TaskSupport;
 use wymcp::transport::stdio::{StdioConfig, serve_io};
+use wymcp::{Server, ToolPolicy};
 
 const ALICE: &str = "alice-token";
 const ID_KEY: &str = "io.modelcontextprotocol/subscriptionId";
@@ -169,8 +169,10 @@ async fn task_ids_need_the_extension_and_are_bounded() {
 #[tokio::test]
 async fn over_stdio_the_stream_shares_stdout_with_the_answers() {
     let server = Server::builder()
-        .plain_tool(Wait::default())
-        .task_support("wait", TaskSupport::Optional)
+        .plain_tool_with(
+            Wait::default(),
+            ToolPolicy::new().task_support(TaskSupport::Optional),
+        )
         .build()
         .unwrap();
     let (client, served) = tokio::io::duplex(1 << 16);

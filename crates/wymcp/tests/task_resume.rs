@@ -18,7 +18,7 @@ use http_harness::Http;
 use serde_json::{Map, Value, json};
 use tasks_kit::{call, poll_until_terminal, serve_server};
 use wymcp::task::{InMemoryTaskStore, TaskResume, TaskStore, TaskSupport};
-use wymcp::{CallOutput, CallResult, Context, PlainTool, Server};
+use wymcp::{CallOutput, CallResult, Context, PlainTool, Server, ToolPolicy};
 
 const ALICE: &str = "alice-token";
 
@@ -53,9 +53,12 @@ impl PlainTool for Count {
 /// A node: `count` runs as a task and is rerun when its node stops.
 async fn node(store: Arc<InMemoryTaskStore>, runs: Arc<AtomicUsize>) -> Http {
     let server = Server::builder()
-        .plain_tool(Count(runs))
-        .task_support("count", TaskSupport::Optional)
-        .task_resume("count", TaskResume::Rerun)
+        .plain_tool_with(
+            Count(runs),
+            ToolPolicy::new()
+                .task_support(TaskSupport::Optional)
+                .task_resume(TaskResume::Rerun),
+        )
         .task_store(store)
         .build()
         .unwrap();

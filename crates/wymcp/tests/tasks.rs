@@ -15,8 +15,8 @@ use std::time::Duration;
 
 use serde_json::json;
 use tasks_kit::{call, poll_until_terminal, serve_with, start};
-use wymcp::Server;
 use wymcp::task::{InMemoryTaskStore, TaskStatus, TaskStore, TaskSupport};
+use wymcp::{Server, ToolPolicy};
 
 #[tokio::test]
 async fn a_task_is_created_polled_and_completed_with_its_result_inlined() {
@@ -164,23 +164,13 @@ async fn a_client_without_the_extension_is_refused_the_task_methods() {
     );
 }
 
-#[test]
-fn task_support_for_an_unknown_tool_fails_build() {
-    let refused = Server::builder()
-        .task_support("nope", TaskSupport::Required)
-        .build()
-        .unwrap_err();
-    assert_eq!(
-        refused.to_string(),
-        "task support is declared for unknown tool \"nope\""
-    );
-}
-
 #[tokio::test]
 async fn one_principal_cannot_take_every_running_place() {
     let server = Server::builder()
-        .plain_tool(tasks_kit::Wait::default())
-        .task_support("wait", TaskSupport::Optional)
+        .plain_tool_with(
+            tasks_kit::Wait::default(),
+            ToolPolicy::new().task_support(TaskSupport::Optional),
+        )
         .task_max_running_per_principal(1)
         .build()
         .unwrap();
@@ -246,8 +236,10 @@ impl wymcp::ActionTool for Reports {
 #[tokio::test]
 async fn one_action_of_an_action_tool_runs_as_a_task_and_the_others_do_not() {
     let server = Server::builder()
-        .tool(Reports)
-        .task_support_for_action("reports", "export", TaskSupport::Required)
+        .tool_with(
+            Reports,
+            ToolPolicy::new().action_task_support("export", TaskSupport::Required),
+        )
         .build()
         .unwrap();
     let http = tasks_kit::serve_server(server).await;
@@ -269,8 +261,10 @@ async fn one_action_of_an_action_tool_runs_as_a_task_and_the_others_do_not() {
     assert_eq!(refused.json()["error"]["code"], -32021);
 
     let unknown = Server::builder()
-        .tool(Reports)
-        .task_support_for_action("reports", "nope", TaskSupport::Optional)
+        .tool_with(
+            Reports,
+            ToolPolicy::new().action_task_support("nope", TaskSupport::Optional),
+        )
         .build()
         .unwrap_err();
     assert_eq!(

@@ -10,7 +10,9 @@ use wymcp::Resource;
 use wymcp::mrtr::RequestStateKeys;
 use wymcp::session::{Elicitation, Sampling};
 use wymcp::task::{TaskResume, TaskSupport};
-use wymcp::{CallError, CallOutput, CallResult, Context, PlainTool, Server, ServerBuilder};
+use wymcp::{
+    CallError, CallOutput, CallResult, Context, PlainTool, Server, ServerBuilder, ToolPolicy,
+};
 
 pub(crate) const README: &str = "test://readme";
 
@@ -128,13 +130,13 @@ impl PlainTool for Touch {
 
 /// A node's server: every node builds its own, as separate processes would.
 pub(crate) fn server(keys: Option<RequestStateKeys>) -> Server {
-    build(keys, |builder| builder)
+    build(keys, false, |builder| builder)
 }
 
 /// The same server as a node of a deployment on `redis` runs it: the stateless era's keys
 /// shared, the subscriptions kept in Redis.
 pub(crate) fn shared_server(keys: RequestStateKeys, redis: &wymcp_redis::Redis) -> Server {
-    build(Some(keys), |builder| {
+    build(Some(keys), false, |builder| {
         builder.subscription_store(redis.subscription_store())
     })
 }
@@ -144,40 +146,44 @@ pub(crate) fn shared_server(keys: RequestStateKeys, redis: &wymcp_redis::Redis) 
 /// for a client declaring the extension; heartbeats every 200 ms, so a task of a stopped node
 /// is failed, or rerun, within a second.
 pub(crate) fn tasks_server(keys: Option<RequestStateKeys>, redis: &wymcp_redis::Redis) -> Server {
-    build(keys, |builder| with_tasks(builder, redis))
+    build(keys, true, |builder| with_tasks(builder, redis))
 }
 
 /// [`tasks_server`] running at most `per_principal` tasks for one principal, on all nodes.
 pub(crate) fn tasks_server_capped(redis: &wymcp_redis::Redis, per_principal: usize) -> Server {
-    build(None, |builder| {
+    build(None, true, |builder| {
         with_tasks(builder, redis).task_max_running_per_principal(per_principal)
     })
 }
 
 fn with_tasks(builder: ServerBuilder, redis: &wymcp_redis::Redis) -> ServerBuilder {
+    let rerun = ToolPolicy::new()
+        .task_support(TaskSupport::Optional)
+        .task_resume(TaskResume::Rerun);
     builder
-        .task_support("steps", TaskSupport::Optional)
-        .task_support("slow", TaskSupport::Optional)
-        .task_support("ask", TaskSupport::Optional)
-        .plain_tool(Nap)
-        .task_support("nap", TaskSupport::Optional)
-        .task_resume("nap", TaskResume::Rerun)
+        .plain_tool_with(Nap, rerun)
         .task_store(redis.task_store())
         .task_heartbeat(Duration::from_millis(200))
 }
 
+/// The node's server: `steps`, `ask` and `slow` run as tasks when `tasks` says so.
 fn build(
     keys: Option<RequestStateKeys>,
+    tasks: bool,
     more: impl FnOnce(ServerBuilder) -> ServerBuilder,
 ) -> Server {
     let me = Arc::new(OnceLock::new());
+    let policy = || match tasks {
+        true => ToolPolicy::new().task_support(TaskSupport::Optional),
+        false => ToolPolicy::new(),
+    };
     let mut builder = Server::builder()
         .name("nodes")
         .version("1.0.0")
         .list_changed(true)
-        .plain_tool(Steps)
-        .plain_tool(Ask)
-        .plain_tool(Slow)
+        .plain_tool_with(Steps, policy())
+        .plain_tool_with(Ask, policy())
+        .plain_tool_with(Slow, policy())
         .plain_tool(Touch(me.clone()))
         .resource(Resource::text(README, "readme", "Read me first."));
     if let Some(keys) = keys {
@@ -190,10 +196,10 @@ fn build(
 
 /// The node's server as `more` completes it (no request-state keys).
 pub(crate) fn server_with(more: impl FnOnce(ServerBuilder) -> ServerBuilder) -> Server {
-    build(None, more)
+    build(None, false, more)
 }
 
 /// The node's server with `limits` (no request-state keys).
 pub(crate) fn server_with_limits(limits: wymcp::Limits) -> Server {
-    build(None, |builder| builder.limits(limits))
+    build(None, false, |builder| builder.limits(limits))
 }

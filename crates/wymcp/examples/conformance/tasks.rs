@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 use wymcp::session::Elicitation;
 use wymcp::task::{TaskStart, TaskSupport};
-use wymcp::{CallError, CallOutput, CallResult, Context, PlainTool, ServerBuilder};
+use wymcp::{CallError, CallOutput, CallResult, Context, PlainTool, ServerBuilder, ToolPolicy};
 
 /// Registers the tools and their task support on `builder`.
 pub(crate) fn register(mut builder: ServerBuilder) -> ServerBuilder {
@@ -25,10 +25,13 @@ pub(crate) fn register(mut builder: ServerBuilder) -> ServerBuilder {
         (Job::InputThenTask, TaskSupport::Required),
     ];
     for (tool, support) in tools {
-        let name = tool.name().to_owned();
-        builder = builder.plain_tool(tool).task_support(name, support);
+        let mut policy = ToolPolicy::new().task_support(support);
+        if tool.name() == "test_tool_with_task" {
+            policy = policy.task_start(TaskStart::OnHandOff);
+        }
+        builder = builder.plain_tool_with(tool, policy);
     }
-    builder.task_start("test_tool_with_task", TaskStart::OnHandOff)
+    builder
 }
 
 #[derive(Clone, Copy)]

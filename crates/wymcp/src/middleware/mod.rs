@@ -4,8 +4,8 @@
 //! [`Response`]s, so any tower layer wraps them: every operation
 //! ([`ServerBuilder::layer`](crate::ServerBuilder::layer)), every call
 //! ([`call_layer`](crate::ServerBuilder::call_layer)), a tool
-//! ([`tool_layer`](crate::ServerBuilder::tool_layer)) or an action
-//! ([`action_layer`](crate::ServerBuilder::action_layer)), on every transport and in both
+//! ([`ToolPolicy::layer`](crate::ToolPolicy::layer)) or an action
+//! ([`ToolPolicy::action_layer`](crate::ToolPolicy::action_layer)), on every transport and in both
 //! eras.
 //!
 //! A layer refuses by failing with a [`Refusal`]: the model reads an `isError` result with its
@@ -24,7 +24,7 @@
 //! use serde_json::json;
 //! use tower::layer::layer_fn;
 //! use tower::ServiceExt;
-//! use wymcp::Server;
+//! use wymcp::{Server, ToolPolicy};
 //! use wymcp::middleware::{Operation, Refusal};
 //!
 //! struct Notes;
@@ -51,8 +51,7 @@
 //!     })
 //! });
 //! let server = Server::builder()
-//!     .tool(Notes)
-//!     .action_layer("notes", "clear", signed_in_only)
+//!     .tool_with(Notes, ToolPolicy::new().action_layer("clear", signed_in_only))
 //!     .build()
 //!     .unwrap();
 //!

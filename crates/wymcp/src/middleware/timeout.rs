@@ -27,7 +27,7 @@ use crate::dispatch;
 ///
 /// ```
 /// use std::time::Duration;
-/// use wymcp::Server;
+/// use wymcp::{Server, ToolPolicy};
 /// use wymcp::middleware::CallTimeoutLayer;
 ///
 /// struct Reports;
@@ -41,9 +41,9 @@ use crate::dispatch;
 ///     }
 /// }
 ///
+/// let timeout = CallTimeoutLayer::new(Duration::from_secs(2));
 /// let server = Server::builder()
-///     .tool(Reports)
-///     .tool_layer("reports", CallTimeoutLayer::new(Duration::from_secs(2)))
+///     .tool_with(Reports, ToolPolicy::new().layer(timeout))
 ///     .build()
 ///     .unwrap();
 /// # let _ = server;

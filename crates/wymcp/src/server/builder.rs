@@ -8,6 +8,7 @@ use wymcp_core::ConfigurationError;
 use tower::{BoxError, Layer, Service};
 
 use super::checks::{check_layers, check_task_tools, declared_scopes, register_tools};
+use super::policy::ToolPolicy;
 use crate::completion::registry::{CompletionRegistry, PendingCompletion};
 use crate::completion::{Complete, CompletionRef};
 use crate::middleware::{BoxOperation, Layers, Operation, Response, Stack, Wrap};
@@ -212,6 +213,30 @@ impl ServerBuilder {
         self
     }
 
+    /// [`tool`](Self::tool) with `policy`: the layers around its calls and its actions', and
+    /// how its calls run as tasks (see [`ToolPolicy`]).
+    pub fn tool_with<T: ActionTool>(self, tool: T, policy: ToolPolicy) -> Self {
+        let name = tool.name().to_owned();
+        self.tool(tool).with_policy(&name, policy)
+    }
+
+    /// [`typed_tool`](Self::typed_tool) with `policy` (see [`ToolPolicy`]).
+    pub fn typed_tool_with<T: TypedActionTool>(self, tool: T, policy: ToolPolicy) -> Self {
+        let name = tool.name().to_owned();
+        self.typed_tool(tool).with_policy(&name, policy)
+    }
+
+    /// [`plain_tool`](Self::plain_tool) with `policy` (see [`ToolPolicy`]).
+    pub fn plain_tool_with<T: PlainTool>(self, tool: T, policy: ToolPolicy) -> Self {
+        let name = tool.name().to_owned();
+        self.plain_tool(tool).with_policy(&name, policy)
+    }
+
+    fn with_policy(mut self, tool: &str, policy: ToolPolicy) -> Self {
+        policy.apply(tool, &mut self.layers, &mut self.tasks);
+        self
+    }
+
     /// Adds a resource (listed in the order added); its URI must be a valid URI, unique.
     pub fn resource(mut self, resource: Resource) -> Self {
         self.resources.push(resource);
@@ -300,7 +325,7 @@ impl ServerBuilder {
     /// request the layers wrap (`tools/list`, the resources, prompts, completion and skills
     /// methods), on every transport and in both eras. Layers added first run first
     /// (outermost): server layers, then [`call_layer`](Self::call_layer)s, a tool's, an
-    /// action's. A layer's [`Refusal`](crate::middleware::Refusal) reaches the model as an
+    /// action's (a tool's and its actions' are its [`ToolPolicy`]'s). A layer's [`Refusal`](crate::middleware::Refusal) reaches the model as an
     /// `isError` result (a JSON-RPC error `-32000` for a method other than `tools/call`).
     /// `help` passes no layer.
     ///
@@ -348,38 +373,6 @@ impl ServerBuilder {
         <L::Service as Service<Operation>>::Future: Send + 'static,
     {
         self.layers.calls.push(Wrap::new(layer));
-        self
-    }
-
-    /// Wraps the calls of tool `tool` in `layer` (inside the server's and the call layers; see
-    /// [`layer`](Self::layer)). `build()` refuses a tool the server does not have.
-    pub fn tool_layer<L>(mut self, tool: impl Into<String>, layer: L) -> Self
-    where
-        L: Layer<BoxOperation> + Send + Sync + 'static,
-        L::Service: Service<Operation, Response = Response> + Clone + Send + Sync + 'static,
-        <L::Service as Service<Operation>>::Error: Into<BoxError>,
-        <L::Service as Service<Operation>>::Future: Send + 'static,
-    {
-        self.layers.tools.push((tool.into(), Wrap::new(layer)));
-        self
-    }
-
-    /// Wraps the calls of action `action` of tool `tool` in `layer` (inside the tool's layers;
-    /// see [`layer`](Self::layer)). `build()` refuses an action the tool does not have.
-    pub fn action_layer<L>(
-        mut self,
-        tool: impl Into<String>,
-        action: impl Into<String>,
-        layer: L,
-    ) -> Self
-    where
-        L: Layer<BoxOperation> + Send + Sync + 'static,
-        L::Service: Service<Operation, Response = Response> + Clone + Send + Sync + 'static,
-        <L::Service as Service<Operation>>::Error: Into<BoxError>,
-        <L::Service as Service<Operation>>::Future: Send + 'static,
-    {
-        let wrap = Wrap::new(layer);
-        self.layers.actions.push((tool.into(), action.into(), wrap));
         self
     }
 

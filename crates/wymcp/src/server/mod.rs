@@ -5,6 +5,7 @@ mod checks;
 pub(crate) mod extension;
 mod features;
 pub(crate) mod notify;
+mod policy;
 mod principals;
 mod shared;
 #[cfg(feature = "skills")]
@@ -25,6 +26,7 @@ use crate::tool::registered::RegisteredTool;
 
 pub use crate::card::info::ServerInfo;
 pub use builder::ServerBuilder;
+pub use policy::ToolPolicy;
 
 /// A built MCP server: every tool validated, every definition and validator built once.
 ///

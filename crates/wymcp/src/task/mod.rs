@@ -12,10 +12,12 @@
 //! use std::time::Duration;
 //! use wymcp::Server;
 //! use wymcp::task::TaskSupport;
+//! use wymcp::ToolPolicy;
 //!
+//! // Which tools run as tasks is each tool's policy, where it is registered:
+//! let runs_as_task = ToolPolicy::new().task_support(TaskSupport::Optional);
 //! let server = Server::builder()
-//!     // ... .plain_tool(Report) ...
-//!     .task_support("help", TaskSupport::Optional)
+//!     // ... .plain_tool_with(Report, runs_as_task) ...
 //!     .task_ttl(Duration::from_secs(600))
 //!     .build()?;
 //! # let _ = server;
@@ -80,17 +82,16 @@ pub enum TaskSupport {
 /// When a task-supporting call, from a client that declares the extension, becomes a task.
 ///
 /// ```
-/// use wymcp::Server;
+/// use wymcp::ToolPolicy;
 /// use wymcp::task::{TaskStart, TaskSupport};
 ///
 /// // `deploy` first asks the user which environment (multi round-trip, answered at once),
 /// // then calls `ctx.hand_off_to_task().await` and runs on as a task (docs/tasks.md has
-/// // the whole tool).
-/// let builder = Server::builder()
-///     // ... .plain_tool(Deploy) ...
-///     .task_support("deploy", TaskSupport::Required)
-///     .task_start("deploy", TaskStart::OnHandOff);
-/// # let _ = builder;
+/// // the whole tool): registered with `.plain_tool_with(Deploy, policy)`.
+/// let policy = ToolPolicy::new()
+///     .task_support(TaskSupport::Required)
+///     .task_start(TaskStart::OnHandOff);
+/// # let _ = policy;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
@@ -108,14 +109,15 @@ pub enum TaskStart {
 /// What becomes of a task whose node stopped before it ended (nodes sharing a task store).
 ///
 /// ```
+/// use wymcp::ToolPolicy;
 /// use wymcp::task::{TaskResume, TaskSupport};
 ///
 /// // `reindex` rebuilds the search index from the database: running it twice is harmless.
-/// let builder = wymcp::Server::builder()
-///     // ... .plain_tool(Reindex) ...
-///     .task_support("reindex", TaskSupport::Optional)
-///     .task_resume("reindex", TaskResume::Rerun);
-/// # let _ = builder;
+/// // Registered with `.plain_tool_with(Reindex, policy)`.
+/// let policy = ToolPolicy::new()
+///     .task_support(TaskSupport::Optional)
+///     .task_resume(TaskResume::Rerun);
+/// # let _ = policy;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]

@@ -8,7 +8,7 @@ pub(crate) mod spans;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use wymcp::ServerBuilder;
+use wymcp::{ServerBuilder, ToolPolicy};
 
 use crate::matrix_kit::{NAME, Path, VERSION};
 
@@ -61,11 +61,17 @@ impl Notes {
 }
 
 /// A builder with the matrix's identity (its era checks compare it) and [`Notes`].
+#[allow(dead_code)] // Not every test binary that shares the fixture uses it.
 pub(crate) fn builder() -> ServerBuilder {
+    builder_with(ToolPolicy::new())
+}
+
+/// [`builder`], `notes` registered with `policy` (its layers and its actions').
+pub(crate) fn builder_with(policy: ToolPolicy) -> ServerBuilder {
     wymcp::Server::builder()
         .name(NAME)
         .version(VERSION)
-        .tool(Notes)
+        .tool_with(Notes, policy)
 }
 
 /// `{"action": action, "data": data}`.

@@ -15,7 +15,7 @@ use wymcp::Identity;
 use wymcp::session::Elicitation;
 use wymcp::task::{InMemoryTaskStore, TaskStart, TaskSupport};
 use wymcp::transport::http::{BearerAuth, StreamableHttp};
-use wymcp::{CallError, CallOutput, CallResult, Context, PlainTool, Server};
+use wymcp::{CallError, CallOutput, CallResult, Context, PlainTool, Server, ToolPolicy};
 
 /// Waits `ms` milliseconds (or until cancelled, which it records), then answers.
 #[derive(Default)]
@@ -70,15 +70,19 @@ pub(crate) fn serve_node(
 ) -> impl Future<Output = Harness> {
     let observed_cancel = Arc::new(AtomicBool::new(false));
     let server = Server::builder()
-        .plain_tool(Wait {
-            observed_cancel: observed_cancel.clone(),
-        })
-        .plain_tool(Ask)
-        .plain_tool(GreetLater)
-        .task_support("wait", TaskSupport::Optional)
-        .task_support("ask", TaskSupport::Optional)
-        .task_support("greet_later", TaskSupport::Optional)
-        .task_start("greet_later", TaskStart::OnHandOff)
+        .plain_tool_with(
+            Wait {
+                observed_cancel: observed_cancel.clone(),
+            },
+            ToolPolicy::new().task_support(TaskSupport::Optional),
+        )
+        .plain_tool_with(Ask, ToolPolicy::new().task_support(TaskSupport::Optional))
+        .plain_tool_with(
+            GreetLater,
+            ToolPolicy::new()
+                .task_support(TaskSupport::Optional)
+                .task_start(TaskStart::OnHandOff),
+        )
         .task_store(store)
         .task_ttl(ttl)
         .task_heartbeat(heartbeat)
