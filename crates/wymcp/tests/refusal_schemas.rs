@@ -69,13 +69,18 @@ impl ActionTool for Tasks {
                         }, "required": ["zip"]}),
                     )
                     .required(["title"])
-                    .example(json!({"title": "Ship the release", "priority": 2, "code": "REL",
-                                    "address": {"zip": "75001", "city": "Paris"}})),
+                    .example(
+                        json!({"title": "Ship the release", "priority": 2, "code": "REL",
+                                    "address": {"zip": "75001", "city": "Paris"}}),
+                    ),
             )
             .action(
                 "find",
                 ActionSchema::new("Find a task by id or by title")
-                    .property("id", json!({"type": "integer", "minimum": 1, "description": "Its id"}))
+                    .property(
+                        "id",
+                        json!({"type": "integer", "minimum": 1, "description": "Its id"}),
+                    )
                     .property("title", json!({"type": "string", "minLength": 1}))
                     .property("project", json!({"type": "string"}))
                     .required_one_of(vec![vec!["id"], vec!["title", "project"]])
