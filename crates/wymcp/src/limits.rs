@@ -47,7 +47,7 @@ pub const DEFAULT_MAX_ACTION_SIGNATURE: usize = 200;
 /// Default most notes (progress, log messages) queued for one call's stream when its client
 /// reads slower than the tool sends.
 pub const DEFAULT_MAX_QUEUED_NOTES: usize = 256;
-/// Default most values of a property's `enum` a type or required-key refusal lists in its
+/// Default most values of a property's `enum` a value or required-key refusal lists in its
 /// `schemas` excerpt.
 pub const DEFAULT_MAX_LISTED_ENUM_VALUES: usize = 10;
 
