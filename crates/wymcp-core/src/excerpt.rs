@@ -1,6 +1,8 @@
-//! What a type or required-key refusal quotes of the schema: the property's schema cut to the
-//! keywords that say what to write there (`type`, `format`, `enum`, `minimum`, `maximum`,
-//! `description`), and the value the action's first example has at that place.
+//! What a value or required-key refusal quotes of the schema: the property's schema cut to the
+//! keywords that say what to write there ([`EXCERPT_KEYWORDS`]: `type`, `format`, `enum`, the
+//! bounds, lengths, `pattern` and item counts, `description`), and the value the action's first
+//! example has at that place. A `oneOf` or `anyOf` whose every alternative is a `const` (a
+//! documented Rust enum) is listed as the `enum`.
 //!
 //! A model that sent a string where an integer belongs, or left out a key, learns the shape from
 //! the refusal alone (issue 47). The excerpts are cut once, when the schema is validated, along
@@ -8,22 +10,30 @@
 //! `additionalProperties` schema; see [`keyset`](crate::keyset)): a place reached only through
 //! another keyword has no excerpt. A refusal only looks one up by its data path.
 //!
-//! Everything quoted is bounded: the description and the format by [`bound::echo`], each enum
-//! value by [`bound::echo_json`] and their number by the caller's cap, the example by
-//! [`bound::echo_json`].
+//! Everything quoted is bounded: the description, the format and the pattern by
+//! [`bound::echo`], each enum value by [`bound::echo_json`] and their number by the caller's
+//! cap, the example by [`bound::echo_json`].
 
 use serde_json::{Map, Value};
 
 use crate::bound;
 use crate::pointer;
 
-/// The schema keywords an excerpt keeps, in the order it lists them.
-pub const EXCERPT_KEYWORDS: [&str; 6] = [
+/// The schema keywords an excerpt keeps, in the order it lists them: what the value gate's
+/// type, enum, format and range problems are about, and the description.
+pub const EXCERPT_KEYWORDS: [&str; 13] = [
     "type",
     "format",
     "enum",
     "minimum",
+    "exclusiveMinimum",
     "maximum",
+    "exclusiveMaximum",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minItems",
+    "maxItems",
     "description",
 ];
 
@@ -153,7 +163,8 @@ impl Node {
             enumeration: map
                 .get("enum")
                 .and_then(Value::as_array)
-                .map(|values| values.iter().map(bound::echo_json).collect()),
+                .map(|values| values.iter().map(bound::echo_json).collect())
+                .or_else(|| constants(map)),
             properties: map
                 .get("properties")
                 .and_then(Value::as_object)
@@ -221,11 +232,30 @@ impl Node {
     }
 }
 
+/// The values of a `oneOf` or `anyOf` whose every alternative is a `const` (how a documented
+/// Rust enum is written), each bounded: the excerpt lists them as its `enum`.
+fn constants(map: &Map<String, Value>) -> Option<Vec<Value>> {
+    ["oneOf", "anyOf"].iter().find_map(|keyword| {
+        let alternatives = map.get(*keyword)?.as_array()?;
+        alternatives
+            .iter()
+            .map(|a| a.get("const").map(bound::echo_json))
+            .collect::<Option<Vec<Value>>>()
+            .filter(|values| !values.is_empty())
+    })
+}
+
 /// A keyword's value as an excerpt keeps it: texts bounded, numbers and type names as they are.
 fn keep(keyword: &str, value: &Value) -> Option<Value> {
     match (keyword, value) {
-        ("format" | "description", Value::String(text)) => Some(Value::String(bound::echo(text))),
-        ("minimum" | "maximum", Value::Number(_)) => Some(value.clone()),
+        ("format" | "pattern" | "description", Value::String(text)) => {
+            Some(Value::String(bound::echo(text)))
+        }
+        (
+            "minimum" | "exclusiveMinimum" | "maximum" | "exclusiveMaximum" | "minLength"
+            | "maxLength" | "minItems" | "maxItems",
+            Value::Number(_),
+        ) => Some(value.clone()),
         ("type", Value::String(_) | Value::Array(_)) => Some(bound::echo_json(value)),
         _ => None,
     }
@@ -254,6 +284,23 @@ mod tests {
                    "description": format!("{}…(+50 chars)", "d".repeat(200))})
         );
         assert_eq!(n.example, None);
+        let excerpts = Excerpts::for_properties(
+            json!({"code": {
+                "type": "string", "minLength": 2, "maxLength": 8, "pattern": "^[A-Z]+$",
+                "exclusiveMinimum": 0, "exclusiveMaximum": 9
+            }, "tags": {"type": "array", "minItems": 1, "maxItems": 3, "uniqueItems": true}})
+            .as_object()
+            .expect("an object"),
+        );
+        assert_eq!(
+            excerpts.at("/code", None, 10).expect("reached").schema,
+            json!({"type": "string", "minLength": 2, "maxLength": 8, "pattern": "^[A-Z]+$",
+                   "exclusiveMinimum": 0, "exclusiveMaximum": 9})
+        );
+        assert_eq!(
+            excerpts.at("/tags", None, 10).expect("reached").schema,
+            json!({"type": "array", "minItems": 1, "maxItems": 3})
+        );
     }
 
     #[test]
@@ -277,6 +324,27 @@ mod tests {
         assert_eq!(at("/labels/any key").example, None);
         assert!(excerpts.at("/either/x", Some(&example), 10).is_none());
         assert_eq!(at("").schema, json!({"type": "object"}));
+    }
+
+    #[test]
+    fn alternatives_of_constants_are_listed_as_the_enum() {
+        let excerpts = Excerpts::for_properties(
+            json!({
+                "status": {"description": "A status", "oneOf": [
+                    {"const": "open", "description": "To do"}, {"const": "done"}]},
+                "either": {"anyOf": [{"const": 1}, {"type": "string"}]}
+            })
+            .as_object()
+            .expect("an object"),
+        );
+        assert_eq!(
+            excerpts.at("/status", None, 10).expect("reached").schema,
+            json!({"enum": ["open", "done"], "description": "A status"})
+        );
+        assert_eq!(
+            excerpts.at("/either", None, 10).expect("reached").schema,
+            json!({})
+        );
     }
 
     #[test]

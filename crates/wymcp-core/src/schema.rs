@@ -121,7 +121,7 @@ impl InputSchema {
         &self.gate
     }
 
-    /// The excerpts of its property schemas a type or required-key refusal quotes (cut once,
+    /// The excerpts of its property schemas a value or required-key refusal quotes (cut once,
     /// here).
     pub fn excerpts(&self) -> &Excerpts {
         &self.excerpts

@@ -94,8 +94,11 @@ pub struct InvalidValues {
     /// [`MAX_REPORTED_VALUES`] values and only the first problem was reported.
     pub complete: bool,
     /// The data paths whose property's schema a refusal quotes ([`excerpt`](crate::excerpt)):
-    /// each value of the wrong type, and each missing required property (its own path, below
-    /// the object that lacks it). The first [`MAX_ITEMS`] in sort order, bounded.
+    /// each value of the wrong type, outside its `enum`, failing its `format`, or outside its
+    /// range (`minimum`, `maximum` and their exclusive forms, `minLength`, `maxLength`,
+    /// `pattern`, `minItems`, `maxItems`), matching none of its `oneOf` or `anyOf`
+    /// alternatives, and each missing required property (its own path,
+    /// below the object that lacks it). The first [`MAX_ITEMS`] in sort order, bounded.
     pub schema_paths: Vec<String>,
 }
 
@@ -308,11 +311,28 @@ impl ValueGate {
 }
 
 /// The data path whose property's schema a refusal of `kind` at `path` quotes: the value's own
-/// for a type problem, the missing property's for a required one, none for the others.
+/// for a problem of its type, its allowed values, its format or its range (bounds, lengths,
+/// pattern, item counts) or its `oneOf`/`anyOf` alternatives (the excerpt lists alternatives
+/// of constants as its `enum`), the missing property's for a required one, none for the others
+/// (their rule is not in the excerpt: `not`, `uniqueItems`, `multipleOf`, `const`, ...).
 fn schema_path(path: &str, kind: &ValidationErrorKind) -> Option<String> {
+    use ValidationErrorKind as K;
     match kind {
-        ValidationErrorKind::Type { .. } => Some(path.to_owned()),
-        ValidationErrorKind::Required {
+        K::Type { .. }
+        | K::Enum { .. }
+        | K::Format { .. }
+        | K::Minimum { .. }
+        | K::ExclusiveMinimum { .. }
+        | K::Maximum { .. }
+        | K::ExclusiveMaximum { .. }
+        | K::MinLength { .. }
+        | K::MaxLength { .. }
+        | K::Pattern { .. }
+        | K::MinItems { .. }
+        | K::MaxItems { .. }
+        | K::OneOfNotValid { .. }
+        | K::AnyOf { .. } => Some(path.to_owned()),
+        K::Required {
             property: Value::String(name),
         } => Some(pointer::push(path, name)),
         _ => None,

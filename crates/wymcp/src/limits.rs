@@ -47,7 +47,7 @@ pub const DEFAULT_MAX_ACTION_SIGNATURE: usize = 200;
 /// Default most notes (progress, log messages) queued for one call's stream when its client
 /// reads slower than the tool sends.
 pub const DEFAULT_MAX_QUEUED_NOTES: usize = 256;
-/// Default most values of a property's `enum` a type or required-key refusal lists in its
+/// Default most values of a property's `enum` a value or required-key refusal lists in its
 /// `schemas` excerpt.
 pub const DEFAULT_MAX_LISTED_ENUM_VALUES: usize = 10;
 
@@ -131,9 +131,10 @@ pub struct Limits {
     /// Most characters of each listed action's signature, and of its description, in those
     /// refusals; a longer one is cut and marked `…(+N chars)`.
     pub max_action_signature: usize,
-    /// Most values of a property's `enum` the `schemas` excerpt of a type or required-key
-    /// refusal lists (`missing_required_fields`, `invalid_values`); the others are counted in
-    /// `enum_omitted`. The `input_schema` digest still carries them all.
+    /// Most values of a property's `enum` the `schemas` excerpt of a value or required-key
+    /// refusal lists (`missing_required_fields`, `missing_required_group`, `invalid_values`);
+    /// the others are counted in `enum_omitted`. The `input_schema` digest still carries them
+    /// all.
     pub max_listed_enum_values: usize,
 }
 
@@ -239,7 +240,7 @@ impl Limits {
         self
     }
 
-    /// Most values of a property's `enum` a type or required-key refusal lists in its
+    /// Most values of a property's `enum` a value or required-key refusal lists in its
     /// `schemas` excerpt (default 10).
     pub fn max_listed_enum_values(mut self, max: usize) -> Self {
         self.max_listed_enum_values = max;

@@ -1,6 +1,7 @@
-//! A type or required-key refusal (`missing_required_fields`, `invalid_values`) quotes, beside
-//! the contract's fields, the property's schema cut to `type`, `format`, `enum`, `minimum`,
-//! `maximum` and `description`, and the value the action's first example has at that path.
+//! A value or required-key refusal (`missing_required_fields`, `missing_required_group`,
+//! `invalid_values` for a type, enum, format or range problem) quotes, beside the contract's
+//! fields, the property's schema cut to `type`, `format`, `enum`, the bounds, lengths, `pattern`,
+//! item counts and `description`, and the value the action's first example has at that path.
 //! Asserted whole, over real Streamable HTTP on 127.0.0.1 (issue 47, second item).
 
 #![allow(clippy::unwrap_used, missing_docs)]
@@ -47,6 +48,20 @@ impl ActionTool for Tasks {
                     .property("due", json!({"type": "string", "format": "date-time"}))
                     .property("status", json!({"type": "string", "enum": STATUSES}))
                     .property(
+                        "code",
+                        json!({"type": "string", "pattern": "^[A-Z]{3}$", "minLength": 3,
+                               "description": "Three capitals"}),
+                    )
+                    .property(
+                        "tags",
+                        json!({"type": "array", "items": {"type": "string"}, "maxItems": 2}),
+                    )
+                    .property(
+                        "kind",
+                        json!({"oneOf": [{"const": "bug", "description": "Broken"},
+                                         {"const": "chore"}]}),
+                    )
+                    .property(
                         "address",
                         json!({"type": "object", "properties": {
                             "zip": {"type": "string", "description": "Postal code"},
@@ -54,8 +69,22 @@ impl ActionTool for Tasks {
                         }, "required": ["zip"]}),
                     )
                     .required(["title"])
-                    .example(json!({"title": "Ship the release", "priority": 2,
-                                    "address": {"zip": "75001", "city": "Paris"}})),
+                    .example(
+                        json!({"title": "Ship the release", "priority": 2, "code": "REL",
+                                    "address": {"zip": "75001", "city": "Paris"}}),
+                    ),
+            )
+            .action(
+                "find",
+                ActionSchema::new("Find a task by id or by title")
+                    .property(
+                        "id",
+                        json!({"type": "integer", "minimum": 1, "description": "Its id"}),
+                    )
+                    .property("title", json!({"type": "string", "minLength": 1}))
+                    .property("project", json!({"type": "string"}))
+                    .required_one_of(vec![vec!["id"], vec!["title", "project"]])
+                    .example(json!({"id": 7})),
             )
             .action(
                 "note",
@@ -130,6 +159,10 @@ fn create_digest() -> Value {
                          "description": "1 is the most urgent"},
             "due": {"type": "string", "format": "date-time"},
             "status": {"type": "string", "enum": STATUSES},
+            "code": {"type": "string", "pattern": "^[A-Z]{3}$", "minLength": 3,
+                     "description": "Three capitals"},
+            "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 2},
+            "kind": {"oneOf": [{"const": "bug", "description": "Broken"}, {"const": "chore"}]},
             "address": {"type": "object", "properties": {
                 "zip": {"type": "string", "description": "Postal code"},
                 "city": {"type": "string"}
@@ -152,7 +185,7 @@ async fn a_missing_required_key_quotes_its_schema_and_the_example_value() {
             "message": "Required fields missing: title",
             "missing": ["title"],
             "schemas": [{"path": "/title",
-                         "schema": {"type": "string", "description": "What to do"},
+                         "schema": {"type": "string", "maxLength": 80, "description": "What to do"},
                          "example": "Ship the release"}],
             "action": "create",
             "input_schema": create_digest(),
@@ -253,7 +286,7 @@ async fn nested_paths_quote_the_nested_schema_and_example() {
 }
 
 #[tokio::test]
-async fn other_value_problems_carry_no_schemas() {
+async fn a_range_quotes_the_schema_and_the_example_value() {
     let http = serve(Limits::default()).await;
     let body = refusal(
         &http,
@@ -268,11 +301,120 @@ async fn other_value_problems_carry_no_schemas() {
             "message": "Invalid value(s) for action 'create': /priority.",
             "invalid": [{"path": "/priority", "problems": ["must be <= 5"]}],
             "invalid_count": 1,
+            "schemas": [{"path": "/priority",
+                         "schema": {"type": "integer", "minimum": 1, "maximum": 5,
+                                    "description": "1 is the most urgent"},
+                         "example": 2}],
             "action": "create",
             "input_schema": create_digest(),
             "help": CREATE_HELP,
         })
     );
+}
+
+#[tokio::test]
+async fn a_length_a_pattern_and_an_item_count_quote_their_schemas() {
+    let http = serve(Limits::default()).await;
+    let long = "t".repeat(81);
+    let data = json!({"title": long, "code": "ab", "tags": ["a", "b", "c"]});
+    let body = refusal(&http, "tasks", json!({"action": "create", "data": data})).await;
+    assert_eq!(
+        body["invalid"],
+        json!([
+            {"path": "/code", "problems": ["length must be >= 3", "must match pattern ^[A-Z]{3}$"]},
+            {"path": "/tags", "problems": ["must have <= 2 items"]},
+            {"path": "/title", "problems": ["length must be <= 80"]},
+        ])
+    );
+    assert_eq!(
+        body["schemas"],
+        json!([
+            {"path": "/code",
+             "schema": {"type": "string", "pattern": "^[A-Z]{3}$", "minLength": 3,
+                        "description": "Three capitals"},
+             "example": "REL"},
+            {"path": "/tags", "schema": {"type": "array", "maxItems": 2}},
+            {"path": "/title",
+             "schema": {"type": "string", "maxLength": 80, "description": "What to do"},
+             "example": "Ship the release"},
+        ])
+    );
+}
+
+#[tokio::test]
+async fn a_format_and_an_enum_quote_their_schemas() {
+    let http = serve(Limits::default()).await;
+    let data = json!({"title": "x", "due": "tomorrow", "status": "done", "kind": "feature"});
+    let body = refusal(&http, "tasks", json!({"action": "create", "data": data})).await;
+    assert_eq!(
+        body,
+        json!({
+            "error": "invalid_values",
+            "message": "Invalid value(s) for action 'create': /due, /kind, /status.",
+            "invalid": [
+                {"path": "/due", "problems": ["must be a valid date-time"]},
+                {"path": "/kind", "problems": ["must match exactly one schema in oneOf"]},
+                {"path": "/status", "problems": ["must be one of the allowed values"]},
+            ],
+            "invalid_count": 3,
+            "schemas": [
+                {"path": "/due", "schema": {"type": "string", "format": "date-time"}},
+                // Alternatives of constants (a documented Rust enum) are listed as the enum.
+                {"path": "/kind", "schema": {"enum": ["bug", "chore"]}},
+                {"path": "/status",
+                 "schema": {"type": "string", "enum": STATUSES[..10], "enum_omitted": 2}},
+            ],
+            "action": "create",
+            "input_schema": create_digest(),
+            "help": CREATE_HELP,
+        })
+    );
+}
+
+#[tokio::test]
+async fn a_missing_group_quotes_each_absent_member_in_the_groups_order() {
+    let http = serve(Limits::default()).await;
+    let digest = json!({
+        "properties": {
+            "id": {"type": "integer", "minimum": 1, "description": "Its id"},
+            "title": {"type": "string", "minLength": 1},
+            "project": {"type": "string"},
+        },
+        "required": [],
+        "required_one_of": [["id"], ["title", "project"]],
+        "defaults": {},
+    });
+    // `title` was sent: the absent members are id and project.
+    assert_eq!(
+        refusal(
+            &http,
+            "tasks",
+            json!({"action": "find", "data": {"title": "Ship"}})
+        )
+        .await,
+        json!({
+            "error": "missing_required_group",
+            "message": "At least one of these field groups must be fully present: \
+                        (id) OR (title + project)",
+            "required_one_of": [["id"], ["title", "project"]],
+            "schemas": [
+                {"path": "/id", "schema": {"type": "integer", "minimum": 1, "description": "Its id"},
+                 "example": 7},
+                {"path": "/project", "schema": {"type": "string"}},
+            ],
+            "action": "find",
+            "input_schema": digest,
+            "help": r#"help {tool: "tasks", action: "find"}"#,
+        })
+    );
+    let body = refusal(&http, "tasks", json!({"action": "find"})).await;
+    let paths: Vec<&str> = body["schemas"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["/id", "/title", "/project"]);
 }
 
 #[tokio::test]
@@ -325,5 +467,12 @@ async fn a_plain_tool_quotes_its_own_schema() {
         })
     );
     let body = refusal(&http, "count", json!({"n": "two"})).await;
+    assert_eq!(body["schemas"], schemas);
+    // A range problem quotes the same excerpt.
+    let body = refusal(&http, "count", json!({"n": -1})).await;
+    assert_eq!(
+        body["invalid"],
+        json!([{"path": "/n", "problems": ["must be >= 0"]}])
+    );
     assert_eq!(body["schemas"], schemas);
 }

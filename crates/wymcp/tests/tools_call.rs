@@ -1166,6 +1166,10 @@ async fn call_13_missing_required_group() {
             "error": "missing_required_group",
             "message": "At least one of these field groups must be fully present: (id) OR (name + color)",
             "required_one_of": [["id"], ["name", "color"]],
+            "schemas": [
+                {"path": "/id", "schema": {"type": "integer"}},
+                {"path": "/color", "schema": {"type": "string"}},
+            ],
             "action": "identify",
             "input_schema": identify_digest(json!({})),
             "help": action_help("identify"),

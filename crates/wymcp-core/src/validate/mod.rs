@@ -124,7 +124,7 @@ impl ValidatedAction {
     pub fn signature(&self) -> &str {
         &self.signature
     }
-    /// The excerpts of its property schemas a type or required-key refusal quotes (cut once,
+    /// The excerpts of its property schemas a value or required-key refusal quotes (cut once,
     /// here).
     pub fn excerpts(&self) -> &Excerpts {
         &self.excerpts

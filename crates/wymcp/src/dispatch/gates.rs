@@ -206,11 +206,25 @@ fn check_required<'a>(
             return Err(Refusal::MissingRequiredGroup {
                 target,
                 groups,
+                absent: absent_members(groups, data),
                 digest,
+                schemas: PropertySchemas::new(action.excerpts(), action.examples(), limits),
             });
         }
     }
     Ok(())
+}
+
+/// The members of `groups` that `data` lacks, each once, in the order the groups name them:
+/// the keys whose schemas a `missing_required_group` refusal quotes.
+fn absent_members<'a>(groups: &'a [Vec<String>], data: &Map<String, Value>) -> Vec<&'a str> {
+    let mut absent: Vec<&'a str> = Vec::new();
+    for name in groups.iter().flatten() {
+        if !data.contains_key(name) && !absent.contains(&name.as_str()) {
+            absent.push(name);
+        }
+    }
+    absent
 }
 
 /// The unknown-key and value gates of a plain tool, read from its own input schema.

@@ -83,7 +83,10 @@ pub(crate) enum Refusal<'a> {
     MissingRequiredGroup {
         target: Target<'a>,
         groups: &'a [Vec<String>],
+        /// The groups' members the call lacks, each once, in the groups' order.
+        absent: Vec<&'a str>,
         digest: &'a Value,
+        schemas: PropertySchemas<'a>,
     },
     /// Gate 7: keys outside a closed object.
     UnknownParams {
@@ -255,7 +258,9 @@ impl Refusal<'_> {
             Refusal::MissingRequiredGroup {
                 target,
                 groups,
+                absent,
                 digest,
+                schemas,
             } => {
                 let rendered: Vec<String> = groups
                     .iter()
@@ -269,6 +274,8 @@ impl Refusal<'_> {
                     )),
                 );
                 p.insert("required_one_of".into(), json!(groups));
+                let paths: Vec<String> = absent.iter().map(|m| pointer::push("", m)).collect();
+                schemas.insert_into(p, paths.iter().map(String::as_str));
                 data_level(p, target, digest);
             }
             Refusal::UnknownParams {

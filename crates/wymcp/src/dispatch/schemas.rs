@@ -1,7 +1,8 @@
-//! [`PropertySchemas`]: what a type or required-key refusal (`missing_required_fields`,
-//! `invalid_values`) quotes of the schema beside the contract's fields: for each place to fix,
-//! its property's schema excerpt and the value the first example has there, so a model that
-//! did not know the shape learns it without a `help` round (issue 47, second item).
+//! [`PropertySchemas`]: what a value or required-key refusal (`missing_required_fields`,
+//! `missing_required_group`, `invalid_values`) quotes of the schema beside the contract's
+//! fields: for each place to fix, its property's schema excerpt and the value the first example
+//! has there, so a model that did not know the shape learns it without a `help` round
+//! (issue 47).
 //!
 //! The excerpts are cut when the tool is built ([`wymcp_core::excerpt`]); a refusal looks them
 //! up by data path and bounds the enum values by [`Limits::max_listed_enum_values`].

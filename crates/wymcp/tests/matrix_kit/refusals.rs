@@ -89,7 +89,7 @@ pub(crate) fn gates() -> Vec<GateCase> {
             json!({
             "error": "missing_required_fields", "action": "create",
             "message": "Required fields missing: title", "missing": ["title"],
-            "schemas": [{"path": "/title", "schema": {"type": "string"}}],
+            "schemas": [{"path": "/title", "schema": {"type": "string", "minLength": 1}}],
             "input_schema": create_schema(), "help": action_help}),
         ),
         gate(
@@ -111,7 +111,11 @@ pub(crate) fn gates() -> Vec<GateCase> {
                 "message": "Invalid value(s) for action 'create': /priority, /title.",
                 "invalid": [{"path": "/priority", "problems": ["must be <= 5"]},
                             {"path": "/title", "problems": ["length must be >= 1"]}],
-                "invalid_count": 2, "input_schema": create_schema(), "help": action_help}),
+                "invalid_count": 2,
+                "schemas": [
+                    {"path": "/priority", "schema": {"type": "integer", "minimum": 1, "maximum": 5}},
+                    {"path": "/title", "schema": {"type": "string", "minLength": 1}}],
+                "input_schema": create_schema(), "help": action_help}),
         ),
     ]
 }
