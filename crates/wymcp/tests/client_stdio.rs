@@ -13,29 +13,62 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::{Value, json};
-use wymcp::ProtocolVersion;
+use serde_json::{Map, Value, json};
 use wymcp::client::{Client, ClientBuilder, ClientError, Limit};
 use wymcp::protocol::LogLevel;
+use wymcp::{CallOutput, CallResult, Context, PlainTool, ProtocolVersion, Server};
 
 const CHILD: &str = "WYMCP_CLIENT_STDIO_CHILD";
 
 fn main() {
-    stdio_harness::main(
-        CHILD,
-        "client stdio",
-        "client_stdio",
-        ctx_fixture::server,
-        || async {
-            let logs = capture_logs();
-            the_session_era_over_stdio_with_handlers_progress_and_logs().await;
-            the_stateless_era_over_stdio().await;
-            the_childs_stderr_is_logged_line_by_line(&logs).await;
-            a_line_over_the_limit_is_refused_naming_it().await;
-            a_command_that_cannot_start_is_a_typed_error().await;
-            a_call_past_the_timeout_fails_and_the_client_keeps_working().await;
-        },
-    );
+    stdio_harness::main(CHILD, "client stdio", "client_stdio", served, || async {
+        let logs = capture_logs();
+        the_session_era_over_stdio_with_handlers_progress_and_logs().await;
+        the_stateless_era_over_stdio().await;
+        the_childs_stderr_is_logged_line_by_line(&logs).await;
+        a_line_over_the_limit_is_refused_naming_it().await;
+        a_command_that_cannot_start_is_a_typed_error().await;
+        a_call_past_the_timeout_fails_and_the_client_keeps_working().await;
+        a_timed_out_call_is_cancelled(&logs).await;
+    });
+}
+
+/// The server the child serves: the `ctx` fixture and `slow`.
+fn served() -> Server {
+    Server::builder()
+        .name("client-stdio-test")
+        .plain_tool(ctx_fixture::CtxTool)
+        .plain_tool(Slow)
+        .build()
+        .unwrap()
+}
+
+/// Sleeps 10 s; writes `slow call aborted` to stderr when its future is dropped before (the
+/// server aborts a cancelled call).
+struct Slow;
+
+impl PlainTool for Slow {
+    fn name(&self) -> &str {
+        "slow"
+    }
+    fn description(&self) -> &str {
+        "Takes its time"
+    }
+    fn input_schema(&self) -> Map<String, Value> {
+        json!({"type": "object"}).as_object().cloned().unwrap()
+    }
+    async fn run(&self, _arguments: Map<String, Value>, _ctx: Context) -> CallResult {
+        struct Aborted;
+        impl Drop for Aborted {
+            fn drop(&mut self) {
+                eprintln!("slow call aborted");
+            }
+        }
+        let aborted = Aborted;
+        tokio::time::sleep(Duration::from_secs(10)).await;
+        std::mem::forget(aborted);
+        Ok(CallOutput::text("done"))
+    }
 }
 
 /// This test binary as the server.
@@ -72,7 +105,7 @@ async fn the_session_era_over_stdio_with_handlers_progress_and_logs() {
         .map(|t| t.name().to_owned())
         .collect();
     names.sort_unstable();
-    assert_eq!(names, ["A", "ctx", "help"]);
+    assert_eq!(names, ["ctx", "help", "slow"]);
 
     // The server's sampling request, answered by the handler, round-trips into the result.
     let sampled = client
@@ -240,4 +273,26 @@ async fn a_call_past_the_timeout_fails_and_the_client_keeps_working() {
         .unwrap();
     assert!(!answered.is_error());
     client.close().await.unwrap();
+}
+
+async fn a_timed_out_call_is_cancelled(logs: &Mutex<Vec<u8>>) {
+    // Over stdio nothing but `notifications/cancelled` tells the server: the child's stderr
+    // (logged here) says when it aborted the call.
+    let client = server()
+        .versions(ProtocolVersion::SESSION_ERA)
+        .timeout(Duration::from_millis(300))
+        .connect()
+        .await
+        .unwrap();
+    let err = client.call_tool("slow", json!({})).await.unwrap_err();
+    assert!(err.is_timeout(), "{err:?}");
+    let aborted = || String::from_utf8_lossy(&logs.lock().unwrap()).contains("slow call aborted");
+    for _ in 0..100 {
+        if aborted() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(aborted(), "the server never aborted the timed-out call");
+    drop(client);
 }
