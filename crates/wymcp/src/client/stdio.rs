@@ -393,24 +393,24 @@ mod tests {
         let mut input: &[u8] = b"short\nthis one is long\nlast";
         let mut line = Vec::new();
         assert_eq!(
-            read_line(&mut input, 8, &mut line).await.unwrap(),
-            Line::Read
+            read_line(&mut input, 8, &mut line).await.ok(),
+            Some(Line::Read)
         );
         assert_eq!(line, b"short");
         assert_eq!(
-            read_line(&mut input, 8, &mut line).await.unwrap(),
-            Line::TooLong
+            read_line(&mut input, 8, &mut line).await.ok(),
+            Some(Line::TooLong)
         );
         assert_eq!(line, b"this one");
-        skip_line(&mut input).await.unwrap();
+        skip_line(&mut input).await.expect("in memory");
         assert_eq!(
-            read_line(&mut input, 8, &mut line).await.unwrap(),
-            Line::Read
+            read_line(&mut input, 8, &mut line).await.ok(),
+            Some(Line::Read)
         );
         assert_eq!(line, b"last");
         assert_eq!(
-            read_line(&mut input, 8, &mut line).await.unwrap(),
-            Line::End
+            read_line(&mut input, 8, &mut line).await.ok(),
+            Some(Line::End)
         );
     }
 }
