@@ -354,4 +354,18 @@ mod tests {
             "{shown}"
         );
     }
+
+    #[test]
+    fn environment_values_stay_out_of_debug_output() {
+        let builder = super::super::Client::stdio("server")
+            .arg("--stdio")
+            .env("API_KEY", "s3cret")
+            .max_line_bytes(1024);
+        let shown = format!("{builder:?}");
+        assert!(!shown.contains("s3cret"), "{shown}");
+        assert!(
+            shown.contains("API_KEY") && shown.contains("--stdio") && shown.contains("1024"),
+            "{shown}"
+        );
+    }
 }
