@@ -4,6 +4,7 @@
 
 #![allow(clippy::unwrap_used, missing_docs)]
 
+mod ctx_fixture;
 mod http_harness;
 
 use std::time::Duration;
@@ -11,9 +12,14 @@ use std::time::Duration;
 use http_harness::Http;
 use serde_json::{Map, Value, json};
 use wymcp::client::{Client, ClientError, Limit};
+use wymcp::completion::CompletionValues;
+use wymcp::prompt::{GetPromptResult, Prompt, PromptArgument, PromptArguments, PromptMessage};
+use wymcp::protocol::LogLevel;
+use wymcp::resource::Resource;
 use wymcp::transport::http::{BearerAuth, StreamableHttp};
 use wymcp::{
-    CallError, CallOutput, CallResult, Context, Identity, PlainTool, ProtocolVersion, Server,
+    CallError, CallOutput, CallResult, Content, Context, Identity, PlainTool, ProtocolVersion,
+    Server,
 };
 
 /// A plain tool whose behaviour is a function of its arguments and context.
@@ -395,4 +401,137 @@ async fn extra_headers_reach_the_server() {
             .text(),
         "in"
     );
+}
+
+struct Greet;
+
+impl Prompt for Greet {
+    fn name(&self) -> &str {
+        "greet"
+    }
+    fn description(&self) -> Option<String> {
+        Some("Greets someone".to_owned())
+    }
+    fn arguments(&self) -> Vec<PromptArgument> {
+        vec![PromptArgument::required("who")]
+    }
+    async fn get(
+        &self,
+        arguments: PromptArguments,
+        _ctx: Context,
+    ) -> Result<GetPromptResult, wymcp::prompt::PromptError> {
+        let who = arguments.get("who").cloned().unwrap_or_default();
+        Ok(GetPromptResult::new(vec![PromptMessage::user(
+            Content::text(format!("Hello, {who}!")),
+        )]))
+    }
+}
+
+#[tokio::test]
+async fn resources_prompts_and_completion_in_both_eras() {
+    let server = Server::builder()
+        .name("client-resources")
+        .page_size(1)
+        .resource(Resource::text("test://a", "a", "text of a").mime_type("text/plain"))
+        .resource(Resource::text("test://b", "b", "text of b"))
+        .prompt(Greet)
+        .prompt_completion(
+            "greet",
+            "who",
+            CompletionValues::new(["ada", "alan", "grace"]),
+        )
+        .build()
+        .unwrap();
+    let http = Http::serve(StreamableHttp::builder(server)).await;
+    for versions in [&ProtocolVersion::ALL[..], &ProtocolVersion::SESSION_ERA[..]] {
+        let client = Client::builder(&http.url)
+            .versions(versions.iter().copied())
+            .connect()
+            .await
+            .unwrap();
+        let era = client.protocol_version();
+        // One resource a page: the listing follows the cursor.
+        let uris: Vec<Value> = client
+            .list_resources()
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| r["uri"].clone())
+            .collect();
+        assert_eq!(uris, [json!("test://a"), json!("test://b")], "{era}");
+        assert_eq!(
+            client.list_resource_templates().await.unwrap(),
+            Vec::<Value>::new()
+        );
+        let read = client.read_resource("test://a").await.unwrap();
+        assert_eq!(
+            read["contents"],
+            json!([{"uri": "test://a", "mimeType": "text/plain", "text": "text of a"}]),
+            "{era}"
+        );
+        let unknown = client.read_resource("test://nope").await.unwrap_err();
+        assert!(unknown.rpc_error().is_some(), "{unknown:?}");
+        let prompts = client.list_prompts().await.unwrap();
+        assert_eq!(prompts.len(), 1);
+        assert_eq!(prompts[0]["name"], "greet");
+        let prompt = client
+            .get_prompt("greet", json!({"who": "Ada"}))
+            .await
+            .unwrap();
+        assert_eq!(
+            prompt["messages"],
+            json!([{"role": "user", "content": {"type": "text", "text": "Hello, Ada!"}}]),
+            "{era}"
+        );
+        let completion = client
+            .complete(json!({"type": "ref/prompt", "name": "greet"}), "who", "a")
+            .await
+            .unwrap();
+        assert_eq!(completion["values"], json!(["ada", "alan"]), "{era}");
+        if !era.is_stateless() {
+            client.set_logging_level(LogLevel::Warning).await.unwrap();
+            client.subscribe("test://a").await.unwrap();
+            client.unsubscribe("test://a").await.unwrap();
+        }
+        client.close().await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn the_servers_sampling_request_is_answered_on_the_answers_stream() {
+    let http = Http::serve(StreamableHttp::builder(ctx_fixture::server())).await;
+    let client = Client::builder(&http.url)
+        .versions(ProtocolVersion::SESSION_ERA)
+        .on_sampling(|params| async move {
+            let asked = params["messages"][0]["content"]["text"].clone();
+            Ok(json!({"role": "assistant", "model": "echo-model",
+                      "content": {"type": "text", "text": format!("echo: {}", asked.as_str().unwrap_or(""))}}))
+        })
+        .connect()
+        .await
+        .unwrap();
+    let result = client
+        .call_tool("ctx", json!({"op": "sample"}))
+        .await
+        .unwrap();
+    let body: Value = serde_json::from_str(&result.text()).unwrap();
+    assert_eq!(body["ok"]["model"], "echo-model", "{body}");
+    assert_eq!(
+        body["ok"]["content"]["text"], "echo: Summarize this",
+        "{body}"
+    );
+    // Without a handler the capability is not declared: the server does not ask.
+    let plain = Client::builder(&http.url)
+        .versions(ProtocolVersion::SESSION_ERA)
+        .connect()
+        .await
+        .unwrap();
+    let refused = plain
+        .call_tool("ctx", json!({"op": "sample"}))
+        .await
+        .unwrap();
+    let body: Value = serde_json::from_str(&refused.text()).unwrap();
+    assert!(body.get("error").is_some(), "{body}");
+    client.close().await.unwrap();
+    plain.close().await.unwrap();
 }

@@ -1,10 +1,15 @@
 //! [`ClientBuilder`]: where a client connects, with what headers, speaking which revisions,
 //! and the limits on what a server can make it hold.
 
+use std::future::Future;
+use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::protocol::ProtocolVersion;
+use serde_json::Value;
 
+use crate::protocol::{ProtocolVersion, RpcError};
+
+use super::handlers::{Handlers, handler};
 use super::{Client, ClientError};
 
 /// The default [`ClientBuilder::timeout`]: 30 seconds.
@@ -17,6 +22,10 @@ pub const DEFAULT_MAX_EVENT_BYTES: usize = 4 * 1024 * 1024;
 pub const DEFAULT_MAX_NOTIFICATIONS: usize = 1024;
 /// The default [`ClientBuilder::max_pages`]: 100.
 pub const DEFAULT_MAX_PAGES: usize = 100;
+/// The default [`ClientBuilder::max_line_bytes`]: 16 MiB.
+pub const DEFAULT_MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+/// The default [`ClientBuilder::max_stderr_line_bytes`]: 4 KiB.
+pub const DEFAULT_MAX_STDERR_LINE_BYTES: usize = 4 * 1024;
 
 /// What a [`Client`] is built with; [`Client::builder`] starts one.
 ///
@@ -37,10 +46,48 @@ pub const DEFAULT_MAX_PAGES: usize = 100;
 #[derive(Clone)]
 #[must_use = "a builder does nothing until `connect`"]
 pub struct ClientBuilder {
-    pub(crate) url: String,
+    pub(crate) target: Target,
     /// Name, value, and whether the value is a secret (kept out of `Debug`).
     pub(crate) headers: Vec<(String, String, bool)>,
     pub(crate) settings: Settings,
+    pub(crate) handlers: Handlers,
+}
+
+/// Where the client connects.
+#[derive(Clone)]
+pub(crate) enum Target {
+    /// A Streamable HTTP endpoint.
+    Http { url: String },
+    /// A command spawned, speaking over its stdin and stdout.
+    Stdio {
+        program: String,
+        args: Vec<String>,
+        env: Vec<(String, String)>,
+        current_dir: Option<PathBuf>,
+    },
+}
+
+impl std::fmt::Debug for Target {
+    /// The environment's names only: its values are often secrets (API keys).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Target::Http { url } => f.debug_struct("Http").field("url", url).finish(),
+            Target::Stdio {
+                program,
+                args,
+                env,
+                current_dir,
+            } => {
+                let names: Vec<&str> = env.iter().map(|(name, _)| name.as_str()).collect();
+                f.debug_struct("Stdio")
+                    .field("program", program)
+                    .field("args", args)
+                    .field("env", &names)
+                    .field("current_dir", current_dir)
+                    .finish()
+            }
+        }
+    }
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -51,9 +98,10 @@ impl std::fmt::Debug for ClientBuilder {
             .map(|(name, value, secret)| (name.as_str(), if *secret { "<secret>" } else { value }))
             .collect();
         f.debug_struct("ClientBuilder")
-            .field("url", &self.url)
+            .field("target", &self.target)
             .field("headers", &headers)
             .field("settings", &self.settings)
+            .field("handlers", &self.handlers)
             .finish()
     }
 }
@@ -66,6 +114,10 @@ pub(crate) struct Settings {
     pub(crate) max_event_bytes: usize,
     pub(crate) max_notifications: usize,
     pub(crate) max_pages: usize,
+    pub(crate) max_line_bytes: usize,
+    pub(crate) max_stderr_line_bytes: usize,
+    /// The client's `capabilities`, from the handlers installed.
+    pub(crate) capabilities: Value,
     /// Newest first.
     pub(crate) versions: Vec<ProtocolVersion>,
     pub(crate) name: String,
@@ -73,9 +125,10 @@ pub(crate) struct Settings {
 }
 
 impl ClientBuilder {
-    pub(crate) fn new(url: impl Into<String>) -> Self {
+    pub(crate) fn new(target: Target) -> Self {
         ClientBuilder {
-            url: url.into(),
+            target,
+            handlers: Handlers::default(),
             headers: Vec::new(),
             settings: Settings {
                 timeout: DEFAULT_TIMEOUT,
@@ -83,6 +136,9 @@ impl ClientBuilder {
                 max_event_bytes: DEFAULT_MAX_EVENT_BYTES,
                 max_notifications: DEFAULT_MAX_NOTIFICATIONS,
                 max_pages: DEFAULT_MAX_PAGES,
+                max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+                max_stderr_line_bytes: DEFAULT_MAX_STDERR_LINE_BYTES,
+                capabilities: Value::Object(serde_json::Map::new()),
                 versions: ProtocolVersion::ALL.into_iter().rev().collect(),
                 name: "wymcp-client".to_owned(),
                 version: env!("CARGO_PKG_VERSION").to_owned(),
@@ -90,14 +146,117 @@ impl ClientBuilder {
         }
     }
 
-    /// A header sent on every request (checked at [`connect`](Self::connect): an invalid one
+    /// An argument of the command (stdio; ignored for an HTTP client).
+    pub fn arg(mut self, arg: impl Into<String>) -> Self {
+        if let Target::Stdio { args, .. } = &mut self.target {
+            args.push(arg.into());
+        }
+        self
+    }
+
+    /// Arguments of the command, after those given before (stdio; ignored for an HTTP client).
+    pub fn args<I, S>(mut self, more: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        if let Target::Stdio { args, .. } = &mut self.target {
+            args.extend(more.into_iter().map(Into::into));
+        }
+        self
+    }
+
+    /// An environment variable of the command, added to those it inherits (stdio; ignored for
+    /// an HTTP client). Values stay out of `Debug` output.
+    pub fn env(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        if let Target::Stdio { env, .. } = &mut self.target {
+            env.push((name.into(), value.into()));
+        }
+        self
+    }
+
+    /// The command's working directory (stdio; ignored for an HTTP client; default: this
+    /// process's).
+    pub fn current_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        if let Target::Stdio { current_dir, .. } = &mut self.target {
+            *current_dir = Some(dir.into());
+        }
+        self
+    }
+
+    /// The most bytes of one line the server writes on its stdout (one JSON-RPC message);
+    /// a longer line is refused with [`Limit::LineBytes`](super::Limit::LineBytes) and ends
+    /// the connection (the line cannot be skipped without reading it). Default
+    /// [`DEFAULT_MAX_LINE_BYTES`]. Stdio only: over HTTP, [`max_answer_bytes`](Self::max_answer_bytes)
+    /// and [`max_event_bytes`](Self::max_event_bytes) bound what is read.
+    pub fn max_line_bytes(mut self, bytes: usize) -> Self {
+        self.settings.max_line_bytes = bytes;
+        self
+    }
+
+    /// The most bytes of one line of the server's stderr logged (through `tracing`, target
+    /// `wymcp::client::stderr`); the rest of a longer line is read and dropped, the line
+    /// logged marked `truncated`. Default [`DEFAULT_MAX_STDERR_LINE_BYTES`]. Stdio only.
+    pub fn max_stderr_line_bytes(mut self, bytes: usize) -> Self {
+        self.settings.max_stderr_line_bytes = bytes;
+        self
+    }
+
+    /// Answers the server's `sampling/createMessage` requests with `handler` (its params in,
+    /// the `CreateMessageResult` out) and declares the `sampling` capability. Without one, the
+    /// server's request is answered `-32601`. Over stdio and the HTTP session era (a request
+    /// arriving on an answer's stream).
+    ///
+    /// ```no_run
+    /// use serde_json::json;
+    /// use wymcp::client::Client;
+    ///
+    /// let builder = Client::stdio("my-server").on_sampling(|params| async move {
+    ///     let _ = params["messages"].clone();
+    ///     Ok(json!({"role": "assistant", "model": "echo",
+    ///               "content": {"type": "text", "text": "hello"}}))
+    /// });
+    /// ```
+    pub fn on_sampling<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(Value) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Value, RpcError>> + Send + 'static,
+    {
+        self.handlers.sampling = Some(handler(f));
+        self
+    }
+
+    /// Answers the server's `elicitation/create` requests with `handler` (its params in, the
+    /// `ElicitResult` out: `{"action": "accept", "content": {...}}`) and declares the
+    /// `elicitation` capability; as [`on_sampling`](Self::on_sampling).
+    pub fn on_elicitation<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(Value) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Value, RpcError>> + Send + 'static,
+    {
+        self.handlers.elicitation = Some(handler(f));
+        self
+    }
+
+    /// Answers the server's `roots/list` requests with `handler` (`{"roots": [...]}`) and
+    /// declares the `roots` capability; as [`on_sampling`](Self::on_sampling).
+    pub fn on_roots<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(Value) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Value, RpcError>> + Send + 'static,
+    {
+        self.handlers.roots = Some(handler(f));
+        self
+    }
+
+    /// A header sent on every request (HTTP; checked at [`connect`](Self::connect): an invalid one
     /// is [`ClientError::InvalidHeader`]).
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.headers.push((name.into(), value.into(), false));
         self
     }
 
-    /// `Authorization: Bearer <token>` on every request (kept out of `Debug` output: the
+    /// `Authorization: Bearer <token>` on every request (HTTP; kept out of `Debug` output: the
     /// builder's and the HTTP library's, where the value is marked sensitive).
     pub fn bearer_token(mut self, token: impl AsRef<str>) -> Self {
         let value = format!("Bearer {}", token.as_ref());
@@ -136,7 +295,7 @@ impl ClientBuilder {
         self
     }
 
-    /// The most pages one listing ([`Client::list_tools`]) follows; a server with more is
+    /// The most pages one listing ([`Client::list_tools`], [`Client::list_resources`], ...) follows; a server with more is
     /// refused with [`Limit::Pages`](super::Limit::Pages). Default [`DEFAULT_MAX_PAGES`].
     pub fn max_pages(mut self, max: usize) -> Self {
         self.settings.max_pages = max;
@@ -169,8 +328,10 @@ impl ClientBuilder {
         self
     }
 
-    /// Connects: negotiates the era and, in the session era, opens the session.
-    pub async fn connect(self) -> Result<Client, ClientError> {
+    /// Connects (for stdio: spawns the command), negotiates the era and, in the session era,
+    /// opens the session.
+    pub async fn connect(mut self) -> Result<Client, ClientError> {
+        self.settings.capabilities = self.handlers.capabilities();
         Client::connect(self).await
     }
 }
@@ -181,13 +342,29 @@ mod tests {
 
     #[test]
     fn a_bearer_token_stays_out_of_debug_output() {
-        let builder = ClientBuilder::new("http://127.0.0.1:1/mcp")
-            .bearer_token("s3cret")
-            .header("x-tenant", "acme");
+        let builder = ClientBuilder::new(super::Target::Http {
+            url: "http://127.0.0.1:1/mcp".to_owned(),
+        })
+        .bearer_token("s3cret")
+        .header("x-tenant", "acme");
         let shown = format!("{builder:?}");
         assert!(!shown.contains("s3cret"), "{shown}");
         assert!(
             shown.contains("acme") && shown.contains("<secret>"),
+            "{shown}"
+        );
+    }
+
+    #[test]
+    fn environment_values_stay_out_of_debug_output() {
+        let builder = super::super::Client::stdio("server")
+            .arg("--stdio")
+            .env("API_KEY", "s3cret")
+            .max_line_bytes(1024);
+        let shown = format!("{builder:?}");
+        assert!(!shown.contains("s3cret"), "{shown}");
+        assert!(
+            shown.contains("API_KEY") && shown.contains("--stdio") && shown.contains("1024"),
             "{shown}"
         );
     }

@@ -10,7 +10,9 @@ use crate::protocol::ProtocolVersion;
 use crate::protocol::headers::{METHOD, NAME, PROTOCOL_VERSION, SESSION_ID};
 use crate::protocol::stateless::{CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, PROTOCOL_VERSION_KEY};
 
-use super::http::{Connection, header};
+use super::builder::Settings;
+use super::http::header;
+use super::link::Link;
 use super::{ClientError, Malformed};
 
 /// The negotiated era.
@@ -35,7 +37,7 @@ impl Era {
     /// The request's body, with the envelope in `params._meta` in the stateless era.
     pub(crate) fn body(
         &self,
-        conn: &Connection,
+        settings: &Settings,
         id: Option<i64>,
         method: &str,
         mut params: Map<String, Value>,
@@ -46,8 +48,11 @@ impl Era {
                 .or_insert_with(|| Value::Object(Map::new()));
             if let Some(meta) = meta.as_object_mut() {
                 meta.insert(PROTOCOL_VERSION_KEY.to_owned(), json!(version.as_str()));
-                meta.insert(CLIENT_CAPABILITIES_KEY.to_owned(), json!({}));
-                meta.insert(CLIENT_INFO_KEY.to_owned(), client_info(conn));
+                meta.insert(
+                    CLIENT_CAPABILITIES_KEY.to_owned(),
+                    settings.capabilities.clone(),
+                );
+                meta.insert(CLIENT_INFO_KEY.to_owned(), client_info(settings));
             }
         }
         let mut body = json!({"jsonrpc": "2.0", "method": method, "params": params});
@@ -92,8 +97,8 @@ impl Era {
 
 /// The era the server and the client share, and the server's handshake result (`server/discover`'s
 /// or `initialize`'s).
-pub(crate) async fn negotiate(conn: &Connection) -> Result<(Era, Value), ClientError> {
-    let versions = &conn.settings.versions;
+pub(crate) async fn negotiate(conn: &Link) -> Result<(Era, Value), ClientError> {
+    let versions = &conn.settings().versions;
     let mut offered = None;
     if let Some(&stateless) = versions.iter().find(|v| v.is_stateless()) {
         match discover(conn, stateless).await {
@@ -127,14 +132,14 @@ pub(crate) async fn negotiate(conn: &Connection) -> Result<(Era, Value), ClientE
 
 /// `server/discover` at `version`: the newest stateless revision both speak, when there is one.
 async fn discover(
-    conn: &Connection,
+    conn: &Link,
     version: ProtocolVersion,
 ) -> Result<(Option<Era>, Value), ClientError> {
     const DISCOVER: &str = "server/discover";
     let probe = Era::Stateless(version);
-    let body = probe.body(conn, Some(0), DISCOVER, Map::new());
+    let body = probe.body(conn.settings(), Some(0), DISCOVER, Map::new());
     let answer = conn
-        .post(DISCOVER, Some(0), &body, probe.headers(DISCOVER, None)?)
+        .send(DISCOVER, Some(0), &body, probe.headers(DISCOVER, None)?)
         .await?;
     let supported: Vec<ProtocolVersion> = answer.result["supportedVersions"]
         .as_array()
@@ -146,7 +151,7 @@ async fn discover(
         .filter_map(|v| v.as_str()?.parse().ok())
         .collect();
     let shared = conn
-        .settings
+        .settings()
         .versions
         .iter()
         .find(|v| v.is_stateless() && supported.contains(v));
@@ -154,19 +159,16 @@ async fn discover(
 }
 
 /// `initialize` at `version`, then `notifications/initialized` in the session it opened.
-async fn initialize(
-    conn: &Connection,
-    version: ProtocolVersion,
-) -> Result<(Era, Value), ClientError> {
+async fn initialize(conn: &Link, version: ProtocolVersion) -> Result<(Era, Value), ClientError> {
     const INITIALIZE: &str = "initialize";
     let params = json!({
         "protocolVersion": version.as_str(),
-        "capabilities": {},
-        "clientInfo": client_info(conn),
+        "capabilities": conn.settings().capabilities,
+        "clientInfo": client_info(conn.settings()),
     });
     let body = json!({"jsonrpc": "2.0", "id": 0, "method": INITIALIZE, "params": params});
     let answer = conn
-        .post(INITIALIZE, Some(0), &body, HeaderMap::new())
+        .send(INITIALIZE, Some(0), &body, HeaderMap::new())
         .await?;
     let Some(answered) = answer.result["protocolVersion"].as_str() else {
         return Err(ClientError::Malformed {
@@ -177,7 +179,7 @@ async fn initialize(
     let agreed = answered
         .parse::<ProtocolVersion>()
         .ok()
-        .filter(|v| !v.is_stateless() && conn.settings.versions.contains(v))
+        .filter(|v| !v.is_stateless() && conn.settings().versions.contains(v))
         .ok_or_else(|| ClientError::UnsupportedVersion {
             offered: answered.to_owned(),
         })?;
@@ -191,12 +193,12 @@ async fn initialize(
         session_id,
     };
     const INITIALIZED: &str = "notifications/initialized";
-    let note = era.body(conn, None, INITIALIZED, Map::new());
-    conn.post(INITIALIZED, None, &note, era.headers(INITIALIZED, None)?)
+    let note = era.body(conn.settings(), None, INITIALIZED, Map::new());
+    conn.send(INITIALIZED, None, &note, era.headers(INITIALIZED, None)?)
         .await?;
     Ok((era, answer.result))
 }
 
-fn client_info(conn: &Connection) -> Value {
-    json!({"name": conn.settings.name, "version": conn.settings.version})
+fn client_info(settings: &Settings) -> Value {
+    json!({"name": settings.name, "version": settings.version})
 }

@@ -35,6 +35,11 @@ pub enum Limit {
         /// The limit.
         max: usize,
     },
+    /// The bytes of one line a stdio server writes on its stdout (one JSON-RPC message).
+    LineBytes {
+        /// The limit.
+        max: usize,
+    },
 }
 
 impl Limit {
@@ -44,13 +49,17 @@ impl Limit {
             Limit::AnswerBytes { .. } => "ClientBuilder::max_answer_bytes",
             Limit::EventBytes { .. } => "ClientBuilder::max_event_bytes",
             Limit::Pages { .. } => "ClientBuilder::max_pages",
+            Limit::LineBytes { .. } => "ClientBuilder::max_line_bytes",
         }
     }
 
     /// The limit's value.
     pub fn max(&self) -> usize {
         match *self {
-            Limit::AnswerBytes { max } | Limit::EventBytes { max } | Limit::Pages { max } => max,
+            Limit::AnswerBytes { max }
+            | Limit::EventBytes { max }
+            | Limit::Pages { max }
+            | Limit::LineBytes { max } => max,
         }
     }
 }
@@ -61,6 +70,7 @@ impl fmt::Display for Limit {
             Limit::AnswerBytes { .. } => ("the answer's size", "bytes"),
             Limit::EventBytes { .. } => ("one SSE event's size", "bytes"),
             Limit::Pages { .. } => ("the pages of one listing", "pages"),
+            Limit::LineBytes { .. } => ("one stdout line's size", "bytes"),
         };
         write!(
             f,
@@ -211,6 +221,23 @@ pub enum ClientError {
         method: String,
         /// What was wrong.
         what: Malformed,
+    },
+    /// The command of a stdio client could not be started (not found, not executable).
+    #[error("cannot start {command:?}: {source}")]
+    Spawn {
+        /// The program, as given to [`Client::stdio`](super::Client::stdio).
+        command: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The stdio connection is over: the server's process ended or closed its stdout (a
+    /// connection ended by a refused line fails with that refusal instead). The request is
+    /// not answered.
+    #[error("{method}: the server's process ended or closed its stdout")]
+    Closed {
+        /// The method of the request.
+        method: String,
     },
     /// The server speaks no protocol revision the client offered.
     #[error("the server offers no protocol revision this client speaks (it answered {offered:?})")]

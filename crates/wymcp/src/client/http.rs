@@ -1,25 +1,29 @@
 //! One Streamable HTTP exchange: a POST (or the closing DELETE) with the client's headers, its
 //! answer read as JSON or as an SSE stream, every read bounded and the whole under the timeout.
 
+use std::sync::Arc;
+
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
 
 use crate::protocol::RpcError;
 
 use super::builder::Settings;
+use super::handlers::{Handlers, is_request};
 use super::notifications::{Notification, Queue};
 use super::sse::SseReader;
 use super::{ClientError, Limit, Malformed, TransportError};
 
-/// What every exchange shares: the HTTP client, the endpoint, the user's headers, the limits
-/// and the queue of notifications.
+/// What every exchange shares: the HTTP client, the endpoint, the user's headers, the limits,
+/// the queue of notifications and the handlers of the server's requests.
 #[derive(Debug)]
 pub(crate) struct Connection {
     pub(crate) http: reqwest::Client,
     pub(crate) url: reqwest::Url,
     pub(crate) headers: HeaderMap,
     pub(crate) settings: Settings,
-    pub(crate) notes: Queue,
+    pub(crate) notes: Arc<Queue>,
+    pub(crate) handlers: Handlers,
 }
 
 /// A request's answer: the response's headers and the JSON-RPC `result` (`null` for a
@@ -93,7 +97,7 @@ impl Connection {
             .headers(self.headers.clone())
             .header(ACCEPT, "application/json, text/event-stream")
             .header(CONTENT_TYPE, "application/json")
-            .headers(extra)
+            .headers(extra.clone())
             .body(body.to_string())
             .send()
             .await
@@ -115,7 +119,7 @@ impl Connection {
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.trim_start().starts_with("text/event-stream"));
         let result = if status.is_success() && is_sse {
-            self.read_sse(method, id, &mut response).await?
+            self.read_sse(method, id, &mut response, &extra).await?
         } else {
             let bytes = self.read_body(method, &mut response).await?;
             let message: Option<Value> = serde_json::from_slice(&bytes).ok();
@@ -168,17 +172,20 @@ impl Connection {
     }
 
     /// Reads SSE events until the response to `id`; notifications before it go to the queue;
-    /// other messages (requests of the server: out of this client's scope) are skipped.
+    /// the server's requests (sampling, elicitation, roots) are answered by the handlers, each
+    /// answer POSTed with the request's session headers (`extra`).
     async fn read_sse(
         &self,
         method: &str,
         id: i64,
         response: &mut reqwest::Response,
+        extra: &HeaderMap,
     ) -> Result<Value, ClientError> {
         let max = self.settings.max_answer_bytes;
         let mut reader = SseReader::new(self.settings.max_event_bytes);
         let mut read = 0usize;
         let mut answer: Option<Result<Value, ClientError>> = None;
+        let mut requests: Vec<Value> = Vec::new();
         while let Some(chunk) = response.chunk().await.map_err(|e| transport(method, e))? {
             read += chunk.len();
             if read > max {
@@ -202,6 +209,10 @@ impl Connection {
                         answer = Some(response_to(method, id, message));
                         return false;
                     }
+                    if is_request(&message) {
+                        requests.push(message);
+                        return true;
+                    }
                     if let Some(note) = Notification::of(message) {
                         self.notes.push(note);
                     }
@@ -213,16 +224,46 @@ impl Connection {
                         max: self.settings.max_event_bytes,
                     },
                 })?;
+            for request in requests.drain(..) {
+                let reply = self.handlers.answer(request).await;
+                self.send_reply(method, &reply, extra).await?;
+            }
             if let Some(answer) = answer {
                 return answer;
             }
         }
         Err(malformed(method, Malformed::StreamEnded))
     }
+
+    /// POSTs the client's response to a request of the server (answered 202).
+    async fn send_reply(
+        &self,
+        method: &str,
+        reply: &Value,
+        extra: &HeaderMap,
+    ) -> Result<(), ClientError> {
+        let response = self
+            .http
+            .post(self.url.clone())
+            .headers(self.headers.clone())
+            .header(ACCEPT, "application/json, text/event-stream")
+            .header(CONTENT_TYPE, "application/json")
+            .headers(extra.clone())
+            .body(reply.to_string())
+            .send()
+            .await
+            .map_err(|e| transport(method, e))?;
+        let status = response.status();
+        if status.is_success() {
+            Ok(())
+        } else {
+            Err(status_error(method, status, None))
+        }
+    }
 }
 
 /// The `result` of the JSON-RPC response to `id`, or its error.
-fn response_to(method: &str, id: i64, mut message: Value) -> Result<Value, ClientError> {
+pub(crate) fn response_to(method: &str, id: i64, mut message: Value) -> Result<Value, ClientError> {
     if let Some(error) = rpc_error(&message) {
         return Err(ClientError::Rpc {
             method: method.to_owned(),

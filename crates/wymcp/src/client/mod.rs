@@ -1,6 +1,7 @@
-//! An MCP client over Streamable HTTP (the `client` feature): connects to a URL, negotiates
-//! the era, lists and calls tools, with a timeout on every request and limits on what a
-//! server can make it hold. The guide's page is `docs/client.md`.
+//! An MCP client (the `client` feature) over Streamable HTTP or over the stdio of a command it
+//! spawns: negotiates the era; lists and calls tools, resources, prompts and completion; answers
+//! the server's requests with the handlers installed; with a timeout on every request and
+//! limits on what a server can make it hold. The guide's page is `docs/client.md`.
 //!
 //! ```no_run
 //! use serde_json::json;
@@ -27,88 +28,124 @@
 //! speak (2025-11-25 down to 2025-03-26), `notifications/initialized`, the `Mcp-Session-Id`
 //! and `MCP-Protocol-Version` headers, and a DELETE at [`Client::close`].
 //!
-//! Not in this client yet: stdio, resources, prompts and completion, the server's requests
-//! (sampling, elicitation, roots: skipped when seen on a stream), the GET stream and its
-//! resumption, cancellation, `Mcp-Param-*` headers, multi round-trip results.
+//! Over stdio ([`Client::stdio`]) the same negotiation runs on the child's stdin and stdout.
+//!
+//! Not in this client yet: the GET stream and its resumption (so, over HTTP, the server's
+//! requests and notifications are seen only on an answer's stream), `Mcp-Param-*` headers,
+//! multi round-trip results (the stateless era's server requests).
 
 mod builder;
 mod era;
 mod error;
+mod handlers;
 mod http;
+mod link;
 mod notifications;
 mod sse;
+mod stdio;
 mod tools;
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Map, Value, json};
 
+use crate::protocol::LogLevel;
 use crate::protocol::ProtocolVersion;
 
 pub use builder::{
-    ClientBuilder, DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_NOTIFICATIONS,
-    DEFAULT_MAX_PAGES, DEFAULT_TIMEOUT,
+    ClientBuilder, DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES,
+    DEFAULT_MAX_NOTIFICATIONS, DEFAULT_MAX_PAGES, DEFAULT_MAX_STDERR_LINE_BYTES, DEFAULT_TIMEOUT,
 };
 pub use error::{ClientError, Limit, Malformed, TransportError};
 pub use notifications::Notification;
 pub use tools::{ToolInfo, ToolResult};
 
+use builder::Target;
 use era::Era;
 use http::Connection;
+use link::Link;
 use notifications::Queue;
+use stdio::Process;
 
-/// A connection to one MCP server over Streamable HTTP; [`Client::builder`] makes one.
-/// Calls take `&self`: several may run at once.
+/// A connection to one MCP server, over Streamable HTTP ([`Client::builder`]) or a spawned
+/// command's stdio ([`Client::stdio`]). Calls take `&self`: several may run at once.
 #[derive(Debug)]
 pub struct Client {
-    conn: Connection,
-    era: Era,
+    shared: Arc<Shared>,
     handshake: Value,
     next_id: AtomicI64,
+}
+
+/// What a call's cancellation guard needs after the call's future is gone.
+#[derive(Debug)]
+struct Shared {
+    link: Link,
+    era: Era,
 }
 
 impl Client {
     /// A builder for a client of the MCP endpoint at `url` (`http://` or `https://`).
     pub fn builder(url: impl Into<String>) -> ClientBuilder {
-        ClientBuilder::new(url)
+        ClientBuilder::new(Target::Http { url: url.into() })
+    }
+
+    /// A builder for a client of the MCP server `program` spawned at
+    /// [`connect`](ClientBuilder::connect) (found on `PATH` as [`std::process::Command`]
+    /// finds it), speaking JSON-RPC on its stdin and stdout, its stderr logged; with
+    /// [`arg`](ClientBuilder::arg), [`env`](ClientBuilder::env) and
+    /// [`current_dir`](ClientBuilder::current_dir). The child is killed when the client is
+    /// dropped; [`Client::close`] ends it gracefully.
+    ///
+    /// ```no_run
+    /// use wymcp::client::Client;
+    ///
+    /// # async fn run() -> Result<(), wymcp::client::ClientError> {
+    /// let client = Client::stdio("npx")
+    ///     .args(["-y", "@modelcontextprotocol/server-everything"])
+    ///     .env("LOG_LEVEL", "debug")
+    ///     .connect()
+    ///     .await?;
+    /// println!("{} tools", client.list_tools().await?.len());
+    /// client.close().await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn stdio(program: impl Into<String>) -> ClientBuilder {
+        ClientBuilder::new(Target::Stdio {
+            program: program.into(),
+            args: Vec::new(),
+            env: Vec::new(),
+            current_dir: None,
+        })
     }
 
     pub(crate) async fn connect(builder: ClientBuilder) -> Result<Client, ClientError> {
         let ClientBuilder {
-            url,
+            target,
             headers,
             settings,
+            handlers,
         } = builder;
-        let parsed = reqwest::Url::parse(&url)
-            .ok()
-            .filter(|u| matches!(u.scheme(), "http" | "https"))
-            .ok_or_else(|| ClientError::InvalidUrl { url: url.clone() })?;
-        let mut map = HeaderMap::new();
-        for (name, value, sensitive) in headers {
-            let invalid = || ClientError::InvalidHeader { name: name.clone() };
-            let key = HeaderName::from_bytes(name.as_bytes()).map_err(|_| invalid())?;
-            let mut value = HeaderValue::from_str(&value).map_err(|_| invalid())?;
-            value.set_sensitive(sensitive);
-            map.append(key, value);
-        }
-        let http = reqwest::Client::builder()
-            .build()
-            .map_err(|e| ClientError::Transport {
-                method: "connect".to_owned(),
-                source: TransportError::new(e),
-            })?;
-        let conn = Connection {
-            http,
-            url: parsed,
-            headers: map,
-            notes: Queue::new(settings.max_notifications),
-            settings,
+        let link = match target {
+            Target::Http { url } => Link::Http(http_connection(&url, headers, settings, handlers)?),
+            Target::Stdio {
+                program,
+                args,
+                env,
+                current_dir,
+            } => Link::Stdio(Process::spawn(
+                &program,
+                &args,
+                &env,
+                current_dir.as_deref(),
+                settings,
+                handlers,
+            )?),
         };
-        let (era, handshake) = era::negotiate(&conn).await?;
+        let (era, handshake) = era::negotiate(&link).await?;
         Ok(Client {
-            conn,
-            era,
+            shared: Arc::new(Shared { link, era }),
             handshake,
             next_id: AtomicI64::new(1),
         })
@@ -116,12 +153,13 @@ impl Client {
 
     /// The revision negotiated.
     pub fn protocol_version(&self) -> ProtocolVersion {
-        self.era.version()
+        self.shared.era.version()
     }
 
-    /// The session's id (session era, when the server gave one); `None` when stateless.
+    /// The session's id (HTTP session era, when the server gave one); `None` when stateless
+    /// or over stdio.
     pub fn session_id(&self) -> Option<&str> {
-        match &self.era {
+        match &self.shared.era {
             Era::Session { session_id, .. } => session_id.as_deref(),
             Era::Stateless(_) => None,
         }
@@ -135,79 +173,226 @@ impl Client {
     /// Every tool the server lists, following `nextCursor` for at most
     /// [`ClientBuilder::max_pages`] pages.
     pub async fn list_tools(&self) -> Result<Vec<ToolInfo>, ClientError> {
-        const METHOD: &str = "tools/list";
-        let max = self.conn.settings.max_pages;
-        let mut tools = Vec::new();
-        let mut cursor: Option<String> = None;
-        for _ in 0..max {
-            let mut params = Map::new();
-            if let Some(cursor) = cursor.take() {
-                params.insert("cursor".to_owned(), Value::String(cursor));
-            }
-            let mut page = self.request(METHOD, params, None).await?;
-            let Some(Value::Array(items)) = page.get_mut("tools").map(Value::take) else {
-                return Err(ClientError::Malformed {
-                    method: METHOD.to_owned(),
-                    what: Malformed::ResultShape,
-                });
-            };
-            tools.extend(items.into_iter().filter_map(ToolInfo::of));
-            match page.get("nextCursor").and_then(Value::as_str) {
-                Some(next) => cursor = Some(next.to_owned()),
-                None => return Ok(tools),
-            }
-        }
-        Err(ClientError::LimitExceeded {
-            method: METHOD.to_owned(),
-            limit: Limit::Pages { max },
-        })
+        let items = self.list_all("tools/list", "tools").await?;
+        Ok(items.into_iter().filter_map(ToolInfo::of).collect())
     }
 
     /// Calls the tool `name` with `arguments` (a JSON object; anything else is sent as no
     /// arguments). A tool's refusal is a result with [`ToolResult::is_error`], not an `Err`.
     pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<ToolResult, ClientError> {
+        self.call(name, arguments, None).await
+    }
+
+    /// [`call_tool`](Self::call_tool) with `_meta.progressToken` set to `token`: the
+    /// server's `notifications/progress` for the call (`params.progressToken` equal to
+    /// `token`) are delivered to the queue ([`drain_notifications`](Self::drain_notifications)).
+    ///
+    /// ```no_run
+    /// # async fn run(client: wymcp::client::Client) -> Result<(), wymcp::client::ClientError> {
+    /// let result = client.call_tool_with_progress("build", serde_json::json!({}), "build-1").await?;
+    /// for note in client.drain_notifications() {
+    ///     if note.method() == "notifications/progress" {
+    ///         println!("{:?}", note.params());
+    ///     }
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub async fn call_tool_with_progress(
+        &self,
+        name: &str,
+        arguments: Value,
+        token: &str,
+    ) -> Result<ToolResult, ClientError> {
+        self.call(name, arguments, Some(token)).await
+    }
+
+    async fn call(
+        &self,
+        name: &str,
+        arguments: Value,
+        token: Option<&str>,
+    ) -> Result<ToolResult, ClientError> {
         let mut params = Map::new();
         params.insert("name".to_owned(), json!(name));
         if arguments.is_object() {
             params.insert("arguments".to_owned(), arguments);
         }
+        if let Some(token) = token {
+            params.insert("_meta".to_owned(), json!({"progressToken": token}));
+        }
         let result = self.request("tools/call", params, Some(name)).await?;
         Ok(ToolResult::of(result))
+    }
+
+    /// Every resource the server lists (`resources/list`, each entry as sent: `uri`, `name`,
+    /// `mimeType`, ...), following `nextCursor` for at most [`ClientBuilder::max_pages`] pages.
+    pub async fn list_resources(&self) -> Result<Vec<Value>, ClientError> {
+        self.list_all("resources/list", "resources").await
+    }
+
+    /// Every resource template the server lists (`resources/templates/list`, each as sent:
+    /// `uriTemplate`, `name`, ...), paged as [`list_resources`](Self::list_resources).
+    pub async fn list_resource_templates(&self) -> Result<Vec<Value>, ClientError> {
+        self.list_all("resources/templates/list", "resourceTemplates")
+            .await
+    }
+
+    /// `resources/read` of `uri`: the result as sent (its `contents` array, each with `uri`
+    /// and `text` or `blob`).
+    pub async fn read_resource(&self, uri: &str) -> Result<Value, ClientError> {
+        self.request_with("resources/read", json!({"uri": uri}), Some(uri))
+            .await
+    }
+
+    /// `resources/subscribe` to `uri`: the server's `notifications/resources/updated` for it
+    /// are delivered to the queue (session era; over HTTP, on the streams the client reads).
+    pub async fn subscribe(&self, uri: &str) -> Result<(), ClientError> {
+        self.request_with("resources/subscribe", json!({"uri": uri}), Some(uri))
+            .await
+            .map(drop)
+    }
+
+    /// `resources/unsubscribe` from `uri`.
+    pub async fn unsubscribe(&self, uri: &str) -> Result<(), ClientError> {
+        self.request_with("resources/unsubscribe", json!({"uri": uri}), Some(uri))
+            .await
+            .map(drop)
+    }
+
+    /// Every prompt the server lists (`prompts/list`, each as sent: `name`, `arguments`,
+    /// ...), paged as [`list_resources`](Self::list_resources).
+    pub async fn list_prompts(&self) -> Result<Vec<Value>, ClientError> {
+        self.list_all("prompts/list", "prompts").await
+    }
+
+    /// `prompts/get` of `name` with `arguments` (a JSON object of strings; anything else is
+    /// sent as none): the result as sent (`description`, `messages`).
+    pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<Value, ClientError> {
+        let mut params = json!({"name": name});
+        if arguments.is_object() {
+            params["arguments"] = arguments;
+        }
+        self.request_with("prompts/get", params, Some(name)).await
+    }
+
+    /// `completion/complete` for the argument `argument` being typed as `value`, of
+    /// `reference` (`{"type": "ref/prompt", "name": ...}` or `{"type": "ref/resource", "uri":
+    /// ...}`): the result's `completion` as sent (`values`, `total`, `hasMore`).
+    pub async fn complete(
+        &self,
+        reference: Value,
+        argument: &str,
+        value: &str,
+    ) -> Result<Value, ClientError> {
+        let params = json!({"ref": reference, "argument": {"name": argument, "value": value}});
+        let mut result = self
+            .request_with("completion/complete", params, None)
+            .await?;
+        match result.get_mut("completion").map(Value::take) {
+            Some(completion) if completion.is_object() => Ok(completion),
+            _ => Err(ClientError::Malformed {
+                method: "completion/complete".to_owned(),
+                what: Malformed::ResultShape,
+            }),
+        }
+    }
+
+    /// `logging/setLevel`: the server's `notifications/message` at `level` and above are
+    /// delivered to the queue.
+    pub async fn set_logging_level(&self, level: LogLevel) -> Result<(), ClientError> {
+        self.request_with("logging/setLevel", json!({"level": level.as_str()}), None)
+            .await
+            .map(drop)
     }
 
     /// Checks the server answers: `ping` in the session era; `server/discover` in the
     /// stateless one, which has no `ping`.
     pub async fn ping(&self) -> Result<(), ClientError> {
-        let method = match self.era {
+        let method = match self.shared.era {
             Era::Stateless(_) => "server/discover",
             Era::Session { .. } => "ping",
         };
         self.request(method, Map::new(), None).await.map(drop)
     }
 
-    /// The notifications the server sent on answers' streams since the last drain, oldest
-    /// first (at most [`ClientBuilder::max_notifications`]).
+    /// The notifications the server sent since the last drain, oldest first (at most
+    /// [`ClientBuilder::max_notifications`]): over stdio, all of them; over HTTP, those on
+    /// answers' streams.
     pub fn drain_notifications(&self) -> Vec<Notification> {
-        self.conn.notes.drain()
+        self.shared.link.notes().drain()
     }
 
     /// How many notifications were dropped because the queue was full.
     pub fn dropped_notifications(&self) -> u64 {
-        self.conn.notes.dropped()
+        self.shared.link.notes().dropped()
     }
 
-    /// Ends the session (a DELETE with its id; a server that answers 405 keeps it until it
-    /// expires). Stateless, there is nothing to end. Dropping a client without `close` leaves
-    /// its session to expire on the server.
+    /// Ends the connection. HTTP: the session (a DELETE with its id; a server that answers
+    /// 405 keeps it until it expires; stateless, there is nothing to end); dropping a client
+    /// without `close` leaves its session to expire on the server. Stdio: the child's stdin
+    /// is closed, the child given up to [`ClientBuilder::timeout`] to exit, then killed, and
+    /// reaped; dropping the client kills it.
     pub async fn close(self) -> Result<(), ClientError> {
-        if self.session_id().is_none() {
-            return Ok(());
+        match &self.shared.link {
+            Link::Stdio(process) => {
+                process.close().await;
+                Ok(())
+            }
+            Link::Http(conn) => {
+                if self.session_id().is_none() {
+                    return Ok(());
+                }
+                let headers = self.shared.era.headers("DELETE", None)?;
+                conn.delete(headers).await
+            }
         }
-        let headers = self.era.headers("DELETE", None)?;
-        self.conn.delete(headers).await
     }
 
-    /// One request in the negotiated era: its `result`.
+    /// Every item of a paged listing, at most [`ClientBuilder::max_pages`] pages.
+    async fn list_all(&self, method: &str, key: &str) -> Result<Vec<Value>, ClientError> {
+        let max = self.shared.link.settings().max_pages;
+        let mut items = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..max {
+            let mut params = Map::new();
+            if let Some(cursor) = cursor.take() {
+                params.insert("cursor".to_owned(), Value::String(cursor));
+            }
+            let mut page = self.request(method, params, None).await?;
+            let Some(Value::Array(page_items)) = page.get_mut(key).map(Value::take) else {
+                return Err(ClientError::Malformed {
+                    method: method.to_owned(),
+                    what: Malformed::ResultShape,
+                });
+            };
+            items.extend(page_items);
+            match page.get("nextCursor").and_then(Value::as_str) {
+                Some(next) => cursor = Some(next.to_owned()),
+                None => return Ok(items),
+            }
+        }
+        Err(ClientError::LimitExceeded {
+            method: method.to_owned(),
+            limit: Limit::Pages { max },
+        })
+    }
+
+    /// [`request`](Self::request) with `params` given as a JSON object.
+    async fn request_with(
+        &self,
+        method: &str,
+        params: Value,
+        name: Option<&str>,
+    ) -> Result<Value, ClientError> {
+        let params = match params {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        };
+        self.request(method, params, name).await
+    }
+
+    /// One request in the negotiated era: its `result`. A request that times out, or whose
+    /// future is dropped before its answer, is cancelled (`notifications/cancelled`).
     async fn request(
         &self,
         method: &str,
@@ -215,9 +400,98 @@ impl Client {
         name: Option<&str>,
     ) -> Result<Value, ClientError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let body = self.era.body(&self.conn, Some(id), method, params);
-        let headers = self.era.headers(method, name)?;
-        let answer = self.conn.post(method, Some(id), &body, headers).await?;
-        Ok(answer.result)
+        let shared = &self.shared;
+        let body = shared
+            .era
+            .body(shared.link.settings(), Some(id), method, params);
+        let headers = shared.era.headers(method, name)?;
+        let mut guard = Cancel {
+            shared: Some(shared.clone()),
+            id,
+        };
+        let answer = shared.link.send(method, Some(id), &body, headers).await;
+        if !matches!(answer, Err(ClientError::Timeout { .. })) {
+            guard.shared = None; // answered (or failed): nothing to cancel
+        }
+        drop(guard);
+        Ok(answer?.result)
     }
+}
+
+/// Cancels request `id` when dropped armed: the call timed out or its future was dropped.
+struct Cancel {
+    shared: Option<Arc<Shared>>,
+    id: i64,
+}
+
+impl Drop for Cancel {
+    fn drop(&mut self) {
+        let Some(shared) = self.shared.take() else {
+            return;
+        };
+        const CANCELLED: &str = "notifications/cancelled";
+        let mut params = Map::new();
+        params.insert("requestId".to_owned(), json!(self.id));
+        params.insert(
+            "reason".to_owned(),
+            json!("the client stopped waiting (timeout or call dropped)"),
+        );
+        let body = shared
+            .era
+            .body(shared.link.settings(), None, CANCELLED, params);
+        match &shared.link {
+            Link::Stdio(process) => process.notify(&body),
+            // Stateless over HTTP, the request's connection closed with its future is the
+            // cancellation; in a session the server is told.
+            Link::Http(_) if matches!(shared.era, Era::Stateless(_)) => {}
+            Link::Http(_) => {
+                let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+                    return;
+                };
+                let Ok(headers) = shared.era.headers(CANCELLED, None) else {
+                    return;
+                };
+                runtime.spawn(async move {
+                    let _ = shared.link.send(CANCELLED, None, &body, headers).await;
+                });
+            }
+        }
+    }
+}
+
+/// The HTTP connection to `url`, with the user's headers checked.
+fn http_connection(
+    url: &str,
+    headers: Vec<(String, String, bool)>,
+    settings: builder::Settings,
+    handlers: handlers::Handlers,
+) -> Result<Connection, ClientError> {
+    let parsed = reqwest::Url::parse(url)
+        .ok()
+        .filter(|u| matches!(u.scheme(), "http" | "https"))
+        .ok_or_else(|| ClientError::InvalidUrl {
+            url: url.to_owned(),
+        })?;
+    let mut map = HeaderMap::new();
+    for (name, value, sensitive) in headers {
+        let invalid = || ClientError::InvalidHeader { name: name.clone() };
+        let key = HeaderName::from_bytes(name.as_bytes()).map_err(|_| invalid())?;
+        let mut value = HeaderValue::from_str(&value).map_err(|_| invalid())?;
+        value.set_sensitive(sensitive);
+        map.append(key, value);
+    }
+    let http = reqwest::Client::builder()
+        .build()
+        .map_err(|e| ClientError::Transport {
+            method: "connect".to_owned(),
+            source: TransportError::new(e),
+        })?;
+    Ok(Connection {
+        http,
+        url: parsed,
+        headers: map,
+        notes: Arc::new(Queue::new(settings.max_notifications)),
+        settings,
+        handlers,
+    })
 }

@@ -1,0 +1,140 @@
+//! The handlers a user installs for the server's requests (`sampling/createMessage`,
+//! `elicitation/create`, `roots/list`), the capabilities they declare, and the answer to a
+//! request: the handler's, or `-32601` when none is installed.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+
+use crate::protocol::RpcError;
+
+/// What a handler's future answers.
+type Answer = Pin<Box<dyn Future<Output = Result<Value, RpcError>> + Send>>;
+/// A handler: the request's params in, its result (or a JSON-RPC error) out.
+pub(crate) type Handler = Arc<dyn Fn(Value) -> Answer + Send + Sync>;
+
+/// Boxes a user's async function as a [`Handler`].
+pub(crate) fn handler<F, Fut>(f: F) -> Handler
+where
+    F: Fn(Value) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Value, RpcError>> + Send + 'static,
+{
+    Arc::new(move |params| Box::pin(f(params)))
+}
+
+/// The methods a server may ask of its client, and the capability each declares.
+pub(crate) const SAMPLING: &str = "sampling/createMessage";
+pub(crate) const ELICITATION: &str = "elicitation/create";
+pub(crate) const ROOTS: &str = "roots/list";
+
+/// The installed handlers.
+#[derive(Clone, Default)]
+pub(crate) struct Handlers {
+    pub(crate) sampling: Option<Handler>,
+    pub(crate) elicitation: Option<Handler>,
+    pub(crate) roots: Option<Handler>,
+}
+
+impl std::fmt::Debug for Handlers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Handlers")
+            .field("sampling", &self.sampling.is_some())
+            .field("elicitation", &self.elicitation.is_some())
+            .field("roots", &self.roots.is_some())
+            .finish()
+    }
+}
+
+impl Handlers {
+    /// The client's `capabilities`: one member per installed handler.
+    pub(crate) fn capabilities(&self) -> Value {
+        let mut caps = Map::new();
+        if self.sampling.is_some() {
+            caps.insert("sampling".to_owned(), json!({}));
+        }
+        if self.elicitation.is_some() {
+            caps.insert("elicitation".to_owned(), json!({}));
+        }
+        if self.roots.is_some() {
+            caps.insert("roots".to_owned(), json!({"listChanged": false}));
+        }
+        Value::Object(caps)
+    }
+
+    fn for_method(&self, method: &str) -> Option<&Handler> {
+        match method {
+            SAMPLING => self.sampling.as_ref(),
+            ELICITATION => self.elicitation.as_ref(),
+            ROOTS => self.roots.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// The JSON-RPC response to the server's `request` (a message with an `id` and a
+    /// `method`): the handler's result or error, `-32601` when no handler is installed.
+    pub(crate) async fn answer(&self, mut request: Value) -> Value {
+        let id = request
+            .get_mut("id")
+            .map(Value::take)
+            .unwrap_or(Value::Null);
+        let method = request
+            .get("method")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let params = request
+            .get_mut("params")
+            .map(Value::take)
+            .unwrap_or_else(|| json!({}));
+        let outcome = match self.for_method(&method) {
+            Some(handler) => handler(params).await,
+            None => Err(RpcError::new(
+                RpcError::METHOD_NOT_FOUND,
+                format!("Method not found: {method} (no handler installed in this client)"),
+                None,
+            )),
+        };
+        match outcome {
+            Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+            Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
+        }
+    }
+}
+
+/// Whether `message` is a request of the server (an `id` and a `method`).
+pub(crate) fn is_request(message: &Value) -> bool {
+    message.get("id").is_some() && message.get("method").is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{Handlers, handler};
+
+    #[tokio::test]
+    async fn an_installed_handler_answers_and_a_missing_one_is_method_not_found() {
+        let handlers = Handlers {
+            roots: Some(handler(|_| async { Ok(json!({"roots": []})) })),
+            ..Handlers::default()
+        };
+        assert_eq!(
+            handlers.capabilities(),
+            json!({"roots": {"listChanged": false}})
+        );
+        let answered = handlers
+            .answer(json!({"jsonrpc": "2.0", "id": 7, "method": "roots/list"}))
+            .await;
+        assert_eq!(
+            answered,
+            json!({"jsonrpc": "2.0", "id": 7, "result": {"roots": []}})
+        );
+        let refused = handlers
+            .answer(json!({"jsonrpc": "2.0", "id": "s", "method": "sampling/createMessage"}))
+            .await;
+        assert_eq!(refused["id"], "s");
+        assert_eq!(refused["error"]["code"], -32601);
+    }
+}
