@@ -11,11 +11,12 @@ use std::time::Duration;
 
 use http_harness::Http;
 use serde_json::{Map, Value, json};
+use wymcp::Prompt;
+use wymcp::Resource;
 use wymcp::client::{Client, ClientError, Limit};
 use wymcp::completion::CompletionValues;
-use wymcp::prompt::{GetPromptResult, Prompt, PromptArgument, PromptArguments, PromptMessage};
+use wymcp::prompt::{GetPromptResult, PromptArgument, PromptArguments, PromptMessage};
 use wymcp::protocol::LogLevel;
-use wymcp::resource::Resource;
 use wymcp::transport::http::{BearerAuth, StreamableHttp};
 use wymcp::{
     CallError, CallOutput, CallResult, Content, Context, Identity, PlainTool, ProtocolVersion,
