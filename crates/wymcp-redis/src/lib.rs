@@ -52,6 +52,7 @@ mod bus;
 mod connection;
 mod events;
 mod ext;
+mod failure;
 mod loads;
 mod rate_limits;
 mod record;
