@@ -123,7 +123,7 @@ impl RedisEventLog {
             .unlogged
             .fetch_add(1, Ordering::Relaxed)
             .saturating_add(1);
-        if unlogged.is_power_of_two() || unlogged % 1_000 == 0 {
+        if unlogged.is_power_of_two() || unlogged.is_multiple_of(1_000) {
             tracing::warn!(
                 unlogged,
                 %err,

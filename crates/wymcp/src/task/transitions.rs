@@ -308,7 +308,7 @@ impl Tasks {
 
 /// How long a node tries to record a task's end while the store refuses it (Redis full or
 /// unreachable), before recording the task failed.
-pub(crate) const END_RECORD_RETRY: std::time::Duration = std::time::Duration::from_secs(30);
+const END_RECORD_RETRY: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// How a task's call ended: its result, or the JSON-RPC error it failed with.
 enum End {
