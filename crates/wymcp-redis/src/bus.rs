@@ -157,7 +157,7 @@ impl Bus for RedisBus {
 }
 
 fn failed(err: redis::RedisError) -> StoreError {
-    StoreError(format!("redis: {err}"))
+    StoreError(crate::failure::describe(&err))
 }
 
 /// Subscribes to `channels` and forwards what they carry (but this node's own broadcasts) to

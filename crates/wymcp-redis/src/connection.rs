@@ -83,6 +83,14 @@ impl Keys {
     pub(crate) fn running_tasks(&self, principal: &str) -> String {
         key(&self.0, ":running:", principal)
     }
+    /// A principal's kept tasks (task id → expiry ms), for its bound of stored tasks.
+    pub(crate) fn tasks_of(&self, principal: &str) -> String {
+        key(&self.0, ":tasks-of:", principal)
+    }
+    /// Every kept task (task id → expiry ms), for the store's bound.
+    pub(crate) fn stored_tasks(&self) -> String {
+        key(&self.0, ":tasks", "")
+    }
     /// A task of the tasks extension.
     pub(crate) fn task(&self, id: &str) -> String {
         key(&self.0, ":task:", id)
@@ -128,6 +136,7 @@ pub struct RedisBuilder {
     url: String,
     response_timeout: Duration,
     connection_timeout: Duration,
+    root_certificate: Option<Vec<u8>>,
 }
 
 impl RedisBuilder {
@@ -144,15 +153,43 @@ impl RedisBuilder {
         self
     }
 
-    /// Connects; fails when Redis cannot be reached now.
+    /// Trusts the certificate authority `pem` (PEM) for a `rediss://` URL, instead of the
+    /// system's roots: a Redis whose certificate a private authority signed.
+    ///
+    /// ```no_run
+    /// # async fn f() -> Result<(), Box<dyn std::error::Error>> {
+    /// let ca = std::fs::read("/etc/redis/tls/ca.crt")?;
+    /// let redis = wymcp_redis::Redis::builder("rediss://:secret@redis.internal:6380/")
+    ///     .tls_root_certificate(ca)
+    ///     .connect()
+    ///     .await?;
+    /// # let _ = redis; Ok(()) }
+    /// ```
+    pub fn tls_root_certificate(mut self, pem: impl Into<Vec<u8>>) -> Self {
+        self.root_certificate = Some(pem.into());
+        self
+    }
+
+    /// Connects; fails when Redis cannot be reached now, and refuses a Redis Cluster (see
+    /// [`Redis::connect`]).
     pub async fn connect(self) -> Result<Redis, crate::Error> {
-        let client = redis::Client::open(self.url.as_str())?;
+        let client = match self.root_certificate {
+            Some(root_cert) => redis::Client::build_with_tls(
+                self.url.as_str(),
+                redis::TlsCertificates {
+                    client_tls: None,
+                    root_cert: Some(root_cert),
+                },
+            )?,
+            None => redis::Client::open(self.url.as_str())?,
+        };
         let config = ConnectionManagerConfig::new()
             .set_response_timeout(Some(self.response_timeout))
             .set_connection_timeout(Some(self.connection_timeout))
             .set_number_of_retries(1)
             .set_max_delay(Duration::from_millis(500));
-        let conn = ConnectionManager::new_with_config(client.clone(), config).await?;
+        let mut conn = ConnectionManager::new_with_config(client.clone(), config).await?;
+        refuse_cluster(&mut conn).await?;
         Ok(Redis {
             client,
             conn,
@@ -162,6 +199,23 @@ impl RedisBuilder {
             events_ttl: DEFAULT_EVENTS_TTL,
         })
     }
+}
+
+/// Fails when the server runs in cluster mode (`INFO cluster` says `cluster_enabled:1`): the
+/// scripts here touch several keys that a cluster would spread over slots and nodes. `INFO`
+/// failing (a wrong password) fails the connection too.
+async fn refuse_cluster(conn: &mut ConnectionManager) -> Result<(), crate::Error> {
+    let info: String = redis::cmd("INFO").arg("cluster").query_async(conn).await?;
+    if info.lines().any(|line| line.trim() == "cluster_enabled:1") {
+        return Err(redis::RedisError::from((
+            redis::ErrorKind::Client,
+            "Redis Cluster is not supported",
+            "this server runs with cluster-enabled yes; wymcp-redis needs a standalone Redis \
+             (one primary, redis:// or rediss://, with or without a password)"
+                .to_owned(),
+        )));
+    }
+    Ok(())
 }
 
 impl std::fmt::Debug for Redis {
@@ -176,9 +230,13 @@ impl std::fmt::Debug for Redis {
 }
 
 impl Redis {
-    /// Connects to `url` (`redis://host:port/db`, `rediss://` for TLS is not built in) with
-    /// the default timeouts (2 s per command, 2 s to connect); fails when Redis cannot be
-    /// reached now (a node does not start without its store). [`Redis::builder`] sets them.
+    /// Connects to `url` (`redis://host:port/db`; `rediss://` for TLS, the server's
+    /// certificate checked against the system's roots or
+    /// [`RedisBuilder::tls_root_certificate`]; a password as `redis://:password@host/` or
+    /// `redis://user:password@host/`) with the default timeouts (2 s per command, 2 s to
+    /// connect); fails when Redis cannot be reached now (a node does not start without its
+    /// store), and refuses a Redis Cluster ("Redis Cluster is not supported": the scripts
+    /// here need every key on one server). [`Redis::builder`] sets the timeouts.
     pub async fn connect(url: &str) -> Result<Redis, crate::Error> {
         Redis::builder(url).connect().await
     }
@@ -199,6 +257,7 @@ impl Redis {
             url: url.to_owned(),
             response_timeout: RESPONSE_TIMEOUT,
             connection_timeout: CONNECTION_TIMEOUT,
+            root_certificate: None,
         }
     }
 

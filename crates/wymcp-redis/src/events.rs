@@ -1,7 +1,8 @@
 //! [`RedisEventLog`]: every session's SSE events on a Redis Stream, bounded, replayable from
 //! any node.
 
-use std::sync::LazyLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
@@ -52,6 +53,11 @@ static REPLAY: LazyLock<Script> = LazyLock::new(|| {
 /// count kept at `<prefix>:event-bytes:<id>`, in the same script), forgotten [`Redis::events_ttl`](crate::Redis::events_ttl) after
 /// its last event. An event's id is `<stream>.<entry id>` (`post3.1764590000000-0`), so a
 /// `Last-Event-ID` resumes on any node. An append and a replay are one round trip each.
+///
+/// An event Redis refuses to log (full at `maxmemory`, or unreachable) is still sent live, but
+/// its stream cannot be resumed past it: each such event is counted
+/// ([`unlogged_events`](Self::unlogged_events)) and the count logged as a warning (at the
+/// first, then at every power of two and every thousandth).
 #[derive(Clone)]
 pub struct RedisEventLog {
     conn: ConnectionManager,
@@ -59,6 +65,7 @@ pub struct RedisEventLog {
     max_events: usize,
     max_bytes: usize,
     ttl_ms: u64,
+    unlogged: Arc<AtomicU64>,
 }
 
 impl std::fmt::Debug for RedisEventLog {
@@ -71,7 +78,7 @@ impl std::fmt::Debug for RedisEventLog {
 }
 
 fn failed(err: redis::RedisError) -> StoreError {
-    StoreError(format!("redis: {err}"))
+    StoreError(crate::failure::describe(&err))
 }
 
 /// Whether `id` is a stream entry id (`<ms>-<seq>`): what a client sends in `Last-Event-ID`
@@ -98,6 +105,30 @@ impl RedisEventLog {
             max_events,
             max_bytes,
             ttl_ms: u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1),
+            unlogged: Arc::default(),
+        }
+    }
+
+    /// How many events this log (and its clones) could not record since it was made: each was
+    /// sent live, but a client resuming its stream does not get it again. A metric for
+    /// resumability lost to a full or unreachable Redis.
+    pub fn unlogged_events(&self) -> u64 {
+        self.unlogged.load(Ordering::Relaxed)
+    }
+
+    /// Counts an event Redis refused, and says so at the first, then at every power of two
+    /// and every thousandth (a full Redis refuses every event: one warning each would flood).
+    fn count_unlogged(&self, err: &StoreError) {
+        let unlogged = self
+            .unlogged
+            .fetch_add(1, Ordering::Relaxed)
+            .saturating_add(1);
+        if unlogged.is_power_of_two() || unlogged.is_multiple_of(1_000) {
+            tracing::warn!(
+                unlogged,
+                %err,
+                "SSE events not logged in Redis: sent live, but their streams cannot be resumed past them"
+            );
         }
     }
 }
@@ -143,7 +174,8 @@ impl EventLog for RedisEventLog {
                 .arg(self.max_bytes)
                 .invoke_async(&mut conn)
                 .await
-                .map_err(failed)?;
+                .map_err(failed)
+                .inspect_err(|err| self.count_unlogged(err))?;
             Ok(format!("{stream}.{entry}"))
         })
     }

@@ -38,6 +38,7 @@
 //! | `wymcp:task:<id>` | string (JSON) | a task of the tasks extension ([`Redis::task_store`]) | the task's TTL from its creation |
 //! | `wymcp:subs:<id>` | set | the URIs a session subscribed to ([`Redis::subscription_store`]) | until the session ends |
 //! | `wymcp:subscribers:<uri>` | set | the sessions subscribed to a URI | until its last subscriber ends |
+//! | `wymcp:tasks-of:<subject>`, `wymcp:tasks` | sorted sets | a principal's kept tasks and every kept task (id → expiry ms): [`RedisTaskStore::max_tasks_per_principal`], [`RedisTaskStore::max_tasks`] | as long as their longest-lived task |
 //! | `wymcp:running:<subject>` | sorted set | a principal's running tasks (id → heartbeat), for `task_max_running_per_principal` over every node | as long as its longest-lived task |
 //! | `wymcp:rate:<name>:<limit>\|<caller>` | string (integer) | a shared rate limit's bucket ([`Redis::rate_limits`]) | until the bucket is full again |
 //! | `wymcp:subscriptions` | string (integer) | how many subscriptions all sessions hold: `Limits::max_subscriptions` | never expires |
@@ -45,13 +46,16 @@
 //! Requests cost one round trip each to load their session (`GETEX … PX` reads the record
 //! and renews its TTL; Redis 6.2 or later); a record is written only when it changes. When Redis is unreachable,
 //! requests are answered 503 (`session store unavailable`) and service resumes by itself
-//! when it returns. `docs/scale-out.md` has the design, a deployment without sticky sessions
+//! when it returns; when Redis is full (`maxmemory`), writes are refused naming it ("Redis is
+//! full"). `rediss://` (TLS) and a password in the URL are supported; Redis Cluster is refused
+//! at connect. `docs/scale-out.md` has the design, a deployment without sticky sessions
 //! and the failure semantics.
 
 mod bus;
 mod connection;
 mod events;
 mod ext;
+mod failure;
 mod loads;
 mod rate_limits;
 mod record;

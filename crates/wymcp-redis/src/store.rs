@@ -127,7 +127,7 @@ impl std::fmt::Debug for RedisSessionStore {
 }
 
 fn failed(err: redis::RedisError) -> StoreError {
-    StoreError(format!("redis: {err}"))
+    StoreError(crate::failure::describe(&err))
 }
 
 fn millis(ttl: Duration) -> u64 {

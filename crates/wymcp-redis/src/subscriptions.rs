@@ -105,7 +105,7 @@ impl std::fmt::Debug for RedisSubscriptions {
 }
 
 fn failed(err: redis::RedisError) -> SubscriptionError {
-    SubscriptionError::Unavailable(format!("redis: {err}"))
+    SubscriptionError::Unavailable(crate::failure::describe(&err))
 }
 
 impl RedisSubscriptions {

@@ -76,20 +76,48 @@ static PUT: LazyLock<Script> = LazyLock::new(|| {
     ))
 });
 
-/// KEYS: the task, its principal's running tasks. ARGV: the record, its time left in ms, the
-/// task's id, its heartbeat, the principal's cap, the oldest heartbeat still counted. 1 when
-/// stored and counted, 0 when the principal runs the cap already (its tasks whose heartbeat
-/// is older are dropped from the count first: their nodes stopped).
+/// KEYS: the task, its principal's running tasks, its principal's stored tasks, every stored
+/// task (the last two: task id → expiry ms). ARGV: the record, its time left in ms, the task's
+/// id, its heartbeat, the principal's cap of running tasks, the oldest heartbeat still
+/// counted, now (ms), the task's expiry (ms), the most tasks kept for one principal, the most
+/// kept in all. The record is written first, so that a full Redis refuses the script there
+/// (`OOM`) rather than answering a cap; then the bounds are checked (the expired tasks dropped
+/// from the counts first) and the record taken back on a refusal. 1 when stored and counted;
+/// 0 when the principal runs its cap already (its tasks whose heartbeat is older are dropped
+/// from the count first: their nodes stopped); -1 when the principal keeps its most tasks; -2
+/// when the store keeps its most.
 static PUT_ADMITTED: LazyLock<Script> = LazyLock::new(|| {
     Script::new(&format!(
-        "local id, max, fresh = ARGV[3], ARGV[5], ARGV[6] \
-         {UNDER_CAP} \
-         redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) \
+        "redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) \
+         local id, max, fresh = ARGV[3], ARGV[5], ARGV[6] \
+         redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[7]) \
+         redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', ARGV[7]) \
+         if redis.call('ZCARD', KEYS[4]) >= tonumber(ARGV[10]) then \
+           redis.call('DEL', KEYS[1]) return -2 end \
+         if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[9]) then \
+           redis.call('DEL', KEYS[1]) return -1 end \
+         redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. fresh) \
+         if not redis.call('ZSCORE', KEYS[2], id) \
+           and redis.call('ZCARD', KEYS[2]) >= tonumber(max) then \
+           redis.call('DEL', KEYS[1]) return 0 end \
+         redis.call('ZADD', KEYS[3], ARGV[8], id) \
+         redis.call('ZADD', KEYS[4], ARGV[8], id) \
          local beat, left = ARGV[4], ARGV[2] \
+         for _, kept in ipairs({{KEYS[3], KEYS[4]}}) do \
+           if redis.call('PTTL', kept) < tonumber(left) then \
+             redis.call('PEXPIRE', kept, left) end end \
          {COUNT_RUNNING} \
          return 1"
     ))
 });
+
+/// How many tasks one principal keeps in Redis at most (running or ended, until each task's
+/// TTL ends), unless set: [`RedisTaskStore::max_tasks_per_principal`].
+const DEFAULT_MAX_TASKS_PER_PRINCIPAL: usize = 10_000;
+
+/// How many tasks the store keeps in Redis at most, over every principal, unless set:
+/// [`RedisTaskStore::max_tasks`] (as many as `InMemoryTaskStore` keeps by default).
+const DEFAULT_MAX_TASKS: usize = wymcp::task::DEFAULT_MAX_TASKS;
 
 /// Tasks as JSON strings (`<prefix>:task:<id>`), each expiring with its TTL (`SET … PX`, the
 /// time left until `created_at_ms + ttl_ms`), so Redis forgets them by itself; the running
@@ -111,6 +139,8 @@ static PUT_ADMITTED: LazyLock<Script> = LazyLock::new(|| {
 pub struct RedisTaskStore {
     conn: ConnectionManager,
     keys: Keys,
+    max_tasks: usize,
+    max_tasks_per_principal: usize,
 }
 
 impl std::fmt::Debug for RedisTaskStore {
@@ -119,8 +149,12 @@ impl std::fmt::Debug for RedisTaskStore {
     }
 }
 
-fn failed(err: impl std::fmt::Display) -> TaskStoreError {
-    TaskStoreError(format!("redis: {err}"))
+fn failed(err: redis::RedisError) -> TaskStoreError {
+    TaskStoreError(crate::failure::describe(&err))
+}
+
+fn unreadable(err: serde_json::Error) -> TaskStoreError {
+    TaskStoreError(format!("task record in Redis: {err}"))
 }
 
 /// Now, in milliseconds since the Unix epoch.
@@ -139,7 +173,38 @@ fn time_left(task: &TaskRecord) -> u64 {
 
 impl RedisTaskStore {
     pub(crate) fn new(conn: ConnectionManager, keys: Keys) -> Self {
-        RedisTaskStore { conn, keys }
+        RedisTaskStore {
+            conn,
+            keys,
+            max_tasks: DEFAULT_MAX_TASKS,
+            max_tasks_per_principal: DEFAULT_MAX_TASKS_PER_PRINCIPAL,
+        }
+    }
+
+    /// Keeps at most `max` tasks in Redis over every principal (100,000 by default, as
+    /// many as `InMemoryTaskStore` keeps; at least 1): a task is kept, running or ended, until its TTL ends, and a new
+    /// one past the bound is refused, naming it.
+    ///
+    /// ```no_run
+    /// # async fn f() -> Result<(), wymcp_redis::Error> {
+    /// let redis = wymcp_redis::Redis::connect("redis://127.0.0.1:6379/").await?;
+    /// let tasks = redis.task_store().max_tasks(50_000).max_tasks_per_principal(500);
+    /// # let _ = tasks; Ok(()) }
+    /// ```
+    #[must_use]
+    pub fn max_tasks(mut self, max: usize) -> Self {
+        self.max_tasks = max.max(1);
+        self
+    }
+
+    /// Keeps at most `max` tasks in Redis for one principal
+    /// (10,000 by default; at least 1), every unauthenticated
+    /// caller's being one principal's: a new task past the bound is refused, naming it, until
+    /// some of the principal's tasks reach the end of their TTL.
+    #[must_use]
+    pub fn max_tasks_per_principal(mut self, max: usize) -> Self {
+        self.max_tasks_per_principal = max.max(1);
+        self
     }
 
     /// The key of the running tasks of `task`'s principal (every unauthenticated caller's
@@ -158,7 +223,7 @@ impl RedisTaskStore {
         if left == 0 {
             return Ok(false);
         }
-        let json = serde_json::to_vec(&task).map_err(failed)?;
+        let json = serde_json::to_vec(&task).map_err(unreadable)?;
         let script = if cap.is_some() {
             &*REPLACE_IF_ADMITTED
         } else {
@@ -198,12 +263,14 @@ impl TaskStore for RedisTaskStore {
                     .ignore()
                     .zrem(&running, &task.id)
                     .ignore()
+                    .zrem(self.keys.stored_tasks(), &task.id)
+                    .ignore()
                     .query_async(&mut conn)
                     .await
                     .map_err(failed)?;
                 return Ok(());
             }
-            let json = serde_json::to_vec(&task).map_err(failed)?;
+            let json = serde_json::to_vec(&task).map_err(unreadable)?;
             let runs = if task.status.is_terminal() { "0" } else { "1" };
             let _: i64 = PUT
                 .key(key)
@@ -234,20 +301,40 @@ impl TaskStore for RedisTaskStore {
             if left == 0 {
                 return Ok(false);
             }
-            let json = serde_json::to_vec(&task).map_err(failed)?;
+            let json = serde_json::to_vec(&task).map_err(unreadable)?;
+            let principal = task.principal.as_deref().unwrap_or("");
             let stored: i64 = PUT_ADMITTED
                 .key(self.keys.task(&task.id))
                 .key(self.running_of(&task))
+                .key(self.keys.tasks_of(principal))
+                .key(self.keys.stored_tasks())
                 .arg(json)
                 .arg(left)
                 .arg(&task.id)
                 .arg(task.heartbeat_ms)
                 .arg(max)
                 .arg(fresh_since_ms)
+                .arg(now_ms())
+                .arg(task.created_at_ms.saturating_add(task.ttl_ms))
+                .arg(self.max_tasks_per_principal)
+                .arg(self.max_tasks)
                 .invoke_async(&mut conn)
                 .await
                 .map_err(failed)?;
-            Ok(stored == 1)
+            match stored {
+                1 => Ok(true),
+                -1 => Err(TaskStoreError(format!(
+                    "this caller keeps its most tasks in Redis, {} \
+                     (RedisTaskStore::max_tasks_per_principal); try again once some have expired",
+                    self.max_tasks_per_principal
+                ))),
+                -2 => Err(TaskStoreError(format!(
+                    "the Redis task store keeps its most tasks, {} (RedisTaskStore::max_tasks); \
+                     try again once some have expired",
+                    self.max_tasks
+                ))),
+                _ => Ok(false),
+            }
         })
     }
 
@@ -255,7 +342,7 @@ impl TaskStore for RedisTaskStore {
         Box::pin(async move {
             let mut conn = self.conn.clone();
             let json: Option<Vec<u8>> = conn.get(self.keys.task(id)).await.map_err(failed)?;
-            json.map(|json| serde_json::from_slice(&json).map_err(failed))
+            json.map(|json| serde_json::from_slice(&json).map_err(unreadable))
                 .transpose()
         })
     }
@@ -263,7 +350,14 @@ impl TaskStore for RedisTaskStore {
     fn remove<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), TaskStoreError>> {
         Box::pin(async move {
             let mut conn = self.conn.clone();
-            let _: () = conn.del(self.keys.task(id)).await.map_err(failed)?;
+            let _: () = redis::pipe()
+                .del(self.keys.task(id))
+                .ignore()
+                .zrem(self.keys.stored_tasks(), id)
+                .ignore()
+                .query_async(&mut conn)
+                .await
+                .map_err(failed)?;
             Ok(())
         })
     }

@@ -51,7 +51,7 @@ impl std::fmt::Debug for RedisUserState {
 }
 
 fn failed(err: redis::RedisError) -> UserStateError {
-    UserStateError::Store(format!("redis: {err}"))
+    UserStateError::Store(crate::failure::describe(&err))
 }
 
 fn millis(ttl: Duration) -> u64 {

@@ -253,3 +253,67 @@ async fn a_task_over_the_principals_cap_on_another_node_is_refused() {
     let handle = ask(&mut on_b, "tools/call", slow).await;
     assert_eq!(handle["result"]["resultType"], "task", "{handle}");
 }
+
+/// N6: tasks kept in Redis (running or ended, until their TTL ends) are bounded per principal
+/// and in all, and a task past a bound is refused naming it; an expired task frees its place.
+#[tokio::test]
+async fn the_tasks_kept_are_bounded_per_principal_and_in_all() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let store = Redis::connect(&redis.url())
+        .await
+        .unwrap()
+        .task_store()
+        .max_tasks_per_principal(2)
+        .max_tasks(3);
+    let (now, fresh_since) = (now_ms(), now_ms() - 600);
+    let mut short = running("t1", "alice", now);
+    short.ttl_ms = 300;
+    assert!(store.put_admitted(short, 100, fresh_since).await.unwrap());
+    assert!(
+        store
+            .put_admitted(running("t2", "alice", now), 100, fresh_since)
+            .await
+            .unwrap()
+    );
+    // Ended tasks still count: they are kept until their TTL ends.
+    let mut ended = running("t2", "alice", now);
+    ended.status = wymcp::task::TaskStatus::Completed;
+    store.put(ended).await.unwrap();
+    let refused = store
+        .put_admitted(running("t3", "alice", now), 100, fresh_since)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        refused.to_string(),
+        "task store: this caller keeps its most tasks in Redis, 2 \
+         (RedisTaskStore::max_tasks_per_principal); try again once some have expired"
+    );
+    assert!(store.get("t3").await.unwrap().is_none(), "nothing stored");
+    assert!(
+        store
+            .put_admitted(running("t4", "bob", now), 100, fresh_since)
+            .await
+            .unwrap()
+    );
+    let refused = store
+        .put_admitted(running("t5", "bob", now), 100, fresh_since)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        refused.to_string(),
+        "task store: the Redis task store keeps its most tasks, 3 (RedisTaskStore::max_tasks); \
+         try again once some have expired"
+    );
+    assert!(store.get("t5").await.unwrap().is_none(), "nothing stored");
+    // alice's short-lived task expires: its place is free again.
+    tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+    let (now, fresh_since) = (now_ms(), now_ms() - 600);
+    assert!(
+        store
+            .put_admitted(running("t3", "alice", now), 100, fresh_since)
+            .await
+            .unwrap()
+    );
+}

@@ -221,7 +221,8 @@ async fn a_task_left_by_a_stopped_node_is_reported_failed() {
     assert_eq!(failed["error"]["code"], -32603);
     assert_eq!(
         failed["error"]["message"],
-        "The node running this task stopped before the task ended; call the tool again"
+        "The node running this task stopped, or could not record its end, before the task \
+         ended; call the tool again"
     );
     assert!(failed.get("inputRequests").is_none());
 }

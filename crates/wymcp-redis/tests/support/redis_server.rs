@@ -15,6 +15,8 @@ pub(crate) struct RedisServer {
     child: Option<Child>,
     port: u16,
     dir: PathBuf,
+    /// More `redis-server` arguments (TLS, a password, cluster mode).
+    extra: Vec<String>,
 }
 
 fn free_port() -> u16 {
@@ -26,23 +28,45 @@ impl RedisServer {
     /// Starts a server and waits until it answers; `None` when there is no `redis-server` to
     /// run (the calling test returns: it is skipped, see [`skip`]).
     pub(crate) fn start() -> Option<RedisServer> {
+        RedisServer::start_with_files(|_| Vec::new())
+    }
+
+    /// [`start`](Self::start) with more `redis-server` arguments; `dir` gets the server's
+    /// temporary directory (for files the arguments name, written before it starts).
+    pub(crate) fn start_with_files(
+        args: impl FnOnce(&std::path::Path) -> Vec<String>,
+    ) -> Option<RedisServer> {
         if !installed() {
             skip();
             return None;
         }
-        let dir = std::env::temp_dir().join(format!(
-            "wymcp-redis-{}-{}",
-            std::process::id(),
-            free_port()
-        ));
-        std::fs::create_dir_all(&dir).expect("a temporary directory");
+        let dir = temporary_dir();
+        let extra = args(&dir);
         let mut server = RedisServer {
             child: None,
             port: free_port(),
             dir,
+            extra,
         };
         server.resume();
         Some(server)
+    }
+
+    /// The plain (non-TLS) port.
+    pub(crate) fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Runs `redis-cli` against it with `args` (the server's password, if any, among them):
+    /// the reply's text.
+    pub(crate) fn cli(&self, args: &[&str]) -> String {
+        let out = Command::new("redis-cli")
+            .args(["-h", "127.0.0.1", "-p", &self.port.to_string()])
+            .args(args)
+            .output()
+            .expect("redis-cli runs (it comes with redis-server)");
+        assert!(out.status.success(), "redis-cli {args:?}: {out:?}");
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
     }
 
     /// `redis://127.0.0.1:<port>/`.
@@ -97,6 +121,7 @@ impl RedisServer {
             ])
             .arg("--dir")
             .arg(&self.dir)
+            .args(&self.extra)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -107,10 +132,11 @@ impl RedisServer {
             if let Ok(mut conn) = std::net::TcpStream::connect(("127.0.0.1", self.port)) {
                 use std::io::{Read as _, Write as _};
                 let _ = conn.set_read_timeout(Some(Duration::from_secs(1)));
+                // A server with a password answers `-NOAUTH …`: up all the same.
                 let mut pong = [0u8; 7];
                 if conn.write_all(b"PING\r\n").is_ok()
                     && conn.read_exact(&mut pong).is_ok()
-                    && &pong == b"+PONG\r\n"
+                    && (&pong == b"+PONG\r\n" || &pong == b"-NOAUTH")
                 {
                     return;
                 }
@@ -119,6 +145,17 @@ impl RedisServer {
         }
         panic!("redis-server did not answer on port {}", self.port);
     }
+}
+
+/// A fresh temporary directory for one server.
+fn temporary_dir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "wymcp-redis-{}-{}",
+        std::process::id(),
+        free_port()
+    ));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    dir
 }
 
 /// Whether `redis-server` runs here (it is on `PATH`).

@@ -79,7 +79,8 @@ impl Tasks {
         task.input_requests = None;
         task.error = Some(json!({
             "code": RpcError::INTERNAL_ERROR,
-            "message": "The node running this task stopped before the task ended; call the tool again",
+            "message": "The node running this task stopped, or could not record its end, before the task \
+                        ended; call the tool again",
         }));
         task.last_updated_at_ms = now_ms();
         self.store.put(task.clone()).await.map_err(store_failed)?;

@@ -310,10 +310,12 @@ pub(super) fn spawn(
             () = cancelled => None,
             () = beats => None,
         };
-        tasks.lock_running().remove(&id);
+        // Counted running until its end is recorded (tried again while the store refuses
+        // it), so that this node does not take it meanwhile for one whose node stopped.
         if let Some(outcome) = outcome {
             tasks.finish(&id, version, outcome.and_then(|r| r)).await;
         }
+        tasks.lock_running().remove(&id);
     });
 }
 

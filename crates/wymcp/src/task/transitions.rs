@@ -233,46 +233,87 @@ impl Tasks {
 
     /// Records how the task's call ended, unless the task was cancelled meanwhile: a result
     /// (an `isError` one included) completes it; a fault (a panic, a protocol error) fails it.
+    ///
+    /// A store refusing the record (Redis full or unreachable) does not lose the result: the
+    /// write is tried again, backing off up to 2 s between tries, for [`END_RECORD_RETRY`]
+    /// (the task counted running on this node meanwhile, so this node does not take it for
+    /// one whose node stopped). If it is still refused, the task is recorded failed, naming
+    /// why, when the store takes that smaller record; and the failure is logged either way.
     pub(super) async fn finish(
         &self,
         id: &str,
         version: ProtocolVersion,
         outcome: Result<CallToolResult, RpcError>,
     ) {
-        let _guard = self.transitions.lock().await;
-        let Ok(Some(mut task)) = self.store.get(id).await else {
-            return;
-        };
-        if task.status.is_terminal() {
-            return;
-        }
-        match outcome {
+        let end = match outcome {
             // A result that is an error without a classification is a fault (a panic or a
             // timeout inside dispatch), not the tool's own answer.
             Ok(result) if result.is_error() && result.error_kind().is_none() => {
                 let data = result.into_value(version);
-                task.status = TaskStatus::Failed;
-                task.error = Some(json!({"code": RpcError::INTERNAL_ERROR,
-                                          "message": "The tool faulted", "data": data}));
+                End::Failed(json!({"code": RpcError::INTERNAL_ERROR,
+                                   "message": "The tool faulted", "data": data}))
             }
-            Ok(result) => {
+            Ok(result) => End::Completed(result.into_value(version)),
+            Err(error) => End::Failed(json!({"code": error.code(), "message": error.message(),
+                                             "data": error.data()})),
+        };
+        let deadline = tokio::time::Instant::now() + END_RECORD_RETRY;
+        let mut pause = std::time::Duration::from_millis(50);
+        let refused = loop {
+            let err = match self.record_end(id, &end).await {
+                Ok(()) => return,
+                Err(err) => err,
+            };
+            if tokio::time::Instant::now() + pause > deadline {
+                break err;
+            }
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(std::time::Duration::from_secs(2));
+        };
+        tracing::error!(task = %id, %refused, "the task store refused a task's end for {END_RECORD_RETRY:?}: its result is lost");
+        let failure = End::Failed(json!({
+            "code": RpcError::INTERNAL_ERROR,
+            "message": format!("The task ended, but the task store refused its result ({refused}); call the tool again"),
+        }));
+        if let Err(err) = self.record_end(id, &failure).await {
+            tracing::error!(task = %id, %err, "could not record that a task's result is lost");
+        }
+    }
+
+    /// Writes `end` into the task `id`, unless it is gone or ended already.
+    async fn record_end(&self, id: &str, end: &End) -> Result<(), super::TaskStoreError> {
+        let _guard = self.transitions.lock().await;
+        let mut task = match self.store.get(id).await? {
+            Some(task) if !task.status.is_terminal() => task,
+            _ => return Ok(()),
+        };
+        match end {
+            End::Completed(result) => {
                 task.status = TaskStatus::Completed;
-                task.result = Some(result.into_value(version));
+                task.result = Some(result.clone());
             }
-            Err(error) => {
+            End::Failed(error) => {
                 task.status = TaskStatus::Failed;
-                task.error = Some(json!({"code": error.code(), "message": error.message(),
-                                          "data": error.data()}));
+                task.error = Some(error.clone());
             }
         }
         task.input_requests = None;
         task.pending_answers = None;
         task.last_updated_at_ms = now_ms();
-        match self.store.put(task).await {
-            Ok(()) => self.watch.changed(id),
-            Err(err) => tracing::warn!(%err, "could not record a task's end"),
-        }
+        self.store.put(task).await?;
+        self.watch.changed(id);
+        Ok(())
     }
+}
+
+/// How long a node tries to record a task's end while the store refuses it (Redis full or
+/// unreachable), before recording the task failed.
+const END_RECORD_RETRY: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// How a task's call ended: its result, or the JSON-RPC error it failed with.
+enum End {
+    Completed(Value),
+    Failed(Value),
 }
 
 /// Moves the `responses` that answer an outstanding request of `task` (its key, its kind's
