@@ -14,7 +14,7 @@ use serde_json::{Map, Value, json};
 use wymcp::session::{CreateError, EventLog as _, SessionStore as _};
 use wymcp::task::{TaskRecord, TaskStore as _, TaskSupport};
 use wymcp::transport::http::StreamableHttp;
-use wymcp::{CallOutput, CallResult, Context, PlainTool};
+use wymcp::{CallOutput, CallResult, Context, PlainTool, ToolPolicy};
 use wymcp_redis::{Redis, RedisExt as _};
 
 use support::redis_server::RedisServer;
@@ -148,8 +148,7 @@ async fn a_task_ending_while_redis_is_full_keeps_its_result() {
     let shared = Redis::connect(&redis.url()).await.unwrap();
     let server = support::fixture::server_with(|builder| {
         builder
-            .plain_tool(Nap)
-            .task_support("doze", TaskSupport::Optional)
+            .plain_tool_with(Nap, ToolPolicy::new().task_support(TaskSupport::Optional))
             .task_store(shared.task_store())
             .task_heartbeat(Duration::from_millis(100))
     });
