@@ -15,7 +15,7 @@
 //! | [`resource`], [`prompt`], [`completion`] | static and templated resources (RFC 6570) with subscriptions, prompts with checked arguments, completion providers; all validated at `build()` |
 //! | [`testing`] | an in-process client over a built server, typed results and gate errors, assertion helpers |
 //! | [`TypedActionTool`] | the actions as a Rust enum of serde structs (`#[derive(ActionEnum)]`): schemas generated, `run` receives the variant; see [`tool_kinds`] for when to use which |
-//! | [`tool`], [`plain_tool`], [`prompt`](macro@prompt) | the shortest forms: an `impl` block's `async fn`s as actions, one `async fn` as a plain tool, an `async fn` as a prompt; schemas from the parameters, validated while your crate compiles |
+//! | [`tool`](macro@tool), [`plain_tool`], [`prompt`](macro@prompt) | the shortest forms: an `impl` block's `async fn`s as actions, one `async fn` as a plain tool, an `async fn` as a prompt; schemas from the parameters, validated while your crate compiles |
 //!
 //! [`prompt`]: mod@prompt
 //!
@@ -49,8 +49,8 @@
 //!
 //! | Feature | Default | Adds |
 //! |---|---|---|
-//! | `http` | on | [`transport::http`] (Streamable HTTP on axum and hyper), `--port`/`--bind` in [`run`] |
-//! | `stdio` | on | [`transport::stdio`], `--stdio` in [`run`] |
+//! | `http` | on | [`transport::http`] (Streamable HTTP on axum and hyper), `--port`/`--bind` in [`run`](fn@run) |
+//! | `stdio` | on | [`transport::stdio`], `--stdio` in [`run`](fn@run) |
 //! | `client` | off | `wymcp::client`: an MCP client over Streamable HTTP (reqwest with rustls): both eras, tools, a timeout and limits on every answer |
 //! | `jwt` | off | `transport::http::jwt::JwtAuth`: JWT access tokens verified against static keys or a JWKS URL (jsonwebtoken, reqwest with rustls) |
 //! | `rate-limit` | off | `middleware::RateLimitLayer` and `RateLimitStore`: a token bucket per caller (governor) |
@@ -60,7 +60,7 @@
 //! Features only add. A stdio-only server builds no HTTP stack:
 //! `wymcp = { version = "0.1", default-features = false, features = ["stdio"] }`. With neither,
 //! the core remains (tools, gates, `help`, resources, prompts, [`testing`]) for a transport of
-//! your own; [`run`] needs one of the two.
+//! your own; [`run`](fn@run) needs one of the two.
 
 #![warn(missing_docs)]
 // The transport-neutral code (sessions, the stateless era, JSON-RPC framing) serves both
@@ -163,8 +163,8 @@ pub use wymcp_macros::ActionEnum;
 ///   `schema = {...}` go in the same attribute. A parameter of type [`Context`] (or
 ///   `&Context`) receives the call's context instead. Or one struct: `Params(x): Params<T>`.
 /// * **Its answer**: a `T: Serialize` itself (`-> Note`: always a success), or anything
-///   [`IntoActionResult`]: a `Result<T: Serialize, E>` whose error converts into a
-///   [`Failure`], a [`Reply`], an [`ActionResult`], a `serde_json::Value`. The return type is
+///   [`IntoActionResult`](tool::IntoActionResult): a `Result<T: Serialize, E>` whose error converts into a
+///   [`Failure`](tool::Failure), a [`Reply`], an [`ActionResult`], a `serde_json::Value`. The return type is
 ///   read by its name: one whose last segment is `Result`, `ActionResult`, `Reply` or `Value`
 ///   is converted, any other is the value answered.
 /// * **The rest of [`ActionTool`]**: a non-async method of the block named `hints`,
@@ -233,7 +233,7 @@ pub use wymcp_macros::tool;
 ///
 /// The tool is named after the method, described by its doc comment (newlines allowed);
 /// `#[wymcp::plain_tool(name = "...", description = "...")]` overrides either. Its input
-/// schema is the method's parameters, as for a [`tool`] action (doc comments, keywords,
+/// schema is the method's parameters, as for a [`tool`](macro@tool) action (doc comments, keywords,
 /// `Option` for optional; no defaults: a plain tool's arguments have none), validated while
 /// your crate compiles when their types are standard ones. A method returning `T` or
 /// `Result<T, E>` with a struct `T` (deriving `Serialize` and `JsonSchema`, or [`data`]) gets
@@ -275,7 +275,7 @@ pub use wymcp_macros::plain_tool;
 /// `Option`; the client sends strings, parsed into the parameter's type with `FromStr`
 /// (`String` as sent; a value that does not parse is refused with `-32602`). A [`Context`]
 /// parameter receives the call's context. The function returns a `String` (one user message),
-/// a `Vec<PromptMessage>`, a [`GetPromptResult`], or a `Result` of one of those and a
+/// a `Vec<PromptMessage>`, a [`GetPromptResult`](prompt::GetPromptResult), or a `Result` of one of those and a
 /// [`PromptError`](prompt::PromptError) ([`prompt::IntoPromptResult`]).
 ///
 /// ```
@@ -335,7 +335,7 @@ pub use wymcp_macros::prompts;
 /// method the block gains `<method>_resource(&self)`, the [`ResourceTemplate`] (or
 /// [`Resource`]) to register, which reads through a clone of `self` (so the type is `Clone`,
 /// an `Arc` inside). A method returns a `String` (the text at the URI read), the contents, or
-/// a `Result` of one of those and a [`ResourceError`] ([`resource::IntoContents`]).
+/// a `Result` of one of those and a [`ResourceError`](resource::ResourceError) ([`resource::IntoContents`]).
 ///
 /// The template's variables and the parameters must match: a variable no parameter takes, or
 /// a parameter the template lacks, fails the build at the token.

@@ -22,7 +22,7 @@
 //! `concurrency_limited`. `--jwks-url` needs the cargo feature `jwt` (the JWKS client, TLS and
 //! the signature algorithms stay out of the default build). `--redis` (cargo feature `redis`) makes this process one node of
 //! several sharing that Redis (sessions, event log, bus: docs/scale-out.md); the nodes share
-//! the tasks through the same `--data` directory. The other flags are [`wymcp::run`]'s. Everything the program says goes to stderr, so stdout stays
+//! the tasks through the same `--data` directory. The other flags are [`wymcp::run()`]'s. Everything the program says goes to stderr, so stdout stays
 //! the protocol's under `--stdio`.
 
 mod auth;
@@ -72,7 +72,7 @@ impl<E: std::fmt::Display> From<E> for Failure {
     }
 }
 
-/// The command line: [`wymcp::run`]'s flags and this program's.
+/// The command line: [`wymcp::run()`]'s flags and this program's.
 fn command() -> Cli {
     Cli::new("tasks")
         .about("wymcp tasks example: a task tracker served over MCP")

@@ -6,10 +6,10 @@ use std::process::ExitCode;
 use super::{Cli, RunError};
 use crate::Server;
 
-/// Builds the server with `server`, then serves it as the command line says ([`run`](crate::run))
+/// Builds the server with `server`, then serves it as the command line says ([`run`](fn@crate::run))
 /// on a multi-threaded tokio runtime of its own, from a synchronous `main`. A server that does
 /// not build, or a failure while serving, is printed on stderr (`<name>: <reason>`) and exits
-/// with status 1; `--help` and a refused command line exit as [`run`](crate::run) says.
+/// with status 1; `--help` and a refused command line exit as [`run`](fn@crate::run) says.
 ///
 /// [`main!`](crate::main) writes this `main` for you.
 ///

@@ -1,4 +1,4 @@
-//! Serving from the command line: [`run`](crate::run) for a binary whose only job is to serve
+//! Serving from the command line: [`run`](fn@crate::run) for a binary whose only job is to serve
 //! (at the crate root, with [`run_blocking`](crate::run_blocking)), [`Cli`] for one with options
 //! of its own.
 //!

@@ -1,5 +1,5 @@
-//! What a tool's code works with beyond the two kinds of tool ([`ActionTool`](crate::ActionTool):
-//! one tool name, many actions; [`PlainTool`](crate::PlainTool): one input schema, one run,
+//! What a tool's code works with beyond the two kinds of tool ([`ActionTool`]: one tool name,
+//! many actions; [`PlainTool`]: one input schema, one run,
 //! both at the crate root): the typed result of a call, a plain tool's error kinds, an action's
 //! data errors and failures, the companions a tool registers, the conversions of a handler's
 //! return value, and the bounded echo refusals quote with.
