@@ -13,6 +13,7 @@ use wymcp::Prompt;
 use wymcp::completion::CompletionValues;
 use wymcp::prompt::{GetPromptResult, PromptArgument, PromptArguments, PromptMessage};
 use wymcp::resource::{ReadResource, ResourceContents, ResourceError, Variables};
+use wymcp::session::{EventLog, LoggedEvent, StoreError};
 use wymcp::transport::http::StreamableHttp;
 use wymcp::{Content, Context, ProtocolVersion, Server};
 use wymcp::{Resource, ResourceTemplate};
@@ -445,4 +446,66 @@ async fn a_template_match_stopped_by_a_limit_is_refused_naming_it() {
         .call(&session, "resources/read", read("other://7".into()))
         .await;
     assert_eq!(body["error"]["message"], "Resource not found: other://7");
+}
+
+/// An event log that refuses every event with data, as a store that filled up after the
+/// stream opened does (a GET stream's priming event, empty, is logged: the GET is served).
+struct RefusingLog(wymcp::session::InMemoryEventLog);
+
+impl EventLog for RefusingLog {
+    fn append<'a>(
+        &'a self,
+        session: &'a str,
+        stream: &'a str,
+        data: String,
+    ) -> futures_util::future::BoxFuture<'a, Result<String, StoreError>> {
+        if data.is_empty() {
+            return self.0.append(session, stream, data);
+        }
+        Box::pin(async { Err(StoreError("the event log is full".into())) })
+    }
+
+    fn replay_after<'a>(
+        &'a self,
+        session: &'a str,
+        last_event_id: &'a str,
+    ) -> futures_util::future::BoxFuture<'a, Result<Option<Vec<LoggedEvent>>, StoreError>> {
+        self.0.replay_after(session, last_event_id)
+    }
+
+    fn remove_session<'a>(
+        &'a self,
+        session: &'a str,
+    ) -> futures_util::future::BoxFuture<'a, Result<(), StoreError>> {
+        self.0.remove_session(session)
+    }
+}
+
+/// Issue 48, N19: a server notification whose event the log refuses still reaches the
+/// session's GET stream, live and without an `id:` (it was dropped).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_notification_the_event_log_refuses_still_reaches_the_stream_without_an_id() {
+    let server = full_server();
+    let h = Http::serve(
+        StreamableHttp::builder(server.clone()).event_log(RefusingLog(Default::default())),
+    )
+    .await;
+    let session = h.ready("2025-11-25").await;
+    let mut stream = h.get_stream(&session, &[]).await;
+    let mut buf = String::new();
+    read_until(&mut stream, &mut buf, "\n\n").await;
+    buf.clear();
+    assert!(server.notify_resources_list_changed());
+    read_until(
+        &mut stream,
+        &mut buf,
+        "notifications/resources/list_changed",
+    )
+    .await;
+    read_until(&mut stream, &mut buf, "\n\n").await;
+    let event = buf
+        .split("\n\n")
+        .find(|e| e.contains("list_changed"))
+        .unwrap();
+    assert!(!event.lines().any(|l| l.starts_with("id:")), "{event:?}");
 }

@@ -417,24 +417,32 @@ impl Sessions {
         let data = notification.message.to_string();
         let named = notification.session_id.is_some();
         for session in sessions {
+            // A log that refuses the event (a store full or down) does not cost the client the
+            // notification: it is sent live without an id, so the stream cannot be resumed
+            // past it, as a call's events are (issue 48, N19).
             let id = match self
                 .events
                 .append(&session, self.standalone, data.clone())
                 .await
             {
-                Ok(id) => id,
+                Ok(id) => Some(id),
                 Err(err) => {
-                    tracing::warn!(%err, "SSE event log failed");
-                    continue;
+                    tracing::warn!(
+                        %err,
+                        "SSE event log failed: the notification is sent without an id"
+                    );
+                    None
                 }
             };
             let event = StreamEvent {
-                id: Some(id.clone()),
+                id: id.clone(),
                 data: data.clone(),
             };
+            // Another node's stream is reached through the log (its id), so only a logged
+            // event travels there.
             if !self.streams.send(&session, event)
                 && named
-                && let Some(elsewhere) = &self.elsewhere
+                && let (Some(elsewhere), Some(id)) = (&self.elsewhere, id)
             {
                 let stream = self.standalone.to_owned();
                 elsewhere.send(session, stream, id, data.clone()).await;

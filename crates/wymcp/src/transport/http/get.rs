@@ -277,13 +277,15 @@ fn live_events(
                                 .append(&attached.session, GET_STREAM, data.clone())
                                 .await
                             {
-                                Ok(id) => id,
+                                Ok(id) => Some(id),
+                                // Sent without an id: the stream cannot be resumed past it,
+                                // and the client's last id stays the last one logged.
                                 Err(err) => {
-                                    tracing::warn!(%err, "SSE event log failed");
-                                    String::new()
+                                    tracing::warn!(%err, "SSE event log failed: sent without an id");
+                                    None
                                 }
                             };
-                            Some(sse::event(Some(&id), None, &data))
+                            Some(sse::event(id.as_deref(), None, &data))
                         }
                         None => None,
                     },
