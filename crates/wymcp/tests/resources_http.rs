@@ -506,6 +506,6 @@ async fn a_notification_the_event_log_refuses_still_reaches_the_stream_without_a
     let event = buf
         .split("\n\n")
         .find(|e| e.contains("list_changed"))
-        .unwrap();
+        .expect("the list_changed event");
     assert!(!event.lines().any(|l| l.starts_with("id:")), "{event:?}");
 }
