@@ -207,8 +207,8 @@ impl RedisTaskStore {
         self
     }
 
-    /// The key of the running tasks of `task`'s principal (every unauthenticated caller's
-    /// tasks are one principal's, as on a node).
+    /// The key of the running tasks of `task`'s principal (an unauthenticated caller's is its
+    /// address's, `anonymous@<address>`, as on a node).
     /// Replaces the kept `task` while it has the node and heartbeat `read`, and, given a
     /// `cap` (the most running tasks, the oldest heartbeat counted), only under its principal's
     /// cap over every node.

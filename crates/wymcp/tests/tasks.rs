@@ -16,6 +16,7 @@ use std::time::Duration;
 use serde_json::json;
 use tasks_kit::{call, poll_until_terminal, serve_with, start};
 use wymcp::task::{InMemoryTaskStore, TaskStatus, TaskStore, TaskSupport};
+use wymcp::transport::http::StreamableHttp;
 use wymcp::{Server, ToolPolicy};
 
 #[tokio::test]
@@ -203,6 +204,68 @@ async fn one_principal_cannot_take_every_running_place() {
         .await
         .json();
     assert_eq!(again["result"]["resultType"], "task", "{again}");
+}
+
+/// Issue 48, N14: without auth, a task's owner is its client's address: one anonymous client
+/// at its cap does not take another's places (every anonymous caller shared one set), and an
+/// anonymous task is not another address's to read.
+#[tokio::test]
+async fn anonymous_callers_are_counted_and_kept_apart_by_their_address() {
+    let server = Server::builder()
+        .plain_tool_with(
+            tasks_kit::Wait::default(),
+            ToolPolicy::new().task_support(TaskSupport::Optional),
+        )
+        .task_max_running_per_principal(1)
+        .build()
+        .unwrap();
+    let http = http_harness::Http::serve(StreamableHttp::builder(server)).await;
+    let from = |address: &str| {
+        reqwest::Client::builder()
+            .local_address(address.parse::<std::net::IpAddr>().unwrap())
+            .build()
+            .unwrap()
+    };
+    let (one, two) = (from("127.0.0.1"), from("127.0.0.2"));
+    let send = |client: &reqwest::Client, method: &str, params: serde_json::Value| {
+        let mut params = params;
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities":
+                {"extensions": {"io.modelcontextprotocol/tasks": {}}},
+        });
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+        let mut request = client.post(&http.url).json(&body);
+        for (name, value) in http_harness::modern_headers(&body) {
+            request = request.header(name, value);
+        }
+        if let Some(id) = body["params"]["taskId"].as_str() {
+            request = request.header("Mcp-Name", id);
+        }
+        let request = request.header("Accept", "application/json, text/event-stream");
+        async move {
+            request
+                .send()
+                .await
+                .unwrap()
+                .json::<serde_json::Value>()
+                .await
+                .unwrap()
+        }
+    };
+    let wait = json!({"name": "wait", "arguments": {"ms": 5_000}});
+    let first = send(&one, "tools/call", wait.clone()).await;
+    assert_eq!(first["result"]["resultType"], "task", "{first}");
+    let refused = send(&one, "tools/call", wait.clone()).await;
+    assert_eq!(refused["error"]["code"], -32603, "{refused}");
+    let other = send(&two, "tools/call", wait).await;
+    assert_eq!(other["result"]["resultType"], "task", "{other}");
+    // The first client's task is not the second's to read.
+    let id = first["result"]["taskId"].as_str().unwrap();
+    let foreign = send(&two, "tasks/get", json!({"taskId": id})).await;
+    assert_eq!(foreign["error"]["code"], -32602, "{foreign}");
+    let own = send(&one, "tasks/get", json!({"taskId": id})).await;
+    assert_eq!(own["result"]["status"], "working", "{own}");
 }
 
 /// `read` at once, `export` always a task.

@@ -104,15 +104,16 @@ pub(crate) trait Extension: Send + Sync + std::fmt::Debug + 'static {
     }
 
     /// The notification (method and params) a stream watching item `id` gets when it
-    /// changed, as `principal` may read it; `None` when there is nothing to tell (the item
+    /// changed, as the caller of `opener` (the request that opened the stream) may read it;
+    /// `None` when there is nothing to tell (the item
     /// is gone).
     fn watched<'a>(
         &'a self,
         server: &'a Server,
         id: &'a str,
-        principal: Option<&'a str>,
+        opener: &'a Context,
     ) -> BoxFuture<'a, Option<(&'static str, Map<String, Value>)>> {
-        let _ = (server, id, principal);
+        let _ = (server, id, opener);
         Box::pin(async { None })
     }
 }

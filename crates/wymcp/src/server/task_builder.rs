@@ -43,8 +43,8 @@ impl ServerBuilder {
     /// The most task calls this node runs at once for one principal, the subject of the
     /// caller's identity (default
     /// [`DEFAULT_MAX_RUNNING_PER_PRINCIPAL`](crate::task::DEFAULT_MAX_RUNNING_PER_PRINCIPAL),
-    /// 100; at least 1): one caller cannot take every place. Without auth every caller is the
-    /// same principal.
+    /// 100; at least 1): one caller cannot take every place. Without auth a caller is its
+    /// client's address (IPv6 by its /64; behind a trusted proxy the forwarded one).
     pub fn task_max_running_per_principal(mut self, max: usize) -> Self {
         self.tasks.max_running_per_principal = max.max(1);
         self

@@ -112,7 +112,7 @@ impl Extension for TasksExtension {
             if !declares_tasks(ctx) {
                 return Err(missing_extension(ctx));
             }
-            let principal = ctx.principal();
+            let principal = crate::task::serve::owner(ctx);
             let tasks = &server.features().tasks;
             let mut visible: Vec<String> = Vec::new();
             for id in ids {
@@ -125,17 +125,18 @@ impl Extension for TasksExtension {
         })
     }
 
-    /// `notifications/tasks`: the task as `tasks/get` answers `principal` at this moment (a
+    /// `notifications/tasks`: the task as `tasks/get` answers the stream's opener at this moment (a
     /// task gone, expired, is not announced).
     fn watched<'a>(
         &'a self,
         server: &'a Server,
         id: &'a str,
-        principal: Option<&'a str>,
+        opener: &'a Context,
     ) -> BoxFuture<'a, Option<(&'static str, Map<String, Value>)>> {
         Box::pin(async move {
             let tasks = &server.features().tasks;
-            match tasks.detailed_for(server, id, principal).await {
+            let owner = crate::task::serve::owner(opener);
+            match tasks.detailed_for(server, id, owner.as_deref()).await {
                 Ok(Value::Object(params)) => Some(("notifications/tasks", params)),
                 _ => None,
             }

@@ -57,7 +57,7 @@ pub(super) async fn call_with_hand_off(
         Driven::HandOff => {
             let input = Arc::new(TaskInput::new(new_id(), server.to_host()));
             slot.become_task(input.clone());
-            let principal = ctx.principal();
+            let principal = super::serve::owner(ctx);
             let running = Running {
                 token,
                 input,

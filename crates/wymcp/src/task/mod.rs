@@ -4,8 +4,9 @@
 //! client polls `tasks/get` for its status and, once done, its result, and may `tasks/cancel`
 //! it.
 //!
-//! Task ids are 128 random bits; each task is bound to the subject of the identity that
-//! created it (another caller is told the task does not exist) and kept for its TTL, then
+//! Task ids are 128 random bits; each task is bound to the principal of the identity that
+//! created it, or without one to the creating client's address (another caller is told the
+//! task does not exist), and kept for its TTL, then
 //! forgotten. Tasks are kept in a [`TaskStore`] ([`InMemoryTaskStore`] unless set).
 //!
 //! ```
@@ -52,8 +53,8 @@ pub use crate::protocol::extensions::TASKS_EXTENSION;
 pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(3600);
 /// The most task calls one node runs at once, unless set.
 pub const DEFAULT_MAX_RUNNING: usize = 1_000;
-/// The most task calls one node runs at once for one principal (every unauthenticated caller
-/// is one principal), unless set.
+/// The most task calls one node runs at once for one principal (an unauthenticated caller is
+/// counted by its client's address; over stdio, the one client), unless set.
 pub const DEFAULT_MAX_RUNNING_PER_PRINCIPAL: usize = 100;
 /// How often a client is told to poll `tasks/get`: every half second.
 pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_millis(500);

@@ -119,7 +119,7 @@ pub(crate) async fn method(
         }
     };
     let tasks = &server.tasks();
-    let principal = ctx.principal();
+    let principal = owner(ctx);
     let principal = principal.as_deref();
     match method {
         Method::TasksGet => tasks.detailed_for(server, id, principal).await,
@@ -163,6 +163,18 @@ fn input_responses(params: &Map<String, Value>) -> Result<&Map<String, Value>, R
     }
 }
 
+/// Whom a task belongs to and is counted against: the caller's principal; without one, its
+/// client's address (counted as the session quota counts it: IPv6 by its /64), so one
+/// anonymous client at its cap does not take another's places (issue 48, N14), and an
+/// anonymous task is read back from the address that made it; `None` only where the
+/// transport knows no address (stdio, whose one client is the one anonymous caller).
+pub(crate) fn owner(ctx: &Context) -> Option<String> {
+    ctx.principal().or_else(|| {
+        let address = ctx.origin().client?;
+        Some(format!("anonymous@{}", crate::context::network(address)))
+    })
+}
+
 /// Whether the request declares the tasks extension in its capabilities.
 pub(crate) fn declares_tasks(ctx: &Context) -> bool {
     ctx.client_capabilities()
@@ -197,7 +209,7 @@ async fn start(
     let slot = Arc::new(TaskSlot::running(input.clone()));
     let task_ctx = ctx.for_task(token.clone(), slot);
     let call = server.call(params, task_ctx);
-    let principal = ctx.principal();
+    let principal = owner(ctx);
     let running = Running {
         token,
         input,
@@ -236,7 +248,7 @@ pub(super) async fn adopt(
     tasks.admit(running)?;
     let record = TaskRecord {
         id: id.clone(),
-        principal: ctx.principal(),
+        principal: owner(ctx),
         tool,
         status: TaskStatus::Working,
         created_at_ms: now,

@@ -51,7 +51,9 @@ impl TaskStatus {
 pub struct TaskRecord {
     /// The unguessable id (`Mcp-Name` of `tasks/*`).
     pub id: String,
-    /// The subject of the identity that created it (`None`: an unauthenticated caller).
+    /// Whom it belongs to: the principal of the identity that created it; without one,
+    /// `anonymous@<address>` of the creating client (`None`: an unauthenticated caller whose
+    /// address the transport does not know, stdio's one client).
     pub principal: Option<String>,
     /// The tool called.
     pub tool: String,

@@ -31,8 +31,8 @@ pub(crate) struct Filter {
     uris: Vec<String>,
     /// The extensions' items the stream watches (the tasks extension's `taskIds`).
     watched: Vec<Watched>,
-    /// Who opened the stream: an item is read as this caller may read it.
-    principal: Option<String>,
+    /// The request that opened the stream: an item is read as its caller may read it.
+    opener: Option<Context>,
 }
 
 /// The items of one extension a stream watches.
@@ -97,7 +97,7 @@ impl Filter {
             resources: flag("resourcesListChanged")?,
             uris,
             watched,
-            principal: None,
+            opener: None,
         })
     }
 
@@ -130,7 +130,7 @@ impl Filter {
             resources: self.resources && declared("resources", "listChanged"),
             uris,
             watched,
-            principal: ctx.principal(),
+            opener: Some(ctx.clone()),
         })
     }
 
@@ -229,8 +229,8 @@ impl Filter {
             if !items.ids.iter().any(|i| **i == **item) {
                 return None;
             }
-            let principal = self.principal.as_deref();
-            let (method, params) = items.extension.watched(server, item, principal).await?;
+            let opener = self.opener.as_ref()?;
+            let (method, params) = items.extension.watched(server, item, opener).await?;
             return Some(tagged(method, params, id));
         }
         let (method, params) = self.wants(change)?;
