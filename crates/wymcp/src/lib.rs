@@ -104,7 +104,7 @@ pub mod user_state;
 pub mod tool_kinds {}
 
 pub use context::{Context, Identity};
-pub use limits::Limits;
+pub use limits::values::Limits;
 pub use prompt::definition::Prompt;
 pub use protocol::content::Content;
 pub use protocol::error::RpcError;
@@ -118,7 +118,7 @@ pub use tool::plain::{CallError, CallOutput, CallResult, PlainTool};
 pub use tool::reply::{ActionError, ActionResult, Data, Reply};
 pub use tool::typed::{ActionEnum, TypedActionTool};
 pub use tool::visibility::Visibility;
-pub use wymcp_core::{ActionSchema, Actions, ConfigurationError, Hint, Problem};
+pub use wymcp_core::{ActionSchema, Actions, ConfigurationError, Hint};
 
 /// Declares a tool's actions as a JSON literal, validated while your crate compiles.
 ///

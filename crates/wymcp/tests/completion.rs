@@ -11,7 +11,8 @@ use wymcp::ResourceTemplate;
 use wymcp::completion::{Complete, Completion, CompletionRef, CompletionRequest, CompletionValues};
 use wymcp::prompt::{GetPromptResult, PromptArgument, PromptArguments, PromptError};
 use wymcp::resource::{ReadResource, ResourceContents, ResourceError, Variables};
-use wymcp::{Context, Problem, ProtocolVersion, RpcError, Server};
+use wymcp::tool::Problem;
+use wymcp::{Context, ProtocolVersion, RpcError, Server};
 
 use kit_request::request;
 use mcp_schema::{REVISIONS, problems, validator};

@@ -28,9 +28,10 @@ mod spec_tool;
 use serde_json::{Map, Value, json};
 use spec_tool::{Spec, object};
 use wymcp::tool::Callback;
+use wymcp::tool::Problem;
 use wymcp::{
     ActionSchema, Actions, CallOutput, CallResult, ConfigurationError, Context, Hint, PlainTool,
-    Problem, Server, ServerBuilder,
+    Server, ServerBuilder,
 };
 
 /// A plain tool with a given name and input schema.

@@ -901,7 +901,7 @@ fn an_x_mcp_header_clients_must_reject_fails_build() {
         let err = build(json!({"value": {"type": kind, "x-mcp-header": header}})).unwrap_err();
         assert_eq!(err.tool(), Some("annotated"));
         match err.problem() {
-            wymcp::Problem::InvalidHeaderParam {
+            wymcp::tool::Problem::InvalidHeaderParam {
                 property,
                 reason: got,
                 ..

@@ -11,7 +11,8 @@ use wymcp::prompt::{
     GetPromptResult, PromptArgument, PromptArguments, PromptError, PromptMessage, Role,
 };
 use wymcp::resource::ResourceContents;
-use wymcp::{Content, Context, Problem, ProtocolVersion, RpcError, Server};
+use wymcp::tool::Problem;
+use wymcp::{Content, Context, ProtocolVersion, RpcError, Server};
 
 use kit_request::request;
 use mcp_schema::{REVISIONS, problems, validator};

@@ -8,7 +8,8 @@ mod mcp_schema;
 use serde_json::{Map, Value, json};
 use wymcp::resource::{ReadResource, ResourceContents, ResourceError, Variables};
 use wymcp::testing::TestClient;
-use wymcp::{Context, Problem, ProtocolVersion, RpcError, Server};
+use wymcp::tool::Problem;
+use wymcp::{Context, ProtocolVersion, RpcError, Server};
 use wymcp::{Resource, ResourceTemplate};
 
 use kit_request::request;

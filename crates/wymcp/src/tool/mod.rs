@@ -24,7 +24,7 @@ pub use companions::Companions;
 pub use methods::{IntoActionResult, IntoCallResult, Params};
 pub use plain::ErrorKind;
 pub use reply::{DataError, Failure};
-pub use wymcp_core::{Callback, bound};
+pub use wymcp_core::{Callback, Problem, bound};
 
 // The crate root's, named here for the crate's own paths.
 pub(crate) use crate::protocol::content::Content;
