@@ -74,6 +74,7 @@ pub(crate) fn json_longer_than(value: &serde_json::Value, max: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Limits;
     use serde_json::json;
 
     #[test]
