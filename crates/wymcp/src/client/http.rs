@@ -63,6 +63,26 @@ impl Connection {
             })
     }
 
+    /// POSTs `body` (a message for `method`, named in a transport error) with the client's
+    /// headers and `extra`; the response unread.
+    async fn send(
+        &self,
+        method: &str,
+        body: &Value,
+        extra: &HeaderMap,
+    ) -> Result<reqwest::Response, ClientError> {
+        self.http
+            .post(self.url.clone())
+            .headers(self.headers.clone())
+            .header(ACCEPT, "application/json, text/event-stream")
+            .header(CONTENT_TYPE, "application/json")
+            .headers(extra.clone())
+            .body(body.to_string())
+            .send()
+            .await
+            .map_err(|e| transport(method, e))
+    }
+
     /// DELETEs the session (`extra` carries its id), under the timeout. A server that does
     /// not let clients end sessions answers 405: not an error.
     pub(crate) async fn delete(&self, extra: HeaderMap) -> Result<(), ClientError> {
@@ -91,17 +111,7 @@ impl Connection {
         body: &Value,
         extra: HeaderMap,
     ) -> Result<Answer, ClientError> {
-        let mut response = self
-            .http
-            .post(self.url.clone())
-            .headers(self.headers.clone())
-            .header(ACCEPT, "application/json, text/event-stream")
-            .header(CONTENT_TYPE, "application/json")
-            .headers(extra.clone())
-            .body(body.to_string())
-            .send()
-            .await
-            .map_err(|e| transport(method, e))?;
+        let mut response = self.send(method, body, &extra).await?;
         let status = response.status();
         let headers = response.headers().clone();
         let Some(id) = id else {
@@ -242,17 +252,7 @@ impl Connection {
         reply: &Value,
         extra: &HeaderMap,
     ) -> Result<(), ClientError> {
-        let response = self
-            .http
-            .post(self.url.clone())
-            .headers(self.headers.clone())
-            .header(ACCEPT, "application/json, text/event-stream")
-            .header(CONTENT_TYPE, "application/json")
-            .headers(extra.clone())
-            .body(reply.to_string())
-            .send()
-            .await
-            .map_err(|e| transport(method, e))?;
+        let response = self.send(method, reply, extra).await?;
         let status = response.status();
         if status.is_success() {
             Ok(())
