@@ -165,16 +165,21 @@ async fn a_client_without_the_extension_is_refused_the_task_methods() {
     );
 }
 
-#[tokio::test]
-async fn one_principal_cannot_take_every_running_place() {
-    let server = Server::builder()
+/// A server whose `wait` runs as a task, at most one running per principal.
+fn waiting_server_capped_at_one() -> Server {
+    Server::builder()
         .plain_tool_with(
             tasks_kit::Wait::default(),
             ToolPolicy::new().task_support(TaskSupport::Optional),
         )
         .task_max_running_per_principal(1)
         .build()
-        .unwrap();
+        .unwrap()
+}
+
+#[tokio::test]
+async fn one_principal_cannot_take_every_running_place() {
+    let server = waiting_server_capped_at_one();
     let http = tasks_kit::serve_server(server).await;
     let first = start(&http, 5_000).await;
     let args = json!({"name": "wait", "arguments": {"ms": 5_000}});
@@ -211,14 +216,7 @@ async fn one_principal_cannot_take_every_running_place() {
 /// anonymous task is not another address's to read.
 #[tokio::test]
 async fn anonymous_callers_are_counted_and_kept_apart_by_their_address() {
-    let server = Server::builder()
-        .plain_tool_with(
-            tasks_kit::Wait::default(),
-            ToolPolicy::new().task_support(TaskSupport::Optional),
-        )
-        .task_max_running_per_principal(1)
-        .build()
-        .unwrap();
+    let server = waiting_server_capped_at_one();
     let http = http_harness::Http::serve(StreamableHttp::builder(server)).await;
     let from = |address: &str| {
         reqwest::Client::builder()
