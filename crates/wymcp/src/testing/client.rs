@@ -321,7 +321,10 @@ impl TestClient {
                 let result = wire_result(answer.into_value())?;
                 Err(RpcError::new(
                     RpcError::INTERNAL_ERROR,
-                    format!("tools/call answered something other than a tool's result: {result}"),
+                    format!(
+                        "tools/call answered something other than a tool's result: {}",
+                        wymcp_core::bound::echo(&result.to_string())
+                    ),
                     None,
                 ))
             }
