@@ -87,6 +87,7 @@ fn configuration_md_lists_every_public_builder_method() {
     // (type, the section listing it, constructors documented by their own name)
     let builders = [
         ("ServerBuilder", "The server", &["new"][..]),
+        ("Backends", "The stores", &["new"][..]),
         ("Limits", "Limits", &[][..]),
         (
             "StreamableHttp",

@@ -10,7 +10,7 @@ use redis::aio::ConnectionManager;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::mpsc;
-use wymcp::session::{Bus, BusMessage, CallLease, Recipient, StoreError};
+use wymcp::backend::{Bus, BusMessage, CallLease, Recipient, StoreError};
 
 use crate::connection::Keys;
 

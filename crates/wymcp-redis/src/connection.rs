@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 use std::time::Duration;
+use wymcp::backend::Backends;
 
 use rand::RngCore as _;
 use redis::AsyncCommands as _;
@@ -289,6 +290,21 @@ impl Redis {
         self
     }
 
+    /// Every store on this Redis in one value, for
+    /// [`ServerBuilder::backends`](wymcp::ServerBuilder::backends): sessions, their SSE
+    /// events, the bus, tasks, per-principal user state and resource subscriptions. Any node
+    /// built with it serves any request of any session on the same Redis. (A shared rate
+    /// limit is a layer's own: [`rate_limits`](Self::rate_limits).)
+    pub fn backends(&self) -> Backends {
+        Backends::new()
+            .sessions(self.session_store())
+            .events(self.event_log())
+            .bus(self.bus())
+            .tasks(self.task_store())
+            .user_state(self.user_state())
+            .subscriptions(self.subscription_store())
+    }
+
     /// The session store on this Redis.
     pub fn session_store(&self) -> RedisSessionStore {
         RedisSessionStore::new(self.conn.clone(), self.keys.clone())
@@ -313,13 +329,13 @@ impl Redis {
     }
 
     /// Per-principal user state on this Redis ([`RedisUserState`]), for
-    /// [`ServerBuilder::user_state`](wymcp::ServerBuilder::user_state).
+    /// [`Backends::user_state`].
     pub fn user_state(&self) -> RedisUserState {
         RedisUserState::new(self.conn.clone(), self.keys.clone())
     }
 
     /// The `resources/subscribe` subscriptions on this Redis ([`RedisSubscriptions`]), for
-    /// [`ServerBuilder::subscription_store`](wymcp::ServerBuilder::subscription_store).
+    /// [`Backends::subscriptions`].
     pub fn subscription_store(&self) -> RedisSubscriptions {
         RedisSubscriptions::new(self.conn.clone(), self.keys.clone())
     }

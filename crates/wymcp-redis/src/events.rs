@@ -8,8 +8,8 @@ use std::time::Duration;
 use futures_util::future::BoxFuture;
 use redis::aio::ConnectionManager;
 use redis::{Script, Value};
-use wymcp::session::StoreError;
-use wymcp::session::{EventLog, LoggedEvent};
+use wymcp::backend::StoreError;
+use wymcp::backend::{EventLog, LoggedEvent};
 
 use crate::connection::Keys;
 

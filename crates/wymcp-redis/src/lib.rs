@@ -3,22 +3,22 @@
 //! (a client's answer to the server request it sent, a cancellation, the end of its session,
 //! an event for a stream) reaches the node running it over Redis pub/sub.
 //!
-//! One [`Redis`] per process holds a reconnecting connection; [`RedisExt::redis`] puts its
-//! session store, SSE event log and bus on an HTTP builder in one line:
+//! One [`Redis`] per process holds a reconnecting connection; [`Redis::backends`] gives its
+//! session store, SSE event log, bus, task store, user state and subscriptions to a server in
+//! one value:
 //!
 //! ```no_run
 //! use wymcp::transport::http::StreamableHttp;
-//! use wymcp_redis::{Redis, RedisExt as _};
+//! use wymcp_redis::Redis;
 //!
 //! # #[tokio::main] async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let redis = Redis::connect("redis://127.0.0.1:6379/").await?;
 //! let server = wymcp::Server::builder()
+//!     .backends(redis.backends())
 //!     // Every node opens the stateless era's requestState sealed by any other.
 //!     .request_state_keys(redis.request_state_keys().await?)
-//!     // A resources/subscribe taken by one node is notified from any, and outlives it.
-//!     .subscription_store(redis.subscription_store())
 //!     .build()?;
-//! let service = StreamableHttp::builder(server).redis(&redis).build();
+//! let service = StreamableHttp::builder(server).build();
 //! # let _ = service; Ok(()) }
 //! ```
 //!
@@ -54,7 +54,6 @@
 mod bus;
 mod connection;
 mod events;
-mod ext;
 mod failure;
 mod loads;
 mod rate_limits;
@@ -67,7 +66,6 @@ mod user_state;
 pub use bus::RedisBus;
 pub use connection::{Redis, RedisBuilder};
 pub use events::RedisEventLog;
-pub use ext::RedisExt;
 pub use rate_limits::RedisRateLimits;
 pub use store::RedisSessionStore;
 pub use subscriptions::RedisSubscriptions;

@@ -6,7 +6,7 @@ use std::time::Duration;
 use futures_util::future::BoxFuture;
 use redis::Script;
 use redis::aio::ConnectionManager;
-use wymcp::middleware::{RateLimitStore, RateLimitStoreError};
+use wymcp::backend::{RateLimitStore, RateLimitStoreError};
 
 /// GCRA on Redis's clock. KEYS: the bucket (its theoretical arrival time, µs). ARGV: the
 /// interval between tokens (µs), the burst. -1 when a token was taken, else the wait (µs).

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use wymcp::ProtocolVersion;
+use wymcp::backend::{SessionRecord, StoreError};
 use wymcp::protocol::LogLevel;
-use wymcp::session::{SessionRecord, StoreError};
 
 #[derive(Serialize, Deserialize)]
 struct Stored {

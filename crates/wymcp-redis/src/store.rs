@@ -6,7 +6,7 @@ use std::time::Duration;
 use futures_util::future::BoxFuture;
 use redis::Script;
 use redis::aio::ConnectionManager;
-use wymcp::session::{CreateError, SessionRecord, SessionStore, StoreError};
+use wymcp::backend::{CreateError, SessionRecord, SessionStore, StoreError};
 
 use crate::connection::Keys;
 use crate::loads::Loads;

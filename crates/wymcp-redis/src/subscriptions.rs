@@ -7,7 +7,7 @@ use futures_util::future::BoxFuture;
 use redis::Script;
 use redis::aio::ConnectionManager;
 use wymcp::Limits;
-use wymcp::resource::{SubscriptionError, SubscriptionStore};
+use wymcp::backend::{SubscriptionError, SubscriptionStore};
 
 use crate::connection::Keys;
 
@@ -71,7 +71,7 @@ static SUBSCRIBERS: LazyLock<Script> = LazyLock::new(|| {
 });
 
 /// Subscriptions in Redis, for
-/// [`ServerBuilder::subscription_store`](wymcp::ServerBuilder::subscription_store): a set of
+/// [`Backends::subscriptions`](wymcp::backend::Backends::subscriptions): a set of
 /// URIs per session (`<prefix>:subs:<session>`), a set of sessions per URI
 /// (`<prefix>:subscribers:<uri>`) and the total (`<prefix>:subscriptions`), kept together by
 /// scripts, so [`Limits::max_subscriptions_per_session`] and [`Limits::max_subscriptions`]
@@ -83,13 +83,16 @@ static SUBSCRIBERS: LazyLock<Script> = LazyLock::new(|| {
 /// ```no_run
 /// # async fn f() -> Result<(), Box<dyn std::error::Error>> {
 /// use wymcp::transport::http::StreamableHttp;
-/// use wymcp_redis::{Redis, RedisExt as _};
+/// use wymcp::backend::Backends;
+/// use wymcp_redis::Redis;
 ///
 /// let redis = Redis::connect("redis://127.0.0.1:6379/").await?;
-/// let server = wymcp::Server::builder()
-///     .subscription_store(redis.subscription_store())
-///     .build()?;
-/// let service = StreamableHttp::builder(server).redis(&redis).build();
+/// // With the sessions of the same Redis, whose records it reads (`redis.backends()` has both).
+/// let backends = Backends::new()
+///     .sessions(redis.session_store())
+///     .subscriptions(redis.subscription_store());
+/// let server = wymcp::Server::builder().backends(backends).build()?;
+/// let service = StreamableHttp::builder(server).build();
 /// # let _ = service; Ok(()) }
 /// ```
 #[derive(Clone)]

@@ -7,7 +7,7 @@ use futures_util::future::BoxFuture;
 use redis::AsyncCommands as _;
 use redis::Script;
 use redis::aio::ConnectionManager;
-use wymcp::task::{TaskRecord, TaskStore, TaskStoreError};
+use wymcp::backend::{TaskRecord, TaskStore, TaskStoreError};
 
 use crate::connection::Keys;
 
@@ -117,21 +117,21 @@ const DEFAULT_MAX_TASKS_PER_PRINCIPAL: usize = 10_000;
 
 /// How many tasks the store keeps in Redis at most, over every principal, unless set:
 /// [`RedisTaskStore::max_tasks`] (as many as `InMemoryTaskStore` keeps by default).
-const DEFAULT_MAX_TASKS: usize = wymcp::task::DEFAULT_MAX_TASKS;
+const DEFAULT_MAX_TASKS: usize = wymcp::backend::DEFAULT_MAX_TASKS;
 
 /// Tasks as JSON strings (`<prefix>:task:<id>`), each expiring with its TTL (`SET … PX`, the
 /// time left until `created_at_ms + ttl_ms`), so Redis forgets them by itself; the running
 /// tasks of each principal (`<prefix>:running:<subject>`, task id → heartbeat) so that
 /// [`task_max_running_per_principal`](wymcp::ServerBuilder::task_max_running_per_principal)
 /// counts every node's. Every method is one round trip. Put it on the server with
-/// [`ServerBuilder::task_store`](wymcp::ServerBuilder::task_store):
+/// [`Backends::tasks`](wymcp::backend::Backends::tasks):
 ///
 /// ```no_run
 /// # async fn f() -> Result<(), Box<dyn std::error::Error>> {
 /// let redis = wymcp_redis::Redis::connect("redis://127.0.0.1:6379/").await?;
 /// let server = wymcp::Server::builder()
 ///     // ... .plain_tool_with(Report, ToolPolicy::new().task_support(TaskSupport::Optional)) ...
-///     .task_store(redis.task_store())
+///     .backends(wymcp::backend::Backends::new().tasks(redis.task_store()))
 ///     .build()?;
 /// # let _ = server; Ok(()) }
 /// ```

@@ -7,7 +7,8 @@ use std::time::Duration;
 use futures_util::future::BoxFuture;
 use redis::Script;
 use redis::aio::ConnectionManager;
-use wymcp::user_state::{UserStateError, UserStateLimits, UserStateStore};
+use wymcp::backend::{UserStateLimits, UserStateStore};
+use wymcp::user_state::UserStateError;
 
 use crate::connection::Keys;
 
@@ -32,7 +33,8 @@ static SET: LazyLock<Script> = LazyLock::new(|| {
 /// ```no_run
 /// # async fn f() -> Result<(), Box<dyn std::error::Error>> {
 /// let redis = wymcp_redis::Redis::connect("redis://127.0.0.1:6379/").await?;
-/// let server = wymcp::Server::builder().user_state(redis.user_state()).build()?;
+/// let backends = wymcp::backend::Backends::new().user_state(redis.user_state());
+/// let server = wymcp::Server::builder().backends(backends).build()?;
 /// # let _ = server; Ok(()) }
 /// ```
 #[derive(Clone)]

@@ -10,21 +10,24 @@ use std::time::Duration;
 
 use serde_json::json;
 use wymcp::Limits;
-use wymcp::session::{CreateError, SessionStore};
+use wymcp::backend::{CreateError, SessionStore};
 use wymcp::transport::http::StreamableHttp;
-use wymcp_redis::{Redis, RedisExt as _};
+use wymcp_redis::Redis;
 
-use support::fixture::server_with_limits;
+use support::fixture::{on_redis, server_with};
 use support::record;
 use support::redis_server::RedisServer;
 use support::{Node, SESSION_VERSION};
 
 /// A node behind a proxy on 127.0.0.1 (so `X-Forwarded-For` names the client), sharing `redis`.
 async fn node(redis: &Redis) -> Node {
-    let server = server_with_limits(Limits::default().max_sessions_per_client(2));
-    let builder = StreamableHttp::builder(server)
-        .redis(redis)
-        .trusted_proxies([std::net::Ipv4Addr::LOCALHOST.into()]);
+    let server = server_with(|builder| {
+        builder
+            .limits(Limits::default().max_sessions_per_client(2))
+            .backends(on_redis(redis))
+    });
+    let builder =
+        StreamableHttp::builder(server).trusted_proxies([std::net::Ipv4Addr::LOCALHOST.into()]);
     Node::serve(builder).await
 }
 

@@ -6,7 +6,7 @@
 
 mod support;
 
-use wymcp::session::EventLog;
+use wymcp::backend::EventLog;
 use wymcp_redis::Redis;
 
 use support::redis_server::RedisServer;

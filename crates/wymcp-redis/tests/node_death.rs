@@ -9,9 +9,9 @@ use std::sync::mpsc;
 
 use serde_json::json;
 use wymcp::transport::http::{HttpServer, StreamableHttp};
-use wymcp_redis::{Redis, RedisExt as _};
+use wymcp_redis::Redis;
 
-use support::fixture::server;
+use support::fixture::node_server;
 use support::redis_server::RedisServer;
 use support::{Client, Node, SESSION_VERSION};
 
@@ -35,10 +35,9 @@ impl Doomed {
                 .unwrap();
             runtime.block_on(async {
                 let redis = Redis::connect(&redis_url).await.unwrap();
-                let builder = StreamableHttp::builder(server(None))
+                let builder = StreamableHttp::builder(node_server(&redis))
                     .sse_polling(true)
-                    .node_id("doomed")
-                    .redis(&redis);
+                    .node_id("doomed");
                 let http = HttpServer::bind("127.0.0.1:0", builder).await.unwrap();
                 ready
                     .send(format!("http://{}/mcp", http.local_addr().unwrap()))
@@ -68,9 +67,7 @@ async fn a_call_whose_node_died_is_answered_with_an_error_on_the_node_the_client
     };
     let doomed = Doomed::start(redis.url());
     let survivor = Redis::connect(&redis.url()).await.unwrap();
-    let builder = StreamableHttp::builder(server(None))
-        .sse_polling(true)
-        .redis(&survivor);
+    let builder = StreamableHttp::builder(node_server(&survivor)).sse_polling(true);
     let other = Node::serve(builder).await;
 
     let mut client = Client::new(vec![doomed.url.clone()], false);

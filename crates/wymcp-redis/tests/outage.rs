@@ -10,15 +10,15 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use wymcp::transport::http::StreamableHttp;
-use wymcp_redis::{Redis, RedisExt as _};
+use wymcp_redis::Redis;
 
-use support::fixture::server;
+use support::fixture::node_server;
 use support::redis_server::RedisServer;
 use support::{Client, Node, SESSION_VERSION};
 
 async fn node(url: &str) -> Node {
     let redis = Redis::connect(url).await.unwrap();
-    Node::serve(StreamableHttp::builder(server(None)).redis(&redis)).await
+    Node::serve(StreamableHttp::builder(node_server(&redis))).await
 }
 
 async fn open(client: &mut Client) {

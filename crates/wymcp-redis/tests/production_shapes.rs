@@ -10,7 +10,7 @@ mod support;
 use std::path::Path;
 use std::time::Duration;
 
-use wymcp::session::SessionStore as _;
+use wymcp::backend::SessionStore as _;
 use wymcp_redis::Redis;
 
 use support::redis_server::RedisServer;

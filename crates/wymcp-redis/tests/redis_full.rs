@@ -11,12 +11,14 @@ mod support;
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
-use wymcp::session::{CreateError, EventLog as _, SessionStore as _};
-use wymcp::task::{TaskRecord, TaskStore as _, TaskSupport};
+use wymcp::backend::{CreateError, EventLog as _, SessionStore as _};
+use wymcp::backend::{TaskRecord, TaskStore as _};
+use wymcp::task::TaskSupport;
 use wymcp::transport::http::StreamableHttp;
 use wymcp::{CallOutput, CallResult, Context, PlainTool, ToolPolicy};
-use wymcp_redis::{Redis, RedisExt as _};
+use wymcp_redis::Redis;
 
+use support::fixture::on_redis;
 use support::redis_server::RedisServer;
 use support::{Client, Node};
 
@@ -149,10 +151,10 @@ async fn a_task_ending_while_redis_is_full_keeps_its_result() {
     let server = support::fixture::server_with(|builder| {
         builder
             .plain_tool_with(Nap, ToolPolicy::new().task_support(TaskSupport::Optional))
-            .task_store(shared.task_store())
+            .backends(on_redis(&shared).tasks(shared.task_store()))
             .task_heartbeat(Duration::from_millis(100))
     });
-    let node = Node::serve(StreamableHttp::builder(server).redis(&shared)).await;
+    let node = Node::serve(StreamableHttp::builder(server)).await;
     let mut client = Client::new(vec![node.url.clone()], true);
     let call = json!({"name": "doze", "arguments": {"ms": 300}});
     let handle = request(&mut client, "tools/call", call).await;

@@ -7,7 +7,7 @@ mod support;
 
 use std::time::Duration;
 
-use wymcp::session::{CreateError, SessionStore};
+use wymcp::backend::{CreateError, SessionStore};
 use wymcp_redis::Redis;
 
 use support::record;

@@ -13,7 +13,7 @@ use wymcp::ResourceTemplate;
 use wymcp::resource::{ResourceContents, read_fn};
 use wymcp::transport::http::StreamableHttp;
 use wymcp::{Limits, Server};
-use wymcp_redis::{Redis, RedisExt as _};
+use wymcp_redis::Redis;
 
 use support::redis_server::RedisServer;
 use support::{Client, Node, SESSION_VERSION};
@@ -29,7 +29,7 @@ fn server(redis: &Redis, limits: Limits) -> Server {
         .list_changed(true)
         .limits(limits)
         .resource_template(ResourceTemplate::new("test://items/{id}", "item", item))
-        .subscription_store(redis.subscription_store())
+        .backends(redis.backends())
         .build()
         .unwrap()
 }
@@ -40,9 +40,9 @@ async fn raw(redis_server: &RedisServer) -> redis::aio::MultiplexedConnection {
     client.get_multiplexed_async_connection().await.unwrap()
 }
 
-/// A node serving `server` on `redis`, as node `id` (the nodes of one process need their own).
-async fn node(server: &Server, redis: &Redis, id: &str) -> Node {
-    let builder = StreamableHttp::builder(server.clone()).redis(redis);
+/// A node serving `server` (its backends on Redis), as node `id` (the nodes of one process need their own).
+async fn node(server: &Server, id: &str) -> Node {
+    let builder = StreamableHttp::builder(server.clone());
     Node::serve(builder.node_id(id)).await
 }
 
@@ -83,8 +83,8 @@ async fn a_subscription_outlives_its_node_and_each_change_reaches_it_once() {
         server(&redis, Limits::default()),
         server(&redis, Limits::default()),
     );
-    let taker = node(&first, &redis, "taker").await;
-    let holder = node(&second, &redis, "holder").await;
+    let taker = node(&first, "taker").await;
+    let holder = node(&second, "holder").await;
     let mut client = open(&taker).await;
     let answer = subscribe(&mut client, 2, "test://items/1").await;
     assert_eq!(answer["result"], json!({}), "{answer}");
@@ -94,7 +94,7 @@ async fn a_subscription_outlives_its_node_and_each_change_reaches_it_once() {
     drop(taker);
     drop(first);
     let restarted = server(&redis, Limits::default());
-    let _replacement = node(&restarted, &redis, "replacement").await;
+    let _replacement = node(&restarted, "replacement").await;
     let session = client.session.clone();
     assert_eq!(
         restarted.subscriptions(session.as_deref()).await.unwrap(),
@@ -125,10 +125,7 @@ async fn the_subscription_caps_count_every_nodes_subscriptions() {
         .max_subscriptions_per_session(2)
         .max_subscriptions(3);
     let (first, second) = (server(&redis, limits.clone()), server(&redis, limits));
-    let (a, b) = (
-        node(&first, &redis, "a").await,
-        node(&second, &redis, "b").await,
-    );
+    let (a, b) = (node(&first, "a").await, node(&second, "b").await);
     let mut one = open(&a).await;
     assert_eq!(
         subscribe(&mut one, 2, "test://items/1").await["result"],
@@ -198,7 +195,7 @@ async fn a_subscriber_whose_session_is_gone_is_skipped_and_dropped() {
     };
     let redis = Redis::connect(&redis_server.url()).await.unwrap();
     let server = server(&redis, Limits::default());
-    let a = node(&server, &redis, "a").await;
+    let a = node(&server, "a").await;
     let mut client = open(&a).await;
     assert_eq!(
         subscribe(&mut client, 2, "test://items/1").await["result"],
@@ -226,9 +223,8 @@ async fn an_expired_sessions_subscriptions_go_with_it() {
     };
     let redis = Redis::connect(&redis_server.url()).await.unwrap();
     let server = server(&redis, Limits::default());
-    let builder = StreamableHttp::builder(server.clone())
-        .redis(&redis)
-        .session_ttl(std::time::Duration::from_millis(200));
+    let builder =
+        StreamableHttp::builder(server.clone()).session_ttl(std::time::Duration::from_millis(200));
     let a = Node::serve(builder.node_id("a")).await;
     let mut client = open(&a).await;
     assert_eq!(

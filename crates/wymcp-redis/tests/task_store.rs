@@ -8,7 +8,7 @@
 mod support;
 
 use serde_json::json;
-use wymcp::task::{TaskRecord, TaskStore};
+use wymcp::backend::{TaskRecord, TaskStore};
 use wymcp_redis::Redis;
 
 use support::redis_server::RedisServer;

@@ -7,7 +7,8 @@ mod support;
 
 use std::time::Duration;
 
-use wymcp::user_state::{UserStateError, UserStateLimits, UserStateStore};
+use wymcp::backend::{UserStateLimits, UserStateStore};
+use wymcp::user_state::UserStateError;
 use wymcp_redis::Redis;
 
 use support::redis_server::RedisServer;

@@ -71,6 +71,7 @@
     allow(dead_code, unused_imports)
 )]
 
+pub mod backend;
 pub mod card;
 #[cfg(feature = "client")]
 pub mod client;

@@ -351,7 +351,7 @@ async fn ctx_5_sampling_round_trip_on_the_post_stream() {
     assert_eq!(request["params"]["maxTokens"], 500);
     let id = request["id"].as_str().unwrap().to_owned();
     assert!(id.starts_with("srv-"), "{id}");
-    assert!(id.contains(wymcp::session::node_id()), "{id}");
+    assert!(id.contains(wymcp::backend::node_id()), "{id}");
     valid(&request, "CreateMessageRequest");
     let result = json!({"role": "assistant", "content": {"type": "text", "text": "Short."},
                         "model": "test-model", "stopReason": "endTurn"});

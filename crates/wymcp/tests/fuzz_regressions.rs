@@ -14,7 +14,9 @@ use http_harness::{Http, envelope};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use wymcp::Server;
-use wymcp::session::{CreateError, InMemorySessionStore, SessionRecord, SessionStore, StoreError};
+use wymcp::backend::{
+    Backends, CreateError, InMemorySessionStore, SessionRecord, SessionStore, StoreError,
+};
 use wymcp::transport::http::StreamableHttp;
 
 /// A store the test reaches too: it can end a session behind the service's back, as another
@@ -62,13 +64,22 @@ fn server() -> Server {
     Server::builder().name("regressions").build().unwrap()
 }
 
+/// The server with its sessions kept in `store`.
+fn server_on(store: &Shared) -> Server {
+    Server::builder()
+        .name("regressions")
+        .backends(Backends::new().sessions(store.clone()))
+        .build()
+        .unwrap()
+}
+
 /// `http_session` (fuzz/seeds/http_session/regression-*): a session
 /// whose record left the store was answered 404, yet `StreamableHttpService::session` still
 /// handed out its live handle until the reaper's next round.
 #[tokio::test]
 async fn a_session_gone_from_the_store_has_no_live_handle_once_answered_404() {
     let store = Shared::default();
-    let http = Http::serve(StreamableHttp::builder(server()).session_store(store.clone())).await;
+    let http = Http::serve(StreamableHttp::builder(server_on(&store))).await;
     let session = http.ready("2025-11-25").await;
     assert!(http.service.session(&session).await.unwrap().is_some());
     assert!(
@@ -128,7 +139,7 @@ async fn a_session_era_refusal_never_echoes_an_id_that_is_not_one() {
 #[tokio::test]
 async fn deleting_an_expired_session_leaves_no_live_handle() {
     let store = Shared::default();
-    let http = Http::serve(StreamableHttp::builder(server()).session_store(store.clone())).await;
+    let http = Http::serve(StreamableHttp::builder(server_on(&store))).await;
     let session = http.ready("2025-11-25").await;
     assert!(http.service.session(&session).await.unwrap().is_some());
     store.expire(&session);

@@ -18,7 +18,7 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 use wymcp::Identity;
 use wymcp::Limits;
-use wymcp::session::{EventLog, InMemoryEventLog};
+use wymcp::backend::{EventLog, InMemoryEventLog};
 use wymcp::transport::http::{BearerAuth, StreamableHttp};
 
 async fn serve(limits: Limits) -> (Http, Arc<AtomicBool>) {

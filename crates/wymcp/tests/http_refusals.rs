@@ -20,9 +20,9 @@ use hostile_kit::{Greeter, Raw, Served};
 use http_harness::{modern_headers, request};
 use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
-use wymcp::session::{
-    CreateError, EventLog, InMemorySessionStore, LoggedEvent, SessionRecord, SessionStore,
-    StoreError,
+use wymcp::backend::{
+    Backends, CreateError, EventLog, InMemorySessionStore, LoggedEvent, SessionRecord,
+    SessionStore, StoreError,
 };
 use wymcp::transport::http::{
     AuthRefusal, Authenticate, BearerAuth, ConnectionLimits, StreamableHttp,
@@ -285,17 +285,25 @@ impl Authenticate for Hook {
 
 /// A server whose tools' list changes, so that `subscriptions/listen` has something to
 /// deliver.
-fn server() -> Server {
+fn server(backends: Backends) -> Server {
     Server::builder()
         .name("refusals")
         .list_changed(true)
         .plain_tool(Greeter)
+        .backends(backends)
         .build()
         .unwrap()
 }
 
 async fn serve(configure: impl FnOnce(StreamableHttp) -> StreamableHttp) -> Served {
-    let builder = StreamableHttp::builder(server())
+    serve_on(Backends::new(), configure).await
+}
+
+async fn serve_on(
+    backends: Backends,
+    configure: impl FnOnce(StreamableHttp) -> StreamableHttp,
+) -> Served {
+    let builder = StreamableHttp::builder(server(backends))
         .body_limit(BODY_LIMIT)
         .max_listen_streams(1);
     let limits = ConnectionLimits::new().body_read_timeout(BODY_TIMEOUT);
@@ -428,7 +436,7 @@ async fn wire_check_refusals_in_both_dialects() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn post_refusals_are_json_rpc_envelopes() {
-    let served = serve(|b| b.session_store(FlakyStore::default())).await;
+    let served = serve_on(Backends::new().sessions(FlakyStore::default()), |b| b).await;
     let session = ready(&served).await;
     let too_large = format!(
         "Payload Too Large: the body limit is {BODY_LIMIT} bytes (StreamableHttp::body_limit)"
@@ -579,9 +587,8 @@ async fn the_listen_stream_limit_is_refused_under_the_request_id() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn get_and_delete_refusals_speak_plain_json() {
-    let served = serve(|b| {
-        b.session_store(FlakyStore::default())
-            .strict_version_header(true)
+    let served = serve_on(Backends::new().sessions(FlakyStore::default()), |b| {
+        b.strict_version_header(true)
     })
     .await;
     let session = ready(&served).await;
@@ -653,7 +660,7 @@ async fn get_and_delete_refusals_speak_plain_json() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stream_whose_event_log_fails_is_refused() {
-    let served = serve(|b| b.event_log(DeadLog)).await;
+    let served = serve_on(Backends::new().events(DeadLog), |b| b).await;
     let session = ready(&served).await;
     let rows = vec![row(
         "EventLogUnavailable",

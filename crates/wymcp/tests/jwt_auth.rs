@@ -17,6 +17,7 @@ use jsonwebtoken::{EncodingKey, Header, encode};
 use reqwest::StatusCode;
 use serde_json::{Map, Value, json};
 use wymcp::Identity;
+use wymcp::backend::{Backends, InMemoryUserState};
 use wymcp::transport::http::StreamableHttp;
 use wymcp::transport::http::jwt::{Algorithm, DecodingKey, JwtAuth, JwtConfigError};
 use wymcp::{CallOutput, CallResult, Context, PlainTool, Server};
@@ -680,7 +681,7 @@ async fn alice_of_one_issuer_is_not_alice_of_another() {
         .name("two-issuers")
         .plain_tool(WhoAmI)
         .plain_tool(Remember)
-        .user_state(wymcp::user_state::InMemoryUserState::default())
+        .backends(Backends::new().user_state(InMemoryUserState::default()))
         .build()
         .unwrap();
     let http = Http::serve(

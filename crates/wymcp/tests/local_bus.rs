@@ -6,13 +6,15 @@
 
 mod http_harness;
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
-use wymcp::session::InMemoryEventLog;
-use wymcp::session::{InMemorySessionStore, LocalBus, Sampling};
+use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
+use tokio_util::sync::CancellationToken;
+use wymcp::backend::{Backends, InMemoryEventLog, InMemorySessionStore, LocalBus};
+use wymcp::session::Sampling;
 use wymcp::transport::http::StreamableHttp;
+use wymcp::transport::stdio::{StdioConfig, serve_io};
 use wymcp::{CallError, CallOutput, CallResult, Context, PlainTool, Server};
 
 use http_harness::{Http, Sse};
@@ -42,16 +44,17 @@ impl PlainTool for Summarize {
 
 #[tokio::test]
 async fn an_answer_posted_to_one_node_reaches_the_call_on_the_other() {
-    let store = Arc::new(InMemorySessionStore::new());
-    let log = Arc::new(InMemoryEventLog::new());
-    let bus = Arc::new(LocalBus::new());
+    let shared = Backends::new()
+        .sessions(InMemorySessionStore::new())
+        .events(InMemoryEventLog::new())
+        .bus(LocalBus::new());
     let node = |id: &str| {
-        let server = Server::builder().plain_tool(Summarize).build().unwrap();
-        StreamableHttp::builder(server)
-            .node_id(id)
-            .session_store(store.clone())
-            .event_log(log.clone())
-            .bus(bus.clone())
+        let server = Server::builder()
+            .plain_tool(Summarize)
+            .backends(shared.clone())
+            .build()
+            .unwrap();
+        StreamableHttp::builder(server).node_id(id)
     };
     let (a, b) = (Http::serve(node("a")).await, Http::serve(node("b")).await);
     let session = a.open_session(json!({"sampling": {}})).await;
@@ -77,57 +80,73 @@ async fn an_answer_posted_to_one_node_reaches_the_call_on_the_other() {
     assert_eq!(result["result"]["content"][0]["text"], "Short.");
 }
 
-/// One `Server` served by two services, each a node of its own cluster (its own bus, store and
-/// log): a notification of the shared server reaches the other node of *each* cluster. Before
-/// the sessions had one owner, the first service served installed the server's relay ("the
-/// first call wins"), and the second cluster never heard of it.
+/// One `Server` served at once by a node of a cluster (HTTP, its backends shared with the
+/// cluster's other node) and over stdio: a notification of the server reaches both the stdio
+/// client and the cluster's other node. Before the sessions had one owner, the first
+/// deployment served installed the server's relay ("the first call wins").
 #[tokio::test]
-async fn one_server_served_by_two_clusters_notifies_both() {
-    let shared = Server::builder()
-        .plain_tool(Summarize)
-        .list_changed(true)
-        .build()
-        .unwrap();
-    let cluster = |name: &'static str| {
-        let (store, log, bus) = (
-            Arc::new(InMemorySessionStore::new()),
-            Arc::new(InMemoryEventLog::new()),
-            Arc::new(LocalBus::new()),
-        );
-        move |id: &str, server: Server| {
-            StreamableHttp::builder(server)
-                .node_id(&format!("{name}-{id}"))
-                .session_store(store.clone())
-                .event_log(log.clone())
-                .bus(bus.clone())
-        }
-    };
-    let (first, second) = (cluster("first"), cluster("second"));
-    let other_server = || {
+async fn one_server_served_over_http_and_stdio_at_once_notifies_both() {
+    let shared = Backends::new()
+        .sessions(InMemorySessionStore::new())
+        .events(InMemoryEventLog::new())
+        .bus(LocalBus::new());
+    let server = |backends: Backends| {
         Server::builder()
             .plain_tool(Summarize)
             .list_changed(true)
+            .backends(backends)
             .build()
             .unwrap()
     };
-    // The shared server on node 1 of each cluster; node 2 of each has a server of its own.
-    let _first_1 = Http::serve(first("1", shared.clone())).await;
-    let _second_1 = Http::serve(second("1", shared.clone())).await;
-    let first_2 = Http::serve(first("2", other_server())).await;
-    let second_2 = Http::serve(second("2", other_server())).await;
-    let mut streams = Vec::new();
-    for node in [&first_2, &second_2] {
-        let session = node.ready("2025-11-25").await;
-        let stream = node.get_stream(&session, &[]).await;
-        streams.push(Sse::bounded(stream, Duration::from_secs(10)));
+    let served = server(shared.clone());
+    let _node_1 = Http::serve(StreamableHttp::builder(served.clone()).node_id("1")).await;
+    let node_2 = Http::serve(StreamableHttp::builder(server(shared)).node_id("2")).await;
+    let session = node_2.ready("2025-11-25").await;
+    let mut stream = Sse::bounded(
+        node_2.get_stream(&session, &[]).await,
+        Duration::from_secs(10),
+    );
+    // The same server over stdio, initialized.
+    let (client, pipe) = tokio::io::duplex(1 << 16);
+    let (server_read, server_write) = tokio::io::split(pipe);
+    let (client_read, mut write) = tokio::io::split(client);
+    let _stdio = tokio::spawn(serve_io(
+        served.clone(),
+        StdioConfig::default(),
+        server_read,
+        server_write,
+        CancellationToken::new(),
+        |_| {},
+    ));
+    let mut lines = BufReader::new(client_read).lines();
+    for message in [
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "stdio", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    ] {
+        write
+            .write_all(format!("{message}\n").as_bytes())
+            .await
+            .unwrap();
     }
-    assert!(shared.notify_tools_list_changed());
-    for (name, stream) in ["first", "second"].into_iter().zip(&mut streams) {
-        let (heard, _) = stream.until("notifications/tools/list_changed").await;
-        assert_eq!(
-            heard,
-            json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {}}),
-            "the {name} cluster's other node"
-        );
-    }
+    let initialized: Value =
+        serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+    assert_eq!(initialized["id"], 0, "{initialized}");
+
+    assert!(served.notify_tools_list_changed());
+    let expected =
+        json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {}});
+    let (heard, _) = stream.until("notifications/tools/list_changed").await;
+    assert_eq!(heard, expected, "the cluster's other node");
+    let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+        .await
+        .expect("the stdio client hears it within 10 s")
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        serde_json::from_str::<Value>(&line).unwrap(),
+        expected,
+        "the stdio client"
+    );
 }

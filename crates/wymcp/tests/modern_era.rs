@@ -20,8 +20,10 @@ use http_harness::{Http, borrowed, envelope, modern_headers};
 use reqwest::StatusCode;
 use serde_json::{Map, Value, json};
 use wymcp::Resource;
+use wymcp::backend::{
+    Backends, CreateError, InMemorySessionStore, SessionRecord, SessionStore, StoreError,
+};
 use wymcp::protocol::stateless::{CacheHint, CacheHints, CacheScope};
-use wymcp::session::{CreateError, InMemorySessionStore, SessionRecord, SessionStore, StoreError};
 use wymcp::transport::http::StreamableHttp;
 use wymcp::{CallOutput, CallResult, Context, PlainTool, ProtocolVersion, Server};
 
@@ -116,8 +118,9 @@ impl PlainTool for Routed {
     }
 }
 
-fn server() -> Server {
+fn server_with(backends: Backends) -> Server {
     Server::builder()
+        .backends(backends)
         .name("modern-test")
         .version("1.2.3")
         .plain_tool(ctx_fixture::CtxTool)
@@ -138,9 +141,8 @@ http_harness::serves_http!(Harness);
 
 async fn start_with(hints: CacheHints) -> Harness {
     let store = CountingStore::default();
-    let builder = StreamableHttp::builder(server())
-        .session_store(store.clone())
-        .cache_hints(hints);
+    let server = server_with(Backends::new().sessions(store.clone()));
+    let builder = StreamableHttp::builder(server).cache_hints(hints);
     Harness {
         http: Http::serve(builder).await,
         store,

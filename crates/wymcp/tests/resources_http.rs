@@ -10,10 +10,10 @@ use http_harness::{Http, data_lines, read_until};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use wymcp::Prompt;
+use wymcp::backend::{Backends, EventLog, LoggedEvent, StoreError};
 use wymcp::completion::CompletionValues;
 use wymcp::prompt::{GetPromptResult, PromptArgument, PromptArguments, PromptMessage};
 use wymcp::resource::{ReadResource, ResourceContents, ResourceError, Variables};
-use wymcp::session::{EventLog, LoggedEvent, StoreError};
 use wymcp::transport::http::StreamableHttp;
 use wymcp::{Content, Context, ProtocolVersion, Server};
 use wymcp::{Resource, ResourceTemplate};
@@ -66,7 +66,12 @@ impl Prompt for Greet {
 }
 
 fn full_server() -> Server {
+    full_server_with(Backends::new())
+}
+
+fn full_server_with(backends: Backends) -> Server {
     Server::builder()
+        .backends(backends)
         .name("resources-http")
         .version("1.0.0")
         .list_changed(true)
@@ -450,7 +455,7 @@ async fn a_template_match_stopped_by_a_limit_is_refused_naming_it() {
 
 /// An event log that refuses every event with data, as a store that filled up after the
 /// stream opened does (a GET stream's priming event, empty, is logged: the GET is served).
-struct RefusingLog(wymcp::session::InMemoryEventLog);
+struct RefusingLog(wymcp::backend::InMemoryEventLog);
 
 impl EventLog for RefusingLog {
     fn append<'a>(
@@ -485,11 +490,8 @@ impl EventLog for RefusingLog {
 /// session's GET stream, live and without an `id:` (it was dropped).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_notification_the_event_log_refuses_still_reaches_the_stream_without_an_id() {
-    let server = full_server();
-    let h = Http::serve(
-        StreamableHttp::builder(server.clone()).event_log(RefusingLog(Default::default())),
-    )
-    .await;
+    let server = full_server_with(Backends::new().events(RefusingLog(Default::default())));
+    let h = Http::serve(StreamableHttp::builder(server.clone())).await;
     let session = h.ready("2025-11-25").await;
     let mut stream = h.get_stream(&session, &[]).await;
     let mut buf = String::new();

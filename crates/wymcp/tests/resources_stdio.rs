@@ -11,7 +11,7 @@ use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
 use tokio_util::sync::CancellationToken;
 use wymcp::Resource;
 use wymcp::Server;
-use wymcp::resource::{SubscriptionError, SubscriptionStore};
+use wymcp::backend::{Backends, SubscriptionError, SubscriptionStore};
 use wymcp::transport::stdio::{StdioConfig, serve_io};
 
 fn builder() -> wymcp::ServerBuilder {
@@ -67,7 +67,7 @@ impl SubscriptionStore for Counting {
 async fn stdio_subscriptions_stay_in_process_beside_a_shared_store() {
     let shared = Counting::default();
     let server = builder()
-        .subscription_store(shared.clone())
+        .backends(Backends::new().subscriptions(shared.clone()))
         .build()
         .expect("builds");
     subscribe_notify_and_forget(server).await;

@@ -17,7 +17,7 @@ use std::time::Duration;
 use http_harness::Http;
 use serde_json::{Value, json};
 use tasks_kit::{call, poll_until_terminal, serve_node, serve_with, start};
-use wymcp::task::{InMemoryTaskStore, TaskStore};
+use wymcp::backend::{InMemoryTaskStore, TaskStore};
 
 const ALICE: &str = "alice-token";
 

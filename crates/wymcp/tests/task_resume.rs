@@ -17,7 +17,8 @@ use std::time::Duration;
 use http_harness::Http;
 use serde_json::{Map, Value, json};
 use tasks_kit::{call, poll_until_terminal, serve_server};
-use wymcp::task::{InMemoryTaskStore, TaskResume, TaskStore, TaskSupport};
+use wymcp::backend::{InMemoryTaskStore, TaskStore};
+use wymcp::task::{TaskResume, TaskSupport};
 use wymcp::{CallOutput, CallResult, Context, PlainTool, Server, ToolPolicy};
 
 const ALICE: &str = "alice-token";
@@ -59,7 +60,7 @@ async fn node(store: Arc<InMemoryTaskStore>, runs: Arc<AtomicUsize>) -> Http {
                 .task_support(TaskSupport::Optional)
                 .task_resume(TaskResume::Rerun),
         )
-        .task_store(store)
+        .backends(wymcp::backend::Backends::new().tasks(store))
         .build()
         .unwrap();
     serve_server(server).await

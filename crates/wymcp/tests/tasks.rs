@@ -15,7 +15,8 @@ use std::time::Duration;
 
 use serde_json::json;
 use tasks_kit::{call, poll_until_terminal, serve_with, start};
-use wymcp::task::{InMemoryTaskStore, TaskStatus, TaskStore, TaskSupport};
+use wymcp::backend::{InMemoryTaskStore, TaskStore};
+use wymcp::task::{TaskStatus, TaskSupport};
 use wymcp::transport::http::StreamableHttp;
 use wymcp::{Server, ToolPolicy};
 

@@ -9,8 +9,8 @@ mod http_harness;
 use http_harness::{Http, borrowed, modern_headers};
 use serde_json::{Map, Value, json};
 use wymcp::Identity;
+use wymcp::backend::{Backends, InMemoryUserState, UserStateLimits};
 use wymcp::transport::http::{BearerAuth, StreamableHttp};
-use wymcp::user_state::{InMemoryUserState, UserStateLimits};
 use wymcp::{CallError, CallOutput, CallResult, Context, PlainTool, Server};
 
 /// `{"op": "set"|"get"|"remove", "key", "value"?}` on the caller's user state.
@@ -51,7 +51,7 @@ impl PlainTool for Remember {
 fn server(limits: UserStateLimits) -> Server {
     Server::builder()
         .plain_tool(Remember)
-        .user_state(InMemoryUserState::with_limits(limits))
+        .backends(Backends::new().user_state(InMemoryUserState::with_limits(limits)))
         .build()
         .unwrap()
 }

@@ -174,10 +174,7 @@ async fn run(cli: Invocation) -> Result<(), Failure> {
         if let Some(protect) = protect {
             http = protect(http);
         }
-        match &redis {
-            Some(redis) => redis.serve(http),
-            None => http,
-        }
+        http
     };
     Ok(cli.serve_with(server, configure).await?)
 }

@@ -5,7 +5,6 @@
 use wymcp::ServerBuilder;
 use wymcp::middleware::RateLimitLayer;
 use wymcp::mrtr::RequestStateKeys;
-use wymcp::transport::http::StreamableHttp;
 
 /// A Redis deployment this node joins.
 #[cfg(feature = "redis")]
@@ -40,10 +39,11 @@ impl Node {
         match *self {}
     }
 
-    /// `builder` with its sessions' resource subscriptions on this Redis.
+    /// `builder` with every store on this Redis: sessions, their events, the bus between nodes,
+    /// resource subscriptions, tasks and user state.
     pub(crate) fn share(&self, builder: ServerBuilder) -> ServerBuilder {
         #[cfg(feature = "redis")]
-        return builder.subscription_store(self.0.subscription_store());
+        return builder.backends(self.0.backends());
         #[cfg(not(feature = "redis"))]
         {
             let _ = builder;
@@ -58,17 +58,6 @@ impl Node {
         #[cfg(not(feature = "redis"))]
         {
             let _ = layer;
-            match *self {}
-        }
-    }
-
-    /// `http` with its sessions, events and bus on this Redis.
-    pub(crate) fn serve(&self, http: StreamableHttp) -> StreamableHttp {
-        #[cfg(feature = "redis")]
-        return wymcp_redis::RedisExt::redis(http, &self.0);
-        #[cfg(not(feature = "redis"))]
-        {
-            let _ = http;
             match *self {}
         }
     }

@@ -46,15 +46,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let addr = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "127.0.0.1:0".to_owned());
-    let builder = Server::builder().name("calc").version("1.0.0").tool(Calc);
-    let server = with_layer(builder, std::env::var("WYMCP_CALC_LAYER").ok().as_deref())?.build()?;
-    // Room for the 10,000 idle sessions of the scale figure plus the 64 of the load.
-    let mut builder = StreamableHttp::builder(server).max_sessions(20_000);
+    let mut builder = Server::builder().name("calc").version("1.0.0").tool(Calc);
     // `WYMCP_CALC_REDIS=URL`: one node of a Redis deployment (docs/scale-out.md).
     if let Ok(url) = std::env::var("WYMCP_CALC_REDIS") {
-        use wymcp_redis::RedisExt as _;
-        builder = builder.redis(&wymcp_redis::Redis::connect(&url).await?);
+        builder = builder.backends(wymcp_redis::Redis::connect(&url).await?.backends());
     }
+    let server = with_layer(builder, std::env::var("WYMCP_CALC_LAYER").ok().as_deref())?.build()?;
+    // Room for the 10,000 idle sessions of the scale figure plus the 64 of the load.
+    let builder = StreamableHttp::builder(server).max_sessions(20_000);
     let http = HttpServer::bind(addr.as_str(), builder).await?;
     println!("listening on {}", http.local_addr()?);
     http.run().await?;

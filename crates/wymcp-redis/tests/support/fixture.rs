@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 use wymcp::Resource;
+use wymcp::backend::Backends;
 use wymcp::mrtr::RequestStateKeys;
 use wymcp::session::{Elicitation, Sampling};
 use wymcp::task::{TaskResume, TaskSupport};
@@ -133,36 +134,52 @@ pub(crate) fn server(keys: Option<RequestStateKeys>) -> Server {
     build(keys, false, |builder| builder)
 }
 
+/// A node's sessions, their events and the bus on `redis`.
+pub(crate) fn on_redis(redis: &wymcp_redis::Redis) -> Backends {
+    Backends::new()
+        .sessions(redis.session_store())
+        .events(redis.event_log())
+        .bus(redis.bus())
+}
+
+/// [`server`] as a node of a deployment on `redis`: its sessions, events and bus there.
+pub(crate) fn node_server(redis: &wymcp_redis::Redis) -> Server {
+    build(None, false, |builder| builder.backends(on_redis(redis)))
+}
+
 /// The same server as a node of a deployment on `redis` runs it: the stateless era's keys
-/// shared, the subscriptions kept in Redis.
+/// shared, the sessions, events, bus and subscriptions kept in Redis.
 pub(crate) fn shared_server(keys: RequestStateKeys, redis: &wymcp_redis::Redis) -> Server {
     build(Some(keys), false, |builder| {
-        builder.subscription_store(redis.subscription_store())
+        builder.backends(on_redis(redis).subscriptions(redis.subscription_store()))
     })
 }
 
-/// The same server with tasks kept in `redis`: `steps` (ends at once), `slow` (never ends),
+/// The same server with its sessions, events, bus and tasks kept in `redis`: `steps` (ends at once), `slow` (never ends),
 /// `ask` (waits for the client's answers) and `nap` (rerun when its node stops) run as tasks
 /// for a client declaring the extension; heartbeats every 200 ms, so a task of a stopped node
 /// is failed, or rerun, within a second.
 pub(crate) fn tasks_server(keys: Option<RequestStateKeys>, redis: &wymcp_redis::Redis) -> Server {
-    build(keys, true, |builder| with_tasks(builder, redis))
+    build(keys, true, |builder| {
+        with_tasks(builder, on_redis(redis).tasks(redis.task_store()))
+    })
 }
 
 /// [`tasks_server`] running at most `per_principal` tasks for one principal, on all nodes.
 pub(crate) fn tasks_server_capped(redis: &wymcp_redis::Redis, per_principal: usize) -> Server {
     build(None, true, |builder| {
-        with_tasks(builder, redis).task_max_running_per_principal(per_principal)
+        with_tasks(builder, Backends::new().tasks(redis.task_store()))
+            .task_max_running_per_principal(per_principal)
     })
 }
 
-fn with_tasks(builder: ServerBuilder, redis: &wymcp_redis::Redis) -> ServerBuilder {
+fn with_tasks(builder: ServerBuilder, backends: Backends) -> ServerBuilder {
     let rerun = ToolPolicy::new()
         .task_support(TaskSupport::Optional)
         .task_resume(TaskResume::Rerun);
     builder
         .plain_tool_with(Nap, rerun)
-        .task_store(redis.task_store())
+        .backends(backends)
         .task_heartbeat(Duration::from_millis(200))
 }
 

@@ -102,7 +102,7 @@ pub(crate) fn serve_as_node_process() {
             Ok("tasks") => fixture::tasks_server(Some(keys), &redis),
             _ => fixture::shared_server(keys, &redis),
         };
-        let builder = wymcp_redis::RedisExt::redis(StreamableHttp::builder(server), &redis);
+        let builder = StreamableHttp::builder(server);
         let http = HttpServer::bind("127.0.0.1:0", builder)
             .await
             .expect("a port");
@@ -383,8 +383,8 @@ pub(crate) fn normalized(mut value: Value) -> Value {
 }
 
 /// A fresh session record of the latest session-era revision, for the store tests.
-pub(crate) fn record(id: &str) -> wymcp::session::SessionRecord {
-    wymcp::session::SessionRecord {
+pub(crate) fn record(id: &str) -> wymcp::backend::SessionRecord {
+    wymcp::backend::SessionRecord {
         id: id.to_owned(),
         version: wymcp::ProtocolVersion::LATEST_SESSION_ERA,
         client_capabilities: std::sync::Arc::new(json!({})),

@@ -608,13 +608,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let mut builder = server_builder()?;
     if let Some(redis) = &redis {
-        // Subscriptions and tasks in Redis too, any node answering for any task: a running
-        // task's node picks up a cancel or an answer given to another node at its next
-        // heartbeat.
+        // Every store in Redis (sessions, events, the bus, subscriptions, tasks), any node
+        // answering for any task: a running task's node picks up a cancel or an answer given
+        // to another node at its next heartbeat.
         builder = builder
+            .backends(redis.backends())
             .request_state_keys(redis.request_state_keys().await?)
-            .subscription_store(redis.subscription_store())
-            .task_store(redis.task_store())
             .task_heartbeat(Duration::from_millis(250));
     }
     let server = builder.build()?;
@@ -630,13 +629,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     });
     // SSE polling (SEP-1699): POST streams open with a priming event carrying `retry`, and
     // `test_reconnection` closes its stream mid-call.
-    let mut http = StreamableHttp::builder(server)
+    let http = StreamableHttp::builder(server)
         .sse_polling(true)
         .sse_retry(Duration::from_millis(500));
-    if let Some(redis) = &redis {
-        use wymcp_redis::RedisExt as _;
-        http = http.redis(redis);
-    }
     let http = HttpServer::bind(format!("127.0.0.1:{port}").as_str(), http).await?;
     println!("listening on {}", http.local_addr()?);
     http.run().await?;

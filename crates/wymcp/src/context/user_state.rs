@@ -5,7 +5,7 @@ use crate::user_state::UserState;
 
 impl Context {
     /// The calling principal's state, kept across requests, sessions and both eras by the
-    /// server's store ([`ServerBuilder::user_state`](crate::ServerBuilder::user_state)):
+    /// server's store ([`Backends::user_state`](crate::backend::Backends::user_state)):
     /// [`UserState::get`], [`set`](UserState::set), [`remove`](UserState::remove). Each
     /// answers [`UserStateError::NoPrincipal`](crate::user_state::UserStateError::NoPrincipal)
     /// for an unauthenticated caller and

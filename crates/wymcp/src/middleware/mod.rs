@@ -72,7 +72,7 @@ mod operation;
 #[cfg(feature = "rate-limit")]
 mod rate_limit;
 #[cfg(feature = "rate-limit")]
-mod rate_store;
+pub(crate) mod rate_store;
 mod refusal;
 mod response;
 mod result_size;
@@ -89,7 +89,7 @@ pub(crate) use operation::Serve;
 #[cfg(feature = "rate-limit")]
 pub use rate_limit::{RateLimit, RateLimitLayer};
 #[cfg(feature = "rate-limit")]
-pub use rate_store::{RateLimitStore, RateLimitStoreError};
+pub(crate) use rate_store::RateLimitStore;
 pub use refusal::Refusal;
 pub use response::Response;
 pub use result_size::{ResultSizeLimit, ResultSizeLimitLayer};

@@ -107,9 +107,9 @@ impl RateLimitLayer {
     /// # use futures_util::future::BoxFuture;
     /// use wymcp::middleware::RateLimitLayer;
     /// # struct Shared;
-    /// # impl wymcp::middleware::RateLimitStore for Shared {
+    /// # impl wymcp::backend::RateLimitStore for Shared {
     /// #     fn take<'a>(&'a self, _: &'a str, _: Duration, _: u32)
-    /// #         -> BoxFuture<'a, Result<Option<Duration>, wymcp::middleware::RateLimitStoreError>> {
+    /// #         -> BoxFuture<'a, Result<Option<Duration>, wymcp::backend::RateLimitStoreError>> {
     /// #         Box::pin(async { Ok(None) })
     /// #     }
     /// # }

@@ -22,7 +22,7 @@ pub struct RateLimitStoreError(pub String);
 /// ```
 /// use std::time::Duration;
 /// use futures_util::future::BoxFuture;
-/// use wymcp::middleware::{RateLimitStore, RateLimitStoreError};
+/// use wymcp::backend::{RateLimitStore, RateLimitStoreError};
 ///
 /// /// A store that never refuses (say, for a staging deployment).
 /// struct Unlimited;

@@ -30,7 +30,7 @@ pub(crate) mod from_fn;
 mod notify;
 mod read;
 pub(crate) mod registry;
-mod subscription_store;
+pub(crate) mod subscription_store;
 pub(crate) mod subscriptions;
 mod template;
 
@@ -39,7 +39,7 @@ pub(crate) use definition::{Resource, ResourceTemplate};
 pub use from_fn::{IntoContents, ReadFn, read_fn};
 pub use notify::ServerNotification;
 pub use read::{RESOURCE_NOT_FOUND, ReadResource, ResourceError};
-pub use subscription_store::{SubscriptionError, SubscriptionStore};
+pub(crate) use subscription_store::{SubscriptionError, SubscriptionStore};
 pub use template::{MatchError, UriTemplate, Variables};
 
 pub(crate) use definition::write_named;

@@ -34,7 +34,7 @@ pub enum SubscriptionError {
 
 /// Where the subscriptions of Streamable HTTP sessions live, shared by every node serving
 /// them (`wymcp_redis::RedisSubscriptions` keeps them in Redis). Set it with
-/// [`ServerBuilder::subscription_store`](crate::ServerBuilder::subscription_store); without
+/// [`Backends::subscriptions`](crate::backend::Backends::subscriptions); without
 /// one, a server keeps its subscriptions in its own process, as it does in any case for stdio
 /// sessions (no other node knows them).
 ///
@@ -46,7 +46,7 @@ pub enum SubscriptionError {
 /// ```
 /// use futures_util::future::BoxFuture;
 /// use wymcp::Limits;
-/// use wymcp::resource::{SubscriptionError, SubscriptionStore};
+/// use wymcp::backend::{SubscriptionError, SubscriptionStore};
 ///
 /// /// A store that keeps nothing (each subscribe is accepted and forgotten).
 /// struct Forgetful;
@@ -64,7 +64,8 @@ pub enum SubscriptionError {
 ///         -> BoxFuture<'a, Result<(), SubscriptionError>> { Box::pin(async { Ok(()) }) }
 /// }
 ///
-/// let server = wymcp::Server::builder().subscription_store(Forgetful).build().unwrap();
+/// let backends = wymcp::backend::Backends::new().subscriptions(Forgetful);
+/// let server = wymcp::Server::builder().backends(backends).build().unwrap();
 /// # let _ = server;
 /// ```
 pub trait SubscriptionStore: Send + Sync + 'static {

@@ -57,8 +57,7 @@ pub struct ServerBuilder {
     #[cfg(feature = "skills")]
     skills: Vec<crate::skill::Skill>,
     pub(super) tasks: crate::task::Tasks,
-    pub(super) user_state: Option<Arc<dyn crate::user_state::UserStateStore>>,
-    pub(super) subscription_store: Option<Arc<dyn crate::resource::SubscriptionStore>>,
+    pub(super) backends: crate::backend::Backends,
     pub(super) visibility: crate::tool::visibility::Visibility,
     page_size: Option<usize>,
     list_changed: bool,
@@ -117,8 +116,7 @@ impl ServerBuilder {
             #[cfg(feature = "skills")]
             skills: Vec::new(),
             tasks: crate::task::Tasks::default(),
-            user_state: None,
-            subscription_store: None,
+            backends: crate::backend::Backends::default(),
             visibility: crate::tool::visibility::Visibility::default(),
             page_size: None,
             list_changed: false,
@@ -451,13 +449,16 @@ impl ServerBuilder {
             self.resources.into_iter().chain(skill_files).collect(),
             self.templates,
             (&self.limits, show_with_scope),
-            self.subscription_store,
+            self.backends.subscriptions.clone(),
         )?;
         let prompts = PromptRegistry::build(self.prompts, show_with_scope)?;
         let completions = CompletionRegistry::build(self.completions, &prompts, &resources)?;
         // The tasks announce their status changes on the server's hub and relay.
         let (hub, relay) = (crate::resource::Hub::new(), Arc::default());
         let mut tasks = self.tasks;
+        if let Some(store) = &self.backends.tasks {
+            tasks.store = Arc::clone(store);
+        }
         tasks.watch = crate::task::Watch::new(hub.change_sender(), Arc::clone(&relay));
         // The extensions this configuration serves, in the order their declarations list.
         let mut extensions = super::extension::Extensions::default();
@@ -478,7 +479,8 @@ impl ServerBuilder {
             extensions,
             hub,
             relay,
-            user_state: self.user_state,
+            user_state: self.backends.user_state.clone(),
+            backends: self.backends,
             declared_scopes: declared_scopes(&tools),
             page_size: self.page_size.unwrap_or(crate::paging::DEFAULT_PAGE_SIZE),
             list_changed: self.list_changed,

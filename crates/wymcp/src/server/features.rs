@@ -47,6 +47,8 @@ pub(crate) struct Features {
     pub(crate) declared_scopes: Vec<String>,
     /// Per-principal state ([`crate::Context::user_state`]); `None`: not configured.
     pub(crate) user_state: Option<Arc<dyn crate::user_state::UserStateStore>>,
+    /// The stores the deployments serving this server use (sessions, events, bus).
+    pub(crate) backends: crate::backend::Backends,
 }
 
 impl Default for Features {
@@ -68,6 +70,7 @@ impl Default for Features {
             middleware: None,
             relay: Arc::default(),
             user_state: None,
+            backends: crate::backend::Backends::default(),
             declared_scopes: Vec::new(),
         }
     }

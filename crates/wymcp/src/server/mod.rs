@@ -99,6 +99,11 @@ impl Server {
         &self.inner.features
     }
 
+    /// The stores the deployments serving this server use ([`ServerBuilder::backends`]).
+    pub(crate) fn backends(&self) -> &crate::backend::Backends {
+        &self.inner.features.backends
+    }
+
     /// The operation middleware, when the server has layers.
     fn after_gates(&self) -> Option<&dyn dispatch::AfterGates> {
         let stack = self.inner.features.middleware.as_ref()?;

@@ -58,7 +58,7 @@ impl Server {
     /// and to every `subscriptions/listen` stream (2026-07-28) whose `resourceSubscriptions`
     /// names it, on every node; answers how many notifications were handed to a transport
     /// (one per session, plus one when listen streams were open to take it). With a
-    /// [`subscription store`](crate::ServerBuilder::subscription_store), this node asks it for
+    /// [subscription store](crate::backend::Backends::subscriptions), this node asks it for
     /// the subscribed sessions and sends to each once, wherever its stream is held; a store
     /// that fails is logged, and its sessions are not counted.
     ///

@@ -1,20 +1,26 @@
-//! The parts of [`ServerBuilder`] kept outside the process when several nodes serve the same
-//! sessions.
-
-use std::sync::Arc;
+//! The stores of [`ServerBuilder`] kept outside the process: one [`Backends`] value.
 
 use super::ServerBuilder;
-use crate::resource::SubscriptionStore;
+use crate::backend::Backends;
 
 impl ServerBuilder {
-    /// Keeps the `resources/subscribe` subscriptions of sessions in `store`, shared by every
-    /// node serving them (`wymcp_redis::Redis::subscription_store`), so a subscription taken
-    /// by one node is notified from any node and outlives the node that took it. Without it
-    /// (the default) subscriptions live in this process; the sessions of stdio (whose records
-    /// no other node shares) keep theirs here in any case. [`Limits::max_subscriptions`](crate::Limits::max_subscriptions)
-    /// then bounds the store's total, every node's together.
-    pub fn subscription_store(mut self, store: impl SubscriptionStore) -> Self {
-        self.subscription_store = Some(Arc::new(store));
+    /// Uses `backends` instead of the process's memory: sessions, their events and the bus
+    /// between nodes (taken by every deployment serving the server), tasks, per-principal
+    /// state and resource subscriptions. Each store left unset stays in the process; a second
+    /// call replaces the first. See [`crate::backend`].
+    ///
+    /// ```
+    /// use wymcp::Server;
+    /// use wymcp::backend::{Backends, InMemoryUserState};
+    ///
+    /// let server = Server::builder()
+    ///     .backends(Backends::new().user_state(InMemoryUserState::default()))
+    ///     .build()?;
+    /// # let _ = server;
+    /// # Ok::<(), wymcp::ConfigurationError>(())
+    /// ```
+    pub fn backends(mut self, backends: Backends) -> Self {
+        self.backends = backends;
         self
     }
 }

@@ -1,20 +1,13 @@
-//! The tasks extension's part of [`ServerBuilder`]: where tasks are kept, for how long, how
-//! many run. Which tools run as tasks, and when they become one, is each tool's
-//! [`ToolPolicy`](crate::ToolPolicy), given where it is registered.
+//! The tasks extension's part of [`ServerBuilder`]: how long tasks are kept, how many run.
+//! Where they are kept is [`Backends::tasks`](crate::backend::Backends::tasks); which tools
+//! run as tasks, and when they become one, is each tool's [`ToolPolicy`](crate::ToolPolicy),
+//! given where it is registered.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use super::ServerBuilder;
-use crate::task::TaskStore;
 
 impl ServerBuilder {
-    /// Where tasks are kept (default [`InMemoryTaskStore`](crate::task::InMemoryTaskStore)).
-    pub fn task_store(mut self, store: impl TaskStore) -> Self {
-        self.tasks.store = Arc::new(store);
-        self
-    }
-
     /// How long a task is kept after it was created (default
     /// [`DEFAULT_TASK_TTL`](crate::task::DEFAULT_TASK_TTL), one hour); then `tasks/get` says
     /// it does not exist.

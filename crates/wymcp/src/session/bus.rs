@@ -16,7 +16,7 @@ use super::StoreError;
 ///
 /// ```
 /// use serde_json::json;
-/// use wymcp::session::BusMessage;
+/// use wymcp::backend::BusMessage;
 ///
 /// let cancel = BusMessage::Cancel { session: "s1".into(), request_id: json!(7) };
 /// let wire = serde_json::to_string(&cancel).unwrap();

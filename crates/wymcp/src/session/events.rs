@@ -83,7 +83,7 @@ struct SessionLog {
 /// [`Limits::max_logged_bytes`]: crate::Limits::max_logged_bytes
 ///
 /// ```
-/// use wymcp::session::{EventLog, InMemoryEventLog};
+/// use wymcp::backend::{EventLog, InMemoryEventLog};
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let log = InMemoryEventLog::with_limits(2, 1024);

@@ -32,25 +32,17 @@ struct Envelope {
 /// Redis, in memory. Tests and single-process deployments with several endpoints use it.
 ///
 /// ```
-/// use std::sync::Arc;
-/// use wymcp::session::{InMemorySessionStore, LocalBus};
-/// use wymcp::session::InMemoryEventLog;
+/// use wymcp::backend::{Backends, InMemoryEventLog, InMemorySessionStore, LocalBus};
 /// use wymcp::transport::http::StreamableHttp;
 ///
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
-/// let (store, log, bus) = (
-///     Arc::new(InMemorySessionStore::new()),
-///     Arc::new(InMemoryEventLog::new()),
-///     Arc::new(LocalBus::new()),
-/// );
+/// let shared = Backends::new()
+///     .sessions(InMemorySessionStore::new())
+///     .events(InMemoryEventLog::new())
+///     .bus(LocalBus::new());
 /// let node = |id: &str| {
-///     let server = wymcp::Server::builder().build().unwrap();
-///     StreamableHttp::builder(server)
-///         .node_id(id)
-///         .session_store(store.clone())
-///         .event_log(log.clone())
-///         .bus(bus.clone())
-///         .build()
+///     let server = wymcp::Server::builder().backends(shared.clone()).build().unwrap();
+///     StreamableHttp::builder(server).node_id(id).build()
 /// };
 /// let (a, b) = (node("a"), node("b"));
 /// # let _ = (a, b);

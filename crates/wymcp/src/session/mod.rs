@@ -4,11 +4,11 @@
 //! [`Elicitation`], [`ClientRequestError`]). The serving core (`crate::serve`) serves the
 //! messages of a session, for every transport.
 
-mod bus;
+pub(crate) mod bus;
 mod calls;
-mod events;
-mod handle;
-mod local_bus;
+pub(crate) mod events;
+pub(crate) mod handle;
+pub(crate) mod local_bus;
 pub(crate) mod notifier;
 mod relay;
 mod request;
@@ -16,18 +16,18 @@ pub(crate) mod store;
 mod tools;
 
 pub(crate) use bus::node_of_request;
-pub use bus::{Bus, BusMessage, CallLease, Notice, Recipient};
+pub(crate) use bus::{Bus, BusMessage, CallLease, Notice, Recipient};
 pub(crate) use calls::{RunningCall, RunningCalls, Work};
-pub use events::{EventLog, InMemoryEventLog, LoggedEvent};
-pub use handle::{SessionHandle, node_id};
-pub use local_bus::LocalBus;
+pub(crate) use events::{EventLog, InMemoryEventLog, LoggedEvent};
+pub use handle::SessionHandle;
+pub(crate) use handle::node_id;
 pub use notifier::{Delivery, Notifier};
 pub(crate) use relay::Relay;
 pub use request::{
     ClientRequestError, DEFAULT_ELICITATION_TIMEOUT, DEFAULT_ROOTS_TIMEOUT,
     DEFAULT_SAMPLING_TIMEOUT, Elicitation, ListRoots, Sampling,
 };
-pub use store::{
+pub(crate) use store::{
     CreateError, InMemorySessionStore, SessionRecord, SessionStore, StoreError, new_session_id,
 };
 pub(crate) use tools::ToolList;

@@ -75,7 +75,7 @@ pub enum CreateError {
 /// use std::time::Duration;
 ///
 /// use futures_util::future::BoxFuture;
-/// use wymcp::session::{
+/// use wymcp::backend::{
 ///     CreateError, InMemorySessionStore, SessionRecord, SessionStore, StoreError,
 /// };
 ///
@@ -113,11 +113,9 @@ pub enum CreateError {
 ///     }
 /// }
 ///
-/// # fn serve(server: wymcp::Server) {
-/// let http = wymcp::transport::http::StreamableHttp::builder(server)
-///     .session_store(Counting::default());
-/// # let _ = http;
-/// # }
+/// let backends = wymcp::backend::Backends::new().sessions(Counting::default());
+/// let server = wymcp::Server::builder().backends(backends).build().unwrap();
+/// # let _ = server;
 /// ```
 pub trait SessionStore: Send + Sync + 'static {
     /// Stores a new record, refusing when `max` live (not expired) sessions already exist.

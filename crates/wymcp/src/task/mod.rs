@@ -31,7 +31,7 @@ pub(crate) mod host;
 pub(crate) mod input;
 mod resume;
 pub(crate) mod serve;
-mod store;
+pub(crate) mod store;
 mod transitions;
 mod watch;
 
@@ -42,10 +42,8 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use input::TaskInput;
-pub use store::{
-    DEFAULT_MAX_TASKS, InMemoryTaskStore, ResumableCall, TaskRecord, TaskStatus, TaskStore,
-    TaskStoreError,
-};
+pub use store::TaskStatus;
+pub(crate) use store::{InMemoryTaskStore, ResumableCall, TaskRecord, TaskStore, TaskStoreError};
 pub(crate) use watch::Watch;
 
 pub use crate::protocol::extensions::TASKS_EXTENSION;

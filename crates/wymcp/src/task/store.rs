@@ -124,7 +124,7 @@ pub struct TaskStoreError(pub String);
 ///
 /// ```
 /// use futures_util::future::BoxFuture;
-/// use wymcp::task::{InMemoryTaskStore, TaskRecord, TaskStore, TaskStoreError};
+/// use wymcp::backend::{InMemoryTaskStore, TaskRecord, TaskStore, TaskStoreError};
 ///
 /// /// Counts the tasks it is asked to keep.
 /// #[derive(Default)]
@@ -272,7 +272,7 @@ pub const DEFAULT_MAX_TASKS: usize = 100_000;
 /// when full (expired tasks removed first), a new task is refused, naming the bound.
 ///
 /// ```
-/// use wymcp::task::{InMemoryTaskStore, TaskStore};
+/// use wymcp::backend::{InMemoryTaskStore, TaskStore};
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let store = InMemoryTaskStore::default();

@@ -38,7 +38,7 @@ impl Default for UserStateLimits {
 ///
 /// ```
 /// use std::time::Duration;
-/// use wymcp::user_state::{InMemoryUserState, UserStateLimits};
+/// use wymcp::backend::{InMemoryUserState, UserStateLimits};
 ///
 /// let mut limits = UserStateLimits::default();
 /// limits.max_keys = 16;

@@ -6,13 +6,14 @@
 //! sharing the store: a caller reads and writes only its own keys. Values are JSON.
 //!
 //! It is off until the server is given a store:
-//! [`ServerBuilder::user_state`](crate::ServerBuilder::user_state) with
-//! [`InMemoryUserState`] (this process), or `wymcp_redis::Redis::user_state()` (nodes sharing
+//! [`Backends::user_state`](crate::backend::Backends::user_state) with
+//! [`InMemoryUserState`](crate::backend::InMemoryUserState) (this process), or `wymcp_redis::Redis::user_state()` (nodes sharing
 //! Redis).
 //!
 //! ```
 //! use serde_json::{Map, Value, json};
-//! use wymcp::user_state::{InMemoryUserState, UserStateError};
+//! use wymcp::backend::{Backends, InMemoryUserState};
+//! use wymcp::user_state::UserStateError;
 //! use wymcp::{CallError, CallOutput, CallResult, Context, PlainTool, Server};
 //!
 //! /// Counts the caller's visits, across requests, sessions and nodes.
@@ -36,7 +37,7 @@
 //!
 //! let server = Server::builder()
 //!     .plain_tool(Visits)
-//!     .user_state(InMemoryUserState::default())
+//!     .backends(Backends::new().user_state(InMemoryUserState::default()))
 //!     .build()?;
 //! # let _ = server;
 //! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
@@ -47,14 +48,14 @@
 //! # Ok::<(), wymcp::ConfigurationError>(())
 //! ```
 
-mod memory;
+pub(crate) mod memory;
+pub(crate) mod store;
 
 use std::sync::Arc;
 
-use futures_util::future::BoxFuture;
 use serde_json::Value;
 
-pub use memory::{InMemoryUserState, UserStateLimits};
+pub(crate) use store::UserStateStore;
 
 /// The longest key, in bytes.
 pub const MAX_KEY_BYTES: usize = 256;
@@ -67,7 +68,7 @@ pub const DEFAULT_MAX_KEYS: usize = 256;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum UserStateError {
-    /// The server has no user-state store ([`ServerBuilder::user_state`](crate::ServerBuilder::user_state)).
+    /// The server has no user-state store ([`Backends::user_state`](crate::backend::Backends::user_state)).
     #[error("no user state on this server (ServerBuilder::user_state)")]
     NotConfigured,
     /// The caller is not authenticated: there is nobody to keep state for.
@@ -93,67 +94,6 @@ pub enum UserStateError {
     /// The store failed.
     #[error("user-state store: {0}")]
     Store(String),
-}
-
-/// Where user state is kept: each principal's keys, their values as compact JSON text.
-/// Implementations bound the keys per principal and the value size, and forget a principal's
-/// state after some idle time; [`UserState`] checks the key and encodes the value first.
-pub trait UserStateStore: Send + Sync + 'static {
-    /// The value of `key` for `principal`, as JSON text.
-    fn get<'a>(
-        &'a self,
-        principal: &'a str,
-        key: &'a str,
-    ) -> BoxFuture<'a, Result<Option<String>, UserStateError>>;
-
-    /// Sets `key` for `principal` to `json`.
-    fn set<'a>(
-        &'a self,
-        principal: &'a str,
-        key: &'a str,
-        json: String,
-    ) -> BoxFuture<'a, Result<(), UserStateError>>;
-
-    /// Removes `key` for `principal`; whether it was there.
-    fn remove<'a>(
-        &'a self,
-        principal: &'a str,
-        key: &'a str,
-    ) -> BoxFuture<'a, Result<bool, UserStateError>>;
-
-    /// The largest value this store keeps, in bytes.
-    fn max_value_bytes(&self) -> usize {
-        DEFAULT_MAX_VALUE_BYTES
-    }
-}
-
-/// A shared store is a store.
-impl<T: UserStateStore + ?Sized> UserStateStore for Arc<T> {
-    fn get<'a>(
-        &'a self,
-        principal: &'a str,
-        key: &'a str,
-    ) -> BoxFuture<'a, Result<Option<String>, UserStateError>> {
-        (**self).get(principal, key)
-    }
-    fn set<'a>(
-        &'a self,
-        principal: &'a str,
-        key: &'a str,
-        json: String,
-    ) -> BoxFuture<'a, Result<(), UserStateError>> {
-        (**self).set(principal, key, json)
-    }
-    fn remove<'a>(
-        &'a self,
-        principal: &'a str,
-        key: &'a str,
-    ) -> BoxFuture<'a, Result<bool, UserStateError>> {
-        (**self).remove(principal, key)
-    }
-    fn max_value_bytes(&self) -> usize {
-        (**self).max_value_bytes()
-    }
 }
 
 /// The calling principal's user state ([`Context::user_state`](crate::Context::user_state)).

@@ -12,8 +12,9 @@ use std::time::Duration;
 use crate::http_harness::{Answer, Http, borrowed, modern_headers};
 use serde_json::{Map, Value, json};
 use wymcp::Identity;
+use wymcp::backend::InMemoryTaskStore;
 use wymcp::session::Elicitation;
-use wymcp::task::{InMemoryTaskStore, TaskStart, TaskSupport};
+use wymcp::task::{TaskStart, TaskSupport};
 use wymcp::transport::http::{BearerAuth, StreamableHttp};
 use wymcp::{CallError, CallOutput, CallResult, Context, PlainTool, Server, ToolPolicy};
 
@@ -83,7 +84,7 @@ pub(crate) fn serve_node(
                 .task_support(TaskSupport::Optional)
                 .task_start(TaskStart::OnHandOff),
         )
-        .task_store(store)
+        .backends(wymcp::backend::Backends::new().tasks(store))
         .task_ttl(ttl)
         .task_heartbeat(heartbeat)
         .build()

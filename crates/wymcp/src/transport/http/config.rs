@@ -149,7 +149,7 @@ pub struct StreamableHttp {
     /// The auth hook's type name, for the `auth_module` field of the auth events.
     pub(crate) auth_module: &'static str,
     pub(crate) hooks: Option<Arc<dyn SessionHooks>>,
-    /// This node's id (the process's [`node_id`](crate::session::node_id) by default).
+    /// This node's id (the process's [`node_id`](crate::backend::node_id) by default).
     pub(crate) node: Arc<str>,
     pub(crate) bus: Option<Arc<dyn Bus>>,
 }
@@ -163,21 +163,33 @@ impl std::fmt::Debug for StreamableHttp {
 }
 
 impl StreamableHttp {
-    /// Starts a builder with the default settings, an in-memory session store and event log.
+    /// Starts a builder with the default settings. Sessions, their events and the bus are the
+    /// server's [`backends`](crate::ServerBuilder::backends); those it leaves unset are an
+    /// in-memory session store and event log of this service's own, and no bus.
     pub fn builder(server: Server) -> StreamableHttp {
-        let limits = server.limits();
-        let events =
-            InMemoryEventLog::with_limits(limits.max_logged_events, limits.max_logged_bytes);
+        let backends = server.backends();
+        let store = backends
+            .sessions
+            .clone()
+            .unwrap_or_else(|| Arc::new(InMemorySessionStore::new()));
+        let events = backends.events.clone().unwrap_or_else(|| {
+            let limits = server.limits();
+            Arc::new(InMemoryEventLog::with_limits(
+                limits.max_logged_events,
+                limits.max_logged_bytes,
+            ))
+        });
+        let bus = backends.bus.clone();
         StreamableHttp {
             server,
             config: HttpConfig::default(),
-            store: Arc::new(InMemorySessionStore::new()),
-            events: Arc::new(events),
+            store,
+            events,
             auth: None,
             auth_module: "",
             hooks: None,
             node: crate::serve::node_id().into(),
-            bus: None,
+            bus,
         }
     }
 
@@ -343,33 +355,10 @@ impl StreamableHttp {
         self
     }
 
-    /// Uses another session store (for example one shared between nodes).
-    pub fn session_store(mut self, store: impl SessionStore) -> Self {
-        self.store = Arc::new(store);
-        self
-    }
-
-    /// Uses another SSE event log (for example one shared between nodes).
-    pub fn event_log(mut self, log: impl EventLog) -> Self {
-        self.events = Arc::new(log);
-        self
-    }
-
-    /// Reaches the other nodes serving the same sessions through `bus`, so that any node
-    /// serves any request of any session: a client's answer to a server request, a
-    /// cancellation, a `DELETE` and the server's notifications reach the node they concern.
-    /// The nodes share their [`session_store`](Self::session_store) and
-    /// [`event_log`](Self::event_log) too (`wymcp-redis` sets all three in one line;
-    /// [`LocalBus`](crate::session::LocalBus) is the in-process bus). See
-    /// `docs/scale-out.md`.
-    pub fn bus(mut self, bus: impl Bus) -> Self {
-        self.bus = Some(Arc::new(bus));
-        self
-    }
-
-    /// This node's id among the nodes sharing a [`bus`](Self::bus): server→client request
+    /// This node's id among the nodes sharing a [bus](crate::backend::Backends::bus):
+    /// server→client request
     /// ids carry it, so that the answer reaches this node. Defaults to the process's
-    /// [`node_id`](crate::session::node_id); set it when several services of one process
+    /// [`node_id`](crate::backend::node_id); set it when several services of one process
     /// are nodes of one cluster. A `.` in `id` is replaced by `_` (request ids use `.` as
     /// their separator).
     pub fn node_id(mut self, id: &str) -> Self {

@@ -18,9 +18,9 @@
 //! # }
 //! ```
 //!
-//! Sessions are data ([`SessionRecord`](crate::session::SessionRecord)) kept behind a
-//! [`SessionStore`](crate::session::SessionStore) (in memory by default); SSE events go through
-//! an [`EventLog`](crate::session::EventLog). Running calls and open streams stay on the
+//! Sessions are data ([`SessionRecord`](crate::backend::SessionRecord)) kept behind a
+//! [`SessionStore`](crate::backend::SessionStore) (in memory by default); SSE events go through
+//! an [`EventLog`](crate::backend::EventLog). Running calls and open streams stay on the
 //! node that owns them.
 
 mod accept;
