@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 use tower::ServiceExt;
 use wymcp::Identity;
-use wymcp::session::{CreateError, InMemorySessionStore, SessionRecord, SessionStore, StoreError};
+use wymcp::backend::{CreateError, InMemorySessionStore, SessionRecord, SessionStore, StoreError};
 use wymcp::transport::http::{BearerAuth, StreamableHttp, StreamableHttpService};
 
 use crate::json::{self, Era};

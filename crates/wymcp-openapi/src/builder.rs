@@ -59,6 +59,8 @@ pub struct OpenApiBuilder {
     max_answer_bytes: usize,
     timeout: Duration,
     max_error_body_chars: usize,
+    include: Vec<String>,
+    exclude: Vec<String>,
 }
 
 impl Default for OpenApiBuilder {
@@ -74,6 +76,8 @@ impl Default for OpenApiBuilder {
             max_answer_bytes: DEFAULT_MAX_ANSWER_BYTES,
             timeout: DEFAULT_TIMEOUT,
             max_error_body_chars: DEFAULT_MAX_ERROR_BODY_CHARS,
+            include: Vec::new(),
+            exclude: Vec::new(),
         }
     }
 }
@@ -144,6 +148,90 @@ impl OpenApiBuilder {
         self
     }
 
+    /// Serves only the operations `pattern` names, with every other `include` (none: every
+    /// operation). A pattern names an operation by its `operationId`, its action name, one of
+    /// its tags, or its method and path as `GET /pets/{id}`; a trailing `*` matches any rest
+    /// (`repos/*`, `GET /repos/*`). The operations left out are not reported as skipped.
+    ///
+    /// ```
+    /// let api = wymcp_openapi::OpenApi::builder()
+    ///     .base_url("http://127.0.0.1:8080")
+    ///     .include("pets")
+    ///     .exclude("DELETE *")
+    ///     .load_str(r#"{"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": {
+    ///         "/pets": {"get": {"operationId": "listPets", "tags": ["pets"]},
+    ///                   "delete": {"operationId": "dropPets", "tags": ["pets"]}},
+    ///         "/users": {"get": {"operationId": "listUsers", "tags": ["users"]}}}}"#)?;
+    /// assert_eq!(api.tool_names(), ["pets"]);
+    /// # Ok::<(), wymcp_openapi::LoadError>(())
+    /// ```
+    pub fn include(mut self, pattern: impl Into<String>) -> Self {
+        self.include.push(pattern.into());
+        self
+    }
+
+    /// Leaves out the operations `pattern` names (the same patterns as
+    /// [`include`](Self::include)), after the includes.
+    pub fn exclude(mut self, pattern: impl Into<String>) -> Self {
+        self.exclude.push(pattern.into());
+        self
+    }
+
+    /// Fetches the document at `url` (http or https; JSON, or YAML) and loads it, reading at
+    /// most [`max_document_bytes`](Self::max_document_bytes) within
+    /// [`timeout`](Self::timeout). A relative server URL in the document (`/v3`) is resolved
+    /// against `url`. `$ref`s to other documents are still refused: only the one document is
+    /// fetched.
+    pub async fn load_url(self, url: &str) -> Result<OpenApi, LoadError> {
+        let fetch = |problem: String| LoadError::Fetch {
+            url: url.to_owned(),
+            problem,
+        };
+        let parsed = reqwest::Url::parse(url).map_err(|e| fetch(e.to_string()))?;
+        if !matches!(parsed.scheme(), "http" | "https") {
+            return Err(fetch("not an http or https URL".into()));
+        }
+        let client = reqwest::Client::builder()
+            .timeout(self.timeout)
+            .build()
+            .map_err(|e| LoadError::Client {
+                message: e.to_string(),
+            })?;
+        let mut response = client
+            .get(parsed.clone())
+            .header(
+                "accept",
+                "application/json, application/yaml, text/yaml, */*",
+            )
+            .send()
+            .await
+            .map_err(|e| fetch(e.to_string()))?;
+        if !response.status().is_success() {
+            return Err(fetch(format!("answered {}", response.status())));
+        }
+        let too_large = LoadError::DocumentTooLarge {
+            limit: self.max_document_bytes,
+        };
+        if response
+            .content_length()
+            .is_some_and(|length| length > self.max_document_bytes as u64)
+        {
+            return Err(too_large);
+        }
+        let mut body = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(|e| fetch(e.to_string()))? {
+            if body.len() + chunk.len() > self.max_document_bytes {
+                return Err(too_large);
+            }
+            body.extend_from_slice(&chunk);
+        }
+        let text = String::from_utf8(body).map_err(|_| LoadError::Parse {
+            format: "UTF-8",
+            message: "the document is not UTF-8 text".into(),
+        })?;
+        self.load_text(&text, Some(&parsed))
+    }
+
     /// Loads the document in the file `path` (JSON, or YAML).
     pub fn load_file(self, path: impl AsRef<Path>) -> Result<OpenApi, LoadError> {
         let path = path.as_ref();
@@ -162,6 +250,11 @@ impl OpenApiBuilder {
 
     /// Loads a document given as text (JSON, or YAML).
     pub fn load_str(self, text: &str) -> Result<OpenApi, LoadError> {
+        self.load_text(text, None)
+    }
+
+    /// Loads `text`, fetched from `source` when it was.
+    fn load_text(self, text: &str, source: Option<&reqwest::Url>) -> Result<OpenApi, LoadError> {
         if text.len() > self.max_document_bytes {
             return Err(LoadError::DocumentTooLarge {
                 limit: self.max_document_bytes,
@@ -172,9 +265,16 @@ impl OpenApiBuilder {
         document::refuse_remote_refs(&document, &mut String::from("#"))?;
         let base_url = match &self.base_url {
             Some(url) => check_base_url(url)?,
-            None => {
-                document::server_url(&document).map_err(|found| LoadError::NoBaseUrl { found })?
-            }
+            None => match (document::server_url(&document), source) {
+                (Ok(url), _) => url,
+                // A relative server URL is relative to where the document came from.
+                (Err(found), Some(source)) => document::relative_server_url(&document)
+                    .and_then(|relative| source.join(&relative).ok())
+                    .filter(|url| matches!(url.scheme(), "http" | "https"))
+                    .map(|url| url.as_str().trim_end_matches('/').to_owned())
+                    .ok_or(LoadError::NoBaseUrl { found })?,
+                (Err(found), None) => return Err(LoadError::NoBaseUrl { found }),
+            },
         };
         // A redirect is followed only within the API's origin (at most 10): an API-key
         // header would otherwise travel to whatever host a redirect names (reqwest strips
@@ -244,6 +344,9 @@ impl OpenApiBuilder {
                     continue;
                 };
                 let label = format!("{} {path}", method.to_uppercase());
+                if !self.selects(&label, operation) {
+                    continue;
+                }
                 let operation =
                     match operation::read(document, path, method, item, operation, &bounds)? {
                         Read::Operation(operation) => operation,
@@ -300,6 +403,27 @@ impl OpenApiBuilder {
             (name == untagged, position, name.to_owned())
         });
         Ok(OpenApi::new(tools, skipped))
+    }
+}
+
+impl OpenApiBuilder {
+    /// Whether the includes and excludes select the operation `label` (`GET /pets`).
+    fn selects(&self, label: &str, operation: &serde_json::Map<String, Value>) -> bool {
+        let id = operation.get("operationId").and_then(Value::as_str);
+        let action = id.map(operation::sanitize);
+        let tags = operation.get("tags").and_then(Value::as_array);
+        let names = |pattern: &str| {
+            let matches = |name: &str| match pattern.strip_suffix('*') {
+                Some(prefix) => name.starts_with(prefix),
+                None => name == pattern,
+            };
+            matches(label)
+                || id.is_some_and(matches)
+                || action.as_deref().is_some_and(matches)
+                || tags.is_some_and(|tags| tags.iter().filter_map(Value::as_str).any(matches))
+        };
+        (self.include.is_empty() || self.include.iter().any(|p| names(p)))
+            && !self.exclude.iter().any(|p| names(p))
     }
 }
 

@@ -71,8 +71,26 @@ pub(crate) fn refuse_remote_refs(value: &Value, at: &mut String) -> Result<(), L
     }
 }
 
-/// The first server's URL with its variables at their defaults, when it is absolute http(s).
+/// The absolute base URL of `servers[0]`, its variables filled in with their defaults; or what
+/// the document offered instead.
 pub(crate) fn server_url(document: &Value) -> Result<String, String> {
+    let (template, url) = first_server(document)?;
+    if url.starts_with("http://") || url.starts_with("https://") {
+        Ok(url)
+    } else {
+        Err(format!("servers[0].url is {template:?}"))
+    }
+}
+
+/// `servers[0].url` when it is relative (`/v3`, `v3`), its variables filled in: a document
+/// fetched from a URL is resolved against it.
+pub(crate) fn relative_server_url(document: &Value) -> Option<String> {
+    let (_, url) = first_server(document).ok()?;
+    (!url.contains("://")).then_some(url)
+}
+
+/// `servers[0].url` as written, and with its variables' defaults filled in.
+fn first_server(document: &Value) -> Result<(String, String), String> {
     let Some(server) = document.pointer("/servers/0") else {
         return Err("no servers".into());
     };
@@ -87,9 +105,5 @@ pub(crate) fn server_url(document: &Value) -> Result<String, String> {
             }
         }
     }
-    if url.starts_with("http://") || url.starts_with("https://") {
-        Ok(url)
-    } else {
-        Err(format!("servers[0].url is {template:?}"))
-    }
+    Ok((template.to_owned(), url))
 }

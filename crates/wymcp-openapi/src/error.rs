@@ -110,6 +110,15 @@ pub enum LoadError {
         /// The tag.
         tag: String,
     },
+    /// The document could not be fetched from its URL (unreachable, timed out, a non-2xx
+    /// answer).
+    #[error("cannot fetch the OpenAPI document {url}: {problem}")]
+    Fetch {
+        /// The document's URL.
+        url: String,
+        /// What went wrong.
+        problem: String,
+    },
     /// The HTTP client could not be built.
     #[error("cannot build the HTTP client: {message}")]
     Client {

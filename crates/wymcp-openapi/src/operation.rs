@@ -320,7 +320,7 @@ pub(crate) fn derived_name(method: &str, path: &str) -> String {
 
 /// An operation id or path segment as an action name: letters, digits and `_`, `-`, `.`
 /// kept, anything else `_`.
-fn sanitize(text: &str) -> String {
+pub(crate) fn sanitize(text: &str) -> String {
     text.trim()
         .chars()
         .map(|c| {

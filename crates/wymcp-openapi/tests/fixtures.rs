@@ -8,6 +8,8 @@ use serde_json::{Value, json};
 use wymcp::ActionTool;
 use wymcp_openapi::{OpenApi, OpenApiTool};
 
+mod support;
+
 fn fixture(name: &str) -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
@@ -196,36 +198,10 @@ fn the_action_catalogue_is_smaller_than_flat_tools() {
     let api = OpenApi::builder()
         .load_file(fixture("petstore-3.0.json"))
         .unwrap();
-    let tools = api.into_tools();
-    let mut flat = Vec::new();
-    for tool in &tools {
-        for (name, schema) in tool.actions().entries() {
-            let mut input = json!({"type": "object", "properties": schema["properties"]});
-            if let Some(required) = schema.get("required") {
-                input["required"] = required.clone();
-            }
-            flat.push(json!({
-                "name": name,
-                "description": schema["description"],
-                "inputSchema": input,
-                "outputSchema": tool.output_schema(),
-                "annotations": {"readOnlyHint": schema["notes"].as_str().unwrap().starts_with("HTTP GET")},
-            }));
-        }
-    }
-    let flat_bytes = serde_json::to_string(&json!({"tools": flat}))
-        .unwrap()
-        .len();
-    let server = tools
-        .into_iter()
-        .fold(wymcp::Server::builder(), wymcp::ServerBuilder::tool)
-        .build()
-        .unwrap();
-    let listed = server.list_tools(wymcp::ProtocolVersion::V2025_11_25);
-    let action_bytes = serde_json::to_string(&listed).unwrap().len();
+    let (action_bytes, flat_bytes, operations) = support::catalogue::sizes(api.into_tools());
     println!(
         "petstore-3.0.json, {} operations: action form {action_bytes} bytes, flat {flat_bytes} bytes, ratio {:.2}",
-        flat.len(),
+        operations,
         action_bytes as f64 / flat_bytes as f64
     );
     assert!(action_bytes < flat_bytes, "{action_bytes} >= {flat_bytes}");
