@@ -153,18 +153,19 @@ async fn summarize(/** The tag */ tag: String, /** Words */ words: Option<u32>) 
 pub fn server() -> Server {
     static SERVER: OnceLock<Server> = OnceLock::new();
     SERVER
-        .get_or_init(|| {
-            Server::builder()
-                .name("fuzz-fixture")
-                .tool(Notes)
-                .plain_tool(Echo)
-                .plain_tool(Ask)
-                .resource(Docs.readme_resource())
-                .resource_template(Docs.note_resource())
-                .prompt(summarize)
-                .request_state_keys(RequestStateKeys::new(STATE_KEY).expect("32 bytes"))
-                .build()
-                .expect("the fixture server builds")
-        })
+        .get_or_init(|| builder().build().expect("the fixture server builds"))
         .clone()
+}
+
+/// The fixture server's builder, for a target that gives it stores of its own.
+pub fn builder() -> wymcp::ServerBuilder {
+    Server::builder()
+        .name("fuzz-fixture")
+        .tool(Notes)
+        .plain_tool(Echo)
+        .plain_tool(Ask)
+        .resource(Docs.readme_resource())
+        .resource_template(Docs.note_resource())
+        .prompt(summarize)
+        .request_state_keys(RequestStateKeys::new(STATE_KEY).expect("32 bytes"))
 }

@@ -15,7 +15,9 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 use tower::ServiceExt;
 use wymcp::Identity;
-use wymcp::backend::{CreateError, InMemorySessionStore, SessionRecord, SessionStore, StoreError};
+use wymcp::backend::{
+    Backends, CreateError, InMemorySessionStore, SessionRecord, SessionStore, StoreError,
+};
 use wymcp::transport::http::{BearerAuth, StreamableHttp, StreamableHttpService};
 
 use crate::json::{self, Era};
@@ -253,13 +255,17 @@ impl Run {
     /// A fresh service (inside the current runtime) configured by `setup`.
     pub fn new(setup: Setup) -> Run {
         let store = Arc::new(VirtualStore::default());
-        let mut builder = StreamableHttp::builder(crate::fixture::server())
+        // The run's own sessions, in a store whose clock the input moves: a server of its own.
+        let server = crate::fixture::builder()
+            .backends(Backends::new().sessions(SharedStore(store.clone())))
+            .build()
+            .expect("the fixture server builds");
+        let mut builder = StreamableHttp::builder(server)
             .max_sessions(MAX_SESSIONS)
             .session_ttl(SESSION_TTL)
             .body_limit(BODY_LIMIT)
             .sse_polling(setup.polling)
-            .strict_version_header(setup.strict_version)
-            .session_store(SharedStore(store.clone()));
+            .strict_version_header(setup.strict_version);
         if setup.auth {
             builder = builder.auth(BearerAuth::new().token(TOKEN, Identity::new("fuzzer")));
         }
