@@ -132,6 +132,11 @@ async fn check(
         let want_s: Value = serde_json::from_str(&text(&want, d)).unwrap();
         let got_a: Value = serde_json::from_str(&text(&got_a, a)).unwrap();
         let got_t: Value = serde_json::from_str(&text(&got_t, t)).unwrap();
+        assert!(
+            through_actions.gate_error().is_none(),
+            "{name} {tool}: the gates admit what the upstream's schema admits: {:?} (direct: {want_s})",
+            through_actions.text()
+        );
         if want_s["isError"] == true {
             // An upstream error is the gateway's error, its text the upstream's.
             assert_eq!(got_a["isError"], true, "{name} {tool} (actions)");
@@ -139,7 +144,8 @@ async fn check(
             continue;
         }
         assert!(same(tool, &want_s, &got_a), "{name} {tool} (actions): {want_s} vs {got_a}");
-        assert!(same(tool, &want_s, &got_t), "{name} {tool} (tools): {want_s} vs {got_t}");
+        let want_t = json!({"content": carried(&want_s["content"]), "isError": false});
+        assert!(same(tool, &want_t, &got_t), "{name} {tool} (tools): {want_t} vs {got_t}");
     }
     let good = calls.len();
     assert_eq!(received(&ra, "tools/call"), good, "{name}: the calls that reached the upstream");
@@ -169,6 +175,20 @@ async fn check(
     eprintln!("{name}: tools/list compact JSON bytes: direct {}, actions {}, tools {}", sizes.0, sizes.1, sizes.2);
     direct.close().await.unwrap();
     sizes
+}
+
+/// What `tools` mode passes on of content items: wymcp's `Content` keeps each type's own
+/// members, not an item's `annotations` or `_meta`, nor a resource link's `title`, `icons`
+/// and `size` (the `actions` mode passes the items on verbatim). A known gap: docs/gateway.md.
+fn carried(content: &Value) -> Value {
+    let kept = |item: &Value| -> Value {
+        let mut item = item.as_object().cloned().unwrap_or_default();
+        for key in ["annotations", "_meta", "title", "icons", "size"] {
+            item.remove(key);
+        }
+        Value::Object(item)
+    };
+    Value::Array(content.as_array().map(|a| a.iter().map(kept).collect()).unwrap_or_default())
 }
 
 fn equal(_: &str, a: &Value, b: &Value) -> bool {
@@ -223,7 +243,7 @@ async fn server_memory_in_both_modes() {
     let role = |r: char| {
         let file = support::target_dir()
             .join("gateway-test-records")
-            .join(format!("memory-{r}-{}.jsonl", std::process::id()));
+            .join(format!("graph-{r}-{}.jsonl", std::process::id()));
         let _ = std::fs::remove_file(&file);
         node("memory", &entry, &[], vec![("MEMORY_FILE_PATH", file.display().to_string())])
     };
@@ -352,7 +372,8 @@ async fn check_per_role(roles: [Upstream; 3], calls: &[(&str, Value)], bad: &Bad
         assert!(!got_t.is_error(), "{name} {tool} (tools): {:?}", got_t.text());
         let got_t = unrole(got_t.result().to_value(ProtocolVersion::V2025_11_25)["content"].clone(), t);
         assert!(same_file_answer(tool, &want, &got_a), "{name} {tool} (actions): {want} vs {got_a}");
-        assert!(same_file_answer(tool, &want, &got_t), "{name} {tool} (tools): {want} vs {got_t}");
+        let want_t = carried(&want);
+        assert!(same_file_answer(tool, &want_t, &got_t), "{name} {tool} (tools): {want_t} vs {got_t}");
     }
     let good = calls.len();
     assert_eq!(received(&ra, "tools/call"), good);
