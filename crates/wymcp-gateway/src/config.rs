@@ -506,8 +506,10 @@ mod tests {
 
     #[test]
     fn a_wrong_value_names_the_server_and_the_key() {
-        let err = GatewayConfig::from_json(r#"{"mcpServers": {"a": {"url": "http://x", "expose": "all"}}}"#)
-            .unwrap_err();
+        let err = GatewayConfig::from_json(
+            r#"{"mcpServers": {"a": {"url": "http://x", "expose": "all"}}}"#,
+        )
+        .unwrap_err();
         assert_eq!(
             err.to_string(),
             "server \"a\": \"expose\" is \"all\"; expected \"actions\" or \"tools\""

@@ -69,7 +69,9 @@ impl Gateway {
                     &name,
                     format!("not served: {}", error.reason()),
                 )),
-                Err(panicked) => tracing::error!(target: "wymcp_gateway", %panicked, "an upstream's start panicked"),
+                Err(panicked) => {
+                    tracing::error!(target: "wymcp_gateway", %panicked, "an upstream's start panicked")
+                }
             }
         }
         started.sort_by_key(|(index, _)| *index);
@@ -109,7 +111,12 @@ impl Gateway {
     }
 
     /// Makes the tools of one upstream; `names` holds the names taken.
-    fn serve(&mut self, upstream: &Arc<Upstream>, tools: &[ToolInfo], names: &mut BTreeSet<String>) {
+    fn serve(
+        &mut self,
+        upstream: &Arc<Upstream>,
+        tools: &[ToolInfo],
+        names: &mut BTreeSet<String>,
+    ) {
         let config = upstream.config().clone();
         match config.expose {
             Expose::Tools => {
@@ -123,13 +130,9 @@ impl Gateway {
                     if !self.claim(&config, &name, tool.name(), names) {
                         continue;
                     }
-                    if let Some(served) = UpstreamTool::new(
-                        name,
-                        tool,
-                        upstream,
-                        config.fallback,
-                        &mut self.notices,
-                    ) {
+                    if let Some(served) =
+                        UpstreamTool::new(name, tool, upstream, config.fallback, &mut self.notices)
+                    {
                         self.served.push(Served::Tool(served));
                     }
                 }

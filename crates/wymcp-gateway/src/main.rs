@@ -65,11 +65,18 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let absolute = std::path::absolute(Path::new(&path))
-        .map_or(path.clone(), |p| p.display().to_string());
+    let absolute =
+        std::path::absolute(Path::new(&path)).map_or(path.clone(), |p| p.display().to_string());
     let invocation = invocation
         .detail("config", absolute.clone())
-        .detail("upstreams", if upstreams.is_empty() { "none".to_owned() } else { upstreams })
+        .detail(
+            "upstreams",
+            if upstreams.is_empty() {
+                "none".to_owned()
+            } else {
+                upstreams
+            },
+        )
         .forward("--config", absolute);
     match invocation.serve(server).await {
         Ok(()) => ExitCode::SUCCESS,

@@ -29,7 +29,14 @@ async fn the_binary_serves_a_claude_desktop_config_over_http() {
     }}});
     std::fs::write(&config, file.to_string()).unwrap();
     let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_wymcp-gateway"))
-        .args(["--config", &config.display().to_string(), "--port", "0", "--host", "127.0.0.1"])
+        .args([
+            "--config",
+            &config.display().to_string(),
+            "--port",
+            "0",
+            "--host",
+            "127.0.0.1",
+        ])
         .stderr(Stdio::piped())
         .kill_on_drop(true)
         .spawn()
@@ -50,14 +57,20 @@ async fn the_binary_serves_a_claude_desktop_config_over_http() {
     .expect("the gateway prints its URL");
     assert!(url.ends_with("/mcp"), "{url}");
     let shown = banner.join("\n");
-    assert!(shown.contains("upstreams") && shown.contains("fx"), "{shown}");
+    assert!(
+        shown.contains("upstreams") && shown.contains("fx"),
+        "{shown}"
+    );
 
     let client = Client::builder(&url).connect().await.unwrap();
     let tools = client.list_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
     assert_eq!(names, ["fx", "help"]);
     let ok = client
-        .call_tool("fx", json!({"action": "work", "data": {"n": 5, "label": "via http"}}))
+        .call_tool(
+            "fx",
+            json!({"action": "work", "data": {"n": 5, "label": "via http"}}),
+        )
         .await
         .unwrap();
     assert!(!ok.is_error(), "{}", ok.text());
@@ -67,7 +80,11 @@ async fn the_binary_serves_a_claude_desktop_config_over_http() {
         .call_tool("fx", json!({"action": "work", "data": {"n": "five"}}))
         .await
         .unwrap();
-    assert!(refused.is_error() && refused.text().contains("invalid_values"), "{}", refused.text());
+    assert!(
+        refused.is_error() && refused.text().contains("invalid_values"),
+        "{}",
+        refused.text()
+    );
     assert_eq!(support::received(&record, "tools/call"), 1);
     client.close().await.unwrap();
     child.kill().await.unwrap();
@@ -75,11 +92,14 @@ async fn the_binary_serves_a_claude_desktop_config_over_http() {
 
 #[tokio::test]
 async fn a_config_the_binary_cannot_read_is_refused_naming_the_key() {
-    let config = support::target_dir()
-        .join("gateway-test-records");
+    let config = support::target_dir().join("gateway-test-records");
     std::fs::create_dir_all(&config).unwrap();
     let config = config.join(format!("bad-{}.json", std::process::id()));
-    std::fs::write(&config, r#"{"mcpServers": {"x": {"command": "a", "expose": "flat"}}}"#).unwrap();
+    std::fs::write(
+        &config,
+        r#"{"mcpServers": {"x": {"command": "a", "expose": "flat"}}}"#,
+    )
+    .unwrap();
     let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_wymcp-gateway"))
         .args(["--config", &config.display().to_string()])
         .output()

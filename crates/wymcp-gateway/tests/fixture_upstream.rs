@@ -48,7 +48,10 @@ async fn the_gates_refuse_a_bad_call_before_the_upstream_sees_it() {
     assert_eq!(notices, []);
     let tools = client.list_tools(ProtocolVersion::V2025_11_25);
     assert_eq!(tools["tools"][0]["name"], "fx");
-    assert_eq!(tools["tools"][0]["annotations"], json!({"readOnlyHint": true}));
+    assert_eq!(
+        tools["tools"][0]["annotations"],
+        json!({"readOnlyHint": true})
+    );
 
     let unknown = call_action(&client, "fx", "work", json!({"n": 1, "lable": "x"})).await;
     assert_gate_error(&unknown, "unknown_params");
@@ -58,17 +61,27 @@ async fn the_gates_refuse_a_bad_call_before_the_upstream_sees_it() {
     assert_gate_error(&missing, "missing_required_fields");
     let no_action = call_action(&client, "fx", "rest", json!({})).await;
     assert_gate_error(&no_action, "unknown_action");
-    assert_eq!(received(&record, "tools/call"), 0, "no call reached the upstream");
+    assert_eq!(
+        received(&record, "tools/call"),
+        0,
+        "no call reached the upstream"
+    );
 
     let ok = assert_ok(&call_action(&client, "fx", "work", json!({"n": 2, "label": "y"})).await);
-    assert_eq!(ok, json!({"content": [{"type": "text", "text": "worked 2 y"}]}));
+    assert_eq!(
+        ok,
+        json!({"content": [{"type": "text", "text": "worked 2 y"}]})
+    );
     assert_eq!(received(&record, "tools/call"), 1);
 
     // help lists the upstream tool as an action, its description's first line the summary,
     // the rest and its hint in the notes.
     let index = assert_ok(&client.help(Some("fx"), None).await);
     let shown = index.to_string();
-    assert!(shown.contains("work") && shown.contains("Does work"), "{shown}");
+    assert!(
+        shown.contains("work") && shown.contains("Does work"),
+        "{shown}"
+    );
     let action = assert_ok(&client.help(Some("fx"), Some("work")).await).to_string();
     assert!(
         action.contains("Second line of the description.") && action.contains("Read-only."),
@@ -87,19 +100,29 @@ async fn the_tools_mode_serves_each_tool_under_its_prefix() {
     let tools = client.list_tools(ProtocolVersion::V2025_11_25);
     let work = &tools["tools"][0];
     assert_eq!(work["name"], "fx_work");
-    assert_eq!(work["description"], "Does work\nSecond line of the description.");
+    assert_eq!(
+        work["description"],
+        "Does work\nSecond line of the description."
+    );
     assert_eq!(work["annotations"], json!({"readOnlyHint": true}));
     assert_eq!(work["inputSchema"]["required"], json!(["n"]));
 
     let ok = client.call_tool("fx_work", json!({"n": 3})).await.unwrap();
     assert_eq!(ok.text(), Some("worked 3 None"));
-    let refused = client.call_tool("fx_work", json!({"n": 3, "m": 1})).await.unwrap();
+    let refused = client
+        .call_tool("fx_work", json!({"n": 3, "m": 1}))
+        .await
+        .unwrap();
     assert_gate_error(&refused, "unknown_params");
     assert_eq!(received(&record, "tools/call"), 1);
 }
 
 /// The refusal text of a call to the fixture in `mode` through the gateway.
-async fn fault(name: &str, mode: &str, upstream: impl FnOnce(UpstreamConfig) -> UpstreamConfig) -> Option<(String, TestClient)> {
+async fn fault(
+    name: &str,
+    mode: &str,
+    upstream: impl FnOnce(UpstreamConfig) -> UpstreamConfig,
+) -> Option<(String, TestClient)> {
     let python = support::python()?;
     let record = record(name);
     let (client, notices) =
@@ -107,7 +130,10 @@ async fn fault(name: &str, mode: &str, upstream: impl FnOnce(UpstreamConfig) -> 
     assert_eq!(notices, []);
     let started = tokio::time::Instant::now();
     let result = call_action(&client, name, "work", json!({"n": 1})).await;
-    assert!(started.elapsed() < Duration::from_secs(20), "answered within the timeout");
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "answered within the timeout"
+    );
     Some((assert_tool_error(&result), client))
 }
 
@@ -122,12 +148,17 @@ async fn an_upstream_that_hangs_is_refused_at_its_timeout() {
 
 #[tokio::test]
 async fn an_upstream_printing_non_json_is_refused_at_its_timeout() {
-    let Some((text, _)) =
-        fault("garbage", "garbage", |u| u.timeout(Duration::from_millis(500))).await
+    let Some((text, _)) = fault("garbage", "garbage", |u| {
+        u.timeout(Duration::from_millis(500))
+    })
+    .await
     else {
         return;
     };
-    assert_eq!(text, "upstream garbage: no answer within 500ms (timeout_ms)");
+    assert_eq!(
+        text,
+        "upstream garbage: no answer within 500ms (timeout_ms)"
+    );
 }
 
 #[tokio::test]

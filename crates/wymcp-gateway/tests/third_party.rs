@@ -122,12 +122,14 @@ async fn check(
             .call_tool(&format!("{name}_{tool}"), arguments.clone())
             .await
             .unwrap();
-        let raw_t = through_tools.result().to_value(ProtocolVersion::V2025_11_25);
+        let raw_t = through_tools
+            .result()
+            .to_value(ProtocolVersion::V2025_11_25);
         let got_t = json!({"content": raw_t["content"], "isError": through_tools.is_error()});
         let text = |v: &Value, role: &Upstream| {
-            role.env
-                .iter()
-                .fold(v.to_string(), |s, (_, value)| s.replace(value.as_str(), "<ROLE>"))
+            role.env.iter().fold(v.to_string(), |s, (_, value)| {
+                s.replace(value.as_str(), "<ROLE>")
+            })
         };
         let want_s: Value = serde_json::from_str(&text(&want, d)).unwrap();
         let got_a: Value = serde_json::from_str(&text(&got_a, a)).unwrap();
@@ -143,12 +145,22 @@ async fn check(
             assert_eq!(got_t["isError"], true, "{name} {tool} (tools)");
             continue;
         }
-        assert!(same(tool, &want_s, &got_a), "{name} {tool} (actions): {want_s} vs {got_a}");
+        assert!(
+            same(tool, &want_s, &got_a),
+            "{name} {tool} (actions): {want_s} vs {got_a}"
+        );
         let want_t = json!({"content": carried(&want_s["content"]), "isError": false});
-        assert!(same(tool, &want_t, &got_t), "{name} {tool} (tools): {want_t} vs {got_t}");
+        assert!(
+            same(tool, &want_t, &got_t),
+            "{name} {tool} (tools): {want_t} vs {got_t}"
+        );
     }
     let good = calls.len();
-    assert_eq!(received(&ra, "tools/call"), good, "{name}: the calls that reached the upstream");
+    assert_eq!(
+        received(&ra, "tools/call"),
+        good,
+        "{name}: the calls that reached the upstream"
+    );
 
     for (what, data, gate) in [
         ("unknown key", &bad.unknown, "unknown_params"),
@@ -157,22 +169,33 @@ async fn check(
     ] {
         let refused = support::call_action(&actions, name, bad.tool, data.clone()).await;
         assert_gate_error(&refused, gate);
-        assert_eq!(received(&ra, "tools/call"), good, "{name}: the {what} call never reached the upstream");
+        assert_eq!(
+            received(&ra, "tools/call"),
+            good,
+            "{name}: the {what} call never reached the upstream"
+        );
     }
 
     let index = assert_ok(&actions.help(Some(name), None).await).to_string();
     for tool in &names {
-        assert!(index.contains(&format!("\"{tool}")), "{name}: help lists {tool}: {index}");
+        assert!(
+            index.contains(&format!("\"{tool}")),
+            "{name}: help lists {tool}: {index}"
+        );
     }
 
     let size = |v: &Value| serde_json::to_string(v).unwrap().len();
-    let direct_size = size(&json!({"tools": listed.iter().map(|t| t.raw().clone()).collect::<Vec<_>>()}));
+    let direct_size =
+        size(&json!({"tools": listed.iter().map(|t| t.raw().clone()).collect::<Vec<_>>()}));
     let sizes = (
         direct_size,
         size(&actions.list_tools(ProtocolVersion::V2025_11_25)),
         size(&tools.list_tools(ProtocolVersion::V2025_11_25)),
     );
-    eprintln!("{name}: tools/list compact JSON bytes: direct {}, actions {}, tools {}", sizes.0, sizes.1, sizes.2);
+    eprintln!(
+        "{name}: tools/list compact JSON bytes: direct {}, actions {}, tools {}",
+        sizes.0, sizes.1, sizes.2
+    );
     direct.close().await.unwrap();
     sizes
 }
@@ -188,7 +211,12 @@ fn carried(content: &Value) -> Value {
         }
         Value::Object(item)
     };
-    Value::Array(content.as_array().map(|a| a.iter().map(kept).collect()).unwrap_or_default())
+    Value::Array(
+        content
+            .as_array()
+            .map(|a| a.iter().map(kept).collect())
+            .unwrap_or_default(),
+    )
 }
 
 fn equal(_: &str, a: &Value, b: &Value) -> bool {
@@ -213,17 +241,29 @@ async fn server_everything_in_both_modes() {
     let role = |_: char| node("everything", &entry, &["stdio"], Vec::new());
     let calls = [
         ("echo", json!({"message": "hi from the gateway"})),
-        ("get-annotated-message", json!({"messageType": "success", "includeImage": true})),
+        (
+            "get-annotated-message",
+            json!({"messageType": "success", "includeImage": true}),
+        ),
         ("get-env", json!({})),
         ("get-resource-links", json!({"count": 2})),
-        ("get-resource-reference", json!({"resourceType": "Text", "resourceId": 1})),
+        (
+            "get-resource-reference",
+            json!({"resourceType": "Text", "resourceId": 1}),
+        ),
         ("get-structured-content", json!({"location": "Chicago"})),
         ("get-sum", json!({"a": 2, "b": 3})),
         ("get-tiny-image", json!({})),
-        ("gzip-file-as-resource", json!({"name": "hello.gz", "data": "data:text/plain;base64,aGVsbG8="})),
+        (
+            "gzip-file-as-resource",
+            json!({"name": "hello.gz", "data": "data:text/plain;base64,aGVsbG8="}),
+        ),
         ("toggle-simulated-logging", json!({})),
         ("toggle-subscriber-updates", json!({})),
-        ("trigger-long-running-operation", json!({"duration": 0.2, "steps": 2})),
+        (
+            "trigger-long-running-operation",
+            json!({"duration": 0.2, "steps": 2}),
+        ),
         ("simulate-research-query", json!({"topic": "gateways"})),
     ];
     let bad = Bad {
@@ -245,19 +285,39 @@ async fn server_memory_in_both_modes() {
             .join("gateway-test-records")
             .join(format!("graph-{r}-{}.jsonl", std::process::id()));
         let _ = std::fs::remove_file(&file);
-        node("memory", &entry, &[], vec![("MEMORY_FILE_PATH", file.display().to_string())])
+        node(
+            "memory",
+            &entry,
+            &[],
+            vec![("MEMORY_FILE_PATH", file.display().to_string())],
+        )
     };
     let calls = [
-        ("create_entities", json!({"entities": [
+        (
+            "create_entities",
+            json!({"entities": [
             {"name": "Ada", "entityType": "person", "observations": ["wrote notes"]},
-            {"name": "Engine", "entityType": "machine", "observations": []}]})),
-        ("create_relations", json!({"relations": [{"from": "Ada", "to": "Engine", "relationType": "programmed"}]})),
-        ("add_observations", json!({"observations": [{"entityName": "Ada", "contents": ["first program"]}]})),
+            {"name": "Engine", "entityType": "machine", "observations": []}]}),
+        ),
+        (
+            "create_relations",
+            json!({"relations": [{"from": "Ada", "to": "Engine", "relationType": "programmed"}]}),
+        ),
+        (
+            "add_observations",
+            json!({"observations": [{"entityName": "Ada", "contents": ["first program"]}]}),
+        ),
         ("read_graph", json!({})),
         ("search_nodes", json!({"query": "Ada"})),
         ("open_nodes", json!({"names": ["Engine"]})),
-        ("delete_observations", json!({"deletions": [{"entityName": "Ada", "observations": ["first program"]}]})),
-        ("delete_relations", json!({"relations": [{"from": "Ada", "to": "Engine", "relationType": "programmed"}]})),
+        (
+            "delete_observations",
+            json!({"deletions": [{"entityName": "Ada", "observations": ["first program"]}]}),
+        ),
+        (
+            "delete_relations",
+            json!({"relations": [{"from": "Ada", "to": "Engine", "relationType": "programmed"}]}),
+        ),
         ("delete_entities", json!({"entityNames": ["Engine"]})),
     ];
     let bad = Bad {
@@ -278,7 +338,11 @@ fn same_file_answer(tool: &str, a: &Value, b: &Value) -> bool {
     let strip = |v: &Value| -> String {
         v.to_string()
             .split("\\n")
-            .filter(|line| !["created", "modified", "accessed"].iter().any(|t| line.contains(t)))
+            .filter(|line| {
+                !["created", "modified", "accessed"]
+                    .iter()
+                    .any(|t| line.contains(t))
+            })
             .collect::<Vec<_>>()
             .join("\n")
     };
@@ -300,23 +364,40 @@ async fn server_filesystem_in_both_modes_and_its_catalogue() {
         std::fs::write(dir.join("c.png"), [0x89, b'P', b'N', b'G', 13, 10, 26, 10]).unwrap();
         let dir = dir.canonicalize().unwrap().display().to_string();
         // The directory is the argument and the text that differs between roles.
-        node("filesystem", &entry, &[&dir], vec![("WYMCP_TEST_DIR", dir.clone())])
+        node(
+            "filesystem",
+            &entry,
+            &[&dir],
+            vec![("WYMCP_TEST_DIR", dir.clone())],
+        )
     };
     let roles = [role('d'), role('a'), role('t')];
     // Arguments name `<DIR>`, written per role below: the calls are the same text.
     let calls: Vec<(&str, Value)> = vec![
         ("list_allowed_directories", json!({})),
-        ("write_file", json!({"path": "<DIR>/b.txt", "content": "bee"})),
+        (
+            "write_file",
+            json!({"path": "<DIR>/b.txt", "content": "bee"}),
+        ),
         ("read_file", json!({"path": "<DIR>/a.txt"})),
         ("read_text_file", json!({"path": "<DIR>/a.txt", "head": 1})),
         ("read_media_file", json!({"path": "<DIR>/c.png"})),
-        ("read_multiple_files", json!({"paths": ["<DIR>/a.txt", "<DIR>/b.txt"]})),
-        ("edit_file", json!({"path": "<DIR>/b.txt", "edits": [{"oldText": "bee", "newText": "bea"}]})),
+        (
+            "read_multiple_files",
+            json!({"paths": ["<DIR>/a.txt", "<DIR>/b.txt"]}),
+        ),
+        (
+            "edit_file",
+            json!({"path": "<DIR>/b.txt", "edits": [{"oldText": "bee", "newText": "bea"}]}),
+        ),
         ("create_directory", json!({"path": "<DIR>/sub"})),
         ("list_directory", json!({"path": "<DIR>"})),
         ("list_directory_with_sizes", json!({"path": "<DIR>"})),
         ("directory_tree", json!({"path": "<DIR>"})),
-        ("move_file", json!({"source": "<DIR>/b.txt", "destination": "<DIR>/sub/b.txt"})),
+        (
+            "move_file",
+            json!({"source": "<DIR>/b.txt", "destination": "<DIR>/sub/b.txt"}),
+        ),
         ("search_files", json!({"path": "<DIR>", "pattern": "*.txt"})),
         ("get_file_info", json!({"path": "<DIR>/a.txt"})),
     ];
@@ -331,11 +412,18 @@ async fn server_filesystem_in_both_modes_and_its_catalogue() {
     let sizes = check_per_role(roles, &calls, &bad).await;
     let ratio = sizes.1 as f64 / sizes.2 as f64;
     eprintln!("filesystem: actions/tools catalogue ratio {ratio:.2}");
-    assert!(ratio <= 0.6, "the actions catalogue is at most 0.6 of the tools one: {sizes:?}");
+    assert!(
+        ratio <= 0.6,
+        "the actions catalogue is at most 0.6 of the tools one: {sizes:?}"
+    );
 }
 
 /// [`check`] for upstreams whose calls name a per-role directory (`<DIR>` in the arguments).
-async fn check_per_role(roles: [Upstream; 3], calls: &[(&str, Value)], bad: &Bad) -> (usize, usize, usize) {
+async fn check_per_role(
+    roles: [Upstream; 3],
+    calls: &[(&str, Value)],
+    bad: &Bad,
+) -> (usize, usize, usize) {
     let fill = |dir: &str, v: &Value| -> Value {
         serde_json::from_str(&v.to_string().replace("<DIR>", dir)).unwrap()
     };
@@ -360,7 +448,10 @@ async fn check_per_role(roles: [Upstream; 3], calls: &[(&str, Value)], bad: &Bad
         serde_json::from_str(&v.to_string().replace(&dir(u), "<DIR>")).unwrap()
     };
     for (tool, arguments) in calls {
-        let want = direct.call_tool(tool, fill(&dir(d), arguments)).await.unwrap();
+        let want = direct
+            .call_tool(tool, fill(&dir(d), arguments))
+            .await
+            .unwrap();
         assert!(!want.is_error(), "{name} {tool}: {}", want.text());
         let want = unrole(want.raw()["content"].clone(), d);
         let got_a = support::call_action(&actions, name, tool, fill(&dir(a), arguments)).await;
@@ -369,11 +460,24 @@ async fn check_per_role(roles: [Upstream; 3], calls: &[(&str, Value)], bad: &Bad
             .call_tool(&format!("{name}_{tool}"), fill(&dir(t), arguments))
             .await
             .unwrap();
-        assert!(!got_t.is_error(), "{name} {tool} (tools): {:?}", got_t.text());
-        let got_t = unrole(got_t.result().to_value(ProtocolVersion::V2025_11_25)["content"].clone(), t);
-        assert!(same_file_answer(tool, &want, &got_a), "{name} {tool} (actions): {want} vs {got_a}");
+        assert!(
+            !got_t.is_error(),
+            "{name} {tool} (tools): {:?}",
+            got_t.text()
+        );
+        let got_t = unrole(
+            got_t.result().to_value(ProtocolVersion::V2025_11_25)["content"].clone(),
+            t,
+        );
+        assert!(
+            same_file_answer(tool, &want, &got_a),
+            "{name} {tool} (actions): {want} vs {got_a}"
+        );
         let want_t = carried(&want);
-        assert!(same_file_answer(tool, &want_t, &got_t), "{name} {tool} (tools): {want_t} vs {got_t}");
+        assert!(
+            same_file_answer(tool, &want_t, &got_t),
+            "{name} {tool} (tools): {want_t} vs {got_t}"
+        );
     }
     let good = calls.len();
     assert_eq!(received(&ra, "tools/call"), good);
@@ -384,20 +488,31 @@ async fn check_per_role(roles: [Upstream; 3], calls: &[(&str, Value)], bad: &Bad
     ] {
         let refused = support::call_action(&actions, name, bad.tool, fill(&dir(a), data)).await;
         assert_gate_error(&refused, gate);
-        assert_eq!(received(&ra, "tools/call"), good, "{name}: a bad call reached the upstream");
+        assert_eq!(
+            received(&ra, "tools/call"),
+            good,
+            "{name}: a bad call reached the upstream"
+        );
     }
     let index = assert_ok(&actions.help(Some(name), None).await).to_string();
     for tool in &names {
-        assert!(index.contains(&format!("\"{tool}")), "{name}: help lists {tool}: {index}");
+        assert!(
+            index.contains(&format!("\"{tool}")),
+            "{name}: help lists {tool}: {index}"
+        );
     }
     let size = |v: &Value| serde_json::to_string(v).unwrap().len();
-    let direct_size = size(&json!({"tools": listed.iter().map(|t| t.raw().clone()).collect::<Vec<_>>()}));
+    let direct_size =
+        size(&json!({"tools": listed.iter().map(|t| t.raw().clone()).collect::<Vec<_>>()}));
     let sizes = (
         direct_size,
         size(&actions.list_tools(ProtocolVersion::V2025_11_25)),
         size(&tools.list_tools(ProtocolVersion::V2025_11_25)),
     );
-    eprintln!("{name}: tools/list compact JSON bytes: direct {}, actions {}, tools {}", sizes.0, sizes.1, sizes.2);
+    eprintln!(
+        "{name}: tools/list compact JSON bytes: direct {}, actions {}, tools {}",
+        sizes.0, sizes.1, sizes.2
+    );
     direct.close().await.unwrap();
     sizes
 }
@@ -426,12 +541,19 @@ async fn mcp_server_time_in_both_modes() {
     };
     let role = |_: char| Upstream {
         name: "time",
-        command: vec![program.clone(), "--local-timezone".to_owned(), "UTC".to_owned()],
+        command: vec![
+            program.clone(),
+            "--local-timezone".to_owned(),
+            "UTC".to_owned(),
+        ],
         env: Vec::new(),
     };
     let calls = [
         ("get_current_time", json!({"timezone": "UTC"})),
-        ("convert_time", json!({"source_timezone": "UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"})),
+        (
+            "convert_time",
+            json!({"source_timezone": "UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"}),
+        ),
     ];
     let bad = Bad {
         tool: "get_current_time",
@@ -439,5 +561,11 @@ async fn mcp_server_time_in_both_modes() {
         wrong_type: json!({"timezone": 9}),
         missing: json!({}),
     };
-    check([role('d'), role('a'), role('t')], &calls, &bad, same_time_answer).await;
+    check(
+        [role('d'), role('a'), role('t')],
+        &calls,
+        &bad,
+        same_time_answer,
+    )
+    .await;
 }

@@ -121,7 +121,12 @@ pub(crate) fn starts(path: &Path) -> usize {
 }
 
 /// Calls `action` of the action tool `tool` with `data`.
-pub(crate) async fn call_action(client: &TestClient, tool: &str, action: &str, data: Value) -> ToolResult {
+pub(crate) async fn call_action(
+    client: &TestClient,
+    tool: &str,
+    action: &str,
+    data: Value,
+) -> ToolResult {
     client
         .call_tool(tool, json!({"action": action, "data": data}))
         .await
