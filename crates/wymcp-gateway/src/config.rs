@@ -478,6 +478,7 @@ impl ServerEntry {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -108,6 +108,14 @@ impl UpstreamError {
         }
     }
 
+    /// The JSON-RPC error code the upstream answered, when it answered one.
+    pub(crate) fn rpc_code(&self) -> Option<i64> {
+        match self {
+            UpstreamError::Client { source, .. } => source.rpc_error().map(|e| e.code()),
+            _ => None,
+        }
+    }
+
     /// The reason alone, without the leading `upstream NAME: `.
     pub fn reason(&self) -> String {
         let text = self.to_string();

@@ -9,6 +9,7 @@ use wymcp::client::ToolInfo;
 
 use crate::actions::{self, UpstreamActions};
 use crate::config::{Expose, GatewayConfig, UpstreamConfig};
+use crate::passthrough;
 use crate::report::Notice;
 use crate::tools::UpstreamTool;
 use crate::upstream::Upstream;
@@ -16,11 +17,25 @@ use crate::upstream::Upstream;
 /// The name wymcp reserves for its help tool.
 const HELP: &str = "help";
 
-/// One tool the gateway serves.
-#[derive(Debug)]
+/// One tool, resource, template or prompt the gateway serves.
 enum Served {
     Actions(UpstreamActions),
     Tool(UpstreamTool),
+    Resource(wymcp::Resource),
+    Template(wymcp::ResourceTemplate),
+    Prompt(passthrough::ForwardPrompt),
+}
+
+impl std::fmt::Debug for Served {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Served::Actions(tool) => f.debug_tuple("Actions").field(tool).finish(),
+            Served::Tool(tool) => f.debug_tuple("Tool").field(tool).finish(),
+            Served::Resource(r) => f.debug_tuple("Resource").field(&r.uri()).finish(),
+            Served::Template(t) => f.debug_tuple("Template").field(&t.uri_template()).finish(),
+            Served::Prompt(p) => f.debug_tuple("Prompt").field(p).finish(),
+        }
+    }
 }
 
 /// Upstream MCP servers, connected, their tools ready to serve through wymcp: register them
@@ -81,9 +96,26 @@ impl Gateway {
             upstreams: Vec::new(),
         };
         let mut names = BTreeSet::from([HELP.to_owned()]);
-        for (_, (upstream, tools)) in started {
+        let (mut uris, mut prompts) = (BTreeSet::new(), BTreeSet::new());
+        for (_, (upstream, catalogue)) in started {
             gateway.upstreams.push(upstream.name().to_owned());
-            gateway.serve(&upstream, &tools, &mut names);
+            gateway.serve(&upstream, &catalogue.tools, &mut names);
+            let notices = &mut gateway.notices;
+            let served = &mut gateway.served;
+            for resource in
+                passthrough::resources(&upstream, &catalogue.resources, &mut uris, notices)
+            {
+                served.push(Served::Resource(resource));
+            }
+            for template in
+                passthrough::templates(&upstream, &catalogue.templates, &mut uris, notices)
+            {
+                served.push(Served::Template(template));
+            }
+            for prompt in passthrough::prompts(&upstream, &catalogue.prompts, &mut prompts, notices)
+            {
+                served.push(Served::Prompt(prompt));
+            }
         }
         gateway
     }
@@ -94,6 +126,9 @@ impl Gateway {
             builder = match served {
                 Served::Actions(tool) => builder.tool(tool),
                 Served::Tool(tool) => builder.plain_tool(tool),
+                Served::Resource(resource) => builder.resource(resource),
+                Served::Template(template) => builder.resource_template(template),
+                Served::Prompt(prompt) => builder.prompt(prompt),
             };
         }
         builder

@@ -29,6 +29,7 @@ mod actions;
 pub mod config;
 mod error;
 mod gateway;
+mod passthrough;
 mod report;
 mod tools;
 mod upstream;

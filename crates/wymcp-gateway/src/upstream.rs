@@ -13,6 +13,15 @@ use wymcp::client::{Client, ClientBuilder, ToolInfo, ToolResult};
 use crate::config::{Target, UpstreamConfig};
 use crate::error::UpstreamError;
 
+/// What an upstream offers, listed at start.
+#[derive(Debug, Default)]
+pub(crate) struct Catalogue {
+    pub(crate) tools: Vec<ToolInfo>,
+    pub(crate) resources: Vec<Value>,
+    pub(crate) templates: Vec<Value>,
+    pub(crate) prompts: Vec<Value>,
+}
+
 /// The connection's state.
 enum Conn {
     /// Connected.
@@ -42,20 +51,31 @@ impl std::fmt::Debug for Upstream {
 }
 
 impl Upstream {
-    /// Connects to the upstream (spawns it, for stdio) and lists its tools.
+    /// Connects to the upstream (spawns it, for stdio) and lists its tools, and its
+    /// resources, templates and prompts when it declares them.
     pub(crate) async fn start(
         config: UpstreamConfig,
-    ) -> Result<(Arc<Upstream>, Vec<ToolInfo>), UpstreamError> {
+    ) -> Result<(Arc<Upstream>, Catalogue), UpstreamError> {
         let client = connect(&config).await?;
-        let tools = client
-            .list_tools()
-            .await
-            .map_err(|e| UpstreamError::client(&config.name, e))?;
+        let failed = |e| UpstreamError::client(&config.name, e);
+        let tools = client.list_tools().await.map_err(failed)?;
+        let declares = |capability: &str| client.server_capabilities().get(capability).is_some();
+        let mut catalogue = Catalogue {
+            tools,
+            ..Catalogue::default()
+        };
+        if declares("resources") {
+            catalogue.resources = client.list_resources().await.map_err(failed)?;
+            catalogue.templates = client.list_resource_templates().await.map_err(failed)?;
+        }
+        if declares("prompts") {
+            catalogue.prompts = client.list_prompts().await.map_err(failed)?;
+        }
         let upstream = Upstream {
             config,
             conn: Mutex::new(Conn::Up(Arc::new(client))),
         };
-        Ok((Arc::new(upstream), tools))
+        Ok((Arc::new(upstream), catalogue))
     }
 
     pub(crate) fn name(&self) -> &str {
@@ -74,8 +94,44 @@ impl Upstream {
         arguments: Value,
         ctx: &Context,
     ) -> Result<ToolResult, UpstreamError> {
+        self.with_client(ctx, |client| async move {
+            client.call_tool(tool, arguments).await
+        })
+        .await
+    }
+
+    /// `resources/read` of `uri` upstream, as [`call_tool`](Self::call_tool).
+    pub(crate) async fn read_resource(
+        &self,
+        uri: &str,
+        ctx: &Context,
+    ) -> Result<Value, UpstreamError> {
+        self.with_client(ctx, |client| async move { client.read_resource(uri).await })
+            .await
+    }
+
+    /// `prompts/get` of `name` upstream, as [`call_tool`](Self::call_tool).
+    pub(crate) async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: Value,
+        ctx: &Context,
+    ) -> Result<Value, UpstreamError> {
+        self.with_client(ctx, |client| async move {
+            client.get_prompt(name, arguments).await
+        })
+        .await
+    }
+
+    /// Runs `request` on the connected client (reconnecting first when the connection
+    /// ended); a failure that ends the connection marks it down.
+    async fn with_client<F, Fut, T>(&self, ctx: &Context, request: F) -> Result<T, UpstreamError>
+    where
+        F: FnOnce(Arc<Client>) -> Fut,
+        Fut: std::future::Future<Output = Result<T, wymcp::client::ClientError>>,
+    {
         let client = self.client().await?;
-        let call = client.call_tool(tool, arguments);
+        let call = request(Arc::clone(&client));
         // Dropping the call's future (cancelled downstream) sends `notifications/cancelled`.
         let outcome = tokio::select! {
             outcome = call => outcome,
