@@ -138,6 +138,25 @@ async fn fault(
 }
 
 #[tokio::test]
+async fn an_upstream_error_is_the_callers_error_in_both_modes() {
+    let Some((text, _)) = fault("fails", "fail", |u| u).await else {
+        return;
+    };
+    assert_eq!(text, "upstream fails answered an error: it failed: 1");
+    let Some(python) = support::python() else {
+        return;
+    };
+    let record = record("fails-tools");
+    let upstream = fixture("fails", python, "fail", &record).expose(Expose::Tools);
+    let (client, _) = serve(GatewayConfig::new().upstream(upstream)).await;
+    let result = client
+        .call_tool("fails_work", json!({"n": 4}))
+        .await
+        .unwrap();
+    assert_eq!(assert_tool_error(&result), "it failed: 4");
+}
+
+#[tokio::test]
 async fn an_upstream_that_hangs_is_refused_at_its_timeout() {
     let Some((text, _)) = fault("hangs", "hang", |u| u.timeout(Duration::from_millis(500))).await
     else {
