@@ -117,6 +117,58 @@ async fn the_tools_mode_serves_each_tool_under_its_prefix() {
     assert_eq!(received(&record, "tools/call"), 1);
 }
 
+#[tokio::test]
+async fn a_schema_wymcp_refuses_is_reported_and_widened_or_left_out() {
+    let Some(python) = support::python() else {
+        return;
+    };
+    let widened = record("odd");
+    let (client, notices) =
+        serve(GatewayConfig::new().upstream(fixture("fx", python, "odd", &widened))).await;
+    let [notice] = notices.as_slice() else {
+        panic!("one notice: {notices:?}")
+    };
+    assert_eq!(notice.tool(), Some("odd"));
+    let shown = notice.to_string();
+    assert!(
+        shown.starts_with("upstream fx: tool odd: input schema refused (")
+            && shown.ends_with("): served with any value for each of its properties"),
+        "{shown}"
+    );
+    // Widened: `x` of any value, still required, no other key.
+    let ok = call_action(&client, "fx", "odd", json!({"x": 5})).await;
+    assert_eq!(
+        assert_ok(&ok),
+        json!({"content": [{"type": "text", "text": "worked None None"}]})
+    );
+    assert_gate_error(
+        &call_action(&client, "fx", "odd", json!({"x": 5, "y": 1})).await,
+        "unknown_params",
+    );
+    assert_gate_error(
+        &call_action(&client, "fx", "odd", json!({})).await,
+        "missing_required_fields",
+    );
+    assert_eq!(received(&widened, "tools/call"), 1);
+
+    let omitted = record("odd-omitted");
+    let upstream = fixture("fx", python, "odd", &omitted)
+        .on_unacceptable_schema(wymcp_gateway::SchemaFallback::Omit);
+    let (client, notices) = serve(GatewayConfig::new().upstream(upstream)).await;
+    assert!(
+        notices[0].to_string().ends_with("): left out"),
+        "{notices:?}"
+    );
+    assert_gate_error(
+        &call_action(&client, "fx", "odd", json!({"x": "a"})).await,
+        "unknown_action",
+    );
+    assert_eq!(
+        assert_ok(&call_action(&client, "fx", "work", json!({"n": 1})).await)["content"][0]["text"],
+        "worked 1 None"
+    );
+}
+
 /// The refusal text of a call to the fixture in `mode` through the gateway.
 async fn fault(
     name: &str,
