@@ -41,6 +41,8 @@ pub mod guide_doctests {
     pub struct ScaleOut;
     #[doc = include_str!("openapi.md")]
     pub struct OpenApi;
+    #[doc = include_str!("gateway.md")]
+    pub struct Gateway;
     #[doc = include_str!("multi-round-trip.md")]
     pub struct MultiRoundTrip;
     #[doc = include_str!("telemetry.md")]

@@ -1,0 +1,299 @@
+//! [`Gateway`]: the upstreams connected, their tools made into wymcp tools, registered on a
+//! [`ServerBuilder`].
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use wymcp::ServerBuilder;
+use wymcp::client::ToolInfo;
+
+use crate::actions::{self, UpstreamActions};
+use crate::config::{Expose, GatewayConfig, UpstreamConfig};
+use crate::passthrough;
+use crate::report::Notice;
+use crate::tools::UpstreamTool;
+use crate::upstream::Upstream;
+
+/// The name wymcp reserves for its help tool.
+const HELP: &str = "help";
+
+/// One tool, resource, template or prompt the gateway serves.
+enum Served {
+    Actions(UpstreamActions),
+    Tool(UpstreamTool),
+    Resource(wymcp::Resource),
+    Template(wymcp::ResourceTemplate),
+    Prompt(passthrough::ForwardPrompt),
+}
+
+impl std::fmt::Debug for Served {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Served::Actions(tool) => f.debug_tuple("Actions").field(tool).finish(),
+            Served::Tool(tool) => f.debug_tuple("Tool").field(tool).finish(),
+            Served::Resource(r) => f.debug_tuple("Resource").field(&r.uri()).finish(),
+            Served::Template(t) => f.debug_tuple("Template").field(&t.uri_template()).finish(),
+            Served::Prompt(p) => f.debug_tuple("Prompt").field(p).finish(),
+        }
+    }
+}
+
+/// Upstream MCP servers, connected, their tools ready to serve through wymcp: register them
+/// on a [`ServerBuilder`] with [`register`](Self::register), beside tools of your own, limits,
+/// middleware and auth.
+///
+/// An upstream that cannot be started, or whose tools cannot be listed, is left out and
+/// reported ([`notices`](Self::notices)); the others are served.
+///
+/// ```no_run
+/// use wymcp_gateway::{Gateway, GatewayConfig};
+///
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// let config = GatewayConfig::from_file("mcp.json")?;
+/// let gateway = Gateway::start(config).await;
+/// for notice in gateway.notices() {
+///     eprintln!("{notice}");
+/// }
+/// let server = gateway.register(wymcp::Server::builder().name("gateway")).build()?;
+/// # let _ = server; Ok(()) }
+/// ```
+#[derive(Debug)]
+pub struct Gateway {
+    served: Vec<Served>,
+    notices: Vec<Notice>,
+    upstreams: Vec<String>,
+}
+
+impl Gateway {
+    /// Connects every upstream of `config` (at once), lists their tools and makes the tools
+    /// the gateway serves.
+    pub async fn start(config: GatewayConfig) -> Gateway {
+        let mut set = tokio::task::JoinSet::new();
+        for (index, upstream) in config.upstreams().iter().cloned().enumerate() {
+            set.spawn(async move {
+                let name = upstream.name.clone();
+                (index, name, Upstream::start(upstream).await)
+            });
+        }
+        let mut started = Vec::new();
+        let mut notices = Vec::new();
+        while let Some(joined) = set.join_next().await {
+            match joined {
+                Ok((index, _, Ok(ok))) => started.push((index, ok)),
+                Ok((_, name, Err(error))) => notices.push(Notice::upstream_only(
+                    &name,
+                    format!("not served: {}", error.reason()),
+                )),
+                Err(panicked) => {
+                    tracing::error!(target: "wymcp_gateway", %panicked, "an upstream's start panicked")
+                }
+            }
+        }
+        started.sort_by_key(|(index, _)| *index);
+        let mut gateway = Gateway {
+            served: Vec::new(),
+            notices,
+            upstreams: Vec::new(),
+        };
+        let mut names = BTreeSet::from([HELP.to_owned()]);
+        let (mut uris, mut prompts) = (BTreeSet::new(), BTreeSet::new());
+        for (_, (upstream, catalogue)) in started {
+            gateway.upstreams.push(upstream.name().to_owned());
+            gateway.serve(&upstream, &catalogue.tools, &mut names);
+            let notices = &mut gateway.notices;
+            let served = &mut gateway.served;
+            for resource in
+                passthrough::resources(&upstream, &catalogue.resources, &mut uris, notices)
+            {
+                served.push(Served::Resource(resource));
+            }
+            for template in
+                passthrough::templates(&upstream, &catalogue.templates, &mut uris, notices)
+            {
+                served.push(Served::Template(template));
+            }
+            for prompt in passthrough::prompts(&upstream, &catalogue.prompts, &mut prompts, notices)
+            {
+                served.push(Served::Prompt(prompt));
+            }
+        }
+        gateway
+    }
+
+    /// Registers the gateway's tools on `builder`.
+    pub fn register(self, mut builder: ServerBuilder) -> ServerBuilder {
+        for served in self.served {
+            builder = match served {
+                Served::Actions(tool) => builder.tool(tool),
+                Served::Tool(tool) => builder.plain_tool(tool),
+                Served::Resource(resource) => builder.resource(resource),
+                Served::Template(template) => builder.resource_template(template),
+                Served::Prompt(prompt) => builder.prompt(prompt),
+            };
+        }
+        builder
+    }
+
+    /// What the start-up reports: upstreams not served, tools left out or served with a
+    /// widened schema, and why.
+    pub fn notices(&self) -> &[Notice] {
+        &self.notices
+    }
+
+    /// The upstreams connected, in the configuration's order.
+    pub fn upstreams(&self) -> &[String] {
+        &self.upstreams
+    }
+
+    /// Makes the tools of one upstream; `names` holds the names taken.
+    fn serve(
+        &mut self,
+        upstream: &Arc<Upstream>,
+        tools: &[ToolInfo],
+        names: &mut BTreeSet<String>,
+    ) {
+        let config = upstream.config().clone();
+        match config.expose {
+            Expose::Tools => {
+                for tool in tools {
+                    let prefix = config.effective_prefix();
+                    let name = if prefix.is_empty() {
+                        tool.name().to_owned()
+                    } else {
+                        format!("{prefix}_{}", tool.name())
+                    };
+                    if !self.claim(&config, &name, tool.name(), names) {
+                        continue;
+                    }
+                    if let Some(served) =
+                        UpstreamTool::new(name, tool, upstream, config.fallback, &mut self.notices)
+                    {
+                        self.served.push(Served::Tool(served));
+                    }
+                }
+            }
+            // `#[non_exhaustive]` is for other crates; every mode is handled here.
+            Expose::Actions => self.serve_actions(upstream, tools, names, &config),
+        }
+    }
+
+    fn serve_actions(
+        &mut self,
+        upstream: &Arc<Upstream>,
+        tools: &[ToolInfo],
+        names: &mut BTreeSet<String>,
+        config: &UpstreamConfig,
+    ) {
+        let default = match config.effective_prefix() {
+            "" => config.name.clone(),
+            prefix => prefix.to_owned(),
+        };
+        // (tool name, actions), the default tool first.
+        let mut groups: Vec<(String, Vec<actions::Action>)> = vec![(default.clone(), Vec::new())];
+        for (group, _) in &config.groups {
+            groups.push((group.clone(), Vec::new()));
+        }
+        for tool in tools {
+            let Some(action) = actions::action(
+                &config.name,
+                tool,
+                config.scopes.get(tool.name()),
+                config.fallback,
+                &mut self.notices,
+            ) else {
+                continue;
+            };
+            let group = config
+                .groups
+                .iter()
+                .position(|(_, patterns)| patterns.iter().any(|p| matches(p, tool.name())))
+                .map_or(0, |i| i + 1);
+            groups[group].1.push(action);
+        }
+        for (name, actions) in groups {
+            if actions.is_empty() {
+                continue;
+            }
+            let first = actions[0].name.clone();
+            if !self.claim(config, &name, &first, names) {
+                continue;
+            }
+            self.served.push(Served::Actions(UpstreamActions::new(
+                name,
+                actions,
+                Arc::clone(upstream),
+            )));
+        }
+    }
+
+    /// Takes `name` for a served tool, or reports why it cannot be (not a tool name wymcp
+    /// serves, or taken by another tool).
+    fn claim(
+        &mut self,
+        config: &UpstreamConfig,
+        name: &str,
+        tool: &str,
+        names: &mut BTreeSet<String>,
+    ) -> bool {
+        let valid = !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+        if !valid {
+            self.notices.push(Notice::new(
+                &config.name,
+                tool,
+                format!("left out: {name:?} is not a tool name (letters, digits, _ . - only); set a prefix"),
+            ));
+            return false;
+        }
+        if !names.insert(name.to_owned()) {
+            self.notices.push(Notice::new(
+                &config.name,
+                tool,
+                format!("left out: the name {name:?} is taken by another tool; set a prefix"),
+            ));
+            return false;
+        }
+        true
+    }
+}
+
+/// Whether `name` matches `pattern`, where `*` matches any run of characters.
+fn matches(pattern: &str, name: &str) -> bool {
+    let mut parts = pattern.split('*');
+    let Some(first) = parts.next() else {
+        return pattern == name;
+    };
+    let Some(mut rest) = name.strip_prefix(first) else {
+        return false;
+    };
+    let parts: Vec<&str> = parts.collect();
+    let Some((last, middle)) = parts.split_last() else {
+        return rest.is_empty();
+    };
+    for part in middle {
+        match rest.find(part) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    rest.len() >= last.len() && rest.ends_with(last)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::matches;
+
+    #[test]
+    fn patterns_match_with_stars() {
+        assert!(matches("read_*", "read_file"));
+        assert!(matches("*_file", "read_file"));
+        assert!(matches("*", "anything"));
+        assert!(matches("a*b*c", "aXbYc"));
+        assert!(matches("exact", "exact"));
+        assert!(!matches("exact", "exactly"));
+        assert!(!matches("read_*", "write_file"));
+        assert!(!matches("a*bc", "abc_"));
+    }
+}

@@ -1,0 +1,99 @@
+//! `wymcp-gateway`: the MCP servers of a Claude Desktop `mcpServers` file served through
+//! wymcp, over Streamable HTTP (`127.0.0.1:8080/mcp` by default) or stdio.
+//!
+//! ```sh
+//! wymcp-gateway --config mcp.json                 # HTTP on 127.0.0.1:8080/mcp
+//! wymcp-gateway --config mcp.json --port 9000     # another port (0: a free one)
+//! wymcp-gateway --config mcp.json --host 0.0.0.0  # every interface (mind the auth!)
+//! wymcp-gateway --config mcp.json --stdio         # stdio, for clients that spawn servers
+//! ```
+//!
+//! The flags besides `--config` are [`wymcp::run()`]'s (`--host` is `--bind`). Everything
+//! the program says goes to stderr, so stdout stays the protocol's under `--stdio`.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use wymcp::run::{Cli, CliError};
+use wymcp_gateway::{Gateway, GatewayConfig};
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let cli = command();
+    // `--host` is the name this program's users know; wymcp's flag is `--bind`.
+    let args = std::env::args().skip(1).map(|arg| match arg.as_str() {
+        "--host" => "--bind".to_owned(),
+        other => match other.strip_prefix("--host=") {
+            Some(value) => format!("--bind={value}"),
+            None => arg,
+        },
+    });
+    let invocation = match cli.try_parse_from(args) {
+        Ok(invocation) => invocation,
+        Err(CliError::Help(usage)) => {
+            print!("{usage}");
+            return ExitCode::SUCCESS;
+        }
+        Err(refused) => {
+            eprint!("error: {refused}\n\n{}", cli.usage());
+            return ExitCode::from(refused.exit_code());
+        }
+    };
+    let Some(path) = invocation.value("--config").map(str::to_owned) else {
+        eprint!("error: --config FILE is required\n\n{}", cli.usage());
+        return ExitCode::from(2);
+    };
+    let config = match GatewayConfig::from_file(&path) {
+        Ok(config) => config,
+        Err(error) => {
+            eprintln!("error: {path}: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    let gateway = Gateway::start(config).await;
+    for notice in gateway.notices() {
+        eprintln!("wymcp-gateway: {notice}");
+    }
+    let upstreams = gateway.upstreams().join(", ");
+    let server = match gateway
+        .register(wymcp::Server::builder().name("wymcp-gateway"))
+        .build()
+    {
+        Ok(server) => server,
+        Err(error) => {
+            eprintln!("error: the gateway does not build: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let absolute =
+        std::path::absolute(Path::new(&path)).map_or(path.clone(), |p| p.display().to_string());
+    let invocation = invocation
+        .detail("config", absolute.clone())
+        .detail(
+            "upstreams",
+            if upstreams.is_empty() {
+                "none".to_owned()
+            } else {
+                upstreams
+            },
+        )
+        .forward("--config", absolute);
+    match invocation.serve(server).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The command line: [`wymcp::run()`]'s flags and `--config`.
+fn command() -> Cli {
+    Cli::new("wymcp-gateway")
+        .about("wymcp-gateway: MCP servers served through wymcp's gates")
+        .option(
+            "--config",
+            "FILE",
+            "the mcpServers JSON (Claude Desktop's format, with wymcp's keys: docs/gateway.md)",
+        )
+}

@@ -1,0 +1,254 @@
+//! [`Upstream`]: one connected upstream MCP server: its client, the timeout of each call, and
+//! the restart with backoff of a connection that ended.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::sync::Mutex;
+use tokio::time::Instant;
+use wymcp::Context;
+use wymcp::client::{Client, ClientBuilder, ToolInfo, ToolResult};
+
+use crate::config::{Target, UpstreamConfig};
+use crate::error::UpstreamError;
+
+/// What an upstream offers, listed at start.
+#[derive(Debug, Default)]
+pub(crate) struct Catalogue {
+    pub(crate) tools: Vec<ToolInfo>,
+    pub(crate) resources: Vec<Value>,
+    pub(crate) templates: Vec<Value>,
+    pub(crate) prompts: Vec<Value>,
+}
+
+/// The connection's state.
+enum Conn {
+    /// Connected.
+    Up(Arc<Client>),
+    /// Down since a failure; the next attempt is due at `next`, the one after that `backoff`
+    /// later.
+    Down {
+        reason: String,
+        next: Instant,
+        backoff: Duration,
+    },
+}
+
+/// One upstream, connected at start and reconnected (a stdio one restarted) with backoff
+/// when its connection ends.
+pub(crate) struct Upstream {
+    config: UpstreamConfig,
+    conn: Mutex<Conn>,
+}
+
+impl std::fmt::Debug for Upstream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Upstream")
+            .field("name", &self.config.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Upstream {
+    /// Connects to the upstream (spawns it, for stdio) and lists its tools, and its
+    /// resources, templates and prompts when it declares them.
+    pub(crate) async fn start(
+        config: UpstreamConfig,
+    ) -> Result<(Arc<Upstream>, Catalogue), UpstreamError> {
+        let client = connect(&config).await?;
+        let failed = |e| UpstreamError::client(&config.name, e);
+        let tools = client.list_tools().await.map_err(failed)?;
+        let declares = |capability: &str| client.server_capabilities().get(capability).is_some();
+        let mut catalogue = Catalogue {
+            tools,
+            ..Catalogue::default()
+        };
+        if declares("resources") {
+            catalogue.resources = client.list_resources().await.map_err(failed)?;
+            catalogue.templates = client.list_resource_templates().await.map_err(failed)?;
+        }
+        if declares("prompts") {
+            catalogue.prompts = client.list_prompts().await.map_err(failed)?;
+        }
+        let upstream = Upstream {
+            config,
+            conn: Mutex::new(Conn::Up(Arc::new(client))),
+        };
+        Ok((Arc::new(upstream), catalogue))
+    }
+
+    pub(crate) fn name(&self) -> &str {
+        &self.config.name
+    }
+
+    pub(crate) fn config(&self) -> &UpstreamConfig {
+        &self.config
+    }
+
+    /// Calls the upstream tool `tool` with `arguments`: within the upstream's timeout,
+    /// cancelled upstream when the downstream caller cancels (`ctx`).
+    pub(crate) async fn call_tool(
+        &self,
+        tool: &str,
+        arguments: Value,
+        ctx: &Context,
+    ) -> Result<ToolResult, UpstreamError> {
+        self.with_client(ctx, |client| async move {
+            client.call_tool(tool, arguments).await
+        })
+        .await
+    }
+
+    /// `resources/read` of `uri` upstream, as [`call_tool`](Self::call_tool).
+    pub(crate) async fn read_resource(
+        &self,
+        uri: &str,
+        ctx: &Context,
+    ) -> Result<Value, UpstreamError> {
+        self.with_client(ctx, |client| async move { client.read_resource(uri).await })
+            .await
+    }
+
+    /// `prompts/get` of `name` upstream, as [`call_tool`](Self::call_tool).
+    pub(crate) async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: Value,
+        ctx: &Context,
+    ) -> Result<Value, UpstreamError> {
+        self.with_client(ctx, |client| async move {
+            client.get_prompt(name, arguments).await
+        })
+        .await
+    }
+
+    /// Runs `request` on the connected client (reconnecting first when the connection
+    /// ended); a failure that ends the connection marks it down.
+    async fn with_client<F, Fut, T>(&self, ctx: &Context, request: F) -> Result<T, UpstreamError>
+    where
+        F: FnOnce(Arc<Client>) -> Fut,
+        Fut: std::future::Future<Output = Result<T, wymcp::client::ClientError>>,
+    {
+        let client = self.client().await?;
+        let call = request(Arc::clone(&client));
+        // Dropping the call's future (cancelled downstream) sends `notifications/cancelled`.
+        let outcome = tokio::select! {
+            outcome = call => outcome,
+            () = ctx.cancellation().cancelled() => {
+                return Err(UpstreamError::Cancelled { upstream: self.name().to_owned() });
+            }
+        };
+        match outcome {
+            Ok(result) => Ok(result),
+            Err(error) => {
+                let error = UpstreamError::client(self.name(), error);
+                if error.ends_connection() {
+                    self.went_down(&client, error.reason()).await;
+                }
+                Err(error)
+            }
+        }
+    }
+
+    /// The connected client; reconnects a connection that ended when its next attempt is
+    /// due (waiting for it when it is due within the timeout).
+    async fn client(&self) -> Result<Arc<Client>, UpstreamError> {
+        let mut conn = self.conn.lock().await;
+        let (reason, next, backoff) = match &*conn {
+            Conn::Up(client) => return Ok(Arc::clone(client)),
+            Conn::Down {
+                reason,
+                next,
+                backoff,
+            } => (reason.clone(), *next, *backoff),
+        };
+        let now = Instant::now();
+        if next > now {
+            let wait = next - now;
+            if wait > self.config.timeout {
+                return Err(UpstreamError::Down {
+                    upstream: self.name().to_owned(),
+                    reason,
+                    retry_in: wait,
+                });
+            }
+            tokio::time::sleep(wait).await;
+        }
+        tracing::info!(target: "wymcp_gateway", upstream = %self.name(), "reconnecting");
+        match connect(&self.config).await {
+            Ok(client) => {
+                let client = Arc::new(client);
+                *conn = Conn::Up(Arc::clone(&client));
+                Ok(client)
+            }
+            Err(error) => {
+                let retry_in = backoff;
+                *conn = Conn::Down {
+                    reason: error.reason(),
+                    next: Instant::now() + backoff,
+                    backoff: (backoff * 2).min(self.config.restart_backoff.1),
+                };
+                tracing::warn!(target: "wymcp_gateway", upstream = %self.name(), %error, "reconnect failed");
+                Err(UpstreamError::Down {
+                    upstream: self.name().to_owned(),
+                    reason: error.reason(),
+                    retry_in,
+                })
+            }
+        }
+    }
+
+    /// Marks the connection `client` down (unless another call already replaced it): the
+    /// next call reconnects after the first backoff.
+    async fn went_down(&self, client: &Arc<Client>, reason: String) {
+        let mut conn = self.conn.lock().await;
+        if let Conn::Up(current) = &*conn
+            && Arc::ptr_eq(current, client)
+        {
+            tracing::warn!(target: "wymcp_gateway", upstream = %self.name(), %reason, "connection ended");
+            let (first, max) = self.config.restart_backoff;
+            *conn = Conn::Down {
+                reason,
+                next: Instant::now() + first,
+                backoff: (first * 2).min(max),
+            };
+        }
+    }
+}
+
+/// A client of the upstream `config` names, connected.
+async fn connect(config: &UpstreamConfig) -> Result<Client, UpstreamError> {
+    let builder: ClientBuilder = match &config.target {
+        Target::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            let mut builder = Client::stdio(command).args(args.iter().cloned());
+            for (name, value) in env {
+                builder = builder.env(name, value);
+            }
+            if let Some(cwd) = cwd {
+                builder = builder.current_dir(cwd);
+            }
+            builder
+        }
+        Target::Http { url, headers } => {
+            let mut builder = Client::builder(url);
+            for (name, value) in headers {
+                builder = builder.header(name, value);
+            }
+            builder
+        }
+    };
+    builder
+        .client_info("wymcp-gateway", env!("CARGO_PKG_VERSION"))
+        .timeout(config.timeout)
+        .max_answer_bytes(config.max_answer_bytes)
+        .max_line_bytes(config.max_answer_bytes)
+        .connect()
+        .await
+        .map_err(|e| UpstreamError::client(&config.name, e))
+}

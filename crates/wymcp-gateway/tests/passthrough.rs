@@ -1,0 +1,83 @@
+//! Resources, resource templates and prompts of a real upstream
+//! (`@modelcontextprotocol/server-everything`, npm, pinned) served by the gateway: listed as
+//! the upstream lists them, each read and `prompts/get` forwarded and answered as directly.
+
+#![allow(clippy::unwrap_used, missing_docs)]
+
+mod support;
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use wymcp::client::Client;
+use wymcp::testing::TestClient;
+use wymcp_gateway::{Gateway, GatewayConfig, UpstreamConfig};
+
+#[tokio::test]
+async fn resources_templates_and_prompts_pass_through() {
+    let Some(entry) = support::npm_server("everything") else {
+        return;
+    };
+    let direct = Client::stdio("node")
+        .args([entry.as_str(), "stdio"])
+        .timeout(Duration::from_secs(30))
+        .connect()
+        .await
+        .unwrap();
+    let upstream = UpstreamConfig::stdio("everything", "node").args([entry.as_str(), "stdio"]);
+    let gateway = Gateway::start(GatewayConfig::new().upstream(upstream)).await;
+    assert_eq!(gateway.notices(), []);
+    let server = gateway
+        .register(wymcp::Server::builder().name("gateway-test"))
+        .build()
+        .unwrap();
+    let client = TestClient::new(server);
+
+    let uris = |items: &[Value], key: &str| -> Vec<Value> {
+        let mut uris: Vec<Value> = items.iter().map(|r| r[key].clone()).collect();
+        uris.sort_by_key(ToString::to_string);
+        uris
+    };
+    let want = direct.list_resources().await.unwrap();
+    let got = client.request("resources/list", None).await.unwrap();
+    assert_eq!(
+        uris(got["resources"].as_array().unwrap(), "uri"),
+        uris(&want, "uri")
+    );
+    let first = want[0]["uri"].as_str().unwrap();
+    assert_eq!(
+        client.read_resource(first).await.unwrap(),
+        direct.read_resource(first).await.unwrap()
+    );
+
+    let want = direct.list_resource_templates().await.unwrap();
+    let got = client
+        .request("resources/templates/list", None)
+        .await
+        .unwrap();
+    assert_eq!(
+        uris(got["resourceTemplates"].as_array().unwrap(), "uriTemplate"),
+        uris(&want, "uriTemplate")
+    );
+    let dynamic = "demo://resource/dynamic/text/7";
+    assert_eq!(
+        client.read_resource(dynamic).await.unwrap(),
+        direct.read_resource(dynamic).await.unwrap()
+    );
+
+    let want = direct.list_prompts().await.unwrap();
+    let got = client.request("prompts/list", None).await.unwrap();
+    assert_eq!(
+        uris(got["prompts"].as_array().unwrap(), "name"),
+        uris(&want, "name")
+    );
+    let args = json!({"city": "Lyon", "state": "Rhone"});
+    assert_eq!(
+        client
+            .get_prompt("args-prompt", args.clone())
+            .await
+            .unwrap(),
+        direct.get_prompt("args-prompt", args).await.unwrap()
+    );
+    direct.close().await.unwrap();
+}
