@@ -1,6 +1,7 @@
 //! [`GatewayConfig`]: the upstreams a gateway serves, read from the `mcpServers` JSON that
 //! Claude Desktop, Cursor and VS Code use, or built in code with [`UpstreamConfig`].
 
+use crate::openapi::{ApiAuth, OpenApiUpstream};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -316,6 +317,7 @@ impl UpstreamConfig {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct GatewayConfig {
     upstreams: Vec<UpstreamConfig>,
+    apis: Vec<OpenApiUpstream>,
 }
 
 impl GatewayConfig {
@@ -333,6 +335,17 @@ impl GatewayConfig {
     /// The upstreams, in the order given (a file's: by name).
     pub fn upstreams(&self) -> &[UpstreamConfig] {
         &self.upstreams
+    }
+
+    /// Adds a REST API served from its OpenAPI document.
+    pub fn openapi(mut self, api: OpenApiUpstream) -> Self {
+        self.apis.push(api);
+        self
+    }
+
+    /// The OpenAPI upstreams, in the order given (a file's: by name).
+    pub fn apis(&self) -> &[OpenApiUpstream] {
+        &self.apis
     }
 
     /// Reads the configuration file at `path` (at most [`MAX_CONFIG_BYTES`]).
@@ -363,6 +376,13 @@ impl GatewayConfig {
     /// and `on_unacceptable_schema` (`"widen"` | `"omit"`). Other keys (`type`,
     /// `disabled`, ...) are left for the apps that read them; a `disabled: true` server is
     /// not served.
+    ///
+    /// A server with `"openapi": "FILE-or-URL"` instead is a REST API
+    /// ([`OpenApiUpstream`]), with the optional keys `baseUrl`, `include`, `exclude`,
+    /// `timeout_ms`, `max_answer_bytes` and `auth`: `{"type": "bearer", "token_env": VAR}`,
+    /// `{"type": "header" | "query", "name": NAME, "value_env": VAR}` or
+    /// `{"type": "basic", "user_env": VAR, "password_env": VAR}`, each secret named by the
+    /// environment variable holding it.
     pub fn from_json(text: &str) -> Result<GatewayConfig, ConfigError> {
         let file: File = serde_json::from_str(text).map_err(ConfigError::Json)?;
         let mut config = GatewayConfig::new();
@@ -370,7 +390,11 @@ impl GatewayConfig {
             if server.disabled {
                 continue;
             }
-            config = config.upstream(server.into_upstream(name)?);
+            if server.openapi.is_some() {
+                config = config.openapi(server.into_api(name)?);
+            } else {
+                config = config.upstream(server.into_upstream(name)?);
+            }
         }
         Ok(config)
     }
@@ -404,12 +428,88 @@ struct ServerEntry {
     on_unacceptable_schema: Option<String>,
     #[serde(default)]
     disabled: bool,
+    /// An OpenAPI upstream's document (a path or a URL), and its keys.
+    openapi: Option<String>,
+    #[serde(rename = "baseUrl")]
+    base_url: Option<String>,
+    auth: Option<ApiAuthEntry>,
+    #[serde(default)]
+    include: Vec<String>,
+    #[serde(default)]
+    exclude: Vec<String>,
     /// VS Code's `"type": "stdio" | "http"`: read, not needed.
     #[serde(default, rename = "type")]
     _kind: Option<Value>,
 }
 
+/// An OpenAPI upstream's `auth`.
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
+enum ApiAuthEntry {
+    Bearer {
+        token_env: String,
+    },
+    Header {
+        name: String,
+        value_env: String,
+    },
+    Query {
+        name: String,
+        value_env: String,
+    },
+    Basic {
+        user_env: String,
+        password_env: String,
+    },
+}
+
 impl ServerEntry {
+    /// The entry as an OpenAPI upstream (its `openapi` key is set).
+    fn into_api(self, name: String) -> Result<OpenApiUpstream, ConfigError> {
+        if self.command.is_some() || self.url.is_some() {
+            return Err(ConfigError::BothTargets { server: name });
+        }
+        let mut api = OpenApiUpstream::new(&name, self.openapi.unwrap_or_default());
+        if let Some(url) = self.base_url {
+            api = api.base_url(url);
+        }
+        if let Some(auth) = self.auth {
+            api = api.auth(match auth {
+                ApiAuthEntry::Bearer { token_env } => ApiAuth::Bearer { token_env },
+                ApiAuthEntry::Header { name, value_env } => ApiAuth::Header { name, value_env },
+                ApiAuthEntry::Query { name, value_env } => ApiAuth::Query { name, value_env },
+                ApiAuthEntry::Basic {
+                    user_env,
+                    password_env,
+                } => ApiAuth::Basic {
+                    user_env,
+                    password_env,
+                },
+            });
+        }
+        for pattern in self.include {
+            api = api.include(pattern);
+        }
+        for pattern in self.exclude {
+            api = api.exclude(pattern);
+        }
+        if let Some(ms) = self.timeout_ms {
+            if ms == 0 {
+                return Err(ConfigError::Value {
+                    server: name,
+                    key: "timeout_ms",
+                    value: "0".to_owned(),
+                    expected: "a number of milliseconds above 0",
+                });
+            }
+            api = api.timeout(Duration::from_millis(ms));
+        }
+        if let Some(bytes) = self.max_answer_bytes {
+            api = api.max_answer_bytes(bytes);
+        }
+        Ok(api)
+    }
+
     fn into_upstream(self, name: String) -> Result<UpstreamConfig, ConfigError> {
         let mut upstream = match (self.command, self.url) {
             (Some(command), None) => {
@@ -518,7 +618,61 @@ mod tests {
         let err = GatewayConfig::from_json(r#"{"mcpServers": {"b": {}}}"#).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "server \"b\": neither \"command\" nor \"url\" is given"
+            "server \"b\": none of \"command\", \"url\" and \"openapi\" is given"
         );
+    }
+
+    #[test]
+    fn an_openapi_server_reads_with_its_keys_and_its_secrets_named_by_variable() {
+        let config = GatewayConfig::from_json(
+            r#"{"mcpServers": {"gh": {"openapi": "https://x/api.json", "baseUrl": "https://api",
+                "include": ["repos"], "exclude": ["DELETE *"], "timeout_ms": 2000,
+                "auth": {"type": "header", "name": "X-Key", "value_env": "GH_KEY"}}}}"#,
+        )
+        .unwrap();
+        assert!(config.upstreams().is_empty());
+        let expected = OpenApiUpstream::new("gh", "https://x/api.json")
+            .base_url("https://api")
+            .include("repos")
+            .exclude("DELETE *")
+            .timeout(Duration::from_millis(2000))
+            .auth(ApiAuth::Header {
+                name: "X-Key".into(),
+                value_env: "GH_KEY".into(),
+            });
+        assert_eq!(config.apis(), [expected]);
+        let err = GatewayConfig::from_json(
+            r#"{"mcpServers": {"c": {"openapi": "a.json", "command": "x"}}}"#,
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "server \"c\": more than one of \"command\", \"url\" and \"openapi\" is given; give one"
+        );
+        // A secret written in the file itself is not a key the gateway reads.
+        let err = GatewayConfig::from_json(
+            r#"{"mcpServers": {"d": {"openapi": "a.json", "auth": {"type": "bearer", "token": "s3cret"}}}}"#,
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("token_env"), "{err}");
+        assert!(!err.to_string().contains("s3cret"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn an_openapi_upstream_whose_variable_is_unset_is_reported_and_not_served() {
+        let config = GatewayConfig::new().openapi(
+            OpenApiUpstream::new("zoo", "/nonexistent/openapi.json").auth(ApiAuth::Bearer {
+                token_env: "WYMCP_GATEWAY_TEST_UNSET".into(),
+            }),
+        );
+        let gateway = crate::Gateway::start(config).await;
+        let notices: Vec<String> = gateway.notices().iter().map(|n| n.to_string()).collect();
+        assert_eq!(
+            notices,
+            [
+                "upstream zoo: not served: the environment variable WYMCP_GATEWAY_TEST_UNSET is not set"
+            ]
+        );
+        assert!(gateway.upstreams().is_empty());
     }
 }

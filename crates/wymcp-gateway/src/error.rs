@@ -30,13 +30,15 @@ pub enum ConfigError {
     #[error("not an mcpServers configuration: {0}")]
     Json(#[source] serde_json::Error),
     /// A server gives neither `command` nor `url`.
-    #[error("server {server:?}: neither \"command\" nor \"url\" is given")]
+    #[error("server {server:?}: none of \"command\", \"url\" and \"openapi\" is given")]
     NoTarget {
         /// The server.
         server: String,
     },
     /// A server gives both `command` and `url`.
-    #[error("server {server:?}: both \"command\" and \"url\" are given; give one")]
+    #[error(
+        "server {server:?}: more than one of \"command\", \"url\" and \"openapi\" is given; give one"
+    )]
     BothTargets {
         /// The server.
         server: String,

@@ -4,11 +4,12 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use wymcp::ServerBuilder;
 use wymcp::client::ToolInfo;
+use wymcp::{ActionTool as _, ServerBuilder};
 
 use crate::actions::{self, UpstreamActions};
 use crate::config::{Expose, GatewayConfig, UpstreamConfig};
+use crate::openapi::OpenApiUpstream;
 use crate::passthrough;
 use crate::report::Notice;
 use crate::tools::UpstreamTool;
@@ -24,6 +25,7 @@ enum Served {
     Resource(wymcp::Resource),
     Template(wymcp::ResourceTemplate),
     Prompt(passthrough::ForwardPrompt),
+    Api(wymcp_openapi::OpenApiTool),
 }
 
 impl std::fmt::Debug for Served {
@@ -34,6 +36,7 @@ impl std::fmt::Debug for Served {
             Served::Resource(r) => f.debug_tuple("Resource").field(&r.uri()).finish(),
             Served::Template(t) => f.debug_tuple("Template").field(&t.uri_template()).finish(),
             Served::Prompt(p) => f.debug_tuple("Prompt").field(p).finish(),
+            Served::Api(tool) => f.debug_tuple("Api").field(&tool.name()).finish(),
         }
     }
 }
@@ -117,7 +120,45 @@ impl Gateway {
                 served.push(Served::Prompt(prompt));
             }
         }
+        for api in config.apis() {
+            gateway.serve_api(api, &mut names).await;
+        }
         gateway
+    }
+
+    /// Loads one OpenAPI upstream and makes its tools (one per tag); an operation not served
+    /// and a tool whose name is taken are reported.
+    async fn serve_api(&mut self, api: &OpenApiUpstream, names: &mut BTreeSet<String>) {
+        let loaded = match api.load().await {
+            Ok(loaded) => loaded,
+            Err(reason) => {
+                self.notices.push(Notice::upstream_only(
+                    api.name(),
+                    format!("not served: {reason}"),
+                ));
+                return;
+            }
+        };
+        for skipped in loaded.skipped() {
+            self.notices.push(Notice::new(
+                api.name(),
+                skipped.operation(),
+                format!("left out: {}", skipped.reason()),
+            ));
+        }
+        self.upstreams.push(api.name().to_owned());
+        for tool in loaded.into_tools() {
+            if names.insert(tool.name().to_owned()) {
+                self.served.push(Served::Api(tool));
+            } else {
+                let name = tool.name().to_owned();
+                self.notices.push(Notice::new(
+                    api.name(),
+                    &name,
+                    format!("left out: the name {name:?} is taken by another tool"),
+                ));
+            }
+        }
     }
 
     /// Registers the gateway's tools on `builder`.
@@ -129,6 +170,7 @@ impl Gateway {
                 Served::Resource(resource) => builder.resource(resource),
                 Served::Template(template) => builder.resource_template(template),
                 Served::Prompt(prompt) => builder.prompt(prompt),
+                Served::Api(tool) => builder.tool(tool),
             };
         }
         builder

@@ -9,25 +9,23 @@ mod support;
 use std::process::Stdio;
 use std::time::Duration;
 
-use serde_json::json;
+use std::sync::{Arc, Mutex};
+
+use axum::http::{HeaderMap, Uri};
+use axum::routing::get;
+use axum::{Json, Router};
+use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use wymcp::client::Client;
 
-#[tokio::test]
-async fn the_binary_serves_a_claude_desktop_config_over_http() {
-    let Some(python) = support::python() else {
-        return;
-    };
-    let record = support::record("binary");
-    let config = support::target_dir()
-        .join("gateway-test-records")
-        .join(format!("binary-{}.json", std::process::id()));
-    let file = json!({"mcpServers": {"fx": {
-        "command": python,
-        "args": [support::fixture("upstream.py"), "ok", record.display().to_string()],
-        "timeout_ms": 5000
-    }}});
-    std::fs::write(&config, file.to_string()).unwrap();
+/// Writes `file` to `config`, starts the binary on it (with `env` added) on 127.0.0.1 port
+/// 0, and reads its banner up to the URL it prints.
+async fn start(
+    config: &std::path::Path,
+    file: &serde_json::Value,
+    env: &[(&str, &str)],
+) -> (tokio::process::Child, String, Vec<String>) {
+    std::fs::write(config, file.to_string()).unwrap();
     let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_wymcp-gateway"))
         .args([
             "--config",
@@ -37,6 +35,7 @@ async fn the_binary_serves_a_claude_desktop_config_over_http() {
             "--host",
             "127.0.0.1",
         ])
+        .envs(env.iter().copied())
         .stderr(Stdio::piped())
         .kill_on_drop(true)
         .spawn()
@@ -55,6 +54,24 @@ async fn the_binary_serves_a_claude_desktop_config_over_http() {
     })
     .await
     .expect("the gateway prints its URL");
+    (child, url, banner)
+}
+
+#[tokio::test]
+async fn the_binary_serves_a_claude_desktop_config_over_http() {
+    let Some(python) = support::python() else {
+        return;
+    };
+    let record = support::record("binary");
+    let config = support::target_dir()
+        .join("gateway-test-records")
+        .join(format!("binary-{}.json", std::process::id()));
+    let file = json!({"mcpServers": {"fx": {
+        "command": python,
+        "args": [support::fixture("upstream.py"), "ok", record.display().to_string()],
+        "timeout_ms": 5000
+    }}});
+    let (mut child, url, banner) = start(&config, &file, &[]).await;
     assert!(url.ends_with("/mcp"), "{url}");
     let shown = banner.join("\n");
     assert!(
@@ -111,4 +128,133 @@ async fn a_config_the_binary_cannot_read_is_refused_naming_the_key() {
         stderr.contains("server \"x\": \"expose\" is \"flat\"; expected \"actions\" or \"tools\""),
         "{stderr}"
     );
+}
+
+/// A small REST API on 127.0.0.1 with its own OpenAPI document at `/openapi.json` (its server
+/// relative): `GET /api/animals` (tag `animals`) and `POST /api/animals` with a JSON body.
+/// Every request to `/api` is recorded with its `Authorization` header.
+async fn zoo() -> (String, Arc<Mutex<Vec<String>>>) {
+    let log: Arc<Mutex<Vec<String>>> = Arc::default();
+    let document = json!({
+        "openapi": "3.1.0",
+        "info": {"title": "Zoo", "version": "1"},
+        "servers": [{"url": "/api"}],
+        "paths": {"/animals": {
+            "get": {"operationId": "listAnimals", "tags": ["animals"],
+                "parameters": [{"name": "limit", "in": "query", "required": true,
+                    "schema": {"type": "integer"}}]},
+            "post": {"operationId": "addAnimal", "tags": ["animals"],
+                "requestBody": {"required": true, "content": {"application/json": {"schema": {
+                    "type": "object", "required": ["name"],
+                    "properties": {"name": {"type": "string"}}}}}}}
+        }}
+    });
+    let recorded = log.clone();
+    let record = move |headers: HeaderMap, uri: Uri| {
+        let auth = headers
+            .get("authorization")
+            .map(|v| v.to_str().unwrap().to_owned())
+            .unwrap_or_default();
+        recorded.lock().unwrap().push(format!("{uri} {auth}"));
+    };
+    let (list, add) = (record.clone(), record);
+    let app = Router::new()
+        .route("/openapi.json", get(move || async move { Json(document) }))
+        .route(
+            "/api/animals",
+            get(move |headers: HeaderMap, uri: Uri| async move {
+                list(headers, uri);
+                Json(json!([{"name": "Zebra"}]))
+            })
+            .post(
+                move |headers: HeaderMap, uri: Uri, Json(body): Json<Value>| async move {
+                    add(headers, uri);
+                    Json(json!({"added": body["name"]}))
+                },
+            ),
+        );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (base, log)
+}
+
+/// Issue 43's acceptance: the binary serves an OpenAPI upstream from its config file next to
+/// an MCP upstream; the API's token comes from the environment; a bad call is refused by the
+/// gates and the API receives no request.
+#[tokio::test]
+async fn the_binary_serves_an_openapi_upstream_beside_an_mcp_one() {
+    let Some(python) = support::python() else {
+        return;
+    };
+    let (base, log) = zoo().await;
+    let record = support::record("binary-openapi");
+    let config = support::target_dir()
+        .join("gateway-test-records")
+        .join(format!("binary-openapi-{}.json", std::process::id()));
+    let file = json!({"mcpServers": {
+        "fx": {"command": python,
+               "args": [support::fixture("upstream.py"), "ok", record.display().to_string()]},
+        "zoo": {"openapi": format!("{base}/openapi.json"),
+                "auth": {"type": "bearer", "token_env": "ZOO_TOKEN"}}
+    }});
+    let (mut child, url, banner) = start(&config, &file, &[("ZOO_TOKEN", "s3cret")]).await;
+    assert!(
+        !banner.join("\n").contains("s3cret"),
+        "the token is never printed"
+    );
+    let client = Client::builder(&url).connect().await.unwrap();
+    let tools = client.list_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
+    assert_eq!(names, ["fx", "animals", "help"]);
+
+    let listed = client
+        .call_tool(
+            "animals",
+            json!({"action": "listAnimals", "data": {"limit": 5}}),
+        )
+        .await
+        .unwrap();
+    assert!(!listed.is_error(), "{}", listed.text());
+    assert_eq!(
+        listed.structured_content().cloned(),
+        Some(json!({"status": 200, "body": [{"name": "Zebra"}]}))
+    );
+    let added = client
+        .call_tool(
+            "animals",
+            json!({"action": "addAnimal", "data": {"body": {"name": "Okapi"}}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        added.structured_content().cloned(),
+        Some(json!({"status": 200, "body": {"added": "Okapi"}}))
+    );
+    // A wrong type and a missing required key: refused before a request leaves.
+    for data in [json!({"limit": "five"}), json!({})] {
+        let refused = client
+            .call_tool("animals", json!({"action": "listAnimals", "data": data}))
+            .await
+            .unwrap();
+        assert!(refused.is_error(), "{data}: {}", refused.text());
+    }
+    assert_eq!(
+        *log.lock().unwrap(),
+        [
+            "/api/animals?limit=5 Bearer s3cret",
+            "/api/animals Bearer s3cret"
+        ]
+    );
+    // The MCP upstream beside it is served as before.
+    let ok = client
+        .call_tool(
+            "fx",
+            json!({"action": "work", "data": {"n": 1, "label": "x"}}),
+        )
+        .await
+        .unwrap();
+    assert!(!ok.is_error(), "{}", ok.text());
+    client.close().await.unwrap();
+    child.kill().await.unwrap();
 }
