@@ -60,8 +60,9 @@ pub(crate) struct Call {
     /// only to be removed again).
     first: bool,
     _registration: Option<RunningCall>,
-    /// The request's span and measurement, ended with the call's answer.
-    operation: Option<Operation>,
+    /// The request's span and measurement, ended with the call's answer; boxed (only an
+    /// observed call has one), so an unobserved call is no larger than before.
+    operation: Option<Box<Operation>>,
     /// Stateless calls: the token is cancelled when the call is dropped (the client went away).
     _cancel_on_drop: Option<DropGuard>,
 }
@@ -109,11 +110,14 @@ impl Call {
     /// The call as operation `operation`: its handler runs in the operation's span, which
     /// ends with its answer.
     pub(crate) fn observed(mut self, operation: Operation) -> Self {
+        if !operation.is_open() {
+            return self;
+        }
         if !operation.span().is_disabled() {
             let run = std::mem::replace(&mut self.run, Box::pin(std::future::pending()));
             self.run = Box::pin(run.instrument(operation.span().clone()));
         }
-        self.operation = Some(operation);
+        self.operation = Some(Box::new(operation));
         self
     }
 

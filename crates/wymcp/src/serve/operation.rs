@@ -73,7 +73,9 @@ impl Operation {
             span,
             #[cfg(feature = "otel")]
             measure: None,
-            open: true,
+            // Opened by `describe`: an operation nobody observes ends without a look at its
+            // outcome.
+            open: false,
         };
         if operation.is_observed() {
             operation.describe(core, inbound);
@@ -85,6 +87,11 @@ impl Operation {
     /// metrics are on.
     fn is_observed(&self) -> bool {
         cfg!(feature = "otel") || !self.span.is_disabled()
+    }
+
+    /// Whether the operation is observed and not yet ended.
+    pub(crate) fn is_open(&self) -> bool {
+        self.open
     }
 
     /// The span the message is served in.
@@ -99,9 +106,9 @@ impl Operation {
         let message = &inbound.message;
         // A client's answer to a server request is no operation of the server's.
         let Some(method) = message.get("method").and_then(Value::as_str) else {
-            self.open = false;
             return;
         };
+        self.open = true;
         let facts = Facts::of(core, inbound, method);
         let span = &self.span;
         if !span.is_disabled() {
@@ -118,6 +125,9 @@ impl Operation {
     /// What serving the message produced, unless it is a call (whose answer comes later:
     /// [`Operation::finished`]).
     pub(crate) fn served(self, served: &Result<Outcome, Refusal>) {
+        if !self.open {
+            return;
+        }
         match served {
             Ok(Outcome::Message(answer)) => self.answered(answer),
             Ok(Outcome::Started { session, message }) => self.started(session, message),
@@ -128,6 +138,9 @@ impl Operation {
 
     /// A call's end: its answer, or `None` when the client cancelled it.
     pub(crate) fn finished(self, finished: Option<&Finished>) {
+        if !self.open {
+            return;
+        }
         match finished {
             Some(Ok(answer)) => self.answered(answer),
             Some(Err(refusal)) => self.refused(&refusal.error),
