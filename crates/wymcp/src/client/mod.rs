@@ -44,12 +44,14 @@ mod notifications;
 mod sse;
 mod stdio;
 mod tools;
+mod trace;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Map, Value, json};
+use tracing::Instrument as _;
 
 use crate::protocol::LogLevel;
 use crate::protocol::ProtocolVersion;
@@ -401,6 +403,10 @@ impl Client {
     ) -> Result<Value, ClientError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let shared = &self.shared;
+        let http = matches!(shared.link, Link::Http(_));
+        let span = trace::request_span(method, name, id, shared.era.version(), http);
+        let mut params = params;
+        trace::inject(&span, &mut params);
         let body = shared
             .era
             .body(shared.link.settings(), Some(id), method, params);
@@ -409,11 +415,15 @@ impl Client {
             shared: Some(shared.clone()),
             id,
         };
-        let answer = shared.link.send(method, Some(id), &body, headers).await;
+        let send = shared.link.send(method, Some(id), &body, headers);
+        let answer = send.instrument(span.clone()).await;
         if !matches!(answer, Err(ClientError::Timeout { .. })) {
             guard.shared = None; // answered (or failed): nothing to cancel
         }
         drop(guard);
+        if let Err(error) = &answer {
+            trace::failed(&span, error);
+        }
         Ok(answer?.result)
     }
 }

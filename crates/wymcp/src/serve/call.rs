@@ -11,7 +11,10 @@ use std::sync::{Arc, PoisonError};
 use serde_json::Value;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
+use tracing::Instrument as _;
+
 use super::notes::{self, NoteReceiver};
+use super::operation::Operation;
 use super::{Answer, Core, Refusal, Related, SharedAssigns};
 use crate::Context;
 use crate::context::{ContextBuilder, Origin};
@@ -57,6 +60,9 @@ pub(crate) struct Call {
     /// only to be removed again).
     first: bool,
     _registration: Option<RunningCall>,
+    /// The request's span and measurement, ended with the call's answer; boxed (only an
+    /// observed call has one), so an unobserved call is no larger than before.
+    operation: Option<Box<Operation>>,
     /// Stateless calls: the token is cancelled when the call is dropped (the client went away).
     _cancel_on_drop: Option<DropGuard>,
 }
@@ -96,13 +102,40 @@ impl Call {
             done: false,
             first: true,
             _registration: registration,
+            operation: None,
             _cancel_on_drop: cancel_on_drop,
         }
+    }
+
+    /// The call as operation `operation`: its handler runs in the operation's span, which
+    /// ends with its answer.
+    pub(crate) fn observed(mut self, operation: Operation) -> Self {
+        if !operation.is_open() {
+            return self;
+        }
+        if !operation.span().is_disabled() {
+            let run = std::mem::replace(&mut self.run, Box::pin(std::future::pending()));
+            self.run = Box::pin(run.instrument(operation.span().clone()));
+        }
+        self.operation = Some(Box::new(operation));
+        self
     }
 
     /// The call's next event. Related messages sent before the handler finished come before
     /// its answer; after [`Event::Finished`] or [`Event::Cancelled`] it waits forever.
     pub(crate) async fn next(&mut self) -> Event {
+        let event = self.next_event().await;
+        if let Some(operation) = self.operation.take() {
+            match &event {
+                Event::Finished(finished) => operation.finished(Some(finished)),
+                Event::Cancelled => operation.finished(None),
+                Event::Note(_) | Event::Closed => self.operation = Some(operation),
+            }
+        }
+        event
+    }
+
+    async fn next_event(&mut self) -> Event {
         if let Some(note) = self.pending.pop_front() {
             return Event::Note(note);
         }

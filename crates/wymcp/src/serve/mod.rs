@@ -20,7 +20,10 @@ mod hooks;
 mod initialize;
 mod lease;
 mod live;
+#[cfg(feature = "otel")]
+mod metrics;
 mod notes;
+mod operation;
 mod quota;
 mod refusal;
 mod serving;
@@ -28,6 +31,8 @@ pub(crate) mod session;
 mod sessions;
 pub(crate) mod stateless;
 mod streams;
+#[cfg(feature = "otel")]
+mod trace_context;
 
 use std::sync::Arc;
 
@@ -126,7 +131,9 @@ pub(crate) struct Inbound<'a> {
     pub(crate) related: Related,
     /// Session era: the revision the transport's version header names (HTTP).
     pub(crate) requested: Option<ProtocolVersion>,
-    /// Stateless era: the routing headers to check against the body (none on stdio).
+    /// The request's headers, when its transport has them (Streamable HTTP; none on stdio):
+    /// the stateless era checks its routing headers against the body; a request span takes
+    /// its parent from `traceparent` when the body propagates none.
     pub(crate) headers: Option<&'a dyn RoutingHeaders>,
     /// The client's address, when the transport knows it (HTTP): sessions are counted per
     /// address when there is no identity.

@@ -6,6 +6,9 @@ use std::sync::Arc;
 use serde_json::Value;
 use tokio::task::AbortHandle;
 
+use tracing::Instrument as _;
+
+use super::operation::Operation;
 use super::sessions::{Sessions, SessionsConfig};
 use super::{Era, Inbound, Outcome, Refusal, session, stateless};
 use crate::Server;
@@ -62,6 +65,8 @@ impl Core {
         settings: Settings,
         cancellable_requests: bool,
     ) -> Self {
+        #[cfg(feature = "otel")]
+        super::metrics::init();
         let stateless_meta = stateless::meta(server.info());
         let sessions = Arc::new(Sessions::new(server.clone(), sessions));
         let background = sessions.start();
@@ -98,13 +103,31 @@ impl Core {
         self.0.requests.as_ref()
     }
 
-    /// Serves one message.
+    /// Serves one message: every message of every transport and era enters here, in its
+    /// operation's span ([`Operation`]); the span ends with the answer (a call's, when the
+    /// call finishes).
     pub(crate) async fn serve(&self, inbound: Inbound<'_>) -> Result<Outcome, Refusal> {
-        match inbound.era {
-            Era::Session => session::serve(self, inbound).await,
+        let operation = Operation::start(self, &inbound);
+        let served = match inbound.era {
+            Era::Session => {
+                session::serve(self, inbound)
+                    .instrument(operation.span().clone())
+                    .await
+            }
             // Boxed: the stateless era's future is several times a session call's, and the
             // transport's request future would otherwise be as large as it.
-            Era::Stateless => Box::pin(stateless::serve(self, inbound)).await,
+            Era::Stateless => {
+                Box::pin(stateless::serve(self, inbound))
+                    .instrument(operation.span().clone())
+                    .await
+            }
+        };
+        match served {
+            Ok(Outcome::Call(call)) => Ok(Outcome::Call(call.observed(operation))),
+            served => {
+                operation.served(&served);
+                served
+            }
         }
     }
 

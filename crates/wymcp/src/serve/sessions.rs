@@ -372,6 +372,8 @@ impl Sessions {
     /// node still holds of it goes too, or its handle would outlive it until the reaper's next
     /// round (found by fuzzing). The reaper still reports the end of an expired one.
     pub(crate) fn forget(&self, id: &str) {
+        #[cfg(feature = "otel")]
+        super::metrics::session_ended(id);
         self.quota.release(id);
         self.live.end(id);
         self.streams.end_session(id);

@@ -70,8 +70,11 @@ pub(crate) fn request(
     if let Some(token) = &extras.progress {
         meta.insert("progressToken".into(), token.clone());
     }
-    if !meta.is_empty() {
-        params["_meta"] = Value::Object(meta);
+    // Joined to a `_meta` the caller sent (a `traceparent`).
+    match params.get_mut("_meta").and_then(Value::as_object_mut) {
+        Some(sent) => sent.extend(meta),
+        None if !meta.is_empty() => params["_meta"] = Value::Object(meta),
+        None => {}
     }
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 }

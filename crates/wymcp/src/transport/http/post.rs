@@ -69,6 +69,7 @@ async fn process(state: Arc<State>, req: Request) -> Result<Response, HttpError>
         let id = Kind::of(&message).rejection_id();
         Rejection::from(UnsupportedVersion::new(raw)).write(Dialect::JsonRpc(id))
     })?;
+    let carrier = Headers(&wire);
     let inbound = |message: Value, related: Related| Inbound {
         message,
         era: Era::Session,
@@ -76,7 +77,8 @@ async fn process(state: Arc<State>, req: Request) -> Result<Response, HttpError>
         identity,
         related,
         requested,
-        headers: None,
+        // The session era checks no routing header; a request span reads `traceparent`.
+        headers: Some(&carrier),
         client,
         loaded,
         raw: None,
@@ -179,7 +181,7 @@ async fn respond(
     }
 }
 
-/// The headers of a stateless request, for the era's routing checks.
+/// The headers of a request: the stateless era's routing checks, a span's `traceparent`.
 struct Headers<'h>(&'h WireHeaders<'h>);
 
 impl RoutingHeaders for Headers<'_> {

@@ -1,0 +1,229 @@
+//! The server's metrics (feature `otel`), recorded through OpenTelemetry's global meter
+//! provider (the program installs one, with the exporter it picks; without one every record is
+//! a no-op): the MCP conventions' `mcp.server.operation.duration` and
+//! `mcp.server.session.duration` (histograms, seconds, the conventions' buckets), and the
+//! counters an operator watches: refusals by gate, rate-limited calls, live sessions.
+//!
+//! The instruments are made once per process, from the provider installed when the first
+//! server is built: install the provider before building a server.
+//!
+//! Every label is bounded in cardinality by the server, not the client: a method the server
+//! does not serve is `_OTHER`; a tool, an action or a prompt is named only when the server
+//! has it (the call was answered by the tool, past the action gate; the prompt was got).
+
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock, PoisonError};
+use std::time::Instant;
+
+use opentelemetry::KeyValue;
+use opentelemetry::metrics::{Counter, Histogram, UpDownCounter};
+
+use super::Era;
+use super::operation::{Ended, Facts, era_name, network_transport};
+use crate::context::TransportKind;
+use crate::protocol::{Method, ProtocolVersion};
+
+/// The conventions' `ExplicitBucketBoundaries` for both duration histograms, in seconds.
+const BUCKETS: [f64; 14] = [
+    0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
+];
+
+/// The value of a label the server cannot vouch for (the conventions' fallback).
+const OTHER: &str = "_OTHER";
+
+/// Refusals that come before the action is known to the tool: their action is not a label.
+const BEFORE_ACTION: [&str; 4] = [
+    "unknown_arguments",
+    "invalid_argument_type",
+    "missing_action",
+    "unknown_action",
+];
+
+struct Instruments {
+    operation: Histogram<f64>,
+    session: Histogram<f64>,
+    refusals: Counter<u64>,
+    rate_limited: Counter<u64>,
+    sessions: UpDownCounter<i64>,
+    /// The live sessions this node started: when, and the labels their end is recorded with.
+    started: Mutex<HashMap<String, (Instant, Vec<KeyValue>)>>,
+}
+
+fn instruments() -> &'static Instruments {
+    static INSTRUMENTS: OnceLock<Instruments> = OnceLock::new();
+    INSTRUMENTS.get_or_init(|| {
+        let scope = opentelemetry::InstrumentationScope::builder("wymcp")
+            .with_version(env!("CARGO_PKG_VERSION"))
+            .build();
+        let meter = opentelemetry::global::meter_with_scope(scope);
+        Instruments {
+            operation: meter
+                .f64_histogram("mcp.server.operation.duration")
+                .with_unit("s")
+                .with_description(
+                    "MCP request or notification duration as observed on the receiver from \
+                     the time it was received until the result or ack is sent.",
+                )
+                .with_boundaries(BUCKETS.to_vec())
+                .build(),
+            session: meter
+                .f64_histogram("mcp.server.session.duration")
+                .with_unit("s")
+                .with_description("The duration of the MCP session as observed on the MCP server.")
+                .with_boundaries(BUCKETS.to_vec())
+                .build(),
+            refusals: meter
+                .u64_counter("wymcp.server.refusals")
+                .with_unit("{refusal}")
+                .with_description("Requests refused by a gate or a layer, by `wymcp.refusal`.")
+                .build(),
+            rate_limited: meter
+                .u64_counter("wymcp.server.rate_limited")
+                .with_unit("{call}")
+                .with_description("Calls refused by the rate limit (`rate_limited`).")
+                .build(),
+            sessions: meter
+                .i64_up_down_counter("wymcp.server.sessions")
+                .with_unit("{session}")
+                .with_description("Sessions started on this node and not ended.")
+                .build(),
+            started: Mutex::default(),
+        }
+    })
+}
+
+/// Makes the instruments now (a server being built), so they come from the provider the
+/// program installed before it.
+pub(crate) fn init() {
+    instruments();
+}
+
+/// One operation's measurement: its start, and the labels known on arrival.
+pub(super) struct Measure {
+    started: Instant,
+    method: &'static str,
+    known: Option<Method>,
+    target: Option<String>,
+    action: Option<String>,
+    version: Option<ProtocolVersion>,
+    transport: TransportKind,
+    era: Era,
+}
+
+impl Measure {
+    pub(super) fn start(facts: &Facts<'_>) -> Self {
+        let echo = wymcp_core::bound::echo;
+        Measure {
+            started: Instant::now(),
+            method: facts.known.map_or(OTHER, Method::as_str),
+            known: facts.known,
+            target: facts.target.map(echo),
+            action: facts.action.map(echo),
+            version: facts.version,
+            transport: facts.transport,
+            era: facts.era,
+        }
+    }
+
+    /// Records the operation's duration and, when it was refused, the refusal.
+    pub(super) fn finish(self, ended: Option<&Ended>) {
+        let seconds = self.started.elapsed().as_secs_f64();
+        let instruments = instruments();
+        let mut labels = self.common();
+        labels.push(KeyValue::new("mcp.method.name", self.method));
+        let answered = ended.is_some_and(|e| e.tool_answered);
+        let refusal = ended.and_then(|e| e.refusal.as_deref());
+        match self.known {
+            Some(Method::ToolsCall) => {
+                labels.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
+                if answered && let Some(tool) = &self.target {
+                    labels.push(KeyValue::new("gen_ai.tool.name", tool.clone()));
+                }
+                if answered
+                    && !refusal.is_some_and(|r| BEFORE_ACTION.contains(&r))
+                    && let Some(action) = &self.action
+                {
+                    labels.push(KeyValue::new("wymcp.action", action.clone()));
+                }
+            }
+            Some(Method::PromptsGet) => {
+                if ended.is_some_and(|e| e.error_type.is_none())
+                    && let Some(prompt) = &self.target
+                {
+                    labels.push(KeyValue::new("gen_ai.prompt.name", prompt.clone()));
+                }
+            }
+            _ => {}
+        }
+        if let Some(refusal) = refusal {
+            let mut refused = labels.clone();
+            refused.push(KeyValue::new("wymcp.refusal", refusal.to_owned()));
+            instruments.refusals.add(1, &refused);
+            if refusal == "rate_limited" {
+                instruments.rate_limited.add(1, &labels);
+            }
+        }
+        if let Some(ended) = ended {
+            if let Some(error_type) = &ended.error_type {
+                labels.push(KeyValue::new("error.type", error_type.to_string()));
+            }
+            if let Some(code) = &ended.code {
+                labels.push(KeyValue::new("rpc.response.status_code", code.clone()));
+            }
+        }
+        instruments.operation.record(seconds, &labels);
+    }
+
+    /// `initialize` started `session` (revision `version`): it is live from now on.
+    pub(super) fn session_started(&self, session: &str, version: Option<ProtocolVersion>) {
+        let instruments = instruments();
+        let mut labels = self.transport_labels();
+        if let Some(version) = version {
+            labels.push(KeyValue::new("mcp.protocol.version", version.as_str()));
+        }
+        instruments.sessions.add(1, &labels);
+        instruments
+            .started
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(session.to_owned(), (Instant::now(), labels));
+    }
+
+    /// The labels of every operation: the transport, the revision, the era.
+    fn common(&self) -> Vec<KeyValue> {
+        let mut labels = self.transport_labels();
+        if let Some(version) = self.version {
+            labels.push(KeyValue::new("mcp.protocol.version", version.as_str()));
+        }
+        labels.push(KeyValue::new("wymcp.era", era_name(self.era)));
+        labels
+    }
+
+    fn transport_labels(&self) -> Vec<KeyValue> {
+        let mut labels = Vec::with_capacity(8);
+        if let Some(transport) = network_transport(self.transport) {
+            labels.push(KeyValue::new("network.transport", transport));
+        }
+        if self.transport == TransportKind::Http {
+            labels.push(KeyValue::new("network.protocol.name", "http"));
+        }
+        labels
+    }
+}
+
+/// Session `id` is gone from this node (ended, expired, ended elsewhere): its duration is
+/// recorded when this node started it.
+pub(crate) fn session_ended(id: &str) {
+    let instruments = instruments();
+    let started = instruments
+        .started
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .remove(id);
+    if let Some((at, labels)) = started {
+        instruments.sessions.add(-1, &labels);
+        instruments
+            .session
+            .record(at.elapsed().as_secs_f64(), &labels);
+    }
+}
