@@ -20,6 +20,7 @@
 # SERVER_CPU=N pins the server to cpu N (`taskset`; tokio then runs one worker thread, as in
 # run.sh, where the server is pinned); SERVER_PRELOAD=path preloads a shared library into the
 # server (say /usr/lib/x86_64-linux-gnu/libjemalloc.so.2: another allocator without a rebuild).
+# IDLE_SESSIONS=N (session era) opens N more sessions that stay idle during the calls.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 CALLS="${CALLS:-2000}"
@@ -67,9 +68,11 @@ for name in "${@:-bare wymcp}"; do
     [ -n "$addr" ] || { echo "$one did not start" >&2; cat "$work/$key.log" >&2; exit 1; }
     url="http://$addr/mcp"; file="-"
     if [ "$sessions" -gt 0 ]; then file="$work/$key.sessions"; timeout 300 "$bin/mcpload" sessions "$url" "$sessions" "$file" 2>/dev/null; fi
-    timeout 300 "$bin/mcpload" calls "$url" "$file" 500 "$CONCURRENCY" "$ERA" 2>/dev/null
+    # IDLE_SESSIONS=N: N more sessions opened and left idle while the 64 take the calls.
+    if [ "$sessions" -gt 0 ] && [ "${IDLE_SESSIONS:-0}" -gt 0 ]; then timeout 900 "$bin/mcpload" sessions "$url" "$IDLE_SESSIONS" "$work/$key.idle" 2>/dev/null; fi
+    timeout 300 "$bin/mcpload" calls "$url" "$file" 500 "$CONCURRENCY" "$ERA" 2>"$work/$key.load" || { echo "$one: the warm-up failed" >&2; cat "$work/$key.load" >&2; exit 1; }
     callgrind_control -z "$pid" >/dev/null 2>&1
-    timeout 600 "$bin/mcpload" calls "$url" "$file" "$CALLS" "$CONCURRENCY" "$ERA" 2>/dev/null
+    timeout 600 "$bin/mcpload" calls "$url" "$file" "$CALLS" "$CONCURRENCY" "$ERA" 2>"$work/$key.load" || { echo "$one: the calls failed" >&2; cat "$work/$key.load" >&2; exit 1; }
     callgrind_control -d "$pid" >/dev/null 2>&1
     sleep 0.5
     total="$(for f in "$work/$key".*.out.*; do sed -n 's/^totals: //p' "$f"; done | awk '{s += $1} END {print s}')"
