@@ -12,10 +12,21 @@
 # the stateless era's (no sessions; see calls.lua), ERA=2025-06-18 (the default) the session
 # era's. A server named wymcp=PATH runs the wymcp_calc binary at PATH (see run.sh);
 # wymcp-redis (or wymcp-redis=PATH) runs it as a node on Redis, on a redis-server started here
-# (Debian package) with nothing saved to disk.
+# (Debian package) with nothing saved to disk. `floor` is bare plus the `jsonschema` check of
+# the call's data (src/bin/floor.rs): wymcp's own share is what it costs above it.
+#
+# How the load reaches the server (issue 46: what an outside harness sees):
+# CONCURRENCY (default 16) calls in flight, each on its own keep-alive connection;
+# SERVER_CPU=N pins the server to cpu N (`taskset`; tokio then runs one worker thread, as in
+# run.sh, where the server is pinned); SERVER_PRELOAD=path preloads a shared library into the
+# server (say /usr/lib/x86_64-linux-gnu/libjemalloc.so.2: another allocator without a rebuild).
+# IDLE_SESSIONS=N (session era) opens N more sessions that stay idle during the calls.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 CALLS="${CALLS:-2000}"
+CONCURRENCY="${CONCURRENCY:-16}"
+pin=(); [ -z "${SERVER_CPU:-}" ] || pin=(taskset -c "$SERVER_CPU")
+[ -z "${SERVER_PRELOAD:-}" ] || [ -f "$SERVER_PRELOAD" ] || { echo "SERVER_PRELOAD: no file $SERVER_PRELOAD" >&2; exit 1; }
 ERA="${ERA:-2025-06-18}"
 case "$ERA" in 2025-06-18|2026-07-28) ;; *) echo "ERA must be 2025-06-18 or 2026-07-28" >&2; exit 1 ;; esac
 command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq valgrind >/dev/null; }
@@ -36,6 +47,7 @@ for name in "${@:-bare wymcp}"; do
   for one in $name; do
     case "$one" in
       bare) args=("$bin/bare" 127.0.0.1:0); sessions=0 ;;
+      floor) args=("$bin/floor" 127.0.0.1:0); sessions=0 ;;
       wymcp) args=("$bin/wymcp_calc" 127.0.0.1:0); sessions=64 ;;
       wymcp=*) args=("${one#wymcp=}" 127.0.0.1:0); sessions=64 ;;
       wymcp-redis) args=("$bin/wymcp_calc" 127.0.0.1:0); sessions=64 ;;
@@ -48,16 +60,19 @@ for name in "${@:-bare wymcp}"; do
     [ "$ERA" = 2025-06-18 ] || sessions=0
     key="${one//[^A-Za-z0-9._-]/_}"
     node=(); [[ "$one" == wymcp-redis* ]] && node=("WYMCP_CALC_REDIS=$redis_url")
-    env "${node[@]}" valgrind --tool=callgrind --callgrind-out-file="$work/$key.%p.out" "${args[@]}" >"$work/$key.log" 2>&1 &
+    [ -z "${SERVER_PRELOAD:-}" ] || node+=("LD_PRELOAD=$SERVER_PRELOAD")
+    env "${node[@]}" "${pin[@]}" valgrind --tool=callgrind --callgrind-out-file="$work/$key.%p.out" "${args[@]}" >"$work/$key.log" 2>&1 &
     pid=$!
     addr=""
-    for _ in $(seq 1 300); do addr="$(sed -n 's/^listening on //p' "$work/$key.log" | head -1)"; [ -n "$addr" ] && break; sleep 0.1; done
+    for _ in $(seq 1 1200); do addr="$(sed -n 's/^listening on //p' "$work/$key.log" | head -1)"; [ -n "$addr" ] && break; sleep 0.1; done
     [ -n "$addr" ] || { echo "$one did not start" >&2; cat "$work/$key.log" >&2; exit 1; }
     url="http://$addr/mcp"; file="-"
     if [ "$sessions" -gt 0 ]; then file="$work/$key.sessions"; timeout 300 "$bin/mcpload" sessions "$url" "$sessions" "$file" 2>/dev/null; fi
-    timeout 300 "$bin/mcpload" calls "$url" "$file" 500 16 "$ERA" 2>/dev/null
+    # IDLE_SESSIONS=N: N more sessions opened and left idle while the 64 take the calls.
+    if [ "$sessions" -gt 0 ] && [ "${IDLE_SESSIONS:-0}" -gt 0 ]; then timeout 900 "$bin/mcpload" sessions "$url" "$IDLE_SESSIONS" "$work/$key.idle" 2>/dev/null; fi
+    timeout 300 "$bin/mcpload" calls "$url" "$file" 500 "$CONCURRENCY" "$ERA" 2>"$work/$key.load" || { echo "$one: the warm-up failed" >&2; cat "$work/$key.load" >&2; exit 1; }
     callgrind_control -z "$pid" >/dev/null 2>&1
-    timeout 600 "$bin/mcpload" calls "$url" "$file" "$CALLS" 16 "$ERA" 2>/dev/null
+    timeout 600 "$bin/mcpload" calls "$url" "$file" "$CALLS" "$CONCURRENCY" "$ERA" 2>"$work/$key.load" || { echo "$one: the calls failed" >&2; cat "$work/$key.load" >&2; exit 1; }
     callgrind_control -d "$pid" >/dev/null 2>&1
     sleep 0.5
     total="$(for f in "$work/$key".*.out.*; do sed -n 's/^totals: //p' "$f"; done | awk '{s += $1} END {print s}')"

@@ -86,6 +86,7 @@ start() {
   : >"$log"
   case "$name" in
     bare)           taskset -c "$SERVER_CPU" "$bin/bare" 127.0.0.1:0 >"$log" 2>&1 & ;;
+    floor)          taskset -c "$SERVER_CPU" "$bin/floor" 127.0.0.1:0 >"$log" 2>&1 & ;;
     wymcp)          taskset -c "$SERVER_CPU" "$bin/wymcp_calc" 127.0.0.1:0 >"$log" 2>&1 & ;;
     wymcp=*)        taskset -c "$SERVER_CPU" "${name#wymcp=}" 127.0.0.1:0 >"$log" 2>&1 & ;;
     wymcp-redis)    WYMCP_CALC_REDIS="$REDIS_URL" taskset -c "$SERVER_CPU" "$bin/wymcp_calc" 127.0.0.1:0 >"$log" 2>&1 & ;;

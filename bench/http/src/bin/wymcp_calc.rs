@@ -5,7 +5,9 @@
 //! its sessions and events on that Redis (one node of several). `WYMCP_CALC_LAYER` puts one
 //! operation-middleware layer on the server, to measure its cost on the hot path: `noop` (a
 //! `layer_fn` that passes the call on), `rate`, `concurrency`, `result-size`, `timeout`,
-//! `audit` (the built-ins, with limits the load never reaches).
+//! `audit` (the built-ins, with limits the load never reaches). `WYMCP_CALC_TOOLS=N` registers
+//! N other action tools of `WYMCP_CALC_ACTIONS` actions each (default 10) before `calc`, for the
+//! cost of a call as the catalogue grows (docs/performance.md, "Cost as the work grows").
 
 use serde_json::json;
 use wymcp::transport::http::{HttpServer, StreamableHttp};
@@ -36,6 +38,44 @@ impl ActionTool for Calc {
     }
 }
 
+/// One of the `WYMCP_CALC_TOOLS` tools that only make the catalogue larger: `filler<i>`, with
+/// `actions` actions `a0`, `a1`, ... of one optional string each.
+struct Filler {
+    name: String,
+    actions: usize,
+}
+
+impl ActionTool for Filler {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn description(&self) -> &str {
+        "A tool the load never calls"
+    }
+    fn actions(&self) -> Actions {
+        (0..self.actions).fold(Actions::new(), |actions, i| {
+            actions.action(
+                format!("a{i}"),
+                ActionSchema::new("An action the load never calls")
+                    .property("s", json!({"type": "string"})),
+            )
+        })
+    }
+    async fn run_action(&self, _action: &str, _data: Data, _ctx: Context) -> ActionResult {
+        Ok(Reply::new(json!({})))
+    }
+}
+
+/// A count from the environment variable `name`, or `default`.
+fn count(name: &str, default: usize) -> Result<usize, String> {
+    match std::env::var(name) {
+        Ok(text) => text
+            .parse()
+            .map_err(|_| format!("{name}: not a count: {text:?}")),
+        Err(_) => Ok(default),
+    }
+}
+
 // `ALLOC=mimalloc` (the scripts' knob): this server on mimalloc instead of the system allocator.
 #[cfg(feature = "mimalloc")]
 #[global_allocator]
@@ -46,7 +86,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let addr = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "127.0.0.1:0".to_owned());
-    let mut builder = Server::builder().name("calc").version("1.0.0").tool(Calc);
+    let mut builder = Server::builder().name("calc").version("1.0.0");
+    let actions = count("WYMCP_CALC_ACTIONS", 10)?;
+    for i in 0..count("WYMCP_CALC_TOOLS", 0)? {
+        let name = format!("filler{i}");
+        builder = builder.tool(Filler { name, actions });
+    }
+    let mut builder = builder.tool(Calc);
     // `WYMCP_CALC_REDIS=URL`: one node of a Redis deployment (docs/scale-out.md).
     if let Ok(url) = std::env::var("WYMCP_CALC_REDIS") {
         builder = builder.backends(wymcp_redis::Redis::connect(&url).await?.backends());
