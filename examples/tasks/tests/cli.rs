@@ -408,11 +408,24 @@ fn rate_limit_5_per_second_refuses_most_of_a_burst_of_20_then_lets_a_later_call_
     assert!(child.wait().unwrap().success());
 }
 
+/// Says on one line, past the harness's capture (so `cargo test` shows it beside the test's
+/// `ok`), that a test file of the example was not built: it needs a cargo feature this build
+/// lacks (`cargo test --workspace` builds the example's default), and how to run it.
+#[cfg(any(not(feature = "jwt"), not(feature = "redis")))]
+fn say_not_built(file: &str, feature: &str) {
+    let _ = writeln!(
+        std::io::stderr(),
+        "skipped examples/tasks/tests/{file}.rs (needs the example's `{feature}` feature): \
+         cargo test -p wymcp-tasks --features \"redis jwt\" --test nodes --test auth"
+    );
+}
+
 /// A build without the `jwt` feature (the default) refuses `--jwks-url`, saying how to get it,
-/// before it opens any data directory.
+/// before it opens any data directory. (`tests/auth.rs` is not built then: said on stderr.)
 #[cfg(not(feature = "jwt"))]
 #[test]
 fn without_the_jwt_feature_jwks_url_is_refused_naming_the_feature() {
+    say_not_built("auth", "jwt");
     let data = scratch("no-jwt");
     let out = Command::new(BIN)
         .args(["--jwks-url", "http://127.0.0.1:9/jwks", "--issuer", "i"])
@@ -431,9 +444,11 @@ fn without_the_jwt_feature_jwks_url_is_refused_naming_the_feature() {
 
 /// A build without the `redis` feature (the default) refuses `--redis` as a command line it
 /// cannot serve: status 2, how to get the feature, the usage, and no data directory opened.
+/// (`tests/nodes.rs` is not built then: said on stderr.)
 #[cfg(not(feature = "redis"))]
 #[test]
 fn without_the_redis_feature_redis_is_refused_with_status_2_and_the_usage() {
+    say_not_built("nodes", "redis");
     let data = scratch("no-redis");
     let out = Command::new(BIN)
         .args(["--redis", "redis://127.0.0.1:6379/", "--port", "0"])

@@ -374,7 +374,9 @@ pub(crate) struct Ended {
     pub(crate) description: Option<String>,
     /// `wymcp.refusal`: the gate (or layer) that refused, by its error name.
     pub(crate) refusal: Option<String>,
-    /// A `tools/call` answered with a result (its tool was found).
+    /// A `tools/call` answered with a result (its tool was found): the metrics label the
+    /// tool only then (feature `otel`).
+    #[cfg_attr(not(feature = "otel"), allow(dead_code))]
     pub(crate) tool_answered: bool,
 }
 

@@ -25,8 +25,8 @@ fi
 if ! "$venv/bin/pip" show mcp 2>/dev/null | grep -qx "Version: $sdk_version"; then
   timeout 600 "$venv/bin/pip" install --quiet "mcp==$sdk_version"
 fi
-cargo build --quiet -p wymcp --example streamable_http --example context --example notes \
-  --example conformance
+cargo build --quiet -p wymcp --example streamable_http --example context --example conformance
+cargo build --quiet -p wymcp-notes --bin notes
 # `jwt`: python_auth_client.py drives the example behind JWT auth.
 cargo build --quiet -p wymcp-tasks --bin tasks --features jwt
 pids=()
@@ -54,7 +54,7 @@ start_http() {
 start_http "$target/debug/examples/streamable_http" --port 0
 "$venv/bin/python" "$here/python_client.py" "http://$addr/mcp"
 "$venv/bin/python" "$here/python_context_client.py" stdio "$target/debug/examples/context"
-"$venv/bin/python" "$here/python_notes_client.py" "$target/debug/examples/notes"
+"$venv/bin/python" "$here/python_notes_client.py" "$target/debug/notes"
 start_http "$target/debug/examples/context" --port 0
 "$venv/bin/python" "$here/python_context_client.py" http "http://$addr/mcp"
 # The tasks example, with a data directory of its own.

@@ -8,7 +8,7 @@
 #![allow(clippy::unwrap_used, missing_docs)]
 
 #[allow(dead_code)]
-#[path = "../examples/notes.rs"]
+#[path = "../src/main.rs"]
 mod notes;
 
 use serde_json::{Map, Value, json};
@@ -423,15 +423,8 @@ async fn over_http_on_an_ephemeral_port() {
 async fn its_main_serves_stdio_until_end_of_input() {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-    let exe = std::env::current_exe().unwrap();
-    let binary = exe.parent().and_then(|deps| deps.parent()).unwrap();
-    let binary = binary.join("examples").join("notes");
-    assert!(
-        binary.exists(),
-        "{} is missing: `cargo test -p wymcp` builds the examples",
-        binary.display()
-    );
-    let mut child = tokio::process::Command::new(&binary)
+    let binary = env!("CARGO_BIN_EXE_notes");
+    let mut child = tokio::process::Command::new(binary)
         .arg("--stdio")
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
@@ -489,7 +482,7 @@ async fn its_main_serves_stdio_until_end_of_input() {
         json!({"errands": 1})
     );
 
-    let refused = tokio::process::Command::new(&binary)
+    let refused = tokio::process::Command::new(binary)
         .arg("--no-such-flag")
         .output()
         .await
