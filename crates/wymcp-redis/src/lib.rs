@@ -56,6 +56,9 @@ mod connection;
 mod events;
 mod ext;
 mod failure;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 mod loads;
 mod rate_limits;
 mod record;
