@@ -74,9 +74,9 @@ impl StateCodec {
 }
 
 /// The client's SSE reader fed `chunks` in order, with events of at most `max_event` bytes:
-/// every event's data, or `Err` when one was over the bound.
+/// every event's data, or `None` when one was over the bound.
 #[cfg(feature = "client")]
-pub fn sse_events(chunks: &[&[u8]], max_event: usize) -> Result<Vec<Vec<u8>>, ()> {
+pub fn sse_events(chunks: &[&[u8]], max_event: usize) -> Option<Vec<Vec<u8>>> {
     let mut reader = crate::client::sse::SseReader::new(max_event);
     let mut events = Vec::new();
     for chunk in chunks {
@@ -85,9 +85,9 @@ pub fn sse_events(chunks: &[&[u8]], max_event: usize) -> Result<Vec<Vec<u8>>, ()
                 events.push(event);
                 true
             })
-            .map_err(|_| ())?;
+            .ok()?;
     }
-    Ok(events)
+    Some(events)
 }
 
 /// The key ids of the keys `JwtAuth` takes from a JWKS document `body` (the default

@@ -56,6 +56,7 @@ fn weight(record: &SessionRecord) -> usize {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use std::sync::Arc;
 

@@ -138,6 +138,7 @@ fn cost(event: &StreamEvent) -> usize {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
