@@ -61,13 +61,20 @@ impl PlainTool for Work {
     }
 }
 
+/// The fixture, built once: a `Server` built and dropped per run leaked about 70 KB each
+/// (docs/fuzzing.md, the open finding), which ran the target out of memory.
 fn server() -> Server {
-    Server::builder()
-        .name("task-fuzz")
-        .plain_tool_with(Work, ToolPolicy::new().task_support(TaskSupport::Optional))
-        .task_ttl(Duration::from_secs(30))
-        .build()
-        .expect("the task fixture builds")
+    static SERVER: std::sync::OnceLock<Server> = std::sync::OnceLock::new();
+    SERVER
+        .get_or_init(|| {
+            Server::builder()
+                .name("task-fuzz")
+                .plain_tool_with(Work, ToolPolicy::new().task_support(TaskSupport::Optional))
+                .task_ttl(Duration::from_secs(30))
+                .build()
+                .expect("the task fixture builds")
+        })
+        .clone()
 }
 
 #[derive(Arbitrary, Debug)]
