@@ -89,8 +89,8 @@ pub const WEIGHT_PER_VALUE: usize = 64;
 ///
 /// ```
 /// use serde_json::json;
-/// // 11 bytes of text, three values (the object, the array, the number).
-/// assert_eq!(wymcp::limits::json_weight(&json!({"a": [1]})), 11 + 3 * 64);
+/// // 9 bytes of text (`{"a":[1]}`), three values (the object, the array, the number).
+/// assert_eq!(wymcp::limits::json_weight(&json!({"a": [1]})), 9 + 3 * 64);
 /// ```
 pub fn json_weight(value: &serde_json::Value) -> usize {
     struct Counter(usize);
@@ -140,8 +140,8 @@ mod tests {
 
     #[test]
     fn a_value_weighs_its_text_and_64_bytes_per_value() {
-        // Three values (the object, the array, the number) and 11 bytes of text.
-        assert_eq!(json_weight(&json!({"a": [1]})), 11 + 3 * WEIGHT_PER_VALUE);
+        // Three values (the object, the array, the number) and 9 bytes of text (`{"a":[1]}`).
+        assert_eq!(json_weight(&json!({"a": [1]})), 9 + 3 * WEIGHT_PER_VALUE);
         assert_eq!(json_weight(&json!({})), 2 + WEIGHT_PER_VALUE);
     }
 
