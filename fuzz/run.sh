@@ -24,7 +24,8 @@ if [ "${FUZZ_FORK:-0}" = "1" ]; then
 fi
 TARGETS=("$@")
 if [ ${#TARGETS[@]} -eq 0 ]; then
-  TARGETS=(http_session jsonrpc stdio_framing gates build_schema templates request_state)
+  TARGETS=(http_session jsonrpc stdio_framing gates build_schema templates request_state
+    openapi_loader jwt client_sse redis_records task_states)
 fi
 LOGS="${FUZZ_LOGS:-target/fuzz-logs}"
 mkdir -p "$LOGS"

@@ -70,7 +70,7 @@ impl Bus for RedisBus {
                 message,
             };
             let text = serde_json::to_string(&envelope)
-                .map_err(|e| StoreError(format!("bus message: {e}")))?;
+                .map_err(|e| StoreError::unavailable(format!("bus message: {e}")))?;
             let mut conn = self.conn.clone();
             conn.publish::<_, _, ()>(channel, text)
                 .await
@@ -157,7 +157,7 @@ impl Bus for RedisBus {
 }
 
 fn failed(err: redis::RedisError) -> StoreError {
-    StoreError(crate::failure::describe(&err))
+    crate::failure::store_error(&err)
 }
 
 /// Subscribes to `channels` and forwards what they carry (but this node's own broadcasts) to

@@ -128,6 +128,7 @@ pub struct Redis {
     max_events: usize,
     max_event_bytes: usize,
     events_ttl: Duration,
+    max_decoded_bytes: usize,
 }
 
 /// How to connect to Redis: [`Redis::builder`].
@@ -198,6 +199,7 @@ impl RedisBuilder {
             max_events: DEFAULT_MAX_EVENTS,
             max_event_bytes: wymcp::limits::DEFAULT_MAX_LOGGED_BYTES,
             events_ttl: DEFAULT_EVENTS_TTL,
+            max_decoded_bytes: crate::store::DEFAULT_MAX_DECODED_BYTES,
         })
     }
 }
@@ -226,6 +228,7 @@ impl std::fmt::Debug for Redis {
             .field("max_events", &self.max_events)
             .field("max_event_bytes", &self.max_event_bytes)
             .field("events_ttl", &self.events_ttl)
+            .field("max_decoded_bytes", &self.max_decoded_bytes)
             .finish_non_exhaustive()
     }
 }
@@ -305,9 +308,19 @@ impl Redis {
             .subscriptions(self.subscription_store())
     }
 
+    /// Keeps at most `bytes` of session records decoded on this node (64 MiB by default): a
+    /// record as Redis holds it and as decoded, weighed as its text plus its client
+    /// capabilities' and info's [`json_weight`](wymcp::limits::json_weight). Past it the cache
+    /// starts over (the next load of each session decodes it again); a record heavier than
+    /// the bound is decoded for each load and not kept. At most 20,000 records are kept too.
+    pub fn max_decoded_bytes(mut self, bytes: usize) -> Self {
+        self.max_decoded_bytes = bytes;
+        self
+    }
+
     /// The session store on this Redis.
     pub fn session_store(&self) -> RedisSessionStore {
-        RedisSessionStore::new(self.conn.clone(), self.keys.clone())
+        RedisSessionStore::new(self.conn.clone(), self.keys.clone(), self.max_decoded_bytes)
     }
 
     /// The SSE event log on this Redis (Redis Streams, bounded by

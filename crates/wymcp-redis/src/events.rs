@@ -78,7 +78,7 @@ impl std::fmt::Debug for RedisEventLog {
 }
 
 fn failed(err: redis::RedisError) -> StoreError {
-    StoreError(crate::failure::describe(&err))
+    crate::failure::store_error(&err)
 }
 
 /// Whether `id` is a stream entry id (`<ms>-<seq>`): what a client sends in `Last-Event-ID`
@@ -202,8 +202,8 @@ impl EventLog for RedisEventLog {
             if matches!(reply, Value::Nil) {
                 return Ok(None);
             }
-            let entries: Entries =
-                redis::from_redis_value(reply).map_err(|e| StoreError(format!("redis: {e}")))?;
+            let entries: Entries = redis::from_redis_value(reply)
+                .map_err(|e| StoreError::unavailable(format!("redis: {e}")))?;
             Ok(Some(events_of(entries, stream)))
         })
     }

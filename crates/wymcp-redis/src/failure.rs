@@ -18,3 +18,16 @@ pub(crate) fn describe(err: &redis::RedisError) -> String {
         format!("redis: {err}")
     }
 }
+
+/// The session store's error for `err`: [`StoreError::full`] for `OOM`, else
+/// [`StoreError::unavailable`]; the text [`describe`]s it.
+///
+/// [`StoreError::full`]: wymcp::backend::StoreError::full
+/// [`StoreError::unavailable`]: wymcp::backend::StoreError::unavailable
+pub(crate) fn store_error(err: &redis::RedisError) -> wymcp::backend::StoreError {
+    if is_full(err) {
+        wymcp::backend::StoreError::full(describe(err))
+    } else {
+        wymcp::backend::StoreError::unavailable(describe(err))
+    }
+}

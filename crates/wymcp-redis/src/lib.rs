@@ -55,6 +55,9 @@ mod bus;
 mod connection;
 mod events;
 mod failure;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 mod loads;
 mod rate_limits;
 mod record;

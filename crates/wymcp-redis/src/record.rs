@@ -35,13 +35,15 @@ pub(crate) fn encode(record: &SessionRecord) -> Result<String, StoreError> {
         assigns: record.assigns.clone(),
         subject: record.subject.clone(),
     };
-    serde_json::to_string(&stored).map_err(|e| StoreError(format!("session record: {e}")))
+    serde_json::to_string(&stored)
+        .map_err(|e| StoreError::unavailable(format!("session record: {e}")))
 }
 
 /// The record the JSON text is; an error names what is wrong (a record written by another
 /// version of wymcp, say).
 pub(crate) fn decode(text: &str) -> Result<SessionRecord, StoreError> {
-    let refused = |what: String| StoreError(format!("session record in Redis: {what}"));
+    let refused =
+        |what: String| StoreError::unavailable(format!("session record in Redis: {what}"));
     let stored: Stored = serde_json::from_str(text).map_err(|e| refused(e.to_string()))?;
     let version: ProtocolVersion = stored
         .version

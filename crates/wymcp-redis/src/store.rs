@@ -106,19 +106,42 @@ pub struct RedisSessionStore {
     /// The records this node decoded, with the text they were decoded from: a load whose text
     /// is unchanged shares the record instead of decoding it again (most requests). Keyed by
     /// session ids the nodes made: foldhash, not SipHash.
-    decoded: Arc<Mutex<foldhash::HashMap<String, Decoded>>>,
+    decoded: Arc<Mutex<DecodedCache>>,
+    /// The most bytes the decoded records weigh together ([`Redis::max_decoded_bytes`]).
+    ///
+    /// [`Redis::max_decoded_bytes`]: crate::Redis::max_decoded_bytes
+    max_decoded_bytes: usize,
     /// The index's key, made once (every load names it).
     index: Arc<str>,
     /// The loads of concurrent requests, sent together.
     loads: Arc<Loads>,
 }
 
-/// A record as loaded, and the JSON text it came from.
-type Decoded = (Box<str>, Arc<SessionRecord>);
+/// A record as loaded, the JSON text it came from, and what the two weigh.
+type Decoded = (Box<str>, Arc<SessionRecord>, usize);
 
-/// How many decoded records a node keeps (about the text and the record of each; when more
-/// sessions are live on this node, the cache starts over).
+/// The records a node keeps decoded, and what they weigh together.
+#[derive(Debug, Default)]
+struct DecodedCache {
+    records: foldhash::HashMap<String, Decoded>,
+    bytes: usize,
+}
+
+/// How many decoded records a node keeps (when more sessions are live on this node, the
+/// cache starts over).
 const MAX_DECODED: usize = 20_000;
+
+/// The most bytes a node's decoded records weigh together, unless set: 64 MiB (without a
+/// bound in bytes, 20,000 records of 64 KiB capabilities held 22.6 GB: hostile-2026-12-04,
+/// N3).
+pub(crate) const DEFAULT_MAX_DECODED_BYTES: usize = 64 * 1024 * 1024;
+
+/// What a decoded record weighs: its text, and its client capabilities and info parsed.
+fn weight(text: &str, record: &SessionRecord) -> usize {
+    text.len()
+        .saturating_add(wymcp::limits::json_weight(&record.client_capabilities))
+        .saturating_add(wymcp::limits::json_weight(&record.client_info))
+}
 
 impl std::fmt::Debug for RedisSessionStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -127,7 +150,7 @@ impl std::fmt::Debug for RedisSessionStore {
 }
 
 fn failed(err: redis::RedisError) -> StoreError {
-    StoreError(crate::failure::describe(&err))
+    crate::failure::store_error(&err)
 }
 
 fn millis(ttl: Duration) -> u64 {
@@ -135,35 +158,62 @@ fn millis(ttl: Duration) -> u64 {
 }
 
 impl RedisSessionStore {
-    pub(crate) fn new(conn: ConnectionManager, keys: Keys) -> Self {
+    pub(crate) fn new(conn: ConnectionManager, keys: Keys, max_decoded_bytes: usize) -> Self {
         RedisSessionStore {
             index: keys.sessions().into(),
             loads: Arc::new(Loads::new(conn.clone())),
             conn,
             keys,
             decoded: Arc::default(),
+            max_decoded_bytes,
         }
+    }
+
+    /// What the records this node keeps decoded weigh together now, in bytes (at most
+    /// [`Redis::max_decoded_bytes`](crate::Redis::max_decoded_bytes)): each record's text
+    /// plus its client capabilities' and info's
+    /// [`json_weight`](wymcp::limits::json_weight).
+    pub fn decoded_bytes(&self) -> usize {
+        self.decoded
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .bytes
     }
 
     /// The record `text` is: the one decoded before when the text is the same.
     fn decode(&self, id: &str, text: String) -> Result<Arc<SessionRecord>, StoreError> {
-        let mut decoded = self.decoded.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some((known, record)) = decoded.get(id)
+        let mut cache = self.decoded.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((known, record, _)) = cache.records.get(id)
             && **known == *text
         {
             return Ok(record.clone());
         }
         let record = Arc::new(record::decode(&text)?);
-        if decoded.len() >= MAX_DECODED {
-            decoded.clear();
+        let weight = weight(&text, &record);
+        if let Some((_, _, old)) = cache.records.remove(id) {
+            cache.bytes -= old;
         }
-        decoded.insert(id.to_owned(), (text.into_boxed_str(), record.clone()));
+        if weight > self.max_decoded_bytes {
+            // Heavier than the whole cache: decoded for this load only.
+            return Ok(record);
+        }
+        if cache.records.len() >= MAX_DECODED
+            || cache.bytes.saturating_add(weight) > self.max_decoded_bytes
+        {
+            cache.records.clear();
+            cache.bytes = 0;
+        }
+        cache.bytes += weight;
+        let entry = (text.into_boxed_str(), record.clone(), weight);
+        cache.records.insert(id.to_owned(), entry);
         Ok(record)
     }
 
     fn forget(&self, id: &str) {
-        let mut decoded = self.decoded.lock().unwrap_or_else(PoisonError::into_inner);
-        decoded.remove(id);
+        let mut cache = self.decoded.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((_, _, weight)) = cache.records.remove(id) {
+            cache.bytes -= weight;
+        }
     }
 }
 
@@ -237,7 +287,7 @@ impl SessionStore for RedisSessionStore {
             let text = (self.loads)
                 .load(self.keys.session(id), millis(ttl))
                 .await
-                .map_err(|err| StoreError(format!("redis: {err}")))?;
+                .map_err(|err| StoreError::unavailable(format!("redis: {err}")))?;
             match text {
                 Some(text) => self.decode(id, text).map(Some),
                 None => {

@@ -11,7 +11,7 @@ mod support;
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
-use wymcp::backend::{CreateError, EventLog as _, SessionStore as _};
+use wymcp::backend::{CreateError, EventLog as _, SessionStore as _, StoreErrorKind};
 use wymcp::backend::{TaskRecord, TaskStore as _};
 use wymcp::task::TaskSupport;
 use wymcp::transport::http::StreamableHttp;
@@ -94,7 +94,10 @@ async fn sessions_and_events_in_a_full_redis_are_refused_as_a_full_store_and_cou
         .create(support::record("s1"), 100, ttl)
         .await
         .unwrap_err();
-    assert!(matches!(&refused, CreateError::Store(_)), "{refused:?}");
+    let CreateError::Store(error) = &refused else {
+        panic!("{refused:?}")
+    };
+    assert_eq!(error.kind(), StoreErrorKind::Full);
     assert_eq!(refused.to_string(), format!("session store error: {FULL}"));
     let refused = events
         .append("s1", "post0", "{}".to_owned())
@@ -111,6 +114,38 @@ async fn sessions_and_events_in_a_full_redis_are_refused_as_a_full_store_and_cou
     let id = events.append("s1", "post0", "{}".to_owned()).await.unwrap();
     assert!(id.starts_with("post0."), "{id}");
     assert_eq!(events.unlogged_events(), 2, "a logged event is not counted");
+}
+
+/// A new session over HTTP while Redis is full is told the store is full (503, `data.reason`
+/// "session store full"), not that it is unavailable; once Redis has room it is served.
+#[tokio::test]
+async fn a_new_session_in_a_full_redis_is_told_the_store_is_full() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let shared = Redis::connect(&redis.url()).await.unwrap();
+    let node = Node::serve(StreamableHttp::builder(support::fixture::node_server(
+        &shared,
+    )))
+    .await;
+    let mut client = Client::new(vec![node.url.clone()], false);
+    let init = json!({"protocolVersion": support::SESSION_VERSION, "capabilities": {},
+        "clientInfo": {"name": "t", "version": "0"}});
+    fill(&redis);
+    let answer = client.request(0, "initialize", init.clone()).await;
+    assert_eq!(answer.status(), 503);
+    let body = answer.last().await;
+    assert_eq!(
+        body["error"],
+        json!({"code": -32603, "message": "Internal error",
+            "data": {"reason": "session store full"}}),
+        "{body}"
+    );
+    assert!(client.session.is_none());
+    free(&redis);
+    let answer = client.request(1, "initialize", init).await;
+    assert_eq!(answer.status(), 200);
+    assert!(client.session.is_some());
 }
 
 /// Naps `ms` milliseconds, then answers; not rerun when its node stops.

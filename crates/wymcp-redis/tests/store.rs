@@ -84,3 +84,68 @@ async fn concurrent_loads_each_get_their_own_record() {
         assert_eq!(n < 40, store.load(&id, ttl).await.unwrap().is_some());
     }
 }
+
+/// N3: a node's decoded-record cache is bounded in bytes (it was bounded in records only, and
+/// 20,000 records of 64 KiB capabilities held 22.6 GB). Three sessions with heavy
+/// capabilities are served over HTTP by a node whose cache holds about two of them: what it
+/// keeps decoded never passes the bound, and every request is still served.
+#[tokio::test]
+async fn a_node_keeps_at_most_its_byte_bound_of_records_decoded() {
+    use serde_json::{Map, Value, json};
+    use wymcp::transport::http::StreamableHttp;
+
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let capabilities: Map<String, Value> = (0..500).map(|i| (format!("k{i}"), json!(0))).collect();
+    let info = json!({"name": "t", "version": "0"});
+    let weight = wymcp::limits::json_weight(&Value::Object(capabilities.clone()))
+        + wymcp::limits::json_weight(&info);
+    // A record's text is under a third of its weight here: room for two records, not three.
+    let bound = 2 * weight + weight;
+    let shared = Redis::connect(&redis.url())
+        .await
+        .unwrap()
+        .max_decoded_bytes(bound);
+    let store = shared.session_store();
+    let server = support::fixture::server_with(|builder| {
+        builder.backends(support::fixture::on_redis(&shared).sessions(store.clone()))
+    });
+    let builder = StreamableHttp::builder(server);
+    let node = support::Node::serve(builder).await;
+    let init = json!({"protocolVersion": support::SESSION_VERSION,
+        "capabilities": capabilities, "clientInfo": info});
+    let mut clients = Vec::new();
+    for _ in 0..3 {
+        let mut client = support::Client::new(vec![node.url.clone()], false);
+        assert_eq!(
+            client.request(0, "initialize", init.clone()).await.status(),
+            200
+        );
+        clients.push(client);
+    }
+    let mut most = 0;
+    for round in 1..=3 {
+        for client in &mut clients {
+            let answer = client.request(round, "ping", json!({})).await;
+            assert_eq!(answer.status(), 200);
+            let held = store.decoded_bytes();
+            assert!(held <= bound, "{held} bytes decoded, bound {bound}");
+            most = most.max(held);
+        }
+    }
+    assert!(
+        most > weight,
+        "the cache keeps records ({most} bytes at most)"
+    );
+    // A bound smaller than one record: nothing is kept, every load decodes.
+    let small = Redis::connect(&redis.url())
+        .await
+        .unwrap()
+        .max_decoded_bytes(weight / 2)
+        .session_store();
+    let id = clients[0].session.clone().unwrap();
+    let ttl = Duration::from_secs(60);
+    assert!(small.load(&id, ttl).await.unwrap().is_some());
+    assert_eq!(small.decoded_bytes(), 0);
+}

@@ -72,3 +72,29 @@ impl StateCodec {
             .map_err(|e| e.to_string())
     }
 }
+
+/// The client's SSE reader fed `chunks` in order, with events of at most `max_event` bytes:
+/// every event's data, or `None` when one was over the bound.
+#[cfg(feature = "client")]
+pub fn sse_events(chunks: &[&[u8]], max_event: usize) -> Option<Vec<Vec<u8>>> {
+    let mut reader = crate::client::sse::SseReader::new(max_event);
+    let mut events = Vec::new();
+    for chunk in chunks {
+        reader
+            .feed(chunk, |event| {
+                events.push(event);
+                true
+            })
+            .ok()?;
+    }
+    Some(events)
+}
+
+/// The key ids of the keys `JwtAuth` takes from a JWKS document `body` (the default
+/// algorithms allowed), or why the document was refused.
+#[cfg(feature = "jwt")]
+pub fn jwks_key_ids(body: &[u8]) -> Result<Vec<Option<String>>, String> {
+    let allowed = crate::transport::http::jwt::DEFAULT_ALGORITHMS;
+    crate::transport::http::jwt::parse_jwks_for_fuzzing(body, &allowed)
+        .map(|keys| keys.into_iter().map(|k| k.kid).collect())
+}

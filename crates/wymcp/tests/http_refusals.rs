@@ -223,7 +223,7 @@ impl SessionStore for FlakyStore {
         ttl: Duration,
     ) -> BoxFuture<'a, Result<Option<Arc<SessionRecord>>, StoreError>> {
         if id == BROKEN {
-            return Box::pin(async { Err(StoreError("the store is down".into())) });
+            return Box::pin(async { Err(StoreError::unavailable("the store is down")) });
         }
         self.inner.load(id, ttl)
     }
@@ -248,7 +248,7 @@ impl EventLog for DeadLog {
         _stream: &'a str,
         _data: String,
     ) -> BoxFuture<'a, Result<String, StoreError>> {
-        Box::pin(async { Err(StoreError("the log is down".into())) })
+        Box::pin(async { Err(StoreError::unavailable("the log is down")) })
     }
     fn replay_after<'a>(
         &'a self,

@@ -671,10 +671,10 @@ async fn remember(http: &Http, session: &str, token: &str, arguments: Value) -> 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn alice_of_one_issuer_is_not_alice_of_another() {
     let provider = Provider::start(&[A_JWK], "max-age=300").await;
+    // Both issuers publish the same key here (each key source names its issuers).
     let auth = JwtAuth::builder()
-        .issuer(ISSUER)
-        .issuer(OTHER_ISSUER)
-        .jwks_url(&provider.url)
+        .issuer_jwks_url(ISSUER, &provider.url)
+        .issuer_jwks_url(OTHER_ISSUER, &provider.url)
         .build()
         .unwrap();
     let server = Server::builder()
@@ -716,6 +716,87 @@ async fn alice_of_one_issuer_is_not_alice_of_another() {
     assert_eq!(
         read.json()["result"]["content"][0]["text"],
         "\"from-issuer-A\""
+    );
+}
+
+/// Issue 48 (N10's remainder): with several issuers, each key verifies the tokens of its own
+/// issuer only. Two identity providers, each with its own JWKS endpoint served here: issuer
+/// B's token signed with issuer A's key is refused, though the key is configured and its
+/// `kid` published (before, any configured key verified a token of any configured issuer).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_of_one_issuer_does_not_verify_a_token_of_another() {
+    let idp_a = Provider::start(&[A_JWK], "max-age=300").await;
+    let idp_b = Provider::start(&[B_JWK], "max-age=300").await;
+    let auth = JwtAuth::builder()
+        .issuer_jwks_url(ISSUER, &idp_a.url)
+        .issuer_jwks_url(OTHER_ISSUER, &idp_b.url)
+        .build()
+        .unwrap();
+    let http = serve(auth).await;
+    let b_claims = with(&[("iss", json!(OTHER_ISSUER))]);
+
+    let own = ping(
+        &http,
+        &format!("Bearer {}", signed("key-a", A_KEY, &good_claims())),
+    )
+    .await;
+    assert_eq!(own.status, StatusCode::OK, "{}", own.text);
+    let own = ping(
+        &http,
+        &format!("Bearer {}", signed("key-b", B_KEY, &b_claims)),
+    )
+    .await;
+    assert_eq!(own.status, StatusCode::OK, "{}", own.text);
+
+    // A's key signing for B's users: B's set has no key-a, and A's set is not B's.
+    let forged = ping(
+        &http,
+        &format!("Bearer {}", signed("key-a", A_KEY, &b_claims)),
+    )
+    .await;
+    assert_eq!(forged.status, StatusCode::UNAUTHORIZED, "{}", forged.text);
+    assert_eq!(
+        forged.refusal_reason(),
+        "invalid_token: no key with id \"key-a\" verifies RS256"
+    );
+    // And B's key signing for A's users.
+    let forged = ping(
+        &http,
+        &format!("Bearer {}", signed("key-b", B_KEY, &good_claims())),
+    )
+    .await;
+    assert_eq!(forged.status, StatusCode::UNAUTHORIZED, "{}", forged.text);
+    assert_eq!(
+        forged.refusal_reason(),
+        "invalid_token: no key with id \"key-b\" verifies RS256"
+    );
+}
+
+#[test]
+fn several_issuers_refuse_a_key_source_bound_to_none() {
+    let key = || DecodingKey::from_rsa_pem(A_PUB).unwrap();
+    let refused = JwtAuth::builder()
+        .issuer(ISSUER)
+        .issuer(OTHER_ISSUER)
+        .key(Some("key-a"), key(), Algorithm::RS256)
+        .build()
+        .unwrap_err();
+    assert!(matches!(refused, JwtConfigError::UnboundKeys), "{refused}");
+    let refused = JwtAuth::builder()
+        .issuer_key(ISSUER, Some("key-a"), key(), Algorithm::RS256)
+        .issuer(OTHER_ISSUER)
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        refused.to_string(),
+        format!("JwtAuth has no key for issuer \"{OTHER_ISSUER}\": its tokens could never verify")
+    );
+    assert!(
+        JwtAuth::builder()
+            .issuer_key(ISSUER, Some("key-a"), key(), Algorithm::RS256)
+            .issuer_key(OTHER_ISSUER, Some("key-a"), key(), Algorithm::RS256)
+            .build()
+            .is_ok()
     );
 }
 

@@ -467,7 +467,7 @@ impl EventLog for RefusingLog {
         if data.is_empty() {
             return self.0.append(session, stream, data);
         }
-        Box::pin(async { Err(StoreError("the event log is full".into())) })
+        Box::pin(async { Err(StoreError::full("the event log is full")) })
     }
 
     fn replay_after<'a>(

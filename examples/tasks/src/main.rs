@@ -11,6 +11,7 @@
 //! cargo run --bin tasks -- --rate-limit 5/s   # at most 5 calls a second per caller
 //! cargo run --bin tasks -- --max-concurrent-calls 4   # at most 4 calls at once per caller
 //! cargo run --bin tasks --features redis -- --redis redis://127.0.0.1:6379/  # one node of several
+//! cargo run --bin tasks -- --trusted-proxies 127.0.0.1   # behind nginx on this host
 //! ```
 //!
 //! Tasks live in an SQLite database, `tasks.db` in the data directory: the per-user one
@@ -22,7 +23,10 @@
 //! `concurrency_limited`. `--jwks-url` needs the cargo feature `jwt` (the JWKS client, TLS and
 //! the signature algorithms stay out of the default build). `--redis` (cargo feature `redis`) makes this process one node of
 //! several sharing that Redis (sessions, event log, bus: docs/scale-out.md); the nodes share
-//! the tasks through the same `--data` directory. The other flags are [`wymcp::run()`]'s. Everything the program says goes to stderr, so stdout stays
+//! the tasks through the same `--data` directory. `--trusted-proxies` lists the reverse proxies
+//! in front (nginx on the same host: `127.0.0.1`) whose `X-Forwarded-For` names the client, so
+//! that each client behind them is counted on its own (sessions per client, rate limits,
+//! streams) instead of all sharing the proxy's address (docs/scale-out.md). The other flags are [`wymcp::run()`]'s. Everything the program says goes to stderr, so stdout stays
 //! the protocol's under `--stdio`.
 
 mod auth;
@@ -111,6 +115,31 @@ fn command() -> Cli {
             "URL",
             "serve as one node of several sharing this Redis (sessions, events, bus; cargo feature redis)",
         )
+        .option(
+            "--trusted-proxies",
+            "ADDRS",
+            "reverse proxies (IP addresses, comma-separated) whose X-Forwarded-For names the client",
+        )
+}
+
+/// Reads `--trusted-proxies`: comma-separated IP addresses.
+fn trusted_proxies(value: Option<&str>) -> Result<Vec<std::net::IpAddr>, Failure> {
+    let Some(value) = value else {
+        return Ok(Vec::new());
+    };
+    value
+        .split(',')
+        .map(|address| {
+            address.trim().parse().map_err(|_| {
+                Failure(
+                    format!(
+                        "--trusted-proxies: {address:?} is not an IP address (such as 127.0.0.1 or ::1)"
+                    ),
+                    2,
+                )
+            })
+        })
+        .collect()
 }
 
 /// Opens the store, builds the server and serves it as the command line says.
@@ -134,6 +163,7 @@ async fn run(cli: Invocation) -> Result<(), Failure> {
         cli.value("--max-concurrent-calls"),
     )
     .map_err(|message| Failure(message, 2))?;
+    let proxies = trusted_proxies(cli.value("--trusted-proxies"))?;
     let explicit = cli
         .value("--data")
         .map(PathBuf::from)
@@ -162,15 +192,22 @@ async fn run(cli: Invocation) -> Result<(), Failure> {
     }
     let cli = forward(cli, explicit, &dir, &db);
     let protect = auth.as_ref().map(auth::AuthSettings::protect).transpose()?;
-    if (protect.is_some() || redis.is_some()) && matches!(cli.transport(), Transport::Stdio) {
-        return Err(
-            "--jwks-url and --redis are for the HTTP transport; --stdio takes neither".into(),
-        );
+    let http_only = protect.is_some() || redis.is_some() || !proxies.is_empty();
+    if http_only && matches!(cli.transport(), Transport::Stdio) {
+        return Err(Failure(
+            "--jwks-url, --redis and --trusted-proxies are for the HTTP transport; --stdio takes \
+             none of them"
+                .to_owned(),
+            2,
+        ));
     }
-    if protect.is_none() && redis.is_none() {
+    if !http_only {
         return Ok(cli.serve(server).await?);
     }
     let configure = move |mut http: wymcp::transport::http::StreamableHttp| {
+        if !proxies.is_empty() {
+            http = http.trusted_proxies(proxies);
+        }
         if let Some(protect) = protect {
             http = protect(http);
         }

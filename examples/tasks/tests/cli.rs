@@ -99,6 +99,7 @@ fn help_lists_every_flag_on_stdout_and_exits_0() {
         "-q, --quiet",
         "--rate-limit <RATE>",
         "--max-concurrent-calls <N>",
+        "--trusted-proxies <ADDRS>",
         "-h, --help",
     ] {
         assert!(
@@ -125,6 +126,10 @@ fn a_refused_command_line_says_why_and_exits_2() {
             "error: unknown argument \"--frobnicate\"\n",
         ),
         (&["--data"], "error: --data needs a value\n"),
+        (
+            &["--trusted-proxies", "nginx"],
+            "error: --trusted-proxies: \"nginx\" is not an IP address (such as 127.0.0.1 or ::1)\n",
+        ),
         (
             &["--stdio", "--port", "9000"],
             "error: --stdio serves over stdin/stdout: it takes no --port\n",
@@ -480,4 +485,71 @@ fn a_malformed_rate_limit_is_refused_with_status_2() {
         stderr.contains("--rate-limit: \"fast\" is not a rate such as 5/s or 100/min"),
         "{stderr}"
     );
+}
+
+/// Issue 48, N9: behind a reverse proxy on this host every client's address is 127.0.0.1, so
+/// without `--trusted-proxies` one client's burst spends every client's rate limit. With the
+/// proxy listed, each forwarded client (`X-Forwarded-For`) has its own budget: client A's
+/// burst is limited, client B is still served.
+#[tokio::test]
+async fn behind_a_trusted_proxy_each_forwarded_client_has_its_own_rate_limit() {
+    let data = scratch("trusted-proxies");
+    let mut server = Command::new(BIN)
+        .args(["--port", "0", "--rate-limit", "3/min", "--trusted-proxies"])
+        .args(["127.0.0.1,::1", "--data"])
+        .arg(&data)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let banner = lines(server.stderr.take().unwrap());
+    let mut url = None;
+    while url.is_none() {
+        let line = banner.recv_timeout(WAIT).expect("the banner");
+        if let Some(rest) = line.trim().strip_prefix("listening") {
+            url = rest.split_whitespace().next().map(str::to_owned);
+        }
+    }
+    let url = url.unwrap();
+    let http = reqwest::Client::new();
+    // A stateless (2026-07-28) `tasks list` call from the client behind the proxy at `client`.
+    let call = |client: &'static str, id: u64| {
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "tasks", "arguments": {"action": "list"},
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": {"name": "cli-test", "version": "1"}}}});
+        http.post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "tasks")
+            .header("x-forwarded-for", client)
+            .body(body.to_string())
+            .send()
+    };
+    let mut limited_a = 0;
+    for id in 0..6 {
+        let answer: Value = call("198.51.100.1", id)
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if tool_json(&answer)["errorType"] == "rate_limited" {
+            limited_a += 1;
+        }
+    }
+    assert_eq!(limited_a, 3, "client A: 3 of 6 calls over 3/min");
+    let answer: Value = call("198.51.100.2", 7).await.unwrap().json().await.unwrap();
+    assert_eq!(
+        answer["result"]["isError"], false,
+        "client B is served: {answer}"
+    );
+    server.kill().unwrap();
+    server.wait().unwrap();
+    let _ = std::fs::remove_dir_all(&data);
 }

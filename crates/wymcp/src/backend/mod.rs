@@ -40,7 +40,8 @@ pub use crate::session::events::{EventLog, InMemoryEventLog, LoggedEvent};
 pub use crate::session::handle::node_id;
 pub use crate::session::local_bus::LocalBus;
 pub use crate::session::store::{
-    CreateError, InMemorySessionStore, SessionRecord, SessionStore, StoreError, new_session_id,
+    CreateError, InMemorySessionStore, SessionRecord, SessionStore, StoreError, StoreErrorKind,
+    new_session_id,
 };
 pub use crate::task::store::{
     DEFAULT_MAX_TASKS, InMemoryTaskStore, ResumableCall, TaskRecord, TaskStore, TaskStoreError,

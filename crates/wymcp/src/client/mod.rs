@@ -41,7 +41,7 @@ mod handlers;
 mod http;
 mod link;
 mod notifications;
-mod sse;
+pub(crate) mod sse;
 mod stdio;
 mod tools;
 mod trace;

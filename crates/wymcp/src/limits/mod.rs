@@ -28,6 +28,12 @@ pub const DEFAULT_MAX_HINTS: usize = 10;
 pub const DEFAULT_MAX_LOGGED_EVENTS: usize = 1_000;
 /// Default most bytes of events kept for replay per session: 1 MiB.
 pub const DEFAULT_MAX_LOGGED_BYTES: usize = 1024 * 1024;
+/// Default most bytes of events the in-memory event log keeps for all sessions together:
+/// 256 MiB.
+pub const DEFAULT_MAX_LOGGED_BYTES_TOTAL: usize = 256 * 1024 * 1024;
+/// Default most weight of what `initialize` keeps (the client's capabilities and info) for all
+/// live sessions of a server together: 256 MiB (see [`json_weight`]'s measure).
+pub const DEFAULT_MAX_INITIALIZE_PARAMS_TOTAL: usize = 256 * 1024 * 1024;
 /// Most resource URIs one `subscriptions/listen` stream may list, unless set.
 pub const DEFAULT_MAX_LISTEN_URIS: usize = 1_000;
 /// Most task ids one `subscriptions/listen` stream may list, unless set (each is read from the
@@ -71,6 +77,53 @@ pub(crate) fn json_longer_than(value: &serde_json::Value, max: usize) -> bool {
     serde_json::to_writer(Budget(max), value).is_err()
 }
 
+/// What a parsed JSON value costs beyond its text, per value (a `Value`, a map entry and its
+/// key), as [`json_weight`] counts it.
+pub const WEIGHT_PER_VALUE: usize = 64;
+
+/// The weight of a parsed JSON value as the server-wide byte budgets count it
+/// ([`Limits::max_initialize_params_total`](crate::Limits::max_initialize_params_total),
+/// `wymcp-redis`'s decoded-record cache): its compact JSON bytes plus [`WEIGHT_PER_VALUE`] for
+/// each value in it, about what it takes in memory parsed (a 64 KiB object of 7,701
+/// one-letter keys weighs about 1 MB).
+///
+/// ```
+/// use serde_json::json;
+/// // 9 bytes of text (`{"a":[1]}`), three values (the object, the array, the number).
+/// assert_eq!(wymcp::limits::json_weight(&json!({"a": [1]})), 9 + 3 * 64);
+/// ```
+pub fn json_weight(value: &serde_json::Value) -> usize {
+    struct Counter(usize);
+    impl std::io::Write for Counter {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 = self.0.saturating_add(buf.len());
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    fn values(value: &serde_json::Value) -> usize {
+        // Iterative: a value nested deeper than the stack is not a reason to stop counting.
+        let mut stack = vec![value];
+        let mut count = 0usize;
+        while let Some(value) = stack.pop() {
+            count += 1;
+            match value {
+                serde_json::Value::Array(items) => stack.extend(items),
+                serde_json::Value::Object(members) => stack.extend(members.values()),
+                _ => {}
+            }
+        }
+        count
+    }
+    let mut text = Counter(0);
+    // Writing a `Value` into a counter cannot fail.
+    let _ = serde_json::to_writer(&mut text, value);
+    text.0
+        .saturating_add(values(value).saturating_mul(WEIGHT_PER_VALUE))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -83,6 +136,13 @@ mod tests {
         assert_eq!(value.to_string(), r#"{"a":[1,2],"b":"x"}"#);
         assert!(!json_longer_than(&value, 19));
         assert!(json_longer_than(&value, 18));
+    }
+
+    #[test]
+    fn a_value_weighs_its_text_and_64_bytes_per_value() {
+        // Three values (the object, the array, the number) and 9 bytes of text (`{"a":[1]}`).
+        assert_eq!(json_weight(&json!({"a": [1]})), 9 + 3 * WEIGHT_PER_VALUE);
+        assert_eq!(json_weight(&json!({})), 2 + WEIGHT_PER_VALUE);
     }
 
     #[test]

@@ -30,6 +30,11 @@ pub struct Limits {
     /// Largest `initialize` params in bytes of compact JSON; a larger `initialize` is refused
     /// (`-32602`) and no session is created.
     pub max_initialize_params: usize,
+    /// Most weight of what `initialize` keeps for all live sessions of the server together
+    /// (each session's client capabilities and client info, weighed as their compact JSON
+    /// bytes plus 64 bytes per JSON value, about their cost in memory); one more session that
+    /// would pass it is refused (503, naming the limit) until sessions end.
+    pub max_initialize_params_total: usize,
     /// Most calls running at once in one session (stdio: on one connection); one more is
     /// refused (`-32000`, naming the limit) until one ends.
     pub max_calls_per_session: usize,
@@ -64,6 +69,11 @@ pub struct Limits {
     pub max_queued_notes: usize,
     /// Most bytes of events a session's event log keeps (oldest dropped).
     pub max_logged_bytes: usize,
+    /// Most bytes of events the default in-memory event log keeps for all sessions together:
+    /// past it, a session's own oldest events make room for its new one; a session with none
+    /// to give has its new event sent live but not logged (not resumable), with a warning
+    /// naming the limit.
+    pub max_logged_bytes_total: usize,
     /// Most URIs one `subscriptions/listen` stream's `resourceSubscriptions` may list; a
     /// longer list is refused (`-32602`, naming the limit).
     pub max_listen_uris: usize,
@@ -97,6 +107,7 @@ impl Default for Limits {
         Limits {
             max_batch: DEFAULT_MAX_BATCH,
             max_initialize_params: DEFAULT_MAX_INITIALIZE_PARAMS,
+            max_initialize_params_total: DEFAULT_MAX_INITIALIZE_PARAMS_TOTAL,
             max_calls_per_session: DEFAULT_MAX_CALLS_PER_SESSION,
             max_subscriptions_per_session: DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION,
             max_subscriptions: DEFAULT_MAX_SUBSCRIPTIONS,
@@ -108,6 +119,7 @@ impl Default for Limits {
             max_logged_events: DEFAULT_MAX_LOGGED_EVENTS,
             max_queued_notes: DEFAULT_MAX_QUEUED_NOTES,
             max_logged_bytes: DEFAULT_MAX_LOGGED_BYTES,
+            max_logged_bytes_total: DEFAULT_MAX_LOGGED_BYTES_TOTAL,
             max_listen_uris: DEFAULT_MAX_LISTEN_URIS,
             max_listen_task_ids: DEFAULT_MAX_LISTEN_TASK_IDS,
             max_template_uri: DEFAULT_MAX_TEMPLATE_URI,
@@ -246,6 +258,26 @@ impl Limits {
     /// Most bytes of events kept for replay per session (default 1 MiB).
     pub fn max_logged_bytes(mut self, bytes: usize) -> Self {
         self.max_logged_bytes = bytes;
+        self
+    }
+
+    /// Most bytes of events the in-memory event log keeps for all sessions together
+    /// (default 256 MiB).
+    pub fn max_logged_bytes_total(mut self, bytes: usize) -> Self {
+        self.max_logged_bytes_total = bytes;
+        self
+    }
+
+    /// Most weight of what `initialize` keeps for all live sessions together (default
+    /// 256 MiB; a session's client capabilities and info weigh their compact JSON bytes plus
+    /// 64 bytes per JSON value).
+    ///
+    /// ```
+    /// let limits = wymcp::Limits::default().max_initialize_params_total(64 * 1024 * 1024);
+    /// assert_eq!(limits.max_initialize_params_total, 64 * 1024 * 1024);
+    /// ```
+    pub fn max_initialize_params_total(mut self, weight: usize) -> Self {
+        self.max_initialize_params_total = weight;
         self
     }
 

@@ -7,7 +7,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::cluster::Elsewhere;
@@ -77,7 +76,7 @@ fn orphaned(request_id: Value) -> Value {
 pub(crate) fn watch_lease(
     elsewhere: Elsewhere,
     (session, stream): (Arc<str>, String),
-    tx: mpsc::UnboundedSender<StreamEvent>,
+    tx: super::StreamSender,
     stop: CancellationToken,
 ) {
     tokio::spawn(async move {

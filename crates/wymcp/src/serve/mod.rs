@@ -11,6 +11,7 @@
 //! JSON, SSE or lines.
 
 mod answer;
+mod budget;
 mod call;
 mod cluster;
 // Public through `transport::http` only: a build without `http` keeps them crate-internal.
@@ -30,6 +31,7 @@ mod serving;
 pub(crate) mod session;
 mod sessions;
 pub(crate) mod stateless;
+mod stream_queue;
 mod streams;
 #[cfg(feature = "otel")]
 mod trace_context;
@@ -54,6 +56,7 @@ pub(crate) use refusal::{Class, Refusal, invalid_request};
 pub(crate) use serving::{Core, Settings};
 pub(crate) use sessions::{Loaded, SessionsConfig};
 pub(crate) use stateless::{Listen, RoutingHeaders};
+pub(crate) use stream_queue::{StreamReceiver, StreamSender, stream_queue};
 pub(crate) use streams::{Listeners, Slot, StreamEvent};
 
 /// What a transport names of what it serves: the server, the caller's identity, its own kind

@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use crate::protocol::{RpcError, failure};
-use crate::session::StoreError;
+use crate::session::{StoreError, StoreErrorKind};
 
 /// What kind of refusal it is: every transport writes the same JSON-RPC error; Streamable HTTP
 /// also answers the class's status.
@@ -64,7 +64,6 @@ impl Refusal {
         Refusal::new(Class::SessionGone, id, error)
     }
 
-    /// `-32603` with `data.reason` "session store unavailable" (the error is logged here).
     /// A session (or stdio connection) running its most calls already.
     pub(crate) fn too_many_calls(id: Value, max: usize) -> Self {
         Refusal::new(
@@ -81,12 +80,19 @@ impl Refusal {
         )
     }
 
+    /// `-32603` with `data.reason` "session store full" when the store refuses writes for
+    /// want of room ([`StoreErrorKind::Full`]), else "session store unavailable" (the error
+    /// is logged here).
     pub(crate) fn store(id: Value, err: &StoreError) -> Self {
         tracing::error!(%err, "MCP session store failed");
+        let reason = match err.kind() {
+            StoreErrorKind::Full => "session store full",
+            _ => "session store unavailable",
+        };
         let error = RpcError::new(
             RpcError::INTERNAL_ERROR,
             "Internal error",
-            Some(json!({ "reason": "session store unavailable" })),
+            Some(json!({ "reason": reason })),
         );
         Refusal::new(Class::Store, id, error)
     }

@@ -14,6 +14,7 @@ use serde_json::Value;
 use tokio::sync::broadcast;
 use tokio::task::AbortHandle;
 
+use super::budget::InitializeBudget;
 use super::cluster::{Cluster, Elsewhere};
 use super::live::LiveSessions;
 use super::quota::ClientQuota;
@@ -57,6 +58,8 @@ pub(crate) struct Sessions {
     streams: Arc<Streams>,
     live: LiveSessions,
     quota: ClientQuota,
+    /// What the live sessions created here keep of `initialize`, weighed together.
+    initialize_budget: InitializeBudget,
     cluster: Cluster,
     /// How an event reaches a stream another node holds (`None`: no other node).
     elsewhere: Option<Elsewhere>,
@@ -81,6 +84,7 @@ impl Sessions {
             streams: Arc::default(),
             live: LiveSessions::default(),
             quota: ClientQuota::default(),
+            initialize_budget: InitializeBudget::default(),
             cluster: config.cluster,
             elsewhere,
             ttl: config.ttl,
@@ -268,6 +272,11 @@ impl Sessions {
         {
             return Err(too_many_for_client(id, max_per_client));
         }
+        let max_weight = self.server.limits().max_initialize_params_total;
+        if let Err(held) = self.initialize_budget.reserve(&record, max_weight) {
+            self.quota.release(&session);
+            return Err(initialize_budget_spent(id, held, max_weight));
+        }
         let created = match shared {
             Some(client) => {
                 store
@@ -278,6 +287,7 @@ impl Sessions {
         };
         created.map_err(|error| {
         self.quota.release(&session);
+        self.initialize_budget.release(&session);
         match error {
             CreateError::Full(max) => {
                 tracing::warn!(max, "MCP session refused: the session limit is reached");
@@ -375,6 +385,7 @@ impl Sessions {
         #[cfg(feature = "otel")]
         super::metrics::session_ended(id);
         self.quota.release(id);
+        self.initialize_budget.release(id);
         self.live.end(id);
         self.streams.end_session(id);
         self.server.forget_session_here(Some(id));
@@ -569,6 +580,24 @@ fn too_many_for_client(id: &Value, max: usize) -> Refusal {
             "Too many sessions for this client: the limit of {max} live sessions per \
              client is reached (Limits::max_sessions_per_client). End a session (DELETE) \
              or try again later."
+        ),
+    )
+}
+
+/// The refusal of a session whose `initialize` data would pass the server-wide budget.
+fn initialize_budget_spent(id: &Value, held: usize, max: usize) -> Refusal {
+    tracing::warn!(
+        held,
+        max,
+        "MCP session refused: the live sessions' initialize data reach their limit"
+    );
+    unavailable(
+        id,
+        format!(
+            "Too much session data: the live sessions' initialize params (client capabilities \
+             and info) weigh {held} of at most {max} bytes on this server \
+             (Limits::max_initialize_params_total). Try again later, or send smaller \
+             capabilities."
         ),
     )
 }

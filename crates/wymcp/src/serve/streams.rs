@@ -7,9 +7,9 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::stream_queue::StreamSender;
 use crate::session::Delivery;
 
 /// One frame for a session's stream: an event id and its JSON data. An event without an id is
@@ -23,7 +23,7 @@ pub(crate) struct StreamEvent {
 #[derive(Debug)]
 pub(crate) struct StreamSlot {
     pub(crate) generation: u64,
-    pub(crate) tx: mpsc::UnboundedSender<StreamEvent>,
+    pub(crate) tx: StreamSender,
     pub(crate) stop: CancellationToken,
 }
 
@@ -70,7 +70,7 @@ impl Streams {
     pub(crate) fn attach_stream(
         &self,
         session: &str,
-        tx: mpsc::UnboundedSender<StreamEvent>,
+        tx: StreamSender,
         stop: CancellationToken,
         resumed: Option<String>,
     ) -> u64 {

@@ -94,11 +94,41 @@ struct SessionLog {
 /// assert_eq!(log.replay_after("s", &first).await.unwrap(), None);
 /// # });
 /// ```
+///
+/// All sessions together keep at most [`max_total_bytes`](Self::max_total_bytes) of event data
+/// (256 MiB by default, [`Limits::max_logged_bytes_total`]): past it, a session's own oldest
+/// events make room for its new one, and a session with none to give has its new event
+/// refused, [`StoreError`] naming the limit (the event is then sent live but not logged, so
+/// it cannot be replayed):
+///
+/// ```
+/// use wymcp::session::{EventLog, InMemoryEventLog};
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let log = InMemoryEventLog::with_limits(100, 1024).max_total_bytes(4);
+/// log.append("s1", "post1", "abc".into()).await.unwrap();
+/// // s2 would pass the total and has nothing of its own to drop.
+/// let refused = log.append("s2", "post1", "de".into()).await.unwrap_err();
+/// assert!(refused.to_string().contains("Limits::max_logged_bytes_total"));
+/// // s1 makes room by dropping its own oldest event.
+/// log.append("s1", "post1", "xyz".into()).await.unwrap();
+/// # });
+/// ```
+///
+/// [`Limits::max_logged_bytes_total`]: crate::Limits::max_logged_bytes_total
 #[derive(Debug)]
 pub struct InMemoryEventLog {
     max_events: usize,
     max_bytes: usize,
-    sessions: Mutex<HashMap<String, SessionLog>>,
+    max_total_bytes: usize,
+    sessions: Mutex<Sessions>,
+}
+
+/// Every session's log, and the bytes of data they hold together.
+#[derive(Debug, Default)]
+struct Sessions {
+    logs: HashMap<String, SessionLog>,
+    bytes: usize,
 }
 
 impl Default for InMemoryEventLog {
@@ -122,20 +152,51 @@ impl InMemoryEventLog {
         InMemoryEventLog {
             max_events: max_events.max(1),
             max_bytes,
-            sessions: Mutex::new(HashMap::new()),
+            max_total_bytes: crate::limits::DEFAULT_MAX_LOGGED_BYTES_TOTAL,
+            sessions: Mutex::default(),
         }
+    }
+
+    /// Keeps at most `bytes` of event data for all sessions together (default 256 MiB,
+    /// [`Limits::max_logged_bytes_total`](crate::Limits::max_logged_bytes_total)).
+    pub fn max_total_bytes(mut self, bytes: usize) -> Self {
+        self.max_total_bytes = bytes;
+        self
     }
 }
 
 impl SessionLog {
-    /// Drops the oldest events until the log is within its bounds (the newest always stays).
-    fn trim(&mut self, max_events: usize, max_bytes: usize) {
+    /// Drops the oldest events until the log is within its bounds (the newest always stays);
+    /// answers the bytes dropped.
+    fn trim(&mut self, max_events: usize, max_bytes: usize) -> usize {
+        let mut dropped_bytes = 0;
         while self.events.len() > max_events || (self.bytes > max_bytes && self.events.len() > 1) {
             match self.events.pop_front() {
-                Some((_, dropped)) => self.bytes -= dropped.data.len(),
+                Some((_, dropped)) => {
+                    self.bytes -= dropped.data.len();
+                    dropped_bytes += dropped.data.len();
+                }
                 None => break,
             }
         }
+        dropped_bytes
+    }
+
+    /// Drops the oldest events until `needed` more bytes fit under `room` for all sessions
+    /// (`total`: what they hold now); answers the bytes dropped, or `None` when this log
+    /// cannot make that much room (it then drops nothing).
+    fn make_room(&mut self, total: usize, needed: usize, room: usize) -> Option<usize> {
+        let over = total.saturating_add(needed).saturating_sub(room);
+        if over > self.bytes {
+            return None;
+        }
+        let mut dropped_bytes = 0;
+        while dropped_bytes < over {
+            let (_, dropped) = self.events.pop_front()?;
+            self.bytes -= dropped.data.len();
+            dropped_bytes += dropped.data.len();
+        }
+        Some(dropped_bytes)
     }
 }
 
@@ -146,21 +207,41 @@ impl EventLog for InMemoryEventLog {
         stream: &'a str,
         data: String,
     ) -> BoxFuture<'a, Result<String, StoreError>> {
-        let id = {
-            let mut sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
-            let log = sessions.entry(session.to_owned()).or_default();
+        let id = (|| {
+            let mut guard = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
+            let sessions = &mut *guard;
+            let total = sessions.bytes;
+            let log = sessions.logs.entry(session.to_owned()).or_default();
+            if total.saturating_add(data.len()) > self.max_total_bytes {
+                let Some(freed) = log.make_room(total, data.len(), self.max_total_bytes) else {
+                    if log.events.is_empty() {
+                        sessions.logs.remove(session);
+                    }
+                    return Err(StoreError::full(format!(
+                        "the event log holds its most, {} bytes of events for all sessions \
+                         (Limits::max_logged_bytes_total): this event of {} bytes is sent \
+                         but not logged, so it cannot be replayed",
+                        self.max_total_bytes,
+                        data.len()
+                    )));
+                };
+                sessions.bytes -= freed;
+            }
+            let log = sessions.logs.entry(session.to_owned()).or_default();
             log.next += 1;
             let id = format!("{stream}.{}", log.next);
             log.bytes += data.len();
+            let added = data.len();
             let event = LoggedEvent {
                 id: id.clone(),
                 data,
             };
             log.events.push_back((stream.to_owned(), event));
-            log.trim(self.max_events, self.max_bytes);
-            id
-        };
-        Box::pin(async move { Ok(id) })
+            let dropped = log.trim(self.max_events, self.max_bytes);
+            sessions.bytes = sessions.bytes + added - dropped;
+            Ok(id)
+        })();
+        Box::pin(async move { id })
     }
 
     fn replay_after<'a>(
@@ -171,7 +252,7 @@ impl EventLog for InMemoryEventLog {
         let result = (|| {
             let (stream, _) = last_event_id.rsplit_once('.')?;
             let sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
-            let events = &sessions.get(session)?.events;
+            let events = &sessions.logs.get(session)?.events;
             let at = events.iter().position(|(_, e)| e.id == last_event_id)?;
             let missed = events.iter().skip(at + 1);
             Some(
@@ -185,10 +266,11 @@ impl EventLog for InMemoryEventLog {
     }
 
     fn remove_session<'a>(&'a self, session: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
-        self.sessions
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(session);
+        let mut sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(log) = sessions.logs.remove(session) {
+            sessions.bytes -= log.bytes;
+        }
+        drop(sessions);
         Box::pin(async move { Ok(()) })
     }
 }

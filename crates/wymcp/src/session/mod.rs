@@ -28,6 +28,7 @@ pub use request::{
     DEFAULT_SAMPLING_TIMEOUT, Elicitation, ListRoots, Sampling,
 };
 pub(crate) use store::{
-    CreateError, InMemorySessionStore, SessionRecord, SessionStore, StoreError, new_session_id,
+    CreateError, InMemorySessionStore, SessionRecord, SessionStore, StoreError, StoreErrorKind,
+    new_session_id,
 };
 pub(crate) use tools::ToolList;

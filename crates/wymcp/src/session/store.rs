@@ -41,10 +41,68 @@ pub struct SessionRecord {
     pub subject: Option<String>,
 }
 
-/// A session store failed (for example a remote store is unreachable).
+/// A session store (or event log, or bus) failed: its [`kind`](Self::kind) says how, so that
+/// the client is told the cause (a full store is not an unreachable one), and its message
+/// says what happened, for the log.
+///
+/// ```
+/// use wymcp::backend::{StoreError, StoreErrorKind};
+///
+/// let full = StoreError::full("Redis is full (maxmemory reached, writes refused)");
+/// assert_eq!(full.kind(), StoreErrorKind::Full);
+/// assert_eq!(
+///     full.to_string(),
+///     "session store error: Redis is full (maxmemory reached, writes refused)"
+/// );
+/// assert_eq!(StoreError::unavailable("timed out").kind(), StoreErrorKind::Unavailable);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("session store error: {0}")]
-pub struct StoreError(pub String);
+#[error("session store error: {message}")]
+pub struct StoreError {
+    kind: StoreErrorKind,
+    message: String,
+}
+
+/// How a store failed ([`StoreError::kind`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum StoreErrorKind {
+    /// The store could not be reached, did not answer in time, or failed: a new session is
+    /// answered 503 with `data.reason` "session store unavailable"; retry shortly.
+    Unavailable,
+    /// The store is full and refuses new writes (Redis at `maxmemory` with `noeviction`;
+    /// reads are still served): a new session is answered 503 with `data.reason` "session
+    /// store full"; it clears when memory is freed or the bound raised.
+    Full,
+}
+
+impl StoreError {
+    /// The store could not be reached, did not answer in time, or failed.
+    pub fn unavailable(message: impl Into<String>) -> Self {
+        StoreError {
+            kind: StoreErrorKind::Unavailable,
+            message: message.into(),
+        }
+    }
+
+    /// The store is full and refuses new writes.
+    pub fn full(message: impl Into<String>) -> Self {
+        StoreError {
+            kind: StoreErrorKind::Full,
+            message: message.into(),
+        }
+    }
+
+    /// How the store failed.
+    pub fn kind(&self) -> StoreErrorKind {
+        self.kind
+    }
+
+    /// What happened, as the store said it (for the log; never sent to the client).
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
 
 /// Why a session could not be created.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -37,7 +37,8 @@ mod listen;
 use tokio_util::sync::CancellationToken;
 
 pub use config::{
-    DEFAULT_MAX_LINE, DEFAULT_MAX_LISTEN_STREAMS, DEFAULT_SHUTDOWN_GRACE, StdioConfig,
+    DEFAULT_MAX_LINE, DEFAULT_MAX_LISTEN_STREAMS, DEFAULT_MAX_STDOUT_QUEUE_BYTES,
+    DEFAULT_SHUTDOWN_GRACE, StdioConfig,
 };
 pub use connection::serve_io;
 

@@ -156,6 +156,10 @@ async fn next_frame(mut s: CallStream) -> Option<(Bytes, CallStream)> {
         s.prime = false;
         let log = s.log.as_ref()?;
         let id = log.append(&s.state, String::new()).await;
+        if id.is_empty() {
+            // Not logged: nothing to resume from, so a comment instead of the priming event.
+            return Some((Bytes::from_static(sse::KEEPALIVE), s));
+        }
         return Some((sse::event(Some(&id), s.state.config.sse_retry, ""), s));
     }
     if s.call.is_closed() {
@@ -176,8 +180,10 @@ async fn next_frame(mut s: CallStream) -> Option<(Bytes, CallStream)> {
     };
     let frame = match &s.log {
         Some(log) => {
+            // An event the log refused goes out without an id: an empty `id:` line would
+            // reset the client's last event id.
             let id = log.append(&s.state, data.clone()).await;
-            sse::event(Some(&id), None, &data)
+            sse::event(Some(id.as_str()).filter(|id| !id.is_empty()), None, &data)
         }
         None => sse::event(None, None, &data),
     };

@@ -24,6 +24,8 @@ pub const DEFAULT_MAX_LISTEN_STREAMS: usize = 1_000;
 pub const DEFAULT_MAX_LISTEN_STREAMS_PER_CLIENT: usize = 16;
 /// Default cap on the GET streams (session streams) one client holds open: 16.
 pub const DEFAULT_MAX_GET_STREAMS_PER_CLIENT: usize = 16;
+/// Default most bytes of events waiting to be written to one GET stream: 16 MiB.
+pub const DEFAULT_MAX_STREAM_QUEUE_BYTES: usize = 16 * 1024 * 1024;
 
 /// The transport's settings, fixed when the service is built.
 #[derive(Debug, Clone)]
@@ -65,6 +67,11 @@ pub struct HttpConfig {
     /// [`max_listen_streams_per_client`](Self::max_listen_streams_per_client) is; one more is
     /// refused with 429 and `Retry-After`.
     pub max_get_streams_per_client: usize,
+    /// Most bytes of events waiting to be written to one GET stream while its client reads
+    /// slower than the server sends (each event counted with 64 bytes besides). Past it the
+    /// stream is closed, its waiting events dropped, with a warning naming this limit; the
+    /// events are in the event log, so the client resumes them with `Last-Event-ID`.
+    pub max_stream_queue_bytes: usize,
     /// The SSE `retry` field (milliseconds the client waits before reconnecting), if any.
     pub sse_retry: Option<Duration>,
     /// SSE polling (SEP-1699): a POST answered as an SSE stream opens with a priming event
@@ -114,6 +121,7 @@ impl Default for HttpConfig {
             max_listen_streams: DEFAULT_MAX_LISTEN_STREAMS,
             max_listen_streams_per_client: DEFAULT_MAX_LISTEN_STREAMS_PER_CLIENT,
             max_get_streams_per_client: DEFAULT_MAX_GET_STREAMS_PER_CLIENT,
+            max_stream_queue_bytes: DEFAULT_MAX_STREAM_QUEUE_BYTES,
             sse_retry: None,
             sse_polling: false,
             strict_version_header: false,
@@ -174,10 +182,10 @@ impl StreamableHttp {
             .unwrap_or_else(|| Arc::new(InMemorySessionStore::new()));
         let events = backends.events.clone().unwrap_or_else(|| {
             let limits = server.limits();
-            Arc::new(InMemoryEventLog::with_limits(
-                limits.max_logged_events,
-                limits.max_logged_bytes,
-            ))
+            Arc::new(
+                InMemoryEventLog::with_limits(limits.max_logged_events, limits.max_logged_bytes)
+                    .max_total_bytes(limits.max_logged_bytes_total),
+            )
         });
         let bus = backends.bus.clone();
         StreamableHttp {
@@ -250,6 +258,14 @@ impl StreamableHttp {
     /// validated either way (see [`HttpConfig::dns_rebinding_protection`]).
     pub fn dns_rebinding_protection(mut self, on: bool) -> Self {
         self.config.dns_rebinding_protection = Some(on);
+        self
+    }
+
+    /// Most bytes of events waiting to be written to one GET stream (default 16 MiB; see
+    /// [`HttpConfig::max_stream_queue_bytes`]): past it the stream is closed and its client
+    /// resumes with `Last-Event-ID`.
+    pub fn max_stream_queue_bytes(mut self, bytes: usize) -> Self {
+        self.config.max_stream_queue_bytes = bytes;
         self
     }
 

@@ -14,7 +14,6 @@ use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use futures_util::stream::{self, Stream, StreamExt as _};
 use serde_json::Value;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::accept::Accept;
@@ -28,7 +27,10 @@ use super::rejection::{
 use super::sse;
 use super::state::State;
 use crate::protocol::ProtocolVersion;
-use crate::serve::{ClientSlot, Identity, LoggedEvent, SessionRecord, StreamEvent, counted_client};
+use crate::serve::{
+    ClientSlot, Identity, LoggedEvent, SessionRecord, StreamEvent, StreamReceiver, StreamSender,
+    counted_client,
+};
 
 /// The name of a session's GET stream (its standalone stream) in event ids.
 pub(crate) const GET_STREAM: &str = "get";
@@ -81,7 +83,10 @@ async fn open(state: Arc<State>, req: Request) -> Result<Response, Rejection> {
     // from now on; it attaches before the replay is read, so no event falls in between (an
     // event both replayed and delivered live is written once).
     let resumed = resumed_post_stream(last_event_id.as_deref());
-    let (tx, rx) = mpsc::unbounded_channel();
+    let (tx, rx) = crate::serve::stream_queue(
+        state.config.max_stream_queue_bytes,
+        "StreamableHttp::max_stream_queue_bytes",
+    );
     let stop = CancellationToken::new();
     before_attaching(&state, &record, resumed.as_deref(), &tx, &stop);
     let streams = state.core.sessions().streams();
@@ -142,7 +147,7 @@ fn before_attaching(
     state: &State,
     record: &SessionRecord,
     resumed: Option<&str>,
-    tx: &mpsc::UnboundedSender<StreamEvent>,
+    tx: &StreamSender,
     stop: &CancellationToken,
 ) {
     match resumed {
@@ -242,7 +247,7 @@ async fn replay(state: &State, session: &str, last: Option<&str>) -> Vec<LoggedE
 /// replaced, the session ends or the client goes away. Events whose id is in `replayed` were
 /// written by the replay already and are skipped.
 fn live_events(
-    rx: mpsc::UnboundedReceiver<StreamEvent>,
+    rx: StreamReceiver,
     stop: CancellationToken,
     attached: Attached,
     keepalive: Duration,

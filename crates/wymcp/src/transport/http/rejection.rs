@@ -766,7 +766,10 @@ mod tests {
     /// store, so the refusal's type answers here.
     #[test]
     fn a_failed_store_under_a_stream_is_a_503_in_plain_words() {
-        let refusal = Refusal::store(Value::Null, &crate::session::StoreError("down".into()));
+        let refusal = Refusal::store(
+            Value::Null,
+            &crate::session::StoreError::unavailable("down"),
+        );
         let error = Rejection::of_stream(refusal).write(Dialect::Plain);
         assert_eq!(error.status(), StatusCode::SERVICE_UNAVAILABLE);
         assert_eq!(

@@ -14,6 +14,9 @@ pub const DEFAULT_MAX_LISTEN_STREAMS: usize = 1_000;
 /// default call timeout (each call is bounded by its own timeout first).
 pub const DEFAULT_SHUTDOWN_GRACE: Duration = crate::limits::DEFAULT_CALL_TIMEOUT;
 
+/// Default most bytes of lines waiting to be written to stdout: 64 MiB.
+pub const DEFAULT_MAX_STDOUT_QUEUE_BYTES: usize = 64 * 1024 * 1024;
+
 /// Settings of the stdio transport.
 ///
 /// ```
@@ -45,6 +48,11 @@ pub struct StdioConfig {
     /// Once input ends, how long the calls already read (both eras) may run to be answered
     /// before they are cancelled (default 5 minutes; each call's own timeout applies first).
     pub shutdown_grace: Duration,
+    /// The most bytes of lines waiting to be written to stdout while the client does not read
+    /// it (each line counted with 64 bytes besides). Past it the connection ends: the lines
+    /// still waiting are dropped, a warning names this limit, and `serve` returns; a client
+    /// that reads its stdout never meets it.
+    pub max_stdout_queue_bytes: usize,
 }
 
 impl Default for StdioConfig {
@@ -54,6 +62,7 @@ impl Default for StdioConfig {
             cache_hints: CacheHints::default(),
             max_listen_streams: DEFAULT_MAX_LISTEN_STREAMS,
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
+            max_stdout_queue_bytes: DEFAULT_MAX_STDOUT_QUEUE_BYTES,
         }
     }
 }
@@ -86,6 +95,14 @@ impl StdioConfig {
     #[must_use]
     pub fn shutdown_grace(mut self, grace: Duration) -> Self {
         self.shutdown_grace = grace;
+        self
+    }
+
+    /// The most bytes of lines waiting to be written to stdout (default 64 MiB); past it the
+    /// connection ends (see [`max_stdout_queue_bytes`](Self::max_stdout_queue_bytes)'s field).
+    #[must_use]
+    pub fn max_stdout_queue_bytes(mut self, bytes: usize) -> Self {
+        self.max_stdout_queue_bytes = bytes;
         self
     }
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite, BufReader};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use super::StdioConfig;
@@ -41,7 +41,10 @@ where
     R: AsyncRead + Unpin + Send,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let (out_tx, out_rx) = mpsc::unbounded_channel();
+    let (out_tx, out_rx) = crate::serve::stream_queue(
+        config.max_stdout_queue_bytes,
+        "StdioConfig::max_stdout_queue_bytes",
+    );
     let out_tx = Stdout(out_tx);
     let (done_tx, mut done_rx) = watch::channel(false);
     let writer = tokio::spawn(lines::write_lines(output, out_rx, done_tx));

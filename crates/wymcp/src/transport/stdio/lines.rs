@@ -4,7 +4,7 @@
 use tokio::io::{AsyncBufReadExt as _, AsyncRead, AsyncWrite, AsyncWriteExt as _, BufReader};
 use tokio::sync::{mpsc, watch};
 
-use crate::serve::StreamEvent;
+use crate::serve::{StreamEvent, StreamReceiver, StreamSender};
 
 /// stdin as an async reader fed by a detached thread: a blocking read of stdin cannot be
 /// cancelled, and on tokio's blocking pool it would hold the runtime's shutdown (after
@@ -111,10 +111,11 @@ pub(super) async fn read_line<R: AsyncRead + Unpin>(
 /// session's standalone stream as it is, in the one order everything was sent in (stdio
 /// resumes nothing: an event's id is not written).
 #[derive(Debug, Clone)]
-pub(super) struct Stdout(pub(super) mpsc::UnboundedSender<StreamEvent>);
+pub(super) struct Stdout(pub(super) StreamSender);
 
 impl Stdout {
-    /// Queues one message as a line; `false` when stdout is gone.
+    /// Queues one message as a line; `false` when stdout is gone, or its queue overflowed
+    /// (the client does not read it: the connection ends).
     pub(super) fn line(&self, data: String) -> bool {
         self.0.send(StreamEvent { id: None, data }).is_ok()
     }
@@ -122,14 +123,22 @@ impl Stdout {
 
 pub(super) async fn write_lines<W: AsyncWrite + Unpin>(
     mut output: W,
-    mut rx: mpsc::UnboundedReceiver<StreamEvent>,
+    mut rx: StreamReceiver,
     done: watch::Sender<bool>,
 ) -> std::io::Result<()> {
     let result = async {
         while let Some(StreamEvent { data: mut line, .. }) = rx.recv().await {
             line.push('\n');
-            output.write_all(line.as_bytes()).await?;
-            output.flush().await?;
+            let written = async {
+                output.write_all(line.as_bytes()).await?;
+                output.flush().await
+            };
+            // A client that does not read its stdout until the queue overflows: the
+            // connection ends (the queue logged why).
+            tokio::select! {
+                written = written => written?,
+                () = rx.overflowed() => break,
+            }
         }
         Ok(())
     }

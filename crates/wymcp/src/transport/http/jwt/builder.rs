@@ -7,12 +7,17 @@ use jsonwebtoken::AlgorithmFamily;
 
 use super::jwks::{Jwks, JwksSettings};
 use super::keys::VerifyingKey;
-use super::{Algorithm, DEFAULT_ALGORITHMS, DecodingKey, JwtAuth, JwtAuthBuilder, JwtConfigError};
+use super::{
+    Algorithm, DEFAULT_ALGORITHMS, DecodingKey, JwtAuth, JwtAuthBuilder, JwtConfigError, StaticKey,
+};
 
 impl JwtAuthBuilder {
     /// Accepts tokens whose `iss` is `issuer` (required; may be given more than once).
     pub fn issuer(mut self, issuer: impl Into<String>) -> Self {
-        self.issuers.push(issuer.into());
+        let issuer = issuer.into();
+        if !self.issuers.contains(&issuer) {
+            self.issuers.push(issuer);
+        }
         self
     }
 
@@ -27,8 +32,55 @@ impl JwtAuthBuilder {
     /// [`build`](Self::build) runs inside a Tokio runtime (else on first use) and kept as its
     /// `Cache-Control: max-age` says; a stale set is refreshed in the background while it
     /// keeps serving.
+    ///
+    /// With several issuers, name each key source's issuer instead
+    /// ([`issuer_jwks_url`](Self::issuer_jwks_url), [`issuer_key`](Self::issuer_key)):
+    /// [`build`](Self::build) refuses a key source bound to no issuer then.
     pub fn jwks_url(mut self, url: impl Into<String>) -> Self {
-        self.jwks_url = Some(url.into());
+        self.jwks_urls.push((None, url.into()));
+        self
+    }
+
+    /// Accepts tokens whose `iss` is `issuer` (as [`issuer`](Self::issuer) does), verified
+    /// with the keys of this JWKS URL; those keys verify no token of another issuer. With
+    /// several identity providers, give each its own:
+    ///
+    /// ```
+    /// use wymcp::transport::http::jwt::JwtAuth;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// let auth = JwtAuth::builder()
+    ///     .issuer_jwks_url("https://staff.example.com", "https://staff.example.com/jwks")
+    ///     .issuer_jwks_url("https://partners.example.com", "https://partners.example.com/jwks")
+    ///     .audience("https://mcp.example.com/mcp")
+    ///     .build();
+    /// assert!(auth.is_ok());
+    /// # }
+    /// ```
+    pub fn issuer_jwks_url(mut self, issuer: impl Into<String>, url: impl Into<String>) -> Self {
+        let issuer = issuer.into();
+        self = self.issuer(issuer.clone());
+        self.jwks_urls.push((Some(issuer), url.into()));
+        self
+    }
+
+    /// Accepts tokens whose `iss` is `issuer` (as [`issuer`](Self::issuer) does), and a
+    /// static key, as [`key`](Self::key) gives one, that verifies tokens of that issuer only.
+    pub fn issuer_key(
+        mut self,
+        issuer: impl Into<String>,
+        kid: Option<&str>,
+        key: DecodingKey,
+        algorithm: Algorithm,
+    ) -> Self {
+        let issuer = issuer.into();
+        self = self.issuer(issuer.clone());
+        self.keys.push(StaticKey {
+            issuer: Some(issuer),
+            kid: kid.map(str::to_owned),
+            key,
+            algorithm,
+        });
         self
     }
 
@@ -46,8 +98,16 @@ impl JwtAuthBuilder {
     ///     .build();
     /// assert!(auth.is_ok());
     /// ```
+    ///
+    /// With several issuers, use [`issuer_key`](Self::issuer_key): a key bound to no issuer
+    /// is refused then.
     pub fn key(mut self, kid: Option<&str>, key: DecodingKey, algorithm: Algorithm) -> Self {
-        self.keys.push((kid.map(str::to_owned), key, algorithm));
+        self.keys.push(StaticKey {
+            issuer: None,
+            kid: kid.map(str::to_owned),
+            key,
+            algorithm,
+        });
         self
     }
 
@@ -110,15 +170,29 @@ impl JwtAuthBuilder {
         if self.issuers.is_empty() {
             return Err(JwtConfigError::NoIssuer);
         }
-        if self.keys.is_empty() && self.jwks_url.is_none() {
+        if self.keys.is_empty() && self.jwks_urls.is_empty() {
             return Err(JwtConfigError::NoKeys);
+        }
+        if self.issuers.len() > 1 {
+            let unbound = (self.keys.iter().map(|k| &k.issuer))
+                .chain(self.jwks_urls.iter().map(|(issuer, _)| issuer))
+                .any(Option::is_none);
+            if unbound {
+                return Err(JwtConfigError::UnboundKeys);
+            }
+        }
+        if let Some(issuer) = self.issuers.iter().find(|issuer| {
+            let bound = |i: &Option<String>| i.is_none() || i.as_ref() == Some(*issuer);
+            !(self.keys.iter().any(|k| bound(&k.issuer))
+                || self.jwks_urls.iter().any(|(i, _)| bound(i)))
+        }) {
+            return Err(JwtConfigError::IssuerWithoutKeys(issuer.clone()));
         }
         let allowed = self.allowed()?;
         let keys = self.static_keys(&allowed)?;
-        let jwks = match &self.jwks_url {
-            None => None,
-            Some(url) => Some(self.jwks(url, &allowed)?),
-        };
+        let jwks = (self.jwks_urls.iter())
+            .map(|(issuer, url)| Ok((issuer.clone(), self.jwks(url, &allowed)?)))
+            .collect::<Result<Vec<_>, JwtConfigError>>()?;
         Ok(JwtAuth {
             issuers: self.issuers,
             audiences: crate::transport::http::auth::Audiences::new(self.audiences),
@@ -137,8 +211,8 @@ impl JwtAuthBuilder {
             Some(list) => list.clone(),
             None => {
                 let mut list = DEFAULT_ALGORITHMS.to_vec();
-                if self.jwks_url.is_none() {
-                    list.extend(self.keys.iter().map(|(_, _, alg)| *alg));
+                if self.jwks_urls.is_empty() {
+                    list.extend(self.keys.iter().map(|k| k.algorithm));
                 }
                 list
             }
@@ -146,7 +220,7 @@ impl JwtAuthBuilder {
         if allowed.is_empty() {
             return Err(JwtConfigError::NoAlgorithms);
         }
-        if self.jwks_url.is_some()
+        if !self.jwks_urls.is_empty()
             && let Some(hmac) = allowed.iter().find(|a| a.family() == AlgorithmFamily::Hmac)
         {
             return Err(JwtConfigError::HmacWithJwks(format!("{hmac:?}")));
@@ -157,17 +231,18 @@ impl JwtAuthBuilder {
     fn static_keys(&self, allowed: &[Algorithm]) -> Result<Vec<VerifyingKey>, JwtConfigError> {
         self.keys
             .iter()
-            .map(|(kid, key, algorithm)| {
-                if !allowed.contains(algorithm) || key.family() != algorithm.family() {
+            .map(|k| {
+                if !allowed.contains(&k.algorithm) || k.key.family() != k.algorithm.family() {
                     return Err(JwtConfigError::KeyOutsideAllowlist {
-                        kid: kid.clone(),
-                        algorithm: format!("{algorithm:?}"),
+                        kid: k.kid.clone(),
+                        algorithm: format!("{:?}", k.algorithm),
                     });
                 }
                 Ok(VerifyingKey {
-                    kid: kid.clone(),
-                    key: Arc::new(key.clone()),
-                    algorithms: vec![*algorithm],
+                    kid: k.kid.clone(),
+                    key: Arc::new(k.key.clone()),
+                    algorithms: vec![k.algorithm],
+                    issuer: k.issuer.clone(),
                 })
             })
             .collect()

@@ -31,6 +31,17 @@ pub enum JwtConfigError {
     /// The JWKS URL is not an `https` URL (`http` only for a loopback host).
     #[error("the JWKS URL must be https (http only on a loopback host): {0}")]
     InsecureJwksUrl(String),
+    /// Several issuers, and a key or JWKS URL bound to none of them: it would verify a token
+    /// of any of them, so one issuer's key could sign for another's users.
+    #[error(
+        "JwtAuth with several issuers needs every key source bound to its issuer \
+         (`.issuer_jwks_url(issuer, url)`, `.issuer_key(issuer, …)`): a key of one issuer must \
+         not verify tokens of another"
+    )]
+    UnboundKeys,
+    /// An issuer with no key source that could verify its tokens.
+    #[error("JwtAuth has no key for issuer {0:?}: its tokens could never verify")]
+    IssuerWithoutKeys(String),
     /// The HTTP client for the JWKS could not be built.
     #[error("the JWKS client could not be built: {0}")]
     Client(String),

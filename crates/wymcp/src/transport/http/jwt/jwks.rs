@@ -380,6 +380,8 @@ fn from_jwk(jwk: &Jwk, allowed: &[Algorithm]) -> Option<VerifyingKey> {
         kid: jwk.common.key_id.clone(),
         key: std::sync::Arc::new(key),
         algorithms,
+        // The set's issuer binding is the set's, applied where it is read (`JwtAuth`).
+        issuer: None,
     })
 }
 

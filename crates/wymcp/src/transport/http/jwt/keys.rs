@@ -10,6 +10,8 @@ pub(crate) struct VerifyingKey {
     pub(crate) kid: Option<String>,
     pub(crate) key: Arc<DecodingKey>,
     pub(crate) algorithms: Vec<Algorithm>,
+    /// The one issuer whose tokens it verifies (`None`: any configured issuer's).
+    pub(crate) issuer: Option<String>,
 }
 
 impl std::fmt::Debug for VerifyingKey {
@@ -17,6 +19,7 @@ impl std::fmt::Debug for VerifyingKey {
         f.debug_struct("VerifyingKey")
             .field("kid", &self.kid)
             .field("algorithms", &self.algorithms)
+            .field("issuer", &self.issuer)
             .finish_non_exhaustive()
     }
 }

@@ -50,7 +50,7 @@ pub const MAX_TOKEN_BYTES: usize = 16 * 1024;
 
 /// The algorithms accepted unless [`JwtAuthBuilder::algorithms`] says otherwise: the
 /// asymmetric ones.
-const DEFAULT_ALGORITHMS: [Algorithm; 9] = [
+pub(crate) const DEFAULT_ALGORITHMS: [Algorithm; 9] = [
     Algorithm::RS256,
     Algorithm::RS384,
     Algorithm::RS512,
@@ -82,7 +82,9 @@ pub struct JwtAuth {
     leeway: Duration,
     allowed: Vec<Algorithm>,
     keys: Vec<VerifyingKey>,
-    jwks: Option<Jwks>,
+    /// Each JWKS with the one issuer whose tokens its keys verify (`None`: any configured
+    /// issuer's, with one issuer only).
+    jwks: Vec<(Option<String>, Jwks)>,
     require_at_jwt: bool,
 }
 
@@ -106,13 +108,24 @@ pub struct JwtAuthBuilder {
     audiences: Vec<String>,
     leeway: Option<Duration>,
     algorithms: Option<Vec<Algorithm>>,
-    keys: Vec<(Option<String>, DecodingKey, Algorithm)>,
-    jwks_url: Option<String>,
+    keys: Vec<StaticKey>,
+    /// JWKS URLs, each with the issuer it is bound to (`None`: unbound).
+    jwks_urls: Vec<(Option<String>, String)>,
     refetch_interval: Option<Duration>,
     cache_bounds: Option<(Duration, Duration)>,
     fetch_timeout: Option<Duration>,
     jwks_wait: Option<Duration>,
     require_at_jwt: bool,
+}
+
+/// A static key as configured: the issuer it is bound to (`None`: unbound), its id, the key and
+/// its algorithm.
+#[derive(Debug)]
+struct StaticKey {
+    issuer: Option<String>,
+    kid: Option<String>,
+    key: DecodingKey,
+    algorithm: Algorithm,
 }
 
 impl JwtAuth {
@@ -151,8 +164,20 @@ impl JwtAuth {
             return Err(refused("no audience is configured on this server"));
         }
         self.check_type(header.typ.as_deref())?;
+        // The keys are chosen by the token's issuer (read before the signature is checked,
+        // then checked again as a verified claim): one issuer's key never verifies a token
+        // of another.
+        let issuer = match unverified_issuer(token) {
+            Some(Some(iss)) if self.issuers.contains(&iss) => iss,
+            Some(Some(_)) => return Err(refused(describe(&ErrorKind::InvalidIssuer))),
+            Some(None) => {
+                let missing = ErrorKind::MissingRequiredClaim("iss".to_owned());
+                return Err(refused(describe(&missing)));
+            }
+            None => return Err(refused("the token is invalid")),
+        };
         let keys = self
-            .keys_for(header.kid.as_deref(), header.alg)
+            .keys_for(header.kid.as_deref(), header.alg, &issuer)
             .await
             .map_err(AuthRefusal::unavailable)?;
         if keys.is_empty() {
@@ -168,7 +193,7 @@ impl JwtAuth {
                 "the token names no key (`kid`) and several keys could verify it",
             ));
         }
-        let validation = self.validation(header.alg, &audiences);
+        let validation = self.validation(header.alg, &audiences, &issuer);
         let mut failure = None;
         for key in &keys {
             match decode::<Map<String, Value>>(token, &key.key, &validation) {
@@ -190,24 +215,38 @@ impl JwtAuth {
         ))
     }
 
-    /// The keys that may verify a token naming `kid` under `alg`: the static ones, then
-    /// the JWKS's.
+    /// The keys that may verify a token of `issuer` naming `kid` under `alg`: the static ones
+    /// bound to that issuer (or to none), then those of the JWKS bound to it (or to none).
     async fn keys_for(
         &self,
         kid: Option<&str>,
         alg: Algorithm,
+        issuer: &str,
     ) -> Result<Vec<VerifyingKey>, JwksUnavailable> {
+        let of_issuer = |bound: &Option<String>| bound.as_deref().is_none_or(|b| b == issuer);
         let usable = |key: &VerifyingKey| {
-            key.algorithms.contains(&alg) && (kid.is_none() || key.kid.as_deref() == kid)
+            of_issuer(&key.issuer)
+                && key.algorithms.contains(&alg)
+                && (kid.is_none() || key.kid.as_deref() == kid)
         };
         let mut keys: Vec<VerifyingKey> = self.keys.iter().filter(|k| usable(k)).cloned().collect();
-        if keys.is_empty()
-            && let Some(jwks) = &self.jwks
-        {
-            keys = jwks.keys_for(kid).await?;
-            keys.retain(|k| k.algorithms.contains(&alg));
+        let mut unavailable = None;
+        for (_, jwks) in self.jwks.iter().filter(|(bound, _)| of_issuer(bound)) {
+            if !keys.is_empty() {
+                break;
+            }
+            match jwks.keys_for(kid).await {
+                Ok(mut found) => {
+                    found.retain(|k| k.algorithms.contains(&alg));
+                    keys = found;
+                }
+                Err(error) => unavailable = Some(error),
+            }
         }
-        Ok(keys)
+        match unavailable {
+            Some(error) if keys.is_empty() => Err(error),
+            _ => Ok(keys),
+        }
     }
 
     /// The header's `typ` (RFC 7515 §4.1.9: compared without case, `application/`
@@ -237,15 +276,37 @@ impl JwtAuth {
         Ok(())
     }
 
-    fn validation(&self, alg: Algorithm, audiences: &[String]) -> Validation {
+    fn validation(&self, alg: Algorithm, audiences: &[String], issuer: &str) -> Validation {
         let mut validation = Validation::new(alg);
-        validation.set_issuer(&self.issuers);
+        validation.set_issuer(&[issuer]);
         validation.set_audience(audiences);
         validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
         validation.validate_nbf = true;
         validation.leeway = self.leeway.as_secs();
         validation
     }
+}
+
+/// The `iss` claim of a compact JWS's payload, read without checking its signature (to pick
+/// the keys that may verify it; the verified claims are checked against it again): `None`
+/// when the payload is not a JSON object, `Some(None)` when it has no string `iss`.
+fn unverified_issuer(token: &str) -> Option<Option<String>> {
+    use base64::Engine as _;
+    let payload = token.split('.').nth(1)?;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(payload)
+        .ok()?;
+    let claims: Map<String, Value> = serde_json::from_slice(&bytes).ok()?;
+    Some(claims.get("iss").and_then(Value::as_str).map(str::to_owned))
+}
+
+/// The keys of a JWKS document (`wymcp::fuzzing`).
+#[cfg(feature = "fuzzing")]
+pub(crate) fn parse_jwks_for_fuzzing(
+    body: &[u8],
+    allowed: &[Algorithm],
+) -> Result<Vec<VerifyingKey>, String> {
+    jwks::parse_jwks(body, allowed).map_err(|e| e.to_string())
 }
 
 /// What a verification failure tells the client.
