@@ -30,16 +30,20 @@
 //!
 //! Over stdio ([`Client::stdio`]) the same negotiation runs on the child's stdin and stdout.
 //!
-//! Not in this client yet: the GET stream and its resumption (so, over HTTP, the server's
-//! requests and notifications are seen only on an answer's stream), `Mcp-Param-*` headers,
-//! multi round-trip results (the stateless era's server requests).
+//! In the session era over HTTP the client opens the session's GET stream at connect and reads
+//! it while it lives; a dropped stream (the GET, or a call's stream before its answer) is
+//! reopened with `Last-Event-ID`, so what the server sent meanwhile arrives once, in order.
+//!
+//! Not in this client yet: `Mcp-Param-*` headers.
 
 mod builder;
 mod era;
 mod error;
 mod handlers;
 mod http;
+mod input;
 mod link;
+mod listen;
 mod notifications;
 mod sse;
 mod stdio;
@@ -55,8 +59,9 @@ use crate::protocol::LogLevel;
 use crate::protocol::ProtocolVersion;
 
 pub use builder::{
-    ClientBuilder, DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES,
-    DEFAULT_MAX_NOTIFICATIONS, DEFAULT_MAX_PAGES, DEFAULT_MAX_STDERR_LINE_BYTES, DEFAULT_TIMEOUT,
+    ClientBuilder, DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_INPUT_ROUNDS,
+    DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_NOTIFICATIONS, DEFAULT_MAX_PAGES, DEFAULT_MAX_RECONNECTS,
+    DEFAULT_MAX_STDERR_LINE_BYTES, DEFAULT_RECONNECT_DELAY, DEFAULT_TIMEOUT,
 };
 pub use error::{ClientError, Limit, Malformed, TransportError};
 pub use notifications::Notification;
@@ -76,6 +81,8 @@ pub struct Client {
     shared: Arc<Shared>,
     handshake: Value,
     next_id: AtomicI64,
+    /// The session's GET stream, read while the client lives (HTTP, session era).
+    listener: Option<listen::Listener>,
 }
 
 /// What a call's cancellation guard needs after the call's future is gone.
@@ -83,6 +90,8 @@ pub struct Client {
 struct Shared {
     link: Link,
     era: Era,
+    /// The handlers of the server's requests, for those an `input_required` result carries.
+    handlers: handlers::Handlers,
 }
 
 impl Client {
@@ -127,6 +136,7 @@ impl Client {
             settings,
             handlers,
         } = builder;
+        let kept = handlers.clone();
         let link = match target {
             Target::Http { url } => Link::Http(http_connection(&url, headers, settings, handlers)?),
             Target::Stdio {
@@ -144,10 +154,17 @@ impl Client {
             )?),
         };
         let (era, handshake) = era::negotiate(&link).await?;
+        let shared = Arc::new(Shared {
+            link,
+            era,
+            handlers: kept,
+        });
+        let listener = listen::start(&shared).await;
         Ok(Client {
-            shared: Arc::new(Shared { link, era }),
+            shared,
             handshake,
             next_id: AtomicI64::new(1),
+            listener,
         })
     }
 
@@ -317,12 +334,35 @@ impl Client {
 
     /// The notifications the server sent since the last drain, oldest first (at most
     /// [`ClientBuilder::max_notifications`]): over stdio, all of them; over HTTP, those on
-    /// answers' streams.
+    /// answers' streams and (session era) on the session's GET stream.
     pub fn drain_notifications(&self) -> Vec<Notification> {
         self.shared.link.notes().drain()
     }
 
-    /// How many notifications were dropped because the queue was full.
+    /// The oldest notification queued, waiting until one arrives (list changes, resource
+    /// updates, log messages, progress: whatever the server sends, as
+    /// [`drain_notifications`](Self::drain_notifications) would answer it). It waits for
+    /// as long as it takes: bound it with a timeout, or `select!` it with other work.
+    ///
+    /// ```no_run
+    /// use std::time::Duration;
+    ///
+    /// # async fn run(client: wymcp::client::Client) {
+    /// match tokio::time::timeout(Duration::from_secs(5), client.next_notification()).await {
+    ///     Ok(note) if note.method() == "notifications/tools/list_changed" => {
+    ///         println!("the tools changed");
+    ///     }
+    ///     Ok(note) => println!("{}", note.method()),
+    ///     Err(_) => println!("nothing for 5 s"),
+    /// }
+    /// # }
+    /// ```
+    pub async fn next_notification(&self) -> Notification {
+        self.shared.link.notes().next().await
+    }
+
+    /// How many notifications were dropped: the queue was full, or (the GET stream) the event
+    /// carrying one was over [`ClientBuilder::max_event_bytes`].
     pub fn dropped_notifications(&self) -> u64 {
         self.shared.link.notes().dropped()
     }
@@ -332,7 +372,8 @@ impl Client {
     /// without `close` leaves its session to expire on the server. Stdio: the child's stdin
     /// is closed, the child given up to [`ClientBuilder::timeout`] to exit, then killed, and
     /// reaped; dropping the client kills it.
-    pub async fn close(self) -> Result<(), ClientError> {
+    pub async fn close(mut self) -> Result<(), ClientError> {
+        drop(self.listener.take());
         match &self.shared.link {
             Link::Stdio(process) => {
                 process.close().await;
@@ -391,9 +432,38 @@ impl Client {
         self.request(method, params, name).await
     }
 
-    /// One request in the negotiated era: its `result`. A request that times out, or whose
-    /// future is dropped before its answer, is cancelled (`notifications/cancelled`).
+    /// One request in the negotiated era: its `result`. In the stateless era a result asking
+    /// for input (`input_required`) is answered by the handlers and the request sent again,
+    /// for at most [`ClientBuilder::max_input_rounds`] rounds.
     async fn request(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+        name: Option<&str>,
+    ) -> Result<Value, ClientError> {
+        let max = self.shared.link.settings().max_input_rounds;
+        let mut params = params;
+        let mut round = 0;
+        loop {
+            let result = self.send_request(method, params.clone(), name).await?;
+            if !matches!(self.shared.era, Era::Stateless(_)) || !input::is_input_required(&result)
+            {
+                return Ok(result);
+            }
+            if round == max {
+                return Err(ClientError::LimitExceeded {
+                    method: method.to_owned(),
+                    limit: Limit::InputRounds { max },
+                });
+            }
+            round += 1;
+            params = input::next_round(&self.shared.handlers, method, &result, params).await?;
+        }
+    }
+
+    /// One message of a request: its `result`. A request that times out, or whose future is
+    /// dropped before its answer, is cancelled (`notifications/cancelled`).
+    async fn send_request(
         &self,
         method: &str,
         params: Map<String, Value>,
