@@ -108,7 +108,7 @@ impl Connection {
         Err(status_error(METHOD, status, None))
     }
 
-    async fn exchange(
+    pub(crate) async fn exchange(
         &self,
         method: &str,
         id: Option<i64>,

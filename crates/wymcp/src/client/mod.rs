@@ -478,8 +478,38 @@ impl Client {
         let mut guard = Cancel {
             shared: Some(shared.clone()),
             id,
+            exchange: None,
         };
-        let answer = shared.link.send(method, Some(id), &body, headers).await;
+        let answer = match (&shared.link, &shared.era) {
+            (Link::Http(conn), Era::Session { .. }) => {
+                // The exchange runs in a task of its own, so that a call timed out or dropped
+                // keeps its connection open until the server has been told: a server that
+                // ends a call when its connection closes would end it before reading the
+                // cancellation, and the tool would never see its cancellation token fire.
+                let owner = shared.clone();
+                let named = method.to_owned();
+                let exchange = tokio::spawn(async move {
+                    match &owner.link {
+                        Link::Http(conn) => conn.exchange(&named, Some(id), &body, headers).await,
+                        Link::Stdio(_) => Err(ClientError::Closed { method: named }),
+                    }
+                });
+                guard.exchange = Some(exchange.abort_handle());
+                let after = conn.settings.timeout;
+                match tokio::time::timeout(after, exchange).await {
+                    Ok(Ok(answer)) => answer,
+                    Ok(Err(failed)) => Err(ClientError::Transport {
+                        method: method.to_owned(),
+                        source: TransportError::new(failed),
+                    }),
+                    Err(_) => Err(ClientError::Timeout {
+                        method: method.to_owned(),
+                        after,
+                    }),
+                }
+            }
+            _ => shared.link.send(method, Some(id), &body, headers).await,
+        };
         if !matches!(answer, Err(ClientError::Timeout { .. })) {
             guard.shared = None; // answered (or failed): nothing to cancel
         }
@@ -492,10 +522,13 @@ impl Client {
 struct Cancel {
     shared: Option<Arc<Shared>>,
     id: i64,
+    /// The task of the request's HTTP exchange (a session's), ended once the server is told.
+    exchange: Option<tokio::task::AbortHandle>,
 }
 
 impl Drop for Cancel {
     fn drop(&mut self) {
+        let exchange = self.exchange.take();
         let Some(shared) = self.shared.take() else {
             return;
         };
@@ -515,14 +548,21 @@ impl Drop for Cancel {
             // cancellation; in a session the server is told.
             Link::Http(_) if matches!(shared.era, Era::Stateless(_)) => {}
             Link::Http(_) => {
-                let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-                    return;
-                };
-                let Ok(headers) = shared.era.headers(CANCELLED, None) else {
+                let (Ok(runtime), Ok(headers)) = (
+                    tokio::runtime::Handle::try_current(),
+                    shared.era.headers(CANCELLED, None),
+                ) else {
+                    if let Some(exchange) = exchange {
+                        exchange.abort();
+                    }
                     return;
                 };
                 runtime.spawn(async move {
                     let _ = shared.link.send(CANCELLED, None, &body, headers).await;
+                    // Told: the request's connection may close now.
+                    if let Some(exchange) = exchange {
+                        exchange.abort();
+                    }
                 });
             }
         }
