@@ -595,12 +595,38 @@ async fn a_call_timed_out_or_dropped_is_cancelled_over_http() {
         .await
         .expect("the server cancelled the timed-out call");
     // The call's future dropped by its caller.
-    let dropped =
-        tokio::time::timeout(Duration::from_millis(100), client.call_tool("watched", json!({})))
-            .await;
+    let dropped = tokio::time::timeout(
+        Duration::from_millis(100),
+        client.call_tool("watched", json!({})),
+    )
+    .await;
     assert!(dropped.is_err(), "the call answered: {dropped:?}");
     tokio::time::timeout(Duration::from_secs(5), fired.notified())
         .await
         .expect("the server cancelled the dropped call");
     client.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn log_messages_arrive_at_the_level_asked_in_both_eras() {
+    let http = Http::serve(StreamableHttp::builder(ctx_fixture::server())).await;
+    for versions in [&ProtocolVersion::ALL[..], &ProtocolVersion::SESSION_ERA[..]] {
+        let client = Client::builder(&http.url)
+            .versions(versions.iter().copied())
+            .connect()
+            .await
+            .unwrap();
+        let era = client.protocol_version();
+        // At 2026-07-28 the level rides on each request; in a session, `logging/setLevel`.
+        client.set_logging_level(LogLevel::Info).await.unwrap();
+        client.call_tool("ctx", json!({"op": "log"})).await.unwrap();
+        let levels: Vec<Value> = client
+            .drain_notifications()
+            .iter()
+            .filter(|n| n.method() == "notifications/message")
+            .map(|n| n.params().unwrap()["level"].clone())
+            .collect();
+        assert_eq!(levels, [json!("info"), json!("error")], "{era}");
+        client.close().await.unwrap();
+    }
 }

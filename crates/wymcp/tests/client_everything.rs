@@ -335,7 +335,10 @@ async fn server_everything_over_streamable_http() {
         .drain_notifications()
         .into_iter()
         .filter(|n| n.method() == "notifications/progress")
-        .filter(|n| n.params().is_some_and(|p| p["progressToken"] == "everything-http"))
+        .filter(|n| {
+            n.params()
+                .is_some_and(|p| p["progressToken"] == "everything-http")
+        })
         .count();
     assert_eq!(progress, 2);
 

@@ -13,8 +13,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use http_harness::Http;
 use serde_json::{Map, Value, json};
-use wymcp::client::{Client, ClientBuilder, ClientError, Limit};
 use wymcp::RpcError;
+use wymcp::client::{Client, ClientBuilder, ClientError, Limit};
 use wymcp::session::{Elicitation, ListRoots, Sampling};
 use wymcp::transport::http::StreamableHttp;
 use wymcp::{CallError, CallOutput, CallResult, Context, PlainTool, ProtocolVersion, Server};
@@ -85,7 +85,9 @@ fn answering(url: &str, asked: &Arc<AtomicUsize>) -> ClientBuilder {
         .on_sampling(move |params| {
             c.fetch_add(1, Ordering::SeqCst);
             async move {
-                let asked = params["messages"][0]["content"]["text"].as_str().unwrap_or("");
+                let asked = params["messages"][0]["content"]["text"]
+                    .as_str()
+                    .unwrap_or("");
                 Ok(json!({"role": "assistant", "model": "echo-model",
                           "content": {"type": "text", "text": format!("{asked}!")}}))
             }
@@ -143,9 +145,7 @@ async fn more_rounds_than_allowed_are_refused_naming_the_limit() {
 async fn a_handlers_error_fails_the_call_naming_the_request() {
     let http = serve().await;
     let client = Client::builder(&http.url)
-        .on_elicitation(|_| async {
-            Err(RpcError::new(-32001, "the user went away", None))
-        })
+        .on_elicitation(|_| async { Err(RpcError::new(-32001, "the user went away", None)) })
         .on_roots(|_| async { Ok(json!({"roots": []})) })
         .connect()
         .await

@@ -73,7 +73,10 @@ impl Relay {
 }
 
 fn target(http: &Http) -> SocketAddr {
-    let authority = http.url.trim_start_matches("http://").trim_end_matches("/mcp");
+    let authority = http
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp");
     authority.parse().unwrap()
 }
 

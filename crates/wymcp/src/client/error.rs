@@ -258,8 +258,9 @@ pub enum ClientError {
         key: String,
         /// The request's method (`sampling/createMessage`, ...).
         request: String,
-        /// Why: the handler's error, or `-32601` when none is installed.
-        error: RpcError,
+        /// Why: the handler's error, or `-32601` when none is installed (boxed: it would
+        /// make every `ClientError` as large as itself).
+        error: Box<RpcError>,
     },
     /// The server speaks no protocol revision the client offered.
     #[error("the server offers no protocol revision this client speaks (it answered {offered:?})")]

@@ -329,7 +329,11 @@ impl Connection {
             tokio::time::sleep(delay).await;
             match self.open_stream(method, extra, Some(last)).await {
                 Ok(response) => return Ok(response),
-                Err(err @ ClientError::Status { status: 404 | 405, .. }) => return Err(err),
+                Err(
+                    err @ ClientError::Status {
+                        status: 404 | 405, ..
+                    },
+                ) => return Err(err),
                 Err(err) => failed = Some(err),
             }
         }

@@ -49,7 +49,7 @@ pub(crate) async fn next_round(
                     method: method.to_owned(),
                     key: key.clone(),
                     request: asked.to_owned(),
-                    error,
+                    error: Box::new(error),
                 });
             }
         }

@@ -42,22 +42,20 @@ pub(crate) async fn start(shared: &Arc<Shared>) -> Option<Listener> {
         return None;
     }
     let headers = shared.era.headers(GET, None).ok()?;
-    let first = match tokio::time::timeout(
-        conn.settings.timeout,
-        conn.open_stream(GET, &headers, None),
-    )
-    .await
-    {
-        Ok(Err(err)) if final_refusal(&err) => {
-            tracing::debug!(error = %err, "the server offers no GET stream");
-            return None;
-        }
-        Ok(opened) => opened,
-        Err(_) => Err(ClientError::Timeout {
-            method: GET.to_owned(),
-            after: conn.settings.timeout,
-        }),
-    };
+    let first =
+        match tokio::time::timeout(conn.settings.timeout, conn.open_stream(GET, &headers, None))
+            .await
+        {
+            Ok(Err(err)) if final_refusal(&err) => {
+                tracing::debug!(error = %err, "the server offers no GET stream");
+                return None;
+            }
+            Ok(opened) => opened,
+            Err(_) => Err(ClientError::Timeout {
+                method: GET.to_owned(),
+                after: conn.settings.timeout,
+            }),
+        };
     let shared = shared.clone();
     let task = tokio::spawn(async move {
         if let Link::Http(conn) = &shared.link {
@@ -109,9 +107,7 @@ async fn listen(
         }
         let delay: Duration = reader.retry().unwrap_or(conn.settings.reconnect_delay);
         tokio::time::sleep(delay).await;
-        opened = conn
-            .open_stream(GET, headers, reader.last_event_id())
-            .await;
+        opened = conn.open_stream(GET, headers, reader.last_event_id()).await;
     }
 }
 

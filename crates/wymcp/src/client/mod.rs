@@ -49,14 +49,15 @@ mod sse;
 mod stdio;
 mod tools;
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Map, Value, json};
 
 use crate::protocol::LogLevel;
 use crate::protocol::ProtocolVersion;
+use crate::protocol::stateless::LOG_LEVEL_KEY;
 
 pub use builder::{
     ClientBuilder, DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_INPUT_ROUNDS,
@@ -92,6 +93,8 @@ struct Shared {
     era: Era,
     /// The handlers of the server's requests, for those an `input_required` result carries.
     handlers: handlers::Handlers,
+    /// The log level every stateless request asks for (`set_logging_level`).
+    log_level: Mutex<Option<LogLevel>>,
 }
 
 impl Client {
@@ -158,6 +161,7 @@ impl Client {
             link,
             era,
             handlers: kept,
+            log_level: Mutex::new(None),
         });
         let listener = listen::start(&shared).await;
         Ok(Client {
@@ -314,9 +318,20 @@ impl Client {
         }
     }
 
-    /// `logging/setLevel`: the server's `notifications/message` at `level` and above are
-    /// delivered to the queue.
+    /// The server's `notifications/message` at `level` and above are delivered to the queue:
+    /// in the session era, `logging/setLevel`; in the stateless era, which has no such method,
+    /// every request from now on carries the level in its `_meta`
+    /// (`io.modelcontextprotocol/logLevel`), and the server sends the log messages of that
+    /// request at or above it (without, it sends none).
     pub async fn set_logging_level(&self, level: LogLevel) -> Result<(), ClientError> {
+        if let Era::Stateless(_) = self.shared.era {
+            *self
+                .shared
+                .log_level
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner) = Some(level);
+            return Ok(());
+        }
         self.request_with("logging/setLevel", json!({"level": level.as_str()}), None)
             .await
             .map(drop)
@@ -446,8 +461,7 @@ impl Client {
         let mut round = 0;
         loop {
             let result = self.send_request(method, params.clone(), name).await?;
-            if !matches!(self.shared.era, Era::Stateless(_)) || !input::is_input_required(&result)
-            {
+            if !matches!(self.shared.era, Era::Stateless(_)) || !input::is_input_required(&result) {
                 return Ok(result);
             }
             if round == max {
@@ -471,9 +485,16 @@ impl Client {
     ) -> Result<Value, ClientError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let shared = &self.shared;
-        let body = shared
+        let mut body = shared
             .era
             .body(shared.link.settings(), Some(id), method, params);
+        let level = *shared
+            .log_level
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let (Some(level), Some(meta)) = (level, body["params"]["_meta"].as_object_mut()) {
+            meta.insert(LOG_LEVEL_KEY.to_owned(), json!(level.as_str()));
+        }
         let headers = shared.era.headers(method, name)?;
         let mut guard = Cancel {
             shared: Some(shared.clone()),

@@ -221,7 +221,10 @@ mod tests {
     #[test]
     fn the_id_is_committed_when_its_event_ends_and_retry_is_kept() {
         let mut reader = SseReader::new(1024);
-        let got = events(&mut reader, &[b"id: p.1\nretry: 300\ndata: \n\nid: p.2\ndata: {}"]);
+        let got = events(
+            &mut reader,
+            &[b"id: p.1\nretry: 300\ndata: \n\nid: p.2\ndata: {}"],
+        );
         assert_eq!(got, [Some(String::new())]);
         // The second event never ended: a resumption asks for what came after p.1.
         assert_eq!(reader.last_event_id(), Some("p.1"));
