@@ -74,20 +74,22 @@ impl StateCodec {
 }
 
 /// The client's SSE reader fed `chunks` in order, with events of at most `max_event` bytes:
-/// every event's data, or `None` when one was over the bound.
+/// every event's data in order, `None` for an event dropped for being over the bound.
 #[cfg(feature = "client")]
-pub fn sse_events(chunks: &[&[u8]], max_event: usize) -> Option<Vec<Vec<u8>>> {
-    let mut reader = crate::client::sse::SseReader::new(max_event);
+pub fn sse_events(chunks: &[&[u8]], max_event: usize) -> Vec<Option<Vec<u8>>> {
+    use crate::client::sse::{Event, SseReader};
+    let mut reader = SseReader::new(max_event);
     let mut events = Vec::new();
     for chunk in chunks {
-        reader
-            .feed(chunk, |event| {
-                events.push(event);
-                true
-            })
-            .ok()?;
+        reader.feed(chunk, |event| {
+            events.push(match event {
+                Event::Data(data) => Some(data),
+                Event::TooLarge => None,
+            });
+            true
+        });
     }
-    Some(events)
+    events
 }
 
 /// The key ids of the keys `JwtAuth` takes from a JWKS document `body` (the default

@@ -536,3 +536,97 @@ async fn the_servers_sampling_request_is_answered_on_the_answers_stream() {
     client.close().await.unwrap();
     plain.close().await.unwrap();
 }
+
+/// Waits up to 10 s on the call's cancellation token, from a task of its own so that it
+/// outlives the call's future: `fired` is notified when the token is cancelled, which in the
+/// session era only `notifications/cancelled` does (a call dropped by the server is not
+/// cancelled).
+struct Watched {
+    fired: std::sync::Arc<tokio::sync::Notify>,
+}
+
+impl PlainTool for Watched {
+    fn name(&self) -> &str {
+        "watched"
+    }
+    fn description(&self) -> &str {
+        "Waits for its cancellation"
+    }
+    fn input_schema(&self) -> Map<String, Value> {
+        json!({"type": "object"}).as_object().cloned().unwrap()
+    }
+    async fn run(&self, _arguments: Map<String, Value>, ctx: Context) -> CallResult {
+        let token = ctx.cancellation().clone();
+        let fired = self.fired.clone();
+        tokio::spawn(async move {
+            if tokio::time::timeout(Duration::from_secs(10), token.cancelled())
+                .await
+                .is_ok()
+            {
+                fired.notify_one();
+            }
+        });
+        tokio::time::sleep(Duration::from_secs(10)).await;
+        Ok(CallOutput::text("not cancelled"))
+    }
+}
+
+#[tokio::test]
+async fn a_call_timed_out_or_dropped_is_cancelled_over_http() {
+    let fired = std::sync::Arc::new(tokio::sync::Notify::new());
+    let server = Server::builder()
+        .name("client-cancel")
+        .plain_tool(Watched {
+            fired: fired.clone(),
+        })
+        .build()
+        .unwrap();
+    let http = Http::serve(StreamableHttp::builder(server)).await;
+    let client = Client::builder(&http.url)
+        .versions(ProtocolVersion::SESSION_ERA)
+        .timeout(Duration::from_millis(300))
+        .connect()
+        .await
+        .unwrap();
+    // Past the timeout.
+    let err = client.call_tool("watched", json!({})).await.unwrap_err();
+    assert!(err.is_timeout(), "{err:?}");
+    tokio::time::timeout(Duration::from_secs(5), fired.notified())
+        .await
+        .expect("the server cancelled the timed-out call");
+    // The call's future dropped by its caller.
+    let dropped = tokio::time::timeout(
+        Duration::from_millis(100),
+        client.call_tool("watched", json!({})),
+    )
+    .await;
+    assert!(dropped.is_err(), "the call answered: {dropped:?}");
+    tokio::time::timeout(Duration::from_secs(5), fired.notified())
+        .await
+        .expect("the server cancelled the dropped call");
+    client.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn log_messages_arrive_at_the_level_asked_in_both_eras() {
+    let http = Http::serve(StreamableHttp::builder(ctx_fixture::server())).await;
+    for versions in [&ProtocolVersion::ALL[..], &ProtocolVersion::SESSION_ERA[..]] {
+        let client = Client::builder(&http.url)
+            .versions(versions.iter().copied())
+            .connect()
+            .await
+            .unwrap();
+        let era = client.protocol_version();
+        // At 2026-07-28 the level rides on each request; in a session, `logging/setLevel`.
+        client.set_logging_level(LogLevel::Info).await.unwrap();
+        client.call_tool("ctx", json!({"op": "log"})).await.unwrap();
+        let levels: Vec<Value> = client
+            .drain_notifications()
+            .iter()
+            .filter(|n| n.method() == "notifications/message")
+            .map(|n| n.params().unwrap()["level"].clone())
+            .collect();
+        assert_eq!(levels, [json!("info"), json!("error")], "{era}");
+        client.close().await.unwrap();
+    }
+}

@@ -26,6 +26,12 @@ pub const DEFAULT_MAX_PAGES: usize = 100;
 pub const DEFAULT_MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 /// The default [`ClientBuilder::max_stderr_line_bytes`]: 4 KiB.
 pub const DEFAULT_MAX_STDERR_LINE_BYTES: usize = 4 * 1024;
+/// The default [`ClientBuilder::reconnect_delay`]: 1 second.
+pub const DEFAULT_RECONNECT_DELAY: Duration = Duration::from_secs(1);
+/// The default [`ClientBuilder::max_reconnects`]: 5.
+pub const DEFAULT_MAX_RECONNECTS: usize = 5;
+/// The default [`ClientBuilder::max_input_rounds`]: 8.
+pub const DEFAULT_MAX_INPUT_ROUNDS: usize = 8;
 
 /// What a [`Client`] is built with; [`Client::builder`] starts one.
 ///
@@ -116,6 +122,9 @@ pub(crate) struct Settings {
     pub(crate) max_pages: usize,
     pub(crate) max_line_bytes: usize,
     pub(crate) max_stderr_line_bytes: usize,
+    pub(crate) reconnect_delay: Duration,
+    pub(crate) max_reconnects: usize,
+    pub(crate) max_input_rounds: usize,
     /// The client's `capabilities`, from the handlers installed.
     pub(crate) capabilities: Value,
     /// Newest first.
@@ -138,6 +147,9 @@ impl ClientBuilder {
                 max_pages: DEFAULT_MAX_PAGES,
                 max_line_bytes: DEFAULT_MAX_LINE_BYTES,
                 max_stderr_line_bytes: DEFAULT_MAX_STDERR_LINE_BYTES,
+                reconnect_delay: DEFAULT_RECONNECT_DELAY,
+                max_reconnects: DEFAULT_MAX_RECONNECTS,
+                max_input_rounds: DEFAULT_MAX_INPUT_ROUNDS,
                 capabilities: Value::Object(serde_json::Map::new()),
                 versions: ProtocolVersion::ALL.into_iter().rev().collect(),
                 name: "wymcp-client".to_owned(),
@@ -299,6 +311,34 @@ impl ClientBuilder {
     /// refused with [`Limit::Pages`](super::Limit::Pages). Default [`DEFAULT_MAX_PAGES`].
     pub fn max_pages(mut self, max: usize) -> Self {
         self.settings.max_pages = max;
+        self
+    }
+
+    /// How long the client waits before reopening a dropped SSE stream (the session's GET
+    /// stream, or a call's stream ended before its answer) when the server's stream set no
+    /// `retry:` delay. Default [`DEFAULT_RECONNECT_DELAY`]. HTTP only.
+    pub fn reconnect_delay(mut self, delay: Duration) -> Self {
+        self.settings.reconnect_delay = delay;
+        self
+    }
+
+    /// The most attempts in a row to reopen a dropped SSE stream with `Last-Event-ID`. A
+    /// call's stream that cannot be reopened fails the call (with the error of the last
+    /// attempt); the session's GET stream is given up (logged), its notifications then seen
+    /// only on answers' streams. An attempt answered 404 (the session is gone) or 405 (the
+    /// server offers no GET stream) ends them at once. Default [`DEFAULT_MAX_RECONNECTS`].
+    /// HTTP only.
+    pub fn max_reconnects(mut self, max: usize) -> Self {
+        self.settings.max_reconnects = max;
+        self
+    }
+
+    /// The most rounds of one request answered `input_required` (MCP 2026-07-28: the server
+    /// asks for sampling, elicitation or roots, the handlers answer, the request is sent again
+    /// with the answers and the `requestState`); a server asking more is refused with
+    /// [`Limit::InputRounds`](super::Limit::InputRounds). Default [`DEFAULT_MAX_INPUT_ROUNDS`].
+    pub fn max_input_rounds(mut self, max: usize) -> Self {
+        self.settings.max_input_rounds = max;
         self
     }
 

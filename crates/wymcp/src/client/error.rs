@@ -40,6 +40,11 @@ pub enum Limit {
         /// The limit.
         max: usize,
     },
+    /// The `input_required` rounds of one request (MCP 2026-07-28) the client answers.
+    InputRounds {
+        /// The limit.
+        max: usize,
+    },
 }
 
 impl Limit {
@@ -50,6 +55,7 @@ impl Limit {
             Limit::EventBytes { .. } => "ClientBuilder::max_event_bytes",
             Limit::Pages { .. } => "ClientBuilder::max_pages",
             Limit::LineBytes { .. } => "ClientBuilder::max_line_bytes",
+            Limit::InputRounds { .. } => "ClientBuilder::max_input_rounds",
         }
     }
 
@@ -59,7 +65,8 @@ impl Limit {
             Limit::AnswerBytes { max }
             | Limit::EventBytes { max }
             | Limit::Pages { max }
-            | Limit::LineBytes { max } => max,
+            | Limit::LineBytes { max }
+            | Limit::InputRounds { max } => max,
         }
     }
 }
@@ -71,6 +78,7 @@ impl fmt::Display for Limit {
             Limit::EventBytes { .. } => ("one SSE event's size", "bytes"),
             Limit::Pages { .. } => ("the pages of one listing", "pages"),
             Limit::LineBytes { .. } => ("one stdout line's size", "bytes"),
+            Limit::InputRounds { .. } => ("the input rounds of one request", "rounds"),
         };
         write!(
             f,
@@ -238,6 +246,21 @@ pub enum ClientError {
     Closed {
         /// The method of the request.
         method: String,
+    },
+    /// A request the server made in an `input_required` result (MCP 2026-07-28: sampling,
+    /// elicitation or roots) that the client's handlers did not answer: none is installed
+    /// for its method, or the handler answered an error. The call is not sent again.
+    #[error("{method}: the server's {request} request {key:?} was not answered: {error}")]
+    InputNotAnswered {
+        /// The method of the call that asked.
+        method: String,
+        /// The key of the request in `inputRequests`.
+        key: String,
+        /// The request's method (`sampling/createMessage`, ...).
+        request: String,
+        /// Why: the handler's error, or `-32601` when none is installed (boxed: it would
+        /// make every `ClientError` as large as itself).
+        error: Box<RpcError>,
     },
     /// The server speaks no protocol revision the client offered.
     #[error("the server offers no protocol revision this client speaks (it answered {offered:?})")]

@@ -72,6 +72,19 @@ impl Handlers {
         }
     }
 
+    /// The handler of `method` run on `params`: its result or error, `-32601` when no handler
+    /// is installed.
+    pub(crate) async fn run(&self, method: &str, params: Value) -> Result<Value, RpcError> {
+        match self.for_method(method) {
+            Some(handler) => handler(params).await,
+            None => Err(RpcError::new(
+                RpcError::METHOD_NOT_FOUND,
+                format!("Method not found: {method} (no handler installed in this client)"),
+                None,
+            )),
+        }
+    }
+
     /// The JSON-RPC response to the server's `request` (a message with an `id` and a
     /// `method`): the handler's result or error, `-32601` when no handler is installed.
     pub(crate) async fn answer(&self, mut request: Value) -> Value {
@@ -88,14 +101,7 @@ impl Handlers {
             .get_mut("params")
             .map(Value::take)
             .unwrap_or_else(|| json!({}));
-        let outcome = match self.for_method(&method) {
-            Some(handler) => handler(params).await,
-            None => Err(RpcError::new(
-                RpcError::METHOD_NOT_FOUND,
-                format!("Method not found: {method} (no handler installed in this client)"),
-                None,
-            )),
-        };
+        let outcome = self.run(&method, params).await;
         match outcome {
             Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
             Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),

@@ -2,6 +2,7 @@
 //! answer read as JSON or as an SSE stream, every read bounded and the whole under the timeout.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
@@ -11,7 +12,10 @@ use crate::protocol::RpcError;
 use super::builder::Settings;
 use super::handlers::{Handlers, is_request};
 use super::notifications::{Notification, Queue};
-use super::sse::SseReader;
+use super::sse::{Event, SseReader};
+
+/// The header a resumption carries: the id of the last event the client read.
+const LAST_EVENT_ID: &str = "last-event-id";
 use super::{ClientError, Limit, Malformed, TransportError};
 
 /// What every exchange shares: the HTTP client, the endpoint, the user's headers, the limits,
@@ -104,7 +108,7 @@ impl Connection {
         Err(status_error(METHOD, status, None))
     }
 
-    async fn exchange(
+    pub(crate) async fn exchange(
         &self,
         method: &str,
         id: Option<i64>,
@@ -124,10 +128,7 @@ impl Connection {
                 Err(status_error(method, status, None))
             };
         };
-        let is_sse = headers
-            .get(CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.trim_start().starts_with("text/event-stream"));
+        let is_sse = is_event_stream(&headers);
         let result = if status.is_success() && is_sse {
             self.read_sse(method, id, &mut response, &extra).await?
         } else {
@@ -183,7 +184,12 @@ impl Connection {
 
     /// Reads SSE events until the response to `id`; notifications before it go to the queue;
     /// the server's requests (sampling, elicitation, roots) are answered by the handlers, each
-    /// answer POSTed with the request's session headers (`extra`).
+    /// answer POSTed with the request's session headers (`extra`). A stream that ends (or
+    /// drops) before the response, after an event with an id, is resumed: a GET with
+    /// `Last-Event-ID`, after the server's `retry` delay (else
+    /// [`reconnect_delay`](super::ClientBuilder::reconnect_delay)), at most
+    /// [`max_reconnects`](super::ClientBuilder::max_reconnects) failed attempts in a row; the
+    /// whole under the request's timeout.
     async fn read_sse(
         &self,
         method: &str,
@@ -191,62 +197,180 @@ impl Connection {
         response: &mut reqwest::Response,
         extra: &HeaderMap,
     ) -> Result<Value, ClientError> {
-        let max = self.settings.max_answer_bytes;
         let mut reader = SseReader::new(self.settings.max_event_bytes);
         let mut read = 0usize;
+        let mut resumed: Option<reqwest::Response> = None;
+        loop {
+            let stream = resumed.as_mut().unwrap_or(&mut *response);
+            let ended = match self
+                .read_events(method, id, stream, &mut reader, &mut read, extra)
+                .await?
+            {
+                Read::Answer(answer) => return answer,
+                Read::Ended(ended) => ended,
+            };
+            let Some(last) = reader.last_event_id().map(str::to_owned) else {
+                return Err(ended);
+            };
+            resumed = Some(self.resume(method, extra, &last, reader.retry()).await?);
+            reader.restart();
+        }
+    }
+
+    /// Reads events of `response` until the response to `id` or the stream's end.
+    async fn read_events(
+        &self,
+        method: &str,
+        id: i64,
+        response: &mut reqwest::Response,
+        reader: &mut SseReader,
+        read: &mut usize,
+        extra: &HeaderMap,
+    ) -> Result<Read, ClientError> {
+        let max = self.settings.max_answer_bytes;
         let mut answer: Option<Result<Value, ClientError>> = None;
         let mut requests: Vec<Value> = Vec::new();
-        while let Some(chunk) = response.chunk().await.map_err(|e| transport(method, e))? {
-            read += chunk.len();
-            if read > max {
+        loop {
+            let chunk = match response.chunk().await {
+                Ok(Some(chunk)) => chunk,
+                Ok(None) => return Ok(Read::Ended(malformed(method, Malformed::StreamEnded))),
+                Err(err) => return Ok(Read::Ended(transport(method, err))),
+            };
+            *read += chunk.len();
+            if *read > max {
                 return Err(ClientError::LimitExceeded {
                     method: method.to_owned(),
                     limit: Limit::AnswerBytes { max },
                 });
             }
-            reader
-                .feed(&chunk, |data| {
-                    if data.iter().all(u8::is_ascii_whitespace) {
-                        return true; // a priming event: an id and no message
-                    }
-                    let Ok(message) = serde_json::from_slice::<Value>(&data) else {
-                        answer = Some(Err(malformed(method, Malformed::NotJson)));
+            reader.feed(&chunk, |event| {
+                let data = match event {
+                    Event::Data(data) => data,
+                    Event::TooLarge => {
+                        answer = Some(Err(ClientError::LimitExceeded {
+                            method: method.to_owned(),
+                            limit: Limit::EventBytes {
+                                max: self.settings.max_event_bytes,
+                            },
+                        }));
                         return false;
-                    };
-                    if message.get("id").and_then(Value::as_i64) == Some(id)
-                        && message.get("method").is_none()
-                    {
+                    }
+                };
+                match self.route(data, Some(id)) {
+                    Routed::Answer(message) => {
                         answer = Some(response_to(method, id, message));
-                        return false;
+                        false
                     }
-                    if is_request(&message) {
-                        requests.push(message);
-                        return true;
+                    Routed::NotJson => {
+                        answer = Some(Err(malformed(method, Malformed::NotJson)));
+                        false
                     }
-                    if let Some(note) = Notification::of(message) {
-                        self.notes.push(note);
+                    Routed::Request(request) => {
+                        requests.push(request);
+                        true
                     }
-                    true
-                })
-                .map_err(|_| ClientError::LimitExceeded {
-                    method: method.to_owned(),
-                    limit: Limit::EventBytes {
-                        max: self.settings.max_event_bytes,
-                    },
-                })?;
+                    Routed::Done => true,
+                }
+            });
             for request in requests.drain(..) {
                 let reply = self.handlers.answer(request).await;
                 self.send_reply(method, &reply, extra).await?;
             }
             if let Some(answer) = answer {
-                return answer;
+                return Ok(Read::Answer(answer));
             }
         }
-        Err(malformed(method, Malformed::StreamEnded))
+    }
+
+    /// Where one event's data goes: the response to `id` (or, waiting for one, a message that
+    /// is not JSON), a request of the server to answer, or a notification queued (anything
+    /// else is dropped: a response to no request waiting here, a priming event).
+    pub(crate) fn route(&self, data: Vec<u8>, id: Option<i64>) -> Routed {
+        if data.iter().all(u8::is_ascii_whitespace) {
+            return Routed::Done; // a priming event: an id and no message
+        }
+        let Ok(message) = serde_json::from_slice::<Value>(&data) else {
+            return match id {
+                Some(_) => Routed::NotJson,
+                None => {
+                    tracing::warn!("an SSE event of the server is not JSON: dropped");
+                    Routed::Done
+                }
+            };
+        };
+        if id.is_some()
+            && message.get("id").and_then(Value::as_i64) == id
+            && message.get("method").is_none()
+        {
+            return Routed::Answer(message);
+        }
+        if is_request(&message) {
+            return Routed::Request(message);
+        }
+        if let Some(note) = Notification::of(message) {
+            self.notes.push(note);
+        }
+        Routed::Done
+    }
+
+    /// Reopens a dropped stream with a GET carrying `Last-Event-ID: last`, after the delay
+    /// (the server's `retry`, else the configured one); at most `max_reconnects` attempts.
+    /// A 404 (the session is gone) or 405 (the server has no GET stream) ends the attempts.
+    async fn resume(
+        &self,
+        method: &str,
+        extra: &HeaderMap,
+        last: &str,
+        retry: Option<Duration>,
+    ) -> Result<reqwest::Response, ClientError> {
+        let delay = retry.unwrap_or(self.settings.reconnect_delay);
+        let mut failed = None;
+        for _ in 0..self.settings.max_reconnects {
+            tokio::time::sleep(delay).await;
+            match self.open_stream(method, extra, Some(last)).await {
+                Ok(response) => return Ok(response),
+                Err(
+                    err @ ClientError::Status {
+                        status: 404 | 405, ..
+                    },
+                ) => return Err(err),
+                Err(err) => failed = Some(err),
+            }
+        }
+        Err(failed.unwrap_or_else(|| malformed(method, Malformed::StreamEnded)))
+    }
+
+    /// GETs an SSE stream: the session's own (no `last`), or the stream whose event `last`
+    /// was, resumed after it. `extra` carries the session's headers. Not under the timeout:
+    /// callers bound it.
+    pub(crate) async fn open_stream(
+        &self,
+        method: &str,
+        extra: &HeaderMap,
+        last: Option<&str>,
+    ) -> Result<reqwest::Response, ClientError> {
+        let mut request = self
+            .http
+            .get(self.url.clone())
+            .headers(self.headers.clone())
+            .header(ACCEPT, "text/event-stream")
+            .headers(extra.clone());
+        if let Some(last) = last {
+            request = request.header(LAST_EVENT_ID, last);
+        }
+        let response = request.send().await.map_err(|e| transport(method, e))?;
+        let status = response.status();
+        if !status.is_success() {
+            return Err(status_error(method, status, None));
+        }
+        if !is_event_stream(response.headers()) {
+            return Err(malformed(method, Malformed::ContentType));
+        }
+        Ok(response)
     }
 
     /// POSTs the client's response to a request of the server (answered 202).
-    async fn send_reply(
+    pub(crate) async fn send_reply(
         &self,
         method: &str,
         reply: &Value,
@@ -260,6 +384,34 @@ impl Connection {
             Err(status_error(method, status, None))
         }
     }
+}
+
+/// How reading a stream ended.
+enum Read {
+    /// The response to the request (or the refusal read in its place).
+    Answer(Result<Value, ClientError>),
+    /// The stream ended or dropped first: why, for when it cannot be resumed.
+    Ended(ClientError),
+}
+
+/// What [`Connection::route`] made of an event.
+pub(crate) enum Routed {
+    /// The message answering the request waited for.
+    Answer(Value),
+    /// Data that is not JSON, where the answer was waited for.
+    NotJson,
+    /// A request of the server, for the handlers.
+    Request(Value),
+    /// Queued or dropped: nothing more to do.
+    Done,
+}
+
+/// Whether `headers` say the body is an SSE stream.
+fn is_event_stream(headers: &HeaderMap) -> bool {
+    headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.trim_start().starts_with("text/event-stream"))
 }
 
 /// The `result` of the JSON-RPC response to `id`, or its error.

@@ -30,24 +30,28 @@
 //!
 //! Over stdio ([`Client::stdio`]) the same negotiation runs on the child's stdin and stdout.
 //!
-//! Not in this client yet: the GET stream and its resumption (so, over HTTP, the server's
-//! requests and notifications are seen only on an answer's stream), `Mcp-Param-*` headers,
-//! multi round-trip results (the stateless era's server requests).
+//! In the session era over HTTP the client opens the session's GET stream at connect and reads
+//! it while it lives; a dropped stream (the GET, or a call's stream before its answer) is
+//! reopened with `Last-Event-ID`, so what the server sent meanwhile arrives once, in order.
+//!
+//! Not in this client yet: `Mcp-Param-*` headers.
 
 mod builder;
 mod era;
 mod error;
 mod handlers;
 mod http;
+mod input;
 mod link;
+mod listen;
 mod notifications;
 pub(crate) mod sse;
 mod stdio;
 mod tools;
 mod trace;
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Map, Value, json};
@@ -55,10 +59,12 @@ use tracing::Instrument as _;
 
 use crate::protocol::LogLevel;
 use crate::protocol::ProtocolVersion;
+use crate::protocol::stateless::LOG_LEVEL_KEY;
 
 pub use builder::{
-    ClientBuilder, DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES,
-    DEFAULT_MAX_NOTIFICATIONS, DEFAULT_MAX_PAGES, DEFAULT_MAX_STDERR_LINE_BYTES, DEFAULT_TIMEOUT,
+    ClientBuilder, DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_INPUT_ROUNDS,
+    DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_NOTIFICATIONS, DEFAULT_MAX_PAGES, DEFAULT_MAX_RECONNECTS,
+    DEFAULT_MAX_STDERR_LINE_BYTES, DEFAULT_RECONNECT_DELAY, DEFAULT_TIMEOUT,
 };
 pub use error::{ClientError, Limit, Malformed, TransportError};
 pub use notifications::Notification;
@@ -78,6 +84,8 @@ pub struct Client {
     shared: Arc<Shared>,
     handshake: Value,
     next_id: AtomicI64,
+    /// The session's GET stream, read while the client lives (HTTP, session era).
+    listener: Option<listen::Listener>,
 }
 
 /// What a call's cancellation guard needs after the call's future is gone.
@@ -85,6 +93,10 @@ pub struct Client {
 struct Shared {
     link: Link,
     era: Era,
+    /// The handlers of the server's requests, for those an `input_required` result carries.
+    handlers: handlers::Handlers,
+    /// The log level every stateless request asks for (`set_logging_level`).
+    log_level: Mutex<Option<LogLevel>>,
 }
 
 impl Client {
@@ -129,6 +141,7 @@ impl Client {
             settings,
             handlers,
         } = builder;
+        let kept = handlers.clone();
         let link = match target {
             Target::Http { url } => Link::Http(http_connection(&url, headers, settings, handlers)?),
             Target::Stdio {
@@ -146,10 +159,18 @@ impl Client {
             )?),
         };
         let (era, handshake) = era::negotiate(&link).await?;
+        let shared = Arc::new(Shared {
+            link,
+            era,
+            handlers: kept,
+            log_level: Mutex::new(None),
+        });
+        let listener = listen::start(&shared).await;
         Ok(Client {
-            shared: Arc::new(Shared { link, era }),
+            shared,
             handshake,
             next_id: AtomicI64::new(1),
+            listener,
         })
     }
 
@@ -299,9 +320,20 @@ impl Client {
         }
     }
 
-    /// `logging/setLevel`: the server's `notifications/message` at `level` and above are
-    /// delivered to the queue.
+    /// The server's `notifications/message` at `level` and above are delivered to the queue:
+    /// in the session era, `logging/setLevel`; in the stateless era, which has no such method,
+    /// every request from now on carries the level in its `_meta`
+    /// (`io.modelcontextprotocol/logLevel`), and the server sends the log messages of that
+    /// request at or above it (without, it sends none).
     pub async fn set_logging_level(&self, level: LogLevel) -> Result<(), ClientError> {
+        if let Era::Stateless(_) = self.shared.era {
+            *self
+                .shared
+                .log_level
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner) = Some(level);
+            return Ok(());
+        }
         self.request_with("logging/setLevel", json!({"level": level.as_str()}), None)
             .await
             .map(drop)
@@ -319,12 +351,35 @@ impl Client {
 
     /// The notifications the server sent since the last drain, oldest first (at most
     /// [`ClientBuilder::max_notifications`]): over stdio, all of them; over HTTP, those on
-    /// answers' streams.
+    /// answers' streams and (session era) on the session's GET stream.
     pub fn drain_notifications(&self) -> Vec<Notification> {
         self.shared.link.notes().drain()
     }
 
-    /// How many notifications were dropped because the queue was full.
+    /// The oldest notification queued, waiting until one arrives (list changes, resource
+    /// updates, log messages, progress: whatever the server sends, as
+    /// [`drain_notifications`](Self::drain_notifications) would answer it). It waits for
+    /// as long as it takes: bound it with a timeout, or `select!` it with other work.
+    ///
+    /// ```no_run
+    /// use std::time::Duration;
+    ///
+    /// # async fn run(client: wymcp::client::Client) {
+    /// match tokio::time::timeout(Duration::from_secs(5), client.next_notification()).await {
+    ///     Ok(note) if note.method() == "notifications/tools/list_changed" => {
+    ///         println!("the tools changed");
+    ///     }
+    ///     Ok(note) => println!("{}", note.method()),
+    ///     Err(_) => println!("nothing for 5 s"),
+    /// }
+    /// # }
+    /// ```
+    pub async fn next_notification(&self) -> Notification {
+        self.shared.link.notes().next().await
+    }
+
+    /// How many notifications were dropped: the queue was full, or (the GET stream) the event
+    /// carrying one was over [`ClientBuilder::max_event_bytes`].
     pub fn dropped_notifications(&self) -> u64 {
         self.shared.link.notes().dropped()
     }
@@ -334,7 +389,8 @@ impl Client {
     /// without `close` leaves its session to expire on the server. Stdio: the child's stdin
     /// is closed, the child given up to [`ClientBuilder::timeout`] to exit, then killed, and
     /// reaped; dropping the client kills it.
-    pub async fn close(self) -> Result<(), ClientError> {
+    pub async fn close(mut self) -> Result<(), ClientError> {
+        drop(self.listener.take());
         match &self.shared.link {
             Link::Stdio(process) => {
                 process.close().await;
@@ -393,9 +449,37 @@ impl Client {
         self.request(method, params, name).await
     }
 
-    /// One request in the negotiated era: its `result`. A request that times out, or whose
-    /// future is dropped before its answer, is cancelled (`notifications/cancelled`).
+    /// One request in the negotiated era: its `result`. In the stateless era a result asking
+    /// for input (`input_required`) is answered by the handlers and the request sent again,
+    /// for at most [`ClientBuilder::max_input_rounds`] rounds.
     async fn request(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+        name: Option<&str>,
+    ) -> Result<Value, ClientError> {
+        let max = self.shared.link.settings().max_input_rounds;
+        let mut params = params;
+        let mut round = 0;
+        loop {
+            let result = self.send_request(method, params.clone(), name).await?;
+            if !matches!(self.shared.era, Era::Stateless(_)) || !input::is_input_required(&result) {
+                return Ok(result);
+            }
+            if round == max {
+                return Err(ClientError::LimitExceeded {
+                    method: method.to_owned(),
+                    limit: Limit::InputRounds { max },
+                });
+            }
+            round += 1;
+            params = input::next_round(&self.shared.handlers, method, &result, params).await?;
+        }
+    }
+
+    /// One message of a request: its `result`. A request that times out, or whose future is
+    /// dropped before its answer, is cancelled (`notifications/cancelled`).
+    async fn send_request(
         &self,
         method: &str,
         params: Map<String, Value>,
@@ -407,16 +491,65 @@ impl Client {
         let span = trace::request_span(method, name, id, shared.era.version(), http);
         let mut params = params;
         trace::inject(&span, &mut params);
-        let body = shared
+        let mut body = shared
             .era
             .body(shared.link.settings(), Some(id), method, params);
+        let level = *shared
+            .log_level
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        // (Looked up without indexing: `body["params"]` would add a `null` where none is.)
+        let meta = body
+            .get_mut("params")
+            .and_then(|params| params.get_mut("_meta"))
+            .and_then(Value::as_object_mut);
+        if let (Some(level), Some(meta)) = (level, meta) {
+            meta.insert(LOG_LEVEL_KEY.to_owned(), json!(level.as_str()));
+        }
         let headers = shared.era.headers(method, name)?;
         let mut guard = Cancel {
             shared: Some(shared.clone()),
             id,
+            exchange: None,
         };
-        let send = shared.link.send(method, Some(id), &body, headers);
-        let answer = send.instrument(span.clone()).await;
+        let answer = match (&shared.link, &shared.era) {
+            (Link::Http(conn), Era::Session { .. }) => {
+                // The exchange runs in a task of its own, so that a call timed out or dropped
+                // keeps its connection open until the server has been told: a server that
+                // ends a call when its connection closes would end it before reading the
+                // cancellation, and the tool would never see its cancellation token fire.
+                let owner = shared.clone();
+                let named = method.to_owned();
+                let exchange = tokio::spawn(
+                    async move {
+                        match &owner.link {
+                            Link::Http(conn) => {
+                                conn.exchange(&named, Some(id), &body, headers).await
+                            }
+                            Link::Stdio(_) => Err(ClientError::Closed { method: named }),
+                        }
+                    }
+                    .instrument(span.clone()),
+                );
+                guard.exchange = Some(exchange.abort_handle());
+                let after = conn.settings.timeout;
+                match tokio::time::timeout(after, exchange).await {
+                    Ok(Ok(answer)) => answer,
+                    Ok(Err(failed)) => Err(ClientError::Transport {
+                        method: method.to_owned(),
+                        source: TransportError::new(failed),
+                    }),
+                    Err(_) => Err(ClientError::Timeout {
+                        method: method.to_owned(),
+                        after,
+                    }),
+                }
+            }
+            _ => {
+                let send = shared.link.send(method, Some(id), &body, headers);
+                send.instrument(span.clone()).await
+            }
+        };
         if !matches!(answer, Err(ClientError::Timeout { .. })) {
             guard.shared = None; // answered (or failed): nothing to cancel
         }
@@ -432,10 +565,13 @@ impl Client {
 struct Cancel {
     shared: Option<Arc<Shared>>,
     id: i64,
+    /// The task of the request's HTTP exchange (a session's), ended once the server is told.
+    exchange: Option<tokio::task::AbortHandle>,
 }
 
 impl Drop for Cancel {
     fn drop(&mut self) {
+        let exchange = self.exchange.take();
         let Some(shared) = self.shared.take() else {
             return;
         };
@@ -455,14 +591,21 @@ impl Drop for Cancel {
             // cancellation; in a session the server is told.
             Link::Http(_) if matches!(shared.era, Era::Stateless(_)) => {}
             Link::Http(_) => {
-                let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-                    return;
-                };
-                let Ok(headers) = shared.era.headers(CANCELLED, None) else {
+                let (Ok(runtime), Ok(headers)) = (
+                    tokio::runtime::Handle::try_current(),
+                    shared.era.headers(CANCELLED, None),
+                ) else {
+                    if let Some(exchange) = exchange {
+                        exchange.abort();
+                    }
                     return;
                 };
                 runtime.spawn(async move {
                     let _ = shared.link.send(CANCELLED, None, &body, headers).await;
+                    // Told: the request's connection may close now.
+                    if let Some(exchange) = exchange {
+                        exchange.abort();
+                    }
                 });
             }
         }

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use serde_json::Value;
+use tokio::sync::Notify;
 
 /// A notification the server sent on the SSE stream of an answer, before the response
 /// (`notifications/progress`, `notifications/message`, ...), as it came.
@@ -57,6 +58,8 @@ pub(crate) struct Queue {
     items: Mutex<VecDeque<Notification>>,
     max: usize,
     dropped: AtomicU64,
+    /// Woken at each notification queued.
+    arrived: Notify,
 }
 
 impl Queue {
@@ -65,6 +68,7 @@ impl Queue {
             items: Mutex::new(VecDeque::new()),
             max,
             dropped: AtomicU64::new(0),
+            arrived: Notify::new(),
         }
     }
 
@@ -75,6 +79,30 @@ impl Queue {
             return;
         }
         items.push_back(note);
+        drop(items);
+        self.arrived.notify_waiters();
+    }
+
+    /// Counts a notification dropped before it was read (an SSE event over its limit).
+    pub(crate) fn count_dropped(&self) {
+        self.dropped.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The oldest notification, waiting for one when none is queued.
+    pub(crate) async fn next(&self) -> Notification {
+        loop {
+            // Registered before the queue is looked at: a push in between still wakes it.
+            let arrived = self.arrived.notified();
+            let next = self
+                .items
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .pop_front();
+            if let Some(note) = next {
+                return note;
+            }
+            arrived.await;
+        }
     }
 
     pub(crate) fn drain(&self) -> Vec<Notification> {
