@@ -432,7 +432,7 @@ struct ServerEntry {
     openapi: Option<String>,
     #[serde(rename = "baseUrl")]
     base_url: Option<String>,
-    auth: Option<ApiAuthEntry>,
+    auth: Option<ApiAuth>,
     #[serde(default)]
     include: Vec<String>,
     #[serde(default)]
@@ -440,27 +440,6 @@ struct ServerEntry {
     /// VS Code's `"type": "stdio" | "http"`: read, not needed.
     #[serde(default, rename = "type")]
     _kind: Option<Value>,
-}
-
-/// An OpenAPI upstream's `auth`.
-#[derive(Deserialize)]
-#[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
-enum ApiAuthEntry {
-    Bearer {
-        token_env: String,
-    },
-    Header {
-        name: String,
-        value_env: String,
-    },
-    Query {
-        name: String,
-        value_env: String,
-    },
-    Basic {
-        user_env: String,
-        password_env: String,
-    },
 }
 
 impl ServerEntry {
@@ -474,18 +453,7 @@ impl ServerEntry {
             api = api.base_url(url);
         }
         if let Some(auth) = self.auth {
-            api = api.auth(match auth {
-                ApiAuthEntry::Bearer { token_env } => ApiAuth::Bearer { token_env },
-                ApiAuthEntry::Header { name, value_env } => ApiAuth::Header { name, value_env },
-                ApiAuthEntry::Query { name, value_env } => ApiAuth::Query { name, value_env },
-                ApiAuthEntry::Basic {
-                    user_env,
-                    password_env,
-                } => ApiAuth::Basic {
-                    user_env,
-                    password_env,
-                },
-            });
+            api = api.auth(auth);
         }
         for pattern in self.include {
             api = api.include(pattern);

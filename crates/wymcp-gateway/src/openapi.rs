@@ -33,8 +33,12 @@ pub struct OpenApiUpstream {
 }
 
 /// How the gateway authenticates to an OpenAPI upstream: each secret named by the environment
-/// variable that holds it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// variable that holds it. In a configuration file: `{"type": "bearer", "token_env": VAR}`,
+/// `{"type": "header" | "query", "name": NAME, "value_env": VAR}`,
+/// `{"type": "basic", "user_env": VAR, "password_env": VAR}` (any other key is refused, so a
+/// secret written in the file is never read).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
 #[non_exhaustive]
 pub enum ApiAuth {
     /// `Authorization: Bearer <token>`.
