@@ -102,7 +102,7 @@ struct SessionLog {
 /// it cannot be replayed):
 ///
 /// ```
-/// use wymcp::session::{EventLog, InMemoryEventLog};
+/// use wymcp::backend::{EventLog, InMemoryEventLog};
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let log = InMemoryEventLog::with_limits(100, 1024).max_total_bytes(4);
