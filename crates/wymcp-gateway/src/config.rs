@@ -461,16 +461,8 @@ impl ServerEntry {
         for pattern in self.exclude {
             api = api.exclude(pattern);
         }
-        if let Some(ms) = self.timeout_ms {
-            if ms == 0 {
-                return Err(ConfigError::Value {
-                    server: name,
-                    key: "timeout_ms",
-                    value: "0".to_owned(),
-                    expected: "a number of milliseconds above 0",
-                });
-            }
-            api = api.timeout(Duration::from_millis(ms));
+        if let Some(timeout) = timeout(&name, self.timeout_ms)? {
+            api = api.timeout(timeout);
         }
         if let Some(bytes) = self.max_answer_bytes {
             api = api.max_answer_bytes(bytes);
@@ -527,21 +519,26 @@ impl ServerEntry {
         upstream.prefix = self.prefix;
         upstream.groups = self.groups.into_iter().collect();
         upstream.scopes = self.scopes;
-        if let Some(ms) = self.timeout_ms {
-            if ms == 0 {
-                return Err(ConfigError::Value {
-                    server: name,
-                    key: "timeout_ms",
-                    value: "0".to_owned(),
-                    expected: "a number of milliseconds above 0",
-                });
-            }
-            upstream.timeout = Duration::from_millis(ms);
+        if let Some(timeout) = timeout(&name, self.timeout_ms)? {
+            upstream.timeout = timeout;
         }
         if let Some(bytes) = self.max_answer_bytes {
             upstream.max_answer_bytes = bytes;
         }
         Ok(upstream)
+    }
+}
+
+/// A server's `timeout_ms` as a duration; 0 is refused, naming the server and the key.
+fn timeout(server: &str, ms: Option<u64>) -> Result<Option<Duration>, ConfigError> {
+    match ms {
+        Some(0) => Err(ConfigError::Value {
+            server: server.to_owned(),
+            key: "timeout_ms",
+            value: "0".to_owned(),
+            expected: "a number of milliseconds above 0",
+        }),
+        ms => Ok(ms.map(Duration::from_millis)),
     }
 }
 
@@ -583,6 +580,18 @@ mod tests {
             err.to_string(),
             "server \"a\": \"expose\" is \"all\"; expected \"actions\" or \"tools\""
         );
+        for entry in [
+            r#"{"command": "x", "timeout_ms": 0}"#,
+            r#"{"openapi": "a.json", "timeout_ms": 0}"#,
+        ] {
+            let err = GatewayConfig::from_json(&format!(r#"{{"mcpServers": {{"t": {entry}}}}}"#))
+                .unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                "server \"t\": \"timeout_ms\" is \"0\"; expected a number of milliseconds above 0",
+                "{entry}"
+            );
+        }
         let err = GatewayConfig::from_json(r#"{"mcpServers": {"b": {}}}"#).unwrap_err();
         assert_eq!(
             err.to_string(),
