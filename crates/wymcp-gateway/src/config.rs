@@ -633,6 +633,12 @@ mod tests {
         .unwrap_err();
         assert!(err.to_string().contains("token_env"), "{err}");
         assert!(!err.to_string().contains("s3cret"), "{err}");
+        // Forwarding the caller's own token is chosen by name, with nothing else to say.
+        let config = GatewayConfig::from_json(
+            r#"{"mcpServers": {"mine": {"openapi": "a.json", "auth": {"type": "caller"}}}}"#,
+        )
+        .unwrap();
+        assert_eq!(config.apis()[0].auth, Some(ApiAuth::Caller));
     }
 
     #[tokio::test]

@@ -35,8 +35,8 @@ pub struct OpenApiUpstream {
 /// How the gateway authenticates to an OpenAPI upstream: each secret named by the environment
 /// variable that holds it. In a configuration file: `{"type": "bearer", "token_env": VAR}`,
 /// `{"type": "header" | "query", "name": NAME, "value_env": VAR}`,
-/// `{"type": "basic", "user_env": VAR, "password_env": VAR}` (any other key is refused, so a
-/// secret written in the file is never read).
+/// `{"type": "basic", "user_env": VAR, "password_env": VAR}`, `{"type": "caller"}` (any other
+/// key is refused, so a secret written in the file is never read).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
 #[non_exhaustive]
@@ -67,6 +67,10 @@ pub enum ApiAuth {
         /// The variable holding the password.
         password_env: String,
     },
+    /// The downstream caller's own bearer token, forwarded
+    /// ([`Auth::caller_bearer`](wymcp_openapi::Auth::caller_bearer): token passthrough, for an
+    /// API that accepts the tokens issued for the gateway; the gateway must run with auth).
+    Caller,
 }
 
 impl OpenApiUpstream {
@@ -172,6 +176,7 @@ impl ApiAuth {
                 user_env,
                 password_env,
             } => Auth::basic(read(user_env)?, read(password_env)?),
+            ApiAuth::Caller => Auth::caller_bearer(),
         })
     }
 }

@@ -26,6 +26,7 @@ enum Kind {
     ApiKeyHeader { name: String, value: String },
     ApiKeyQuery { name: String, value: String },
     Basic { user: String, password: String },
+    CallerBearer,
 }
 
 impl Auth {
@@ -58,6 +59,30 @@ impl Auth {
         })
     }
 
+    /// The caller's own bearer token, forwarded: each call carries `Authorization: Bearer`
+    /// with the token the MCP client presented to this server
+    /// ([`Identity::bearer_token`](wymcp::Identity::bearer_token)). A call that came with none
+    /// (stdio, a server without HTTP auth, a task resumed from its record) is refused before
+    /// any request leaves, naming why.
+    ///
+    /// This is token passthrough, which the MCP security guidance warns against: choose it
+    /// only for an API you control that accepts the tokens issued for this server (same
+    /// issuer, its audience listed), never for a third-party API.
+    ///
+    /// ```
+    /// use wymcp_openapi::Auth;
+    ///
+    /// assert_eq!(format!("{:?}", Auth::caller_bearer()), "Auth::CallerBearer");
+    /// ```
+    pub fn caller_bearer() -> Self {
+        Self(Kind::CallerBearer)
+    }
+
+    /// Whether the header comes from the caller ([`caller_bearer`](Self::caller_bearer)).
+    pub(crate) fn is_caller_bearer(&self) -> bool {
+        matches!(self.0, Kind::CallerBearer)
+    }
+
     /// The query parameter this auth adds, if it is one.
     pub(crate) fn query(&self) -> Option<(&str, &str)> {
         match &self.0 {
@@ -76,7 +101,7 @@ impl Auth {
                     base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"));
                 Some(("authorization".into(), format!("Basic {pair}")))
             }
-            Kind::ApiKeyQuery { .. } => None,
+            Kind::ApiKeyQuery { .. } | Kind::CallerBearer => None,
         }
     }
 }
@@ -88,6 +113,7 @@ impl fmt::Debug for Auth {
             Kind::ApiKeyHeader { name, .. } => write!(f, "Auth::ApiKeyHeader({name}: <redacted>)"),
             Kind::ApiKeyQuery { name, .. } => write!(f, "Auth::ApiKeyQuery({name}=<redacted>)"),
             Kind::Basic { user, .. } => write!(f, "Auth::Basic({user}:<redacted>)"),
+            Kind::CallerBearer => f.write_str("Auth::CallerBearer"),
         }
     }
 }

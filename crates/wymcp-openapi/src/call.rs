@@ -37,8 +37,9 @@ impl Api {
         &self,
         operation: &Operation,
         data: &Map<String, Value>,
+        caller: Option<&wymcp::Identity>,
     ) -> ActionResult {
-        let request = self.request(operation, data)?;
+        let request = self.request(operation, data, caller)?;
         tracing::debug!(method = %operation.method, path = %operation.path, "calling the API");
         match tokio::time::timeout(self.timeout, self.send(request)).await {
             Ok(answer) => answer,
@@ -53,6 +54,7 @@ impl Api {
         &self,
         operation: &Operation,
         data: &Map<String, Value>,
+        caller: Option<&wymcp::Identity>,
     ) -> Result<reqwest::RequestBuilder, Failure> {
         let mut path = operation.path.clone();
         let mut query: Vec<(String, String)> = Vec::new();
@@ -107,6 +109,9 @@ impl Api {
             }
             if let Some((name, value)) = auth.query() {
                 query.push((name.to_owned(), value.to_owned()));
+            }
+            if auth.is_caller_bearer() {
+                headers.insert(reqwest::header::AUTHORIZATION, caller_bearer(caller)?);
             }
         }
         let mut url =
@@ -284,6 +289,23 @@ fn query_pairs(parameter: &Parameter, value: &Value) -> Vec<(String, String)> {
         Value::Object(_) => vec![(name, simple(value))],
         other => vec![(name, scalar(other))],
     }
+}
+
+/// `Authorization: Bearer` with the token the caller presented, marked sensitive; refused
+/// when the call carried none (the API would answer 401 without saying why).
+fn caller_bearer(caller: Option<&wymcp::Identity>) -> Result<HeaderValue, Failure> {
+    let token = caller
+        .and_then(wymcp::Identity::bearer_token)
+        .ok_or_else(|| {
+            Failure::msg(
+                "this API is called with the caller's own bearer token, and this call carried \
+             none: call it over HTTP with an Authorization: Bearer token the server accepts",
+            )
+        })?;
+    let mut value = HeaderValue::from_str(&format!("Bearer {token}"))
+        .map_err(|_| Failure::msg("the caller's token makes no valid header value"))?;
+    value.set_sensitive(true);
+    Ok(value)
 }
 
 #[cfg(test)]

@@ -60,9 +60,13 @@ impl ActionTool for OpenApiTool {
         })
     }
 
-    async fn run_action(&self, action: &str, data: Data, _ctx: Context) -> ActionResult {
+    async fn run_action(&self, action: &str, data: Data, ctx: Context) -> ActionResult {
         match self.operations.iter().find(|o| o.action == action) {
-            Some(operation) => self.api.call(operation, data.as_map()).await,
+            Some(operation) => {
+                self.api
+                    .call(operation, data.as_map(), ctx.identity())
+                    .await
+            }
             None => Err(Failure::msg(format!("no operation {action}"))),
         }
     }

@@ -18,7 +18,7 @@ use axum::routing::get;
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use wymcp::client::{Client, ToolResult};
-use wymcp::transport::http::{HttpServer, StreamableHttp};
+use wymcp::transport::http::{BearerAuth, HttpServer, StreamableHttp};
 use wymcp_openapi::{Auth, LoadError, OpenApi, OpenApiBuilder};
 
 /// One request as the API received it.
@@ -226,6 +226,12 @@ struct Harness {
 
 impl Harness {
     async fn start(builder: OpenApiBuilder) -> Harness {
+        Harness::start_as(builder, None).await
+    }
+
+    /// [`start`](Self::start) with the MCP server behind bearer auth accepting `token` as
+    /// alice, and the client presenting it.
+    async fn start_as(builder: OpenApiBuilder, token: Option<&str>) -> Harness {
         let elsewhere: Log = Arc::default();
         let other = Router::new()
             .route("/landing", get(health))
@@ -260,12 +266,18 @@ impl Harness {
             .register(wymcp::Server::builder().name("pets"))
             .build()
             .unwrap();
-        let http = HttpServer::bind("127.0.0.1:0", StreamableHttp::builder(server))
-            .await
-            .unwrap();
+        let mut http = StreamableHttp::builder(server);
+        if let Some(token) = token {
+            http = http.auth(BearerAuth::new().token(token, wymcp::Identity::new("alice")));
+        }
+        let http = HttpServer::bind("127.0.0.1:0", http).await.unwrap();
         let url = format!("http://{}/mcp", http.local_addr().unwrap());
         tokio::spawn(http.run_until(std::future::pending::<()>()));
-        let client = Client::builder(url).connect().await.unwrap();
+        let mut client = Client::builder(url);
+        if let Some(token) = token {
+            client = client.bearer_token(token);
+        }
+        let client = client.connect().await.unwrap();
         Harness {
             log,
             elsewhere,
@@ -437,6 +449,37 @@ async fn the_other_auth_kinds_reach_the_api() {
     let h = Harness::start(OpenApi::builder().auth(Auth::api_key_query("key", "k&1"))).await;
     h.call("pets", "listPets", json!({"limit": 1})).await;
     assert_eq!(h.received()[0].target, "/pets?limit=1&key=k%261");
+}
+
+#[tokio::test]
+async fn the_callers_own_token_is_forwarded_only_when_chosen_and_only_when_presented() {
+    // Chosen, and the caller presented one: the API receives the caller's token.
+    let builder = OpenApi::builder().auth(Auth::caller_bearer());
+    let h = Harness::start_as(builder, Some("alice-t0ken")).await;
+    let result = h.call("misc", "health", json!({})).await;
+    assert!(!result.is_error(), "{result:?}");
+    assert_eq!(
+        h.received()[0].authorization.as_deref(),
+        Some("Bearer alice-t0ken")
+    );
+
+    // Chosen, but the server has no auth, so the call carries no token: refused before any
+    // request leaves, saying why.
+    let h = Harness::start(OpenApi::builder().auth(Auth::caller_bearer())).await;
+    let result = h.call("misc", "health", json!({})).await;
+    assert!(result.is_error());
+    assert!(
+        result.text().contains(
+            "this API is called with the caller's own bearer token, and this call carried none"
+        ),
+        "{result:?}"
+    );
+    assert!(h.received().is_empty(), "the API saw {:?}", h.received());
+
+    // Not chosen: the caller's token stays with this server.
+    let h = Harness::start_as(OpenApi::builder(), Some("alice-t0ken")).await;
+    h.call("misc", "health", json!({})).await;
+    assert_eq!(h.received()[0].authorization, None);
 }
 
 #[tokio::test]

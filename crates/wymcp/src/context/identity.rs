@@ -15,6 +15,31 @@ pub struct Identity {
     claims: Map<String, Value>,
     /// The principal when it is not the subject ([`qualified_by_issuer`](Self::qualified_by_issuer)).
     principal: Option<String>,
+    /// The bearer token the caller presented ([`bearer_token`](Self::bearer_token)).
+    credential: Credential,
+}
+
+/// The bearer token a request presented: how the caller proved who it is, not part of who it
+/// is. Never shown (`Debug` redacts it), never compared (two identities differing only in
+/// it are one caller), never kept ([`Identity::to_value`] leaves it out: no session record,
+/// task record or store holds it).
+#[derive(Clone, Default)]
+struct Credential(Option<std::sync::Arc<str>>);
+
+impl PartialEq for Credential {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for Credential {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "<redacted>"
+        } else {
+            "None"
+        })
+    }
 }
 
 impl Identity {
@@ -24,6 +49,7 @@ impl Identity {
             subject: subject.into(),
             claims: Map::new(),
             principal: None,
+            credential: Credential::default(),
         }
     }
 
@@ -159,7 +185,40 @@ impl Identity {
             subject: subject.to_owned(),
             claims,
             principal,
+            credential: Credential::default(),
         })
+    }
+
+    /// This identity with the bearer token the caller presented: the HTTP transport sets it
+    /// on the identity its auth accepted (a custom transport may too), so that a tool which
+    /// calls another API *as the caller* can forward it ([`bearer_token`](Self::bearer_token)).
+    pub fn with_bearer_token(mut self, token: impl Into<std::sync::Arc<str>>) -> Self {
+        self.credential = Credential(Some(token.into()));
+        self
+    }
+
+    /// The bearer token the caller presented with this request, when its transport
+    /// authenticated one with a bearer token (Streamable HTTP with auth configured; never on
+    /// stdio, never for a task resumed from its record).
+    ///
+    /// Forwarding it to another service is *token passthrough*: that service sees a token
+    /// issued for this server, which it should refuse (RFC 8707 audiences) and which lets it
+    /// act as the caller here. Forward it only to a service you control that expects it
+    /// (wymcp-openapi does so only when its `Auth::caller_bearer` is chosen). The token is
+    /// not kept anywhere: `Debug` shows `<redacted>`, [`to_value`](Self::to_value) leaves it
+    /// out, and two identities differing only in it are equal.
+    ///
+    /// ```
+    /// use wymcp::Identity;
+    ///
+    /// let who = Identity::new("alice").with_bearer_token("eyJhbGciOi...");
+    /// assert_eq!(who.bearer_token(), Some("eyJhbGciOi..."));
+    /// assert!(!format!("{who:?}").contains("eyJ"));
+    /// assert_eq!(who, Identity::new("alice"));
+    /// assert!(who.to_value().get("token").is_none());
+    /// ```
+    pub fn bearer_token(&self) -> Option<&str> {
+        self.credential.0.as_deref()
     }
 }
 

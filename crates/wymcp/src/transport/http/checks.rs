@@ -73,7 +73,12 @@ pub(crate) async fn wire_checks(
     let identity = match &state.auth {
         None => None,
         Some(auth) => match authenticate_contained(auth.as_ref(), wire.map).await {
-            Ok(identity) => Some(identity),
+            // The token that proved it rides with the identity for a tool that forwards it
+            // on purpose (`Identity::bearer_token`); it is never kept or shown.
+            Ok(identity) => Some(match presented(wire.map) {
+                Presented::Bearer(token) => identity.with_bearer_token(token),
+                _ => identity,
+            }),
             Err((refusal, panic)) => return Err(auth_refusal(state, wire.map, refusal, panic)),
         },
     };
