@@ -182,6 +182,40 @@ fn the_crate_root_has_at_most_40_names_and_every_type_one_path() {
 }
 
 /// The scan itself: a circle written into a small tree is found, through a root re-export.
+/// Type erasure read back is the exception: each `downcast`/`downcast_ref` in the library's
+/// code says why in a comment starting "Downcast, justified" within the eight lines above it
+/// (a boxed error's source, a panic payload, the cut of a type-level cycle), so a new one is a
+/// reviewed choice, not a way around the import graph.
+#[test]
+fn every_downcast_in_the_library_says_why() {
+    let mut files = Vec::new();
+    rust_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut files);
+    let mut unjustified = Vec::new();
+    let mut seen = 0;
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let trimmed = line.trim_start();
+            if trimmed.starts_with("//") || trimmed.starts_with("#[cfg(test)]") {
+                continue;
+            }
+            if !(line.contains(".downcast::<") || line.contains(".downcast_ref")
+                || line.contains(".downcast_ref::<") || line.contains(".downcast()"))
+            {
+                continue;
+            }
+            seen += 1;
+            let above = &lines[i.saturating_sub(8)..i];
+            if !above.iter().any(|l| l.contains("Downcast, justified")) {
+                unjustified.push(format!("{}:{}", file.display(), i + 1));
+            }
+        }
+    }
+    assert!(seen >= 5, "the scan found the known downcasts: {seen}");
+    assert!(unjustified.is_empty(), "downcasts without a justification: {unjustified:?}");
+}
+
 #[test]
 fn a_cycle_through_a_root_reexport_is_found() {
     let dir = std::env::temp_dir().join(format!("wymcp-architecture-{}", std::process::id()));

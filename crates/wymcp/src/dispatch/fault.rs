@@ -16,6 +16,7 @@ pub(crate) struct Fault {
 impl Fault {
     /// Reads a panic payload: a `&str` or `String` is the message, anything else is named.
     pub(crate) fn from_panic(payload: &(dyn Any + Send)) -> Self {
+        // Downcast, justified: a panic's payload is `dyn Any` by the standard library's design.
         let message = if let Some(s) = payload.downcast_ref::<&str>() {
             (*s).to_owned()
         } else if let Some(s) = payload.downcast_ref::<String>() {

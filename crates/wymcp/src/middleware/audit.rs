@@ -189,6 +189,7 @@ fn record(span: &tracing::Span, result: &Result<Response, BoxError>, started: In
         }
         Err(error) => {
             span.record("wymcp.outcome", "refused");
+            // Downcast, justified: a layer's error is tower's `BoxError`; ours are `Refusal`s.
             let kind = error
                 .downcast_ref::<Refusal>()
                 .map_or("middleware_error", Refusal::error_type);

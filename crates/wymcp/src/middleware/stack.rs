@@ -215,6 +215,8 @@ fn wrap<'a>(inner: BoxOperation, wraps: impl DoubleEndedIterator<Item = &'a Wrap
 #[cold]
 #[inline(never)]
 fn refusal_of(error: BoxError, what: &str) -> Refusal {
+    // Downcast, justified: tower's contract hands a layer's error back as a `BoxError`; the
+    // layers this crate ships return a `Refusal` through it, which is read back here.
     match error.downcast::<Refusal>() {
         Ok(refusal) => *refusal,
         Err(error) if error.is::<tower::timeout::error::Elapsed>() => Refusal::new(

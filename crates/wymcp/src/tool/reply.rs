@@ -76,6 +76,8 @@ impl ActionError {
 
     /// The error, when it is an `E`.
     pub fn downcast_ref<E: StdError + 'static>(&self) -> Option<&E> {
+        // Downcast, justified: this is the user's own error, erased so an action may fail
+        // with any type; reading it back is the point of this method.
         self.0.downcast_ref::<E>()
     }
 

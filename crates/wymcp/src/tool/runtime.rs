@@ -107,6 +107,14 @@ impl SessionHandle {
         SessionHandle::with_tools(id.into(), version, log_level, standalone, Box::new(tools))
     }
 
+    /// The session's list as the tool API made it.
+    ///
+    /// Downcast, justified: this is where the type-level cycle tool → context → session →
+    /// tool is cut. A tool's handler takes a `Context`, the context reaches its live session,
+    /// and the session's list holds the tools; the session keeps the list as a `dyn ToolList`
+    /// so that `session` does not import `tool`, and this module, the list's only maker
+    /// ([`live`](Self::live) is the one constructor of a live handle), reads it back. The
+    /// `expect` states that invariant; no input reaches it.
     fn tools(&self) -> &SessionTools {
         let list: &dyn Any = self.tool_list();
         list.downcast_ref()

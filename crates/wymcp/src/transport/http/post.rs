@@ -288,6 +288,8 @@ async fn read_body(
             if e.is::<http_body_util::LengthLimitError>() {
                 return PayloadTooLarge { limit }.into();
             }
+            // Downcast, justified: hyper reports a body's failure as a boxed error chain;
+            // which limit ended the read is known only from the source's type.
             if let Some(timed_out) = e.downcast_ref::<super::framed::BodyTimedOut>() {
                 let timed_out = *timed_out;
                 return BodyTimeout { timed_out }.into();
