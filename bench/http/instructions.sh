@@ -14,6 +14,9 @@
 # wymcp-redis (or wymcp-redis=PATH) runs it as a node on Redis, on a redis-server started here
 # (Debian package) with nothing saved to disk. `floor` is bare plus the `jsonschema` check of
 # the call's data (src/bin/floor.rs): wymcp's own share is what it costs above it.
+# `gateway` is wymcp-gateway in front of a wymcp_calc (src/bin/gateway_calc.rs, tools mode,
+# empty prefix: the same `calc` call), the gateway's instructions only: against `wymcp`, the
+# gateway's CPU per forwarded call as a ratio to serving the tool in-process.
 #
 # How the load reaches the server (issue 46: what an outside harness sees):
 # CONCURRENCY (default 16) calls in flight, each on its own keep-alive connection;
@@ -32,8 +35,19 @@ case "$ERA" in 2025-06-18|2026-07-28) ;; *) echo "ERA must be 2025-06-18 or 2026
 command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq valgrind >/dev/null; }
 # shellcheck source=build.sh
 source "$here/build.sh"
-work="$(mktemp -d)"; pid=""; redis_pid=""
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; [ -n "$redis_pid" ] && kill "$redis_pid" 2>/dev/null; rm -rf "$work"' EXIT
+work="$(mktemp -d)"; pid=""; redis_pid=""; upstream_pid=""
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; [ -n "$redis_pid" ] && kill "$redis_pid" 2>/dev/null; [ -n "$upstream_pid" ] && kill "$upstream_pid" 2>/dev/null; rm -rf "$work"' EXIT
+# `gateway`: a wymcp_calc outside callgrind for the gateway to forward to (started once).
+upstream_url=""
+upstream_calc() {
+  [ -z "$upstream_url" ] || return 0
+  "$bin/wymcp_calc" 127.0.0.1:0 >"$work/upstream.log" 2>&1 &
+  upstream_pid=$!
+  local at=""
+  for _ in $(seq 1 300); do at="$(sed -n 's/^listening on //p' "$work/upstream.log" | head -1)"; [ -n "$at" ] && break; sleep 0.1; done
+  [ -n "$at" ] || { echo "the gateway's upstream did not start" >&2; cat "$work/upstream.log" >&2; exit 1; }
+  upstream_url="http://$at/mcp"
+}
 redis_url=""
 if [[ " $* " == *" wymcp-redis"* ]]; then
   command -v redis-server >/dev/null || { echo "wymcp-redis needs redis-server (Debian package)" >&2; exit 1; }
@@ -52,6 +66,9 @@ for name in "${@:-bare wymcp}"; do
       wymcp=*) args=("${one#wymcp=}" 127.0.0.1:0); sessions=64 ;;
       wymcp-redis) args=("$bin/wymcp_calc" 127.0.0.1:0); sessions=64 ;;
       wymcp-redis=*) args=("${one#wymcp-redis=}" 127.0.0.1:0); sessions=64 ;;
+      # The gateway in front of a wymcp_calc started here (not counted): its own cost per
+      # forwarded call.
+      gateway) upstream_calc; args=("$bin/gateway_calc" 127.0.0.1:0 "$upstream_url"); sessions=64 ;;
       rmcp-stateless) args=("$bin/rmcp_calc" 127.0.0.1:0 stateless); sessions=0 ;;
       rmcp-stateful) args=("$bin/rmcp_calc" 127.0.0.1:0 stateful); sessions=64 ;;
       *) echo "unknown server $one" >&2; exit 1 ;;
