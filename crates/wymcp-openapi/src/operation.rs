@@ -237,10 +237,14 @@ pub(crate) fn read(
         .clone()
         .or_else(|| one_line(operation.get("description")))
         .unwrap_or_else(|| http.clone());
-    let notes = match (summary, long) {
+    let mut notes = match (summary, long) {
         (Some(_), Some(long)) => format!("{http}\n\n{long}"),
         _ => http,
     };
+    if let Some(answer) = answer_note(document, &label, operation, bounds) {
+        notes.push_str("\n\n");
+        notes.push_str(&answer);
+    }
     let mut schema = json!({
         "description": description,
         "properties": properties,
@@ -274,6 +278,81 @@ pub(crate) fn read(
 }
 
 /// The first line of a string field, trimmed, when not empty.
+/// The most of an answer's schema `help` quotes whole (compact JSON bytes); a larger one is
+/// summarized by its top-level properties.
+const MAX_ANSWER_SCHEMA: usize = 1024;
+/// The most property names a summarized answer lists.
+const MAX_ANSWER_KEYS: usize = 24;
+
+/// What the action's `help` says it answers: the operation's first success response with a
+/// JSON body (`200`, `201`, ..., then `2XX`), its schema resolved and normalized as a request's
+/// are, quoted whole up to [`MAX_ANSWER_SCHEMA`] bytes, else by its top-level properties.
+/// MCP gives a tool one `outputSchema` (here the reply's envelope, `{status, body}`), so an
+/// operation's own answer shape reaches the model through its action's help. `None` when no
+/// success answer is JSON, or its schema cannot be read within the operation's bounds (an
+/// answer the model is not told about; the load goes on).
+fn answer_note(
+    document: &Value,
+    label: &str,
+    operation: &Map<String, Value>,
+    bounds: &Bounds,
+) -> Option<String> {
+    let responses = operation.get("responses")?.as_object()?;
+    let mut codes: Vec<&String> = responses.keys().filter(|c| c.starts_with('2')).collect();
+    // `200` before `201` before `2XX`: digits sort before `X`.
+    codes.sort();
+    let mut resolver = Resolver::new(
+        document,
+        label,
+        bounds.max_ref_depth,
+        bounds.max_schema_bytes,
+    );
+    for code in codes {
+        let Ok(response) = resolver.resolve(&responses[code]) else {
+            return None;
+        };
+        let Some(schema) = response.get("content").and_then(json_media_schema) else {
+            continue;
+        };
+        let mut schema = schema.clone();
+        normalize(&mut schema, false);
+        let text = schema.to_string();
+        if text.len() <= MAX_ANSWER_SCHEMA {
+            return Some(format!("Answers {code} with JSON of the schema {text}"));
+        }
+        return Some(format!(
+            "Answers {code} with {}",
+            shape(&schema, text.len())
+        ));
+    }
+    None
+}
+
+/// A large answer schema in a line: an object's (or an array of objects') first property
+/// names, and the schema's size.
+fn shape(schema: &Value, bytes: usize) -> String {
+    let (what, object) = match schema.get("type").and_then(Value::as_str) {
+        Some("array") => ("a JSON array of objects", schema.get("items")),
+        _ => ("a JSON object", Some(schema)),
+    };
+    let names: Vec<&str> = object
+        .and_then(|o| o.get("properties"))
+        .and_then(Value::as_object)
+        .map(|p| p.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    if names.is_empty() {
+        return format!("JSON (its schema is {bytes} bytes; see the API's document)");
+    }
+    let more = names.len().saturating_sub(MAX_ANSWER_KEYS);
+    let listed = names[..names.len().min(MAX_ANSWER_KEYS)].join(", ");
+    let more = if more > 0 {
+        format!(" and {more} more")
+    } else {
+        String::new()
+    };
+    format!("{what} with {listed}{more} (its schema is {bytes} bytes; see the API's document)")
+}
+
 fn one_line(value: Option<&Value>) -> Option<String> {
     let text = value?.as_str()?.trim();
     let line = text.lines().next()?.trim();

@@ -124,9 +124,24 @@ fn the_petstore_3_0_json_loads_as_one_tool_per_tag() {
     // The summary as description, the long description in the notes.
     let find = action(&tools, "pet", "findPetsByStatus");
     assert_eq!(find["description"], "Finds pets by status");
+    // ... and what it answers: the 200 response's schema, resolved and normalized (the
+    // answer's `readOnly` id kept), quoted whole while small.
+    let answers = json!({"type": "array", "items": {
+        "type": "object", "required": ["id", "name", "photoUrls"],
+        "properties": {
+            "id": {"type": "integer", "readOnly": true},
+            "name": {"type": "string"},
+            "category": {"type": "object", "properties": {"id": {"type": "integer"}, "name": {"type": "string"}}},
+            "photoUrls": {"type": "array", "items": {"type": "string"}},
+            "tags": {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "integer"}, "name": {"type": "string"}}}},
+            "status": {"type": ["string", "null"], "description": "pet status in the store", "enum": ["available", "pending", "sold", null]}
+        }
+    }});
     assert_eq!(
         find["notes"],
-        "HTTP GET /pet/findByStatus\n\nMultiple status values can be provided.\nUse commas in the UI."
+        format!(
+            "HTTP GET /pet/findByStatus\n\nMultiple status values can be provided.\nUse commas in the UI.\n\nAnswers 200 with JSON of the schema {answers}"
+        )
     );
     // 3.0's boolean exclusiveMinimum as 2020-12's number.
     assert_eq!(

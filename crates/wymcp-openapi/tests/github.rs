@@ -63,6 +63,40 @@ fn githubs_rest_description_loads_and_folds_into_a_small_catalogue() {
         declared,
         "{served} served + {skipped} skipped"
     );
+    // Each action's help says what it answers, bounded: GitHub's answers are large, so most
+    // are summarized by their top-level properties.
+    let notes: Vec<String> = api_tools
+        .iter()
+        .flat_map(|t| t.actions().entries().to_vec())
+        .filter_map(|(_, schema)| schema["notes"].as_str().map(str::to_owned))
+        .collect();
+    let answered: Vec<&String> = notes
+        .iter()
+        .filter(|n| n.contains("\n\nAnswers 2"))
+        .collect();
+    println!(
+        "{} of {served} actions say what they answer",
+        answered.len()
+    );
+    assert!(
+        answered.len() > served / 2,
+        "{} of {served}",
+        answered.len()
+    );
+    for note in &answered {
+        let answer = &note[note.find("\n\nAnswers 2").unwrap()..];
+        assert!(
+            answer.len() < 1_500,
+            "an answer note of {} bytes: {answer:.200}",
+            answer.len()
+        );
+    }
+    assert!(
+        answered
+            .iter()
+            .any(|n| n.contains("with a JSON object with ") && n.contains("(its schema is ")),
+        "a large answer is summarized by its properties"
+    );
     let (action_bytes, flat_bytes, operations) = support::catalogue::sizes(api_tools);
     assert_eq!(operations, served);
     let ratio = action_bytes as f64 / flat_bytes as f64;

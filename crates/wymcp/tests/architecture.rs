@@ -189,7 +189,10 @@ fn the_crate_root_has_at_most_40_names_and_every_type_one_path() {
 #[test]
 fn every_downcast_in_the_library_says_why() {
     let mut files = Vec::new();
-    rust_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut files);
+    rust_files(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &mut files,
+    );
     let mut unjustified = Vec::new();
     let mut seen = 0;
     for file in files {
@@ -200,8 +203,10 @@ fn every_downcast_in_the_library_says_why() {
             if trimmed.starts_with("//") || trimmed.starts_with("#[cfg(test)]") {
                 continue;
             }
-            if !(line.contains(".downcast::<") || line.contains(".downcast_ref")
-                || line.contains(".downcast_ref::<") || line.contains(".downcast()"))
+            if !(line.contains(".downcast::<")
+                || line.contains(".downcast_ref")
+                || line.contains(".downcast_ref::<")
+                || line.contains(".downcast()"))
             {
                 continue;
             }
@@ -213,7 +218,10 @@ fn every_downcast_in_the_library_says_why() {
         }
     }
     assert!(seen >= 5, "the scan found the known downcasts: {seen}");
-    assert!(unjustified.is_empty(), "downcasts without a justification: {unjustified:?}");
+    assert!(
+        unjustified.is_empty(),
+        "downcasts without a justification: {unjustified:?}"
+    );
 }
 
 #[test]
