@@ -91,11 +91,13 @@ fn githubs_rest_description_loads_and_folds_into_a_small_catalogue() {
             answer.len()
         );
     }
-    assert!(
-        answered
-            .iter()
-            .any(|n| n.contains("with a JSON object with ") && n.contains("(its schema is ")),
-        "a large answer is summarized by its properties"
+    let summarized = answered
+        .iter()
+        .find(|n| n.contains("with a JSON object with ") && n.contains("(its schema is "))
+        .expect("a large answer is summarized by its properties");
+    println!(
+        "for one: {}",
+        &summarized[summarized.find("Answers 2").unwrap()..]
     );
     let (action_bytes, flat_bytes, operations) = support::catalogue::sizes(api_tools);
     assert_eq!(operations, served);
