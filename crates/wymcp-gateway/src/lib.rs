@@ -31,6 +31,7 @@ mod error;
 mod gateway;
 mod openapi;
 mod passthrough;
+mod relay;
 mod report;
 mod tools;
 mod upstream;

@@ -9,9 +9,11 @@ use tokio::sync::Mutex;
 use tokio::time::Instant;
 use wymcp::Context;
 use wymcp::client::{Client, ClientBuilder, ToolInfo, ToolResult};
+use wymcp::protocol::LogLevel;
 
 use crate::config::{Target, UpstreamConfig};
 use crate::error::UpstreamError;
+use crate::relay::{Ask, Relay};
 
 /// What an upstream offers, listed at start.
 #[derive(Debug, Default)]
@@ -40,6 +42,8 @@ enum Conn {
 pub(crate) struct Upstream {
     config: UpstreamConfig,
     conn: Mutex<Conn>,
+    /// The calls in flight, and what the upstream sends about them relayed downstream.
+    relay: Arc<Relay>,
 }
 
 impl std::fmt::Debug for Upstream {
@@ -56,7 +60,8 @@ impl Upstream {
     pub(crate) async fn start(
         config: UpstreamConfig,
     ) -> Result<(Arc<Upstream>, Catalogue), UpstreamError> {
-        let client = connect(&config).await?;
+        let relay = Relay::new(&config.name, config.timeout);
+        let client = connect(&config, &relay).await?;
         let failed = |e| UpstreamError::client(&config.name, e);
         let tools = client.list_tools().await.map_err(failed)?;
         let declares = |capability: &str| client.server_capabilities().get(capability).is_some();
@@ -73,7 +78,8 @@ impl Upstream {
         }
         let upstream = Upstream {
             config,
-            conn: Mutex::new(Conn::Up(Arc::new(client))),
+            conn: Mutex::new(Conn::Up(client)),
+            relay,
         };
         Ok((Arc::new(upstream), catalogue))
     }
@@ -87,15 +93,19 @@ impl Upstream {
     }
 
     /// Calls the upstream tool `tool` with `arguments`: within the upstream's timeout,
-    /// cancelled upstream when the downstream caller cancels (`ctx`).
+    /// cancelled upstream when the downstream caller cancels (`ctx`). The call carries a
+    /// progress token of its own while it is in flight: the upstream's progress, log messages
+    /// and requests for it are relayed to `ctx` ([`Relay`]).
     pub(crate) async fn call_tool(
         &self,
         tool: &str,
         arguments: Value,
         ctx: &Context,
     ) -> Result<ToolResult, UpstreamError> {
+        let forwarded = self.relay.begin(ctx);
+        let token = forwarded.token();
         self.with_client(ctx, |client| async move {
-            client.call_tool(tool, arguments).await
+            client.call_tool_with_progress(tool, arguments, token).await
         })
         .await
     }
@@ -176,9 +186,8 @@ impl Upstream {
             tokio::time::sleep(wait).await;
         }
         tracing::info!(target: "wymcp_gateway", upstream = %self.name(), "reconnecting");
-        match connect(&self.config).await {
+        match connect(&self.config, &self.relay).await {
             Ok(client) => {
-                let client = Arc::new(client);
                 *conn = Conn::Up(Arc::clone(&client));
                 Ok(client)
             }
@@ -217,8 +226,13 @@ impl Upstream {
     }
 }
 
-/// A client of the upstream `config` names, connected.
-async fn connect(config: &UpstreamConfig) -> Result<Client, UpstreamError> {
+/// A client of the upstream `config` names, connected: the upstream's sampling, elicitation
+/// and roots requests and its notifications relayed by `relay`, its log messages asked for
+/// at every level (the downstream's own level filters them).
+async fn connect(
+    config: &UpstreamConfig,
+    relay: &Arc<Relay>,
+) -> Result<Arc<Client>, UpstreamError> {
     let builder: ClientBuilder = match &config.target {
         Target::Stdio {
             command,
@@ -243,12 +257,30 @@ async fn connect(config: &UpstreamConfig) -> Result<Client, UpstreamError> {
             builder
         }
     };
-    builder
+    let handler = |ask: Ask| {
+        let relay = Arc::clone(relay);
+        move |params: Value| {
+            let relay = Arc::clone(&relay);
+            async move { relay.ask(ask, params).await }
+        }
+    };
+    let client = builder
         .client_info("wymcp-gateway", env!("CARGO_PKG_VERSION"))
         .timeout(config.timeout)
         .max_answer_bytes(config.max_answer_bytes)
         .max_line_bytes(config.max_answer_bytes)
+        .on_sampling(handler(Ask::Sampling))
+        .on_elicitation(handler(Ask::Elicitation))
+        .on_roots(handler(Ask::Roots))
         .connect()
         .await
-        .map_err(|e| UpstreamError::client(&config.name, e))
+        .map_err(|e| UpstreamError::client(&config.name, e))?;
+    if client.server_capabilities().get("logging").is_some()
+        && let Err(error) = client.set_logging_level(LogLevel::Debug).await
+    {
+        tracing::warn!(target: "wymcp_gateway", upstream = %config.name, %error, "logging/setLevel refused: its log messages may not all be relayed");
+    }
+    let client = Arc::new(client);
+    relay.pump(&client);
+    Ok(client)
 }

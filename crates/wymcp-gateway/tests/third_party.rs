@@ -201,12 +201,12 @@ async fn check(
 }
 
 /// What `tools` mode passes on of content items: wymcp's `Content` keeps each type's own
-/// members, not an item's `annotations` or `_meta`, nor a resource link's `title`, `icons`
+/// members and an item's `annotations` and `_meta`, not a resource link's `title`, `icons`
 /// and `size` (the `actions` mode passes the items on verbatim). A known gap: docs/gateway.md.
 fn carried(content: &Value) -> Value {
     let kept = |item: &Value| -> Value {
         let mut item = item.as_object().cloned().unwrap_or_default();
-        for key in ["annotations", "_meta", "title", "icons", "size"] {
+        for key in ["title", "icons", "size"] {
             item.remove(key);
         }
         Value::Object(item)

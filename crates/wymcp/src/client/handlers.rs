@@ -24,6 +24,36 @@ where
     Arc::new(move |params| Box::pin(f(params)))
 }
 
+tokio::task_local! {
+    /// The progress token of the client's request a handler runs for, when known.
+    static RELATED: Option<Value>;
+}
+
+/// Inside a handler installed with [`on_sampling`](super::ClientBuilder::on_sampling),
+/// [`on_elicitation`](super::ClientBuilder::on_elicitation) or
+/// [`on_roots`](super::ClientBuilder::on_roots): the `_meta.progressToken` of this client's
+/// request the server's request was made for, when the transport tells which request that is
+/// and the request carried a token ([`Client::call_tool_with_progress`](super::Client::call_tool_with_progress)).
+/// The transport tells over Streamable HTTP in a session (the server's request arrived on that
+/// request's response stream) and in the stateless era (it came in that request's
+/// `input_required` result); over stdio and on the session's GET stream nothing ties a
+/// server's request to one of the client's, and this is `None`, as it is outside a handler.
+///
+/// A client relaying its server's requests to whoever caused them (a gateway) keys its calls
+/// by the token it gives each.
+///
+/// ```
+/// assert_eq!(wymcp::client::related_progress_token(), None);
+/// ```
+pub fn related_progress_token() -> Option<Value> {
+    RELATED.try_with(Clone::clone).ok().flatten()
+}
+
+/// The `_meta.progressToken` of a request's `params`, when it has one.
+pub(crate) fn progress_token_of(params: Option<&Value>) -> Option<Value> {
+    params?.get("_meta")?.get("progressToken").cloned()
+}
+
 /// The methods a server may ask of its client, and the capability each declares.
 pub(crate) const SAMPLING: &str = "sampling/createMessage";
 pub(crate) const ELICITATION: &str = "elicitation/create";
@@ -72,11 +102,17 @@ impl Handlers {
         }
     }
 
-    /// The handler of `method` run on `params`: its result or error, `-32601` when no handler
-    /// is installed.
-    pub(crate) async fn run(&self, method: &str, params: Value) -> Result<Value, RpcError> {
+    /// The handler of `method` run on `params` for the client's request whose progress token
+    /// is `related` (see [`related_progress_token`]): its result or error, `-32601` when no
+    /// handler is installed.
+    pub(crate) async fn run(
+        &self,
+        method: &str,
+        params: Value,
+        related: Option<Value>,
+    ) -> Result<Value, RpcError> {
         match self.for_method(method) {
-            Some(handler) => handler(params).await,
+            Some(handler) => RELATED.scope(related, handler(params)).await,
             None => Err(RpcError::new(
                 RpcError::METHOD_NOT_FOUND,
                 format!("Method not found: {method} (no handler installed in this client)"),
@@ -86,8 +122,9 @@ impl Handlers {
     }
 
     /// The JSON-RPC response to the server's `request` (a message with an `id` and a
-    /// `method`): the handler's result or error, `-32601` when no handler is installed.
-    pub(crate) async fn answer(&self, mut request: Value) -> Value {
+    /// `method`), made for the client's request whose progress token is `related`: the
+    /// handler's result or error, `-32601` when no handler is installed.
+    pub(crate) async fn answer(&self, mut request: Value, related: Option<Value>) -> Value {
         let id = request
             .get_mut("id")
             .map(Value::take)
@@ -101,7 +138,7 @@ impl Handlers {
             .get_mut("params")
             .map(Value::take)
             .unwrap_or_else(|| json!({}));
-        let outcome = self.run(&method, params).await;
+        let outcome = self.run(&method, params, related).await;
         match outcome {
             Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
             Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
@@ -131,14 +168,20 @@ mod tests {
             json!({"roots": {"listChanged": false}})
         );
         let answered = handlers
-            .answer(json!({"jsonrpc": "2.0", "id": 7, "method": "roots/list"}))
+            .answer(
+                json!({"jsonrpc": "2.0", "id": 7, "method": "roots/list"}),
+                None,
+            )
             .await;
         assert_eq!(
             answered,
             json!({"jsonrpc": "2.0", "id": 7, "result": {"roots": []}})
         );
         let refused = handlers
-            .answer(json!({"jsonrpc": "2.0", "id": "s", "method": "sampling/createMessage"}))
+            .answer(
+                json!({"jsonrpc": "2.0", "id": "s", "method": "sampling/createMessage"}),
+                None,
+            )
             .await;
         assert_eq!(refused["id"], "s");
         assert_eq!(refused["error"]["code"], -32601);

@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::protocol::RpcError;
 
 use super::builder::Settings;
-use super::handlers::{Handlers, is_request};
+use super::handlers::{Handlers, is_request, progress_token_of};
 use super::notifications::{Notification, Queue};
 use super::sse::{Event, SseReader};
 
@@ -130,7 +130,9 @@ impl Connection {
         };
         let is_sse = is_event_stream(&headers);
         let result = if status.is_success() && is_sse {
-            self.read_sse(method, id, &mut response, &extra).await?
+            let related = progress_token_of(body.get("params"));
+            self.read_sse(method, id, related.as_ref(), &mut response, &extra)
+                .await?
         } else {
             let bytes = self.read_body(method, &mut response).await?;
             let message: Option<Value> = serde_json::from_slice(&bytes).ok();
@@ -190,10 +192,14 @@ impl Connection {
     /// [`reconnect_delay`](super::ClientBuilder::reconnect_delay)), at most
     /// [`max_reconnects`](super::ClientBuilder::max_reconnects) failed attempts in a row; the
     /// whole under the request's timeout.
+    ///
+    /// What the stream carries is related to the request: its requests are answered, and its
+    /// notifications queued, with the request's progress token (`related`).
     async fn read_sse(
         &self,
         method: &str,
         id: i64,
+        related: Option<&Value>,
         response: &mut reqwest::Response,
         extra: &HeaderMap,
     ) -> Result<Value, ClientError> {
@@ -203,7 +209,7 @@ impl Connection {
         loop {
             let stream = resumed.as_mut().unwrap_or(&mut *response);
             let ended = match self
-                .read_events(method, id, stream, &mut reader, &mut read, extra)
+                .read_events(method, (id, related), stream, &mut reader, &mut read, extra)
                 .await?
             {
                 Read::Answer(answer) => return answer,
@@ -217,11 +223,12 @@ impl Connection {
         }
     }
 
-    /// Reads events of `response` until the response to `id` or the stream's end.
+    /// Reads events of `response` until the response to `id` or the stream's end; `related`
+    /// is the request's progress token.
     async fn read_events(
         &self,
         method: &str,
-        id: i64,
+        (id, related): (i64, Option<&Value>),
         response: &mut reqwest::Response,
         reader: &mut SseReader,
         read: &mut usize,
@@ -256,7 +263,7 @@ impl Connection {
                         return false;
                     }
                 };
-                match self.route(data, Some(id)) {
+                match self.route(data, Some(id), related) {
                     Routed::Answer(message) => {
                         answer = Some(response_to(method, id, message));
                         false
@@ -273,7 +280,7 @@ impl Connection {
                 }
             });
             for request in requests.drain(..) {
-                let reply = self.handlers.answer(request).await;
+                let reply = self.handlers.answer(request, related.cloned()).await;
                 self.send_reply(method, &reply, extra).await?;
             }
             if let Some(answer) = answer {
@@ -284,8 +291,9 @@ impl Connection {
 
     /// Where one event's data goes: the response to `id` (or, waiting for one, a message that
     /// is not JSON), a request of the server to answer, or a notification queued (anything
-    /// else is dropped: a response to no request waiting here, a priming event).
-    pub(crate) fn route(&self, data: Vec<u8>, id: Option<i64>) -> Routed {
+    /// else is dropped: a response to no request waiting here, a priming event). A
+    /// notification on the stream of a request with a progress token is queued `related` to it.
+    pub(crate) fn route(&self, data: Vec<u8>, id: Option<i64>, related: Option<&Value>) -> Routed {
         if data.iter().all(u8::is_ascii_whitespace) {
             return Routed::Done; // a priming event: an id and no message
         }
@@ -308,7 +316,7 @@ impl Connection {
             return Routed::Request(message);
         }
         if let Some(note) = Notification::of(message) {
-            self.notes.push(note);
+            self.notes.push(note.related_to(related.cloned()));
         }
         Routed::Done
     }

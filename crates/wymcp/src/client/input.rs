@@ -32,6 +32,11 @@ pub(crate) async fn next_round(
         Some(_) => return Err(shape()),
     };
     let mut responses = Map::new();
+    // The server asked for this request's input: its progress token is the related one.
+    let related = params
+        .get("_meta")
+        .and_then(|meta| meta.get("progressToken"))
+        .cloned();
     for (key, request) in requests {
         let Some(asked) = request.get("method").and_then(Value::as_str) else {
             return Err(shape());
@@ -40,7 +45,7 @@ pub(crate) async fn next_round(
             .get("params")
             .cloned()
             .unwrap_or_else(|| Value::Object(Map::new()));
-        match handlers.run(asked, asked_params).await {
+        match handlers.run(asked, asked_params, related.clone()).await {
             Ok(answer) => {
                 responses.insert(key.clone(), answer);
             }

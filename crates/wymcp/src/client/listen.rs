@@ -125,7 +125,7 @@ async fn read(
         reader.feed(&chunk, |event| {
             match event {
                 Event::Data(data) => {
-                    if let Routed::Request(request) = conn.route(data, None) {
+                    if let Routed::Request(request) = conn.route(data, None, None) {
                         requests.push(request);
                     }
                 }
@@ -141,7 +141,7 @@ async fn read(
             true
         });
         for request in requests.drain(..) {
-            let reply = conn.handlers.answer(request).await;
+            let reply = conn.handlers.answer(request, None).await;
             let sent =
                 tokio::time::timeout(conn.settings.timeout, conn.send_reply(GET, &reply, headers))
                     .await;

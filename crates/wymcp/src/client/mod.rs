@@ -67,6 +67,7 @@ pub use builder::{
     DEFAULT_MAX_STDERR_LINE_BYTES, DEFAULT_RECONNECT_DELAY, DEFAULT_TIMEOUT,
 };
 pub use error::{ClientError, Limit, Malformed, TransportError};
+pub use handlers::related_progress_token;
 pub use notifications::Notification;
 pub use tools::{ToolInfo, ToolResult};
 

@@ -22,6 +22,7 @@ use tokio::sync::Notify;
 pub struct Notification {
     method: String,
     params: Option<Value>,
+    related: Option<Value>,
 }
 
 impl Notification {
@@ -33,6 +34,20 @@ impl Notification {
     /// The params, when sent.
     pub fn params(&self) -> Option<&Value> {
         self.params.as_ref()
+    }
+
+    /// The `_meta.progressToken` of this client's request the notification was sent for, when
+    /// the transport tells (over Streamable HTTP, it came on that request's response stream)
+    /// and the request carried one; `None` over stdio and on the session's GET stream. A
+    /// relay (a gateway) routes a log message to the call that caused it by this token.
+    pub fn related_progress_token(&self) -> Option<&Value> {
+        self.related.as_ref()
+    }
+
+    /// The notification, sent for the request whose progress token is `related`.
+    pub(crate) fn related_to(mut self, related: Option<Value>) -> Notification {
+        self.related = related;
+        self
     }
 
     /// Reads a JSON-RPC notification (a `method` and no `id`); `None` for any other message.
@@ -47,6 +62,7 @@ impl Notification {
         Some(Notification {
             method,
             params: obj.remove("params"),
+            related: None,
         })
     }
 }

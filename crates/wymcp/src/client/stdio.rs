@@ -345,7 +345,8 @@ async fn read_stdout(
             let handlers = handlers.clone();
             let writer = writer.clone();
             tokio::spawn(async move {
-                let answer = handlers.answer(message).await;
+                // Nothing on stdio ties the server's request to one of the client's.
+                let answer = handlers.answer(message, None).await;
                 let mut line = answer.to_string().into_bytes();
                 line.push(b'\n');
                 let _ = writer.send(line);

@@ -314,7 +314,7 @@ pub(crate) async fn run_admitted(
 /// The structured candidate of plain content: one text item holding a JSON object.
 fn single_json_object(content: &[Content]) -> Option<Value> {
     match content {
-        [Content::Text { text }] => serde_json::from_str::<Value>(text)
+        [Content::Text { text, .. }] => serde_json::from_str::<Value>(text)
             .ok()
             .filter(Value::is_object),
         _ => None,

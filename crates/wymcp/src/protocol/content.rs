@@ -1,7 +1,7 @@
 //! [`Content`]: the items of a tool result.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// One item of a tool result's `content`.
 ///
@@ -22,6 +22,12 @@ pub enum Content {
     Text {
         /// The text.
         text: String,
+        /// `annotations` (`audience`, `priority`, `lastModified`), as given.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        annotations: Option<Map<String, Value>>,
+        /// `_meta`, as given.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        meta: Option<Map<String, Value>>,
     },
     /// An image, base64-encoded.
     Image {
@@ -30,6 +36,12 @@ pub enum Content {
         /// The MIME type, e.g. `image/png`.
         #[serde(rename = "mimeType")]
         mime_type: String,
+        /// `annotations` (`audience`, `priority`, `lastModified`), as given.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        annotations: Option<Map<String, Value>>,
+        /// `_meta`, as given.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        meta: Option<Map<String, Value>>,
     },
     /// Audio, base64-encoded.
     Audio {
@@ -38,11 +50,23 @@ pub enum Content {
         /// The MIME type, e.g. `audio/wav`.
         #[serde(rename = "mimeType")]
         mime_type: String,
+        /// `annotations` (`audience`, `priority`, `lastModified`), as given.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        annotations: Option<Map<String, Value>>,
+        /// `_meta`, as given.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        meta: Option<Map<String, Value>>,
     },
     /// An embedded resource (`{uri, mimeType?, text | blob}`).
     Resource {
         /// The resource contents object.
         resource: Value,
+        /// `annotations` (`audience`, `priority`, `lastModified`), as given.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        annotations: Option<Map<String, Value>>,
+        /// `_meta`, as given.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        meta: Option<Map<String, Value>>,
     },
     /// A link to a resource.
     ResourceLink {
@@ -56,13 +80,23 @@ pub enum Content {
         /// The MIME type.
         #[serde(rename = "mimeType", skip_serializing_if = "Option::is_none")]
         mime_type: Option<String>,
+        /// `annotations` (`audience`, `priority`, `lastModified`), as given.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        annotations: Option<Map<String, Value>>,
+        /// `_meta`, as given.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        meta: Option<Map<String, Value>>,
     },
 }
 
 impl Content {
     /// A text item.
     pub fn text(text: impl Into<String>) -> Self {
-        Content::Text { text: text.into() }
+        Content::Text {
+            text: text.into(),
+            annotations: None,
+            meta: None,
+        }
     }
 
     /// A text item holding `value` as compact JSON.
@@ -71,6 +105,8 @@ impl Content {
         // (serializing a `Value` cannot fail).
         Content::Text {
             text: serde_json::to_string(value).unwrap_or_default(),
+            annotations: None,
+            meta: None,
         }
     }
 
@@ -79,6 +115,8 @@ impl Content {
         Content::Image {
             data: data.into(),
             mime_type: mime_type.into(),
+            annotations: None,
+            meta: None,
         }
     }
 
@@ -87,6 +125,8 @@ impl Content {
         Content::Audio {
             data: data.into(),
             mime_type: mime_type.into(),
+            annotations: None,
+            meta: None,
         }
     }
 
@@ -100,6 +140,8 @@ impl Content {
             resource: serde_json::json!({
                 "uri": uri.into(), "mimeType": mime_type.into(), "text": text.into()
             }),
+            annotations: None,
+            meta: None,
         }
     }
 
@@ -110,14 +152,96 @@ impl Content {
             name: name.into(),
             description: None,
             mime_type: None,
+            annotations: None,
+            meta: None,
         }
     }
 
     /// The text, for a text item.
     pub fn as_text(&self) -> Option<&str> {
         match self {
-            Content::Text { text } => Some(text),
+            Content::Text { text, .. } => Some(text),
             _ => None,
+        }
+    }
+
+    /// The item with `annotations` (`audience`, `priority`, `lastModified`), which a client
+    /// reads to decide who sees the item and how much it matters.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use wymcp::Content;
+    ///
+    /// let item = Content::text("hi")
+    ///     .with_annotations(json!({"audience": ["user"]}).as_object().cloned().unwrap_or_default());
+    /// assert_eq!(
+    ///     serde_json::to_value(&item).unwrap(),
+    ///     json!({"type": "text", "text": "hi", "annotations": {"audience": ["user"]}})
+    /// );
+    /// ```
+    pub fn with_annotations(mut self, value: Map<String, Value>) -> Self {
+        *self.parts_mut().0 = Some(value);
+        self
+    }
+
+    /// The item with `_meta`.
+    pub fn with_meta(mut self, value: Map<String, Value>) -> Self {
+        *self.parts_mut().1 = Some(value);
+        self
+    }
+
+    /// The item's `annotations`, when it has them.
+    pub fn annotations(&self) -> Option<&Map<String, Value>> {
+        self.parts().0.as_ref()
+    }
+
+    /// The item's `_meta`, when it has one.
+    pub fn meta(&self) -> Option<&Map<String, Value>> {
+        self.parts().1.as_ref()
+    }
+
+    fn parts(&self) -> (&Option<Map<String, Value>>, &Option<Map<String, Value>>) {
+        match self {
+            Content::Text {
+                annotations, meta, ..
+            }
+            | Content::Image {
+                annotations, meta, ..
+            }
+            | Content::Audio {
+                annotations, meta, ..
+            }
+            | Content::Resource {
+                annotations, meta, ..
+            }
+            | Content::ResourceLink {
+                annotations, meta, ..
+            } => (annotations, meta),
+        }
+    }
+
+    fn parts_mut(
+        &mut self,
+    ) -> (
+        &mut Option<Map<String, Value>>,
+        &mut Option<Map<String, Value>>,
+    ) {
+        match self {
+            Content::Text {
+                annotations, meta, ..
+            }
+            | Content::Image {
+                annotations, meta, ..
+            }
+            | Content::Audio {
+                annotations, meta, ..
+            }
+            | Content::Resource {
+                annotations, meta, ..
+            }
+            | Content::ResourceLink {
+                annotations, meta, ..
+            } => (annotations, meta),
         }
     }
 }

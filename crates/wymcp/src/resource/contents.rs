@@ -134,6 +134,8 @@ impl From<ResourceContents> for crate::protocol::content::Content {
     fn from(contents: ResourceContents) -> Self {
         crate::protocol::content::Content::Resource {
             resource: contents.to_value(),
+            annotations: None,
+            meta: None,
         }
     }
 }

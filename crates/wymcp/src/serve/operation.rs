@@ -442,7 +442,7 @@ fn refusal_name(content: &[Content]) -> String {
         #[serde(rename = "errorType", borrow)]
         error_type: Option<&'a str>,
     }
-    let Some(Content::Text { text }) = content.first() else {
+    let Some(Content::Text { text, .. }) = content.first() else {
         return "_OTHER".to_owned();
     };
     match serde_json::from_str::<Named<'_>>(text) {

@@ -125,12 +125,24 @@ struct SortedContent<'a>(&'a Content);
 impl Serialize for SortedContent<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(None)?;
+        // `_meta` and `annotations` sort before every other key of an item.
+        if let Some(meta) = self.0.meta() {
+            map.serialize_entry("_meta", meta)?;
+        }
+        if let Some(annotations) = self.0.annotations() {
+            map.serialize_entry("annotations", annotations)?;
+        }
         match self.0 {
-            Content::Text { text } => {
+            Content::Text { text, .. } => {
                 map.serialize_entry("text", text)?;
                 map.serialize_entry("type", "text")?;
             }
-            Content::Image { data, mime_type } | Content::Audio { data, mime_type } => {
+            Content::Image {
+                data, mime_type, ..
+            }
+            | Content::Audio {
+                data, mime_type, ..
+            } => {
                 let kind = if matches!(self.0, Content::Image { .. }) {
                     "image"
                 } else {
@@ -140,7 +152,7 @@ impl Serialize for SortedContent<'_> {
                 map.serialize_entry("mimeType", mime_type)?;
                 map.serialize_entry("type", kind)?;
             }
-            Content::Resource { resource } => {
+            Content::Resource { resource, .. } => {
                 map.serialize_entry("resource", resource)?;
                 map.serialize_entry("type", "resource")?;
             }
@@ -149,6 +161,7 @@ impl Serialize for SortedContent<'_> {
                 name,
                 description,
                 mime_type,
+                ..
             } => {
                 if let Some(description) = description {
                     map.serialize_entry("description", description)?;
@@ -170,6 +183,10 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn object(value: Value) -> Map<String, Value> {
+        value.as_object().cloned().unwrap_or_default()
+    }
+
     /// Every content kind, with and without structured content, on every revision: the direct
     /// serialization writes exactly the bytes of the `Value` it replaces.
     #[test]
@@ -180,19 +197,29 @@ mod tests {
             Content::audio("YXVk", "audio/wav"),
             Content::Resource {
                 resource: json!({"uri": "file:///a", "text": "x", "mimeType": "text/plain"}),
+                annotations: None,
+                meta: None,
             },
             Content::ResourceLink {
                 uri: "file:///b".into(),
                 name: "b".into(),
                 description: Some("d".into()),
                 mime_type: Some("text/plain".into()),
+                annotations: None,
+                meta: None,
             },
             Content::ResourceLink {
                 uri: "file:///c".into(),
                 name: "c".into(),
                 description: None,
                 mime_type: None,
+                annotations: None,
+                meta: None,
             },
+            Content::text("annotated")
+                .with_annotations(object(json!({"audience": ["user"], "priority": 0.5})))
+                .with_meta(object(json!({"z": 1, "a": "b"}))),
+            Content::image("aW1n", "image/png").with_meta(object(json!({"k": true}))),
         ];
         for structured in [None, Some(json!({"z": 1, "a": [true, null]}))] {
             for is_error in [false, true] {
