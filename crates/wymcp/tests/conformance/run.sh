@@ -76,6 +76,9 @@ install() {
 fixture_node() {
   local log="$1"
   shift
+  # Emptied here, not only by the redirection below: that happens in the background, and the
+  # wait for the address must not read a previous run's.
+  : >"$log"
   "$fixture" 0 "$@" >"$log" 2>&1 &
   pids+=("$!")
   serving+=("$!")
@@ -92,6 +95,7 @@ fixture_node() {
 gateway_node() {
   local log="$1" config="$2"
   shift 2
+  : >"$log" # as in fixture_node
   "$gateway_bin" --config "$config" --port 0 "$@" >"$log" 2>&1 &
   pids+=("$!")
   serving+=("$!")
@@ -131,13 +135,13 @@ serve() {
     case "$upstream" in
       direct) fixture_node "$scratch/$label.server.log" ;;
       http)
-        fixture_node "$scratch/$label.server.log" || return 1
-        gateway_config "$scratch/$label.json" "\"url\": \"http://$addr/mcp\""
-        gateway_node "$scratch/$label.gateway.log" "$scratch/$label.json"
+        fixture_node "$scratch/$label.http.server.log" || return 1
+        gateway_config "$scratch/$label.http.json" "\"url\": \"http://$addr/mcp\""
+        gateway_node "$scratch/$label.http.gateway.log" "$scratch/$label.http.json"
         ;;
       stdio)
-        gateway_config "$scratch/$label.json" "$(stdio_entry)"
-        gateway_node "$scratch/$label.gateway.log" "$scratch/$label.json"
+        gateway_config "$scratch/$label.stdio.json" "$(stdio_entry)"
+        gateway_node "$scratch/$label.stdio.gateway.log" "$scratch/$label.stdio.json"
         ;;
     esac
     return
