@@ -8,6 +8,7 @@ use wymcp::client::ToolInfo;
 use wymcp::{ActionTool as _, ServerBuilder};
 
 use crate::actions::{self, UpstreamActions};
+use crate::completion::{Completed, Forward, ForwardCompletion};
 use crate::config::{Expose, GatewayConfig, UpstreamConfig};
 use crate::openapi::OpenApiUpstream;
 use crate::passthrough;
@@ -25,6 +26,7 @@ enum Served {
     Resource(wymcp::Resource),
     Template(wymcp::ResourceTemplate),
     Prompt(passthrough::ForwardPrompt),
+    Completion(ForwardCompletion),
     Api(wymcp_openapi::OpenApiTool),
 }
 
@@ -36,6 +38,7 @@ impl std::fmt::Debug for Served {
             Served::Resource(r) => f.debug_tuple("Resource").field(&r.uri()).finish(),
             Served::Template(t) => f.debug_tuple("Template").field(&t.uri_template()).finish(),
             Served::Prompt(p) => f.debug_tuple("Prompt").field(p).finish(),
+            Served::Completion(c) => f.debug_tuple("Completion").field(c).finish(),
             Served::Api(tool) => f.debug_tuple("Api").field(&tool.name()).finish(),
         }
     }
@@ -110,15 +113,40 @@ impl Gateway {
             {
                 served.push(Served::Resource(resource));
             }
+            let mut completions = Vec::new();
             for template in
                 passthrough::templates(&upstream, &catalogue.templates, &mut uris, notices)
             {
+                if catalogue.completions {
+                    if let Ok(parsed) = wymcp::resource::UriTemplate::parse(template.uri_template())
+                    {
+                        for variable in parsed.variables() {
+                            completions.push(ForwardCompletion::template(
+                                &upstream,
+                                template.uri_template(),
+                                variable,
+                            ));
+                        }
+                    }
+                }
                 served.push(Served::Template(template));
             }
             for prompt in passthrough::prompts(&upstream, &catalogue.prompts, &mut prompts, notices)
             {
+                if catalogue.completions {
+                    use wymcp::Prompt as _;
+                    for argument in prompt.arguments() {
+                        completions.push(ForwardCompletion::prompt(
+                            &upstream,
+                            prompt.name(),
+                            prompt.upstream_name(),
+                            argument.name(),
+                        ));
+                    }
+                }
                 served.push(Served::Prompt(prompt));
             }
+            served.extend(completions.into_iter().map(Served::Completion));
         }
         for api in config.apis() {
             gateway.serve_api(api, &mut names).await;
@@ -170,6 +198,17 @@ impl Gateway {
                 Served::Resource(resource) => builder.resource(resource),
                 Served::Template(template) => builder.resource_template(template),
                 Served::Prompt(prompt) => builder.prompt(prompt),
+                Served::Completion(completion) => {
+                    let provider = Forward::from(&completion);
+                    match completion.completed {
+                        Completed::Prompt(prompt) => {
+                            builder.prompt_completion(prompt, completion.argument, provider)
+                        }
+                        Completed::Template(template) => {
+                            builder.template_completion(template, completion.argument, provider)
+                        }
+                    }
+                }
                 Served::Api(tool) => builder.tool(tool),
             };
         }

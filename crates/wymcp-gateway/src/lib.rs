@@ -26,6 +26,7 @@
 //! ```
 
 mod actions;
+mod completion;
 pub mod config;
 mod error;
 mod gateway;

@@ -6,10 +6,21 @@
 //! wymcp-gateway --config mcp.json --port 9000     # another port (0: a free one)
 //! wymcp-gateway --config mcp.json --host 0.0.0.0  # every interface (mind the auth!)
 //! wymcp-gateway --config mcp.json --stdio         # stdio, for clients that spawn servers
+//! wymcp-gateway --config mcp.json --jwks-url https://id.example.com/jwks \
+//!     --issuer https://id.example.com --audience http://127.0.0.1:8080/mcp  # JWT auth
+//! wymcp-gateway --config mcp.json --rate-limit 5/s          # 5 calls a second per caller
+//! wymcp-gateway --config mcp.json --max-concurrent-calls 4  # 4 calls at once per caller
+//! wymcp-gateway --config mcp.json --redis redis://127.0.0.1:6379/  # one node of several
+//! wymcp-gateway --config mcp.json --trusted-proxies 127.0.0.1      # behind nginx here
 //! ```
 //!
-//! The flags besides `--config` are [`wymcp::run()`]'s (`--host` is `--bind`). Everything
-//! the program says goes to stderr, so stdout stays the protocol's under `--stdio`.
+//! `--host` is [`wymcp::run()`]'s `--bind`; `--port`, `--stdio` and `--quiet` (with
+//! `RUST_LOG`) are its own. The auth, rate limit, Redis and proxy flags are the tasks
+//! example's (`serving.rs`); with `--jwks-url`, each upstream tool or action asks the scopes
+//! the config's `scopes` key gives it. Everything the program says goes to stderr, so stdout
+//! stays the protocol's under `--stdio`.
+
+mod serving;
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -50,15 +61,29 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let mut serving = match serving::Serving::read(&invocation) {
+        Ok(serving) => serving,
+        Err(serving::Refused(refused)) => {
+            eprint!("error: {refused}\n\n{}", cli.usage());
+            return ExitCode::from(2);
+        }
+    };
     let gateway = Gateway::start(config).await;
     for notice in gateway.notices() {
         eprintln!("wymcp-gateway: {notice}");
     }
     let upstreams = gateway.upstreams().join(", ");
-    let server = match gateway
-        .register(wymcp::Server::builder().name("wymcp-gateway"))
-        .build()
+    let builder = match serving
+        .apply(gateway.register(wymcp::Server::builder().name("wymcp-gateway")))
+        .await
     {
+        Ok(builder) => builder,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let server = match builder.build() {
         Ok(server) => server,
         Err(error) => {
             eprintln!("error: the gateway does not build: {error}");
@@ -78,7 +103,23 @@ async fn main() -> ExitCode {
             },
         )
         .forward("--config", absolute);
-    match invocation.serve(server).await {
+    let invocation = match invocation.value("--redis").map(str::to_owned) {
+        Some(url) => invocation.detail("sessions", format!("shared with every node on {url}")),
+        None => invocation,
+    };
+    let invocation = forward(invocation);
+    let served = if serving.configures_http() {
+        match serving.configure() {
+            Ok(configure) => invocation.serve_with(server, configure).await,
+            Err(error) => {
+                eprintln!("error: {error}");
+                return ExitCode::from(2);
+            }
+        }
+    } else {
+        invocation.serve(server).await
+    };
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("error: {error}");
@@ -87,13 +128,25 @@ async fn main() -> ExitCode {
     }
 }
 
-/// The command line: [`wymcp::run()`]'s flags and `--config`.
+/// The flags a client spawning this program from the printed entry must pass again.
+fn forward(mut invocation: wymcp::run::Invocation) -> wymcp::run::Invocation {
+    for flag in ["--rate-limit", "--max-concurrent-calls"] {
+        if let Some(value) = invocation.value(flag).map(str::to_owned) {
+            invocation = invocation.forward(flag, value);
+        }
+    }
+    invocation
+}
+
+/// The command line: [`wymcp::run()`]'s flags, `--config` and the serving flags.
 fn command() -> Cli {
-    Cli::new("wymcp-gateway")
-        .about("wymcp-gateway: MCP servers served through wymcp's gates")
-        .option(
-            "--config",
-            "FILE",
-            "the mcpServers JSON (Claude Desktop's format, with wymcp's keys: docs/gateway.md)",
-        )
+    serving::options(
+        Cli::new("wymcp-gateway")
+            .about("wymcp-gateway: MCP servers served through wymcp's gates")
+            .option(
+                "--config",
+                "FILE",
+                "the mcpServers JSON (Claude Desktop's format, with wymcp's keys: docs/gateway.md)",
+            ),
+    )
 }

@@ -224,6 +224,13 @@ pub(crate) fn prompts(
     served
 }
 
+impl ForwardPrompt {
+    /// The prompt's name upstream (served as [`Prompt::name`], prefixed on a collision).
+    pub(crate) fn upstream_name(&self) -> &str {
+        &self.upstream_name
+    }
+}
+
 impl Prompt for ForwardPrompt {
     fn name(&self) -> &str {
         &self.name

@@ -22,6 +22,8 @@ pub(crate) struct Catalogue {
     pub(crate) resources: Vec<Value>,
     pub(crate) templates: Vec<Value>,
     pub(crate) prompts: Vec<Value>,
+    /// Whether it declares `completions`.
+    pub(crate) completions: bool,
 }
 
 /// The connection's state.
@@ -76,6 +78,7 @@ impl Upstream {
         if declares("prompts") {
             catalogue.prompts = client.list_prompts().await.map_err(failed)?;
         }
+        catalogue.completions = declares("completions");
         let upstream = Upstream {
             config,
             conn: Mutex::new(Conn::Up(client)),
@@ -129,6 +132,21 @@ impl Upstream {
     ) -> Result<Value, UpstreamError> {
         self.with_client(ctx, |client| async move {
             client.get_prompt(name, arguments).await
+        })
+        .await
+    }
+
+    /// `completion/complete` upstream, as [`call_tool`](Self::call_tool): the result's
+    /// `completion`.
+    pub(crate) async fn complete(
+        &self,
+        reference: Value,
+        argument: &str,
+        value: &str,
+        ctx: &Context,
+    ) -> Result<Value, UpstreamError> {
+        self.with_client(ctx, |client| async move {
+            client.complete(reference, argument, value).await
         })
         .await
     }

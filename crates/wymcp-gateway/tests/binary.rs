@@ -6,55 +6,21 @@
 
 mod support;
 
-use std::process::Stdio;
-use std::time::Duration;
-
 use std::sync::{Arc, Mutex};
 
 use axum::http::{HeaderMap, Uri};
 use axum::routing::get;
 use axum::{Json, Router};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, BufReader};
 use wymcp::client::Client;
 
-/// Writes `file` to `config`, starts the binary on it (with `env` added) on 127.0.0.1 port
-/// 0, and reads its banner up to the URL it prints.
+/// Starts the binary on `file` (written to `config`), with `env` added.
 async fn start(
     config: &std::path::Path,
     file: &serde_json::Value,
     env: &[(&str, &str)],
 ) -> (tokio::process::Child, String, Vec<String>) {
-    std::fs::write(config, file.to_string()).unwrap();
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_wymcp-gateway"))
-        .args([
-            "--config",
-            &config.display().to_string(),
-            "--port",
-            "0",
-            "--host",
-            "127.0.0.1",
-        ])
-        .envs(env.iter().copied())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let mut banner = Vec::new();
-    let url = tokio::time::timeout(Duration::from_secs(30), async {
-        loop {
-            let line = lines.next_line().await.unwrap().expect("the banner");
-            banner.push(line.clone());
-            if let Some(at) = line.find("http://127.0.0.1:") {
-                let url = line[at..].split_whitespace().next().unwrap().to_owned();
-                return url;
-            }
-        }
-    })
-    .await
-    .expect("the gateway prints its URL");
-    (child, url, banner)
+    support::start(config, file, env, &[]).await
 }
 
 #[tokio::test]

@@ -5,8 +5,10 @@
 #![allow(dead_code, clippy::unwrap_used)]
 
 use std::io::Write as _;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use tokio::io::AsyncBufReadExt as _;
 
 use serde_json::{Value, json};
 use wymcp::testing::{TestClient, ToolResult};
@@ -136,4 +138,45 @@ pub(crate) async fn call_action(
 /// The text of a result's first content item.
 pub(crate) fn text(result: &ToolResult) -> String {
     result.result().text().unwrap_or_default().to_owned()
+}
+
+/// Writes `file` to `config`, starts the binary on it (with `env` added, and `args` after its
+/// own) on 127.0.0.1 port 0, and reads its banner up to the URL it prints.
+pub(crate) async fn start(
+    config: &Path,
+    file: &Value,
+    env: &[(&str, &str)],
+    args: &[&str],
+) -> (tokio::process::Child, String, Vec<String>) {
+    std::fs::write(config, file.to_string()).unwrap();
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_wymcp-gateway"))
+        .args([
+            "--config",
+            &config.display().to_string(),
+            "--port",
+            "0",
+            "--host",
+            "127.0.0.1",
+        ])
+        .args(args)
+        .envs(env.iter().copied())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut banner = Vec::new();
+    let url = tokio::time::timeout(std::time::Duration::from_secs(30), async {
+        loop {
+            let line = lines.next_line().await.unwrap().expect("the banner");
+            banner.push(line.clone());
+            if let Some(at) = line.find("http://127.0.0.1:") {
+                let url = line[at..].split_whitespace().next().unwrap().to_owned();
+                return url;
+            }
+        }
+    })
+    .await
+    .expect("the gateway prints its URL");
+    (child, url, banner)
 }

@@ -1,7 +1,7 @@
 //! The fixture server of the official MCP conformance suite
 //! (`@modelcontextprotocol/conformance` 0.1.16, and 0.2.0-alpha.12 at 2026-07-28, server
 //! scenarios): exactly the tools, resources, prompts, completion and skills its scenarios
-//! call, served over Streamable HTTP.
+//! call, served over Streamable HTTP (or over stdio with `--stdio`).
 //!
 //! ```sh
 //! cargo run -p wymcp --example conformance -- 3001        # or PORT=3001
@@ -586,12 +586,15 @@ fn server_builder() -> Result<wymcp::ServerBuilder, Box<dyn std::error::Error>> 
     Ok(builder)
 }
 
-/// `conformance [PORT] [--redis URL]`: serves the fixture on 127.0.0.1:PORT (3001, or `PORT`
-/// from the environment); with `--redis`, as one node of several sharing that Redis (sessions,
-/// event log, bus, requestState keys and tasks: `tests/conformance/run.sh --scale-out`).
+/// `conformance [PORT] [--redis URL] [--stdio]`: serves the fixture on 127.0.0.1:PORT (3001, or
+/// `PORT` from the environment); with `--redis`, as one node of several sharing that Redis
+/// (sessions, event log, bus, requestState keys and tasks: `tests/conformance/run.sh
+/// --scale-out`); with `--stdio`, over stdin and stdout instead (the upstream a gateway spawns:
+/// `run.sh --through-gateway`), stdout carrying the protocol only.
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    let stdio = args.iter().any(|a| a == "--stdio");
     let redis_url = args
         .iter()
         .position(|a| a == "--redis")
@@ -602,6 +605,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .cloned()
         .or_else(|| std::env::var("PORT").ok())
         .unwrap_or_else(|| "3001".to_owned());
+    if stdio && (redis_url.is_some() || args.iter().any(|a| !a.starts_with("--"))) {
+        return Err(
+            "--stdio serves one client over stdin/stdout: it takes no PORT or --redis".into(),
+        );
+    }
     let redis = match redis_url {
         Some(url) => Some(wymcp_redis::Redis::connect(url).await?),
         None => None,
@@ -627,6 +635,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             watcher.notify_resource_updated(WATCHED_URI).await;
         }
     });
+    if stdio {
+        wymcp::transport::stdio::serve(server).await?;
+        return Ok(());
+    }
     // SSE polling (SEP-1699): POST streams open with a priming event carrying `retry`, and
     // `test_reconnection` closes its stream mid-call.
     let http = StreamableHttp::builder(server)

