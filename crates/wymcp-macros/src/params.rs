@@ -297,15 +297,39 @@ pub(crate) fn single_or_first_argument<'t>(ty: &'t Type, name: &str) -> Option<&
 /// The JSON Schema of a type written with the standard types, as schemars writes it for
 /// typed actions (integer widths as `minimum`/`maximum`); `None` for any other type.
 pub(crate) fn derive_schema(ty: &Type) -> Option<Value> {
+    derive(ty, Widths::AsBounds)
+}
+
+/// [`derive_schema`] for an answer's type (an `outputSchema`): integers without the bounds
+/// of their width, which the type itself guarantees and a reader of `tools/list` does not
+/// need (as the runtime's `tidy_output` does for schemars' schemas).
+pub(crate) fn derive_output_schema(ty: &Type) -> Option<Value> {
+    derive(ty, Widths::Dropped)
+}
+
+/// Whether an integer's schema states its width as `minimum`/`maximum`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Widths {
+    AsBounds,
+    Dropped,
+}
+
+fn derive(ty: &Type, widths: Widths) -> Option<Value> {
     let segment = last_segment(ty)?;
     let args = type_arguments(ty);
     let name = segment.ident.to_string();
+    let derive_schema = |ty: &Type| derive(ty, widths);
     let integer = |min: i128, max: i128| {
         let bound = |n: i128| match i64::try_from(n) {
             Ok(n) => Value::from(n),
             Err(_) => Value::from(n as u64),
         };
-        json!({"type": "integer", "minimum": bound(min), "maximum": bound(max)})
+        match widths {
+            Widths::AsBounds => {
+                json!({"type": "integer", "minimum": bound(min), "maximum": bound(max)})
+            }
+            Widths::Dropped => json!({"type": "integer"}),
+        }
     };
     let schema = match (name.as_str(), args.as_slice()) {
         ("String", []) => json!({"type": "string"}),
@@ -344,6 +368,16 @@ mod tests {
 
     fn schema(ty: &str) -> Option<serde_json::Value> {
         derive_schema(&syn::parse_str(ty).expect("a type"))
+    }
+
+    #[test]
+    fn an_answers_integers_carry_no_width() {
+        let ty = syn::parse_str("BTreeMap<String, Vec<u32>>").expect("a type");
+        assert_eq!(
+            super::derive_output_schema(&ty),
+            Some(json!({"type": "object", "additionalProperties":
+                {"type": "array", "items": {"type": "integer"}}}))
+        );
     }
 
     #[test]

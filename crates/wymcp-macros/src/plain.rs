@@ -315,7 +315,7 @@ fn output_schema(ty: &Type) -> syn::Result<TokenStream> {
         None => ty,
     };
     let map = quote!(::wymcp::__private::serde_json::Map<::std::string::String, ::wymcp::__private::serde_json::Value>);
-    let body = match params::derive_schema(ok) {
+    let body = match params::derive_output_schema(ok) {
         Some(Value::Object(schema)) if schema.get("type") == Some(&Value::from("object")) => {
             if let Err(problem) = wymcp_core::schema::build_output_schema(&schema) {
                 return Err(syn::Error::new(ok.span(), problem.to_string()));

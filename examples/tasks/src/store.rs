@@ -13,13 +13,15 @@ use serde::Serialize;
 use serde_json::Value;
 
 /// A task's status.
+// The variants carry no doc comment: schemars would turn each into a `oneOf` branch with its
+// own description, restating the names in every schema the status appears in (`search`'s
+// `outputSchema` in `tools/list`, `update`'s data in `help`); without, the schema is an `enum`.
 #[wymcp::data]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum Status {
-    /// Still to do.
+    // Still to do.
     Open,
-    /// Done.
     Done,
 }
 

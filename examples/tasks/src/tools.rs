@@ -285,8 +285,9 @@ impl TypedActionTool for TasksTool {
     }
 
     fn description(&self) -> &str {
-        "Create, find, change and complete tasks (titles, notes, priorities, due dates, tags, \
-         checklists, projects)."
+        // The fields are not listed here: the action summaries below it say what each action
+        // does, `help` and the refusals what each needs (issue 47: the catalogue a model reads).
+        "Create, find, change and complete tasks."
     }
 
     fn title(&self) -> Option<String> {
@@ -614,7 +615,8 @@ pub(crate) struct Found {
     project: Option<String>,
 }
 
-/// What `search` answers: its `outputSchema` is this struct's.
+/// What `search` answers.
+// Its schema is `search`'s `outputSchema`; the doc line above is its description.
 #[wymcp::data]
 pub(crate) struct SearchResults {
     query: String,

@@ -169,10 +169,33 @@ const SCHEMA_MAP_KEYWORDS: [&str; 4] = [
     "$defs",
 ];
 
+/// What becomes of schemars' numeric formats (`uint32`, `int64`, `double`, ...): they are not
+/// JSON Schema formats, so the value gate would refuse them as unknown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Widths {
+    /// The format becomes the bounds it stands for: an input's value gate refuses a number
+    /// the Rust type cannot hold, and the refusal names the range.
+    AsBounds,
+    /// The format and the bounds that only restate the type's width go: an output's values
+    /// come from the Rust type itself, so `"maximum": 4294967295` tells a reader nothing and
+    /// costs every `tools/list` its bytes. Bounds the author wrote (`range(...)`) stay.
+    Dropped,
+}
+
 /// Rewrites schemars' integer and float formats (not JSON Schema formats, so the value gate
 /// would refuse them as unknown) into the bounds they stand for, at every depth; reports a
 /// remaining `$ref`.
 pub(crate) fn tidy(schema: &mut Value, refs: &mut bool) {
+    tidy_with(schema, refs, Widths::AsBounds);
+}
+
+/// [`tidy`] for an output schema: the numeric formats go with the bounds that restate the
+/// type's width ([`Widths::Dropped`]).
+pub(crate) fn tidy_output(schema: &mut Value, refs: &mut bool) {
+    tidy_with(schema, refs, Widths::Dropped);
+}
+
+fn tidy_with(schema: &mut Value, refs: &mut bool, widths: Widths) {
     let Value::Object(map) = schema else {
         return;
     };
@@ -190,25 +213,35 @@ pub(crate) fn tidy(schema: &mut Value, refs: &mut bool) {
     if let Some(Value::String(format)) = map.get("format") {
         if let Some(bounds) = numeric_format(format) {
             map.remove("format");
-            if let Some((min, max)) = bounds {
-                map.entry("minimum").or_insert(min);
-                map.entry("maximum").or_insert(max);
+            match (bounds, widths) {
+                (Some((min, max)), Widths::AsBounds) => {
+                    map.entry("minimum").or_insert(min);
+                    map.entry("maximum").or_insert(max);
+                }
+                (Some((min, max)), Widths::Dropped) => {
+                    for (key, width) in [("minimum", min), ("maximum", max)] {
+                        if map.get(key) == Some(&width) {
+                            map.remove(key);
+                        }
+                    }
+                }
+                (None, _) => {}
             }
         }
     }
     for key in SCHEMA_KEYWORDS {
         if let Some(sub) = map.get_mut(key) {
-            tidy(sub, refs);
+            tidy_with(sub, refs, widths);
         }
     }
     for key in SCHEMA_LIST_KEYWORDS {
         if let Some(Value::Array(list)) = map.get_mut(key) {
-            list.iter_mut().for_each(|s| tidy(s, refs));
+            list.iter_mut().for_each(|s| tidy_with(s, refs, widths));
         }
     }
     for key in SCHEMA_MAP_KEYWORDS {
         if let Some(Value::Object(subs)) = map.get_mut(key) {
-            subs.values_mut().for_each(|s| tidy(s, refs));
+            subs.values_mut().for_each(|s| tidy_with(s, refs, widths));
         }
     }
 }
@@ -291,6 +324,33 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn an_output_schema_keeps_the_authors_bounds_but_not_the_types_width() {
+        let mut schema = json!({
+            "type": "object",
+            "properties": {
+                "count": {"type": "integer", "format": "uint32", "minimum": 0},
+                "id": {"type": "integer", "format": "int64"},
+                "priority": {"type": "integer", "format": "uint8", "minimum": 1, "maximum": 255},
+                "score": {"type": "number", "format": "double"},
+                "items": {"type": "array", "items": {"type": "integer", "format": "int32", "maximum": 9}}
+            }
+        });
+        let mut refs = false;
+        tidy_output(&mut schema, &mut refs);
+        assert!(!refs);
+        assert_eq!(
+            schema["properties"],
+            json!({
+                "count": {"type": "integer"},
+                "id": {"type": "integer"},
+                "priority": {"type": "integer", "minimum": 1},
+                "score": {"type": "number"},
+                "items": {"type": "array", "items": {"type": "integer", "maximum": 9}}
+            })
+        );
+    }
 
     #[test]
     fn a_root_that_is_not_an_object_schema_is_refused_through_properties() {

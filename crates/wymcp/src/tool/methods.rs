@@ -129,7 +129,7 @@ pub struct Params<T>(pub T);
 /// What the attribute's generated code calls; not public API.
 pub(crate) mod support {
     use super::*;
-    use crate::tool::derived::{action_schema, denull, root_schema, tidy};
+    use crate::tool::derived::{action_schema, denull, root_schema, tidy, tidy_output};
     use crate::tool::typed::support::extras;
 
     /// An action whose properties the attribute derived from the method's parameters. The
@@ -149,6 +149,12 @@ pub(crate) mod support {
     /// The property schema of a parameter of type `T`: schemars' schema, inlined and tidied
     /// as for typed actions, with the attribute's keywords (`overlay_json`) written over it.
     pub fn property_schema<T: JsonSchema>(overlay_json: &str) -> Value {
+        schema_of::<T>(overlay_json, tidy)
+    }
+
+    /// `T`'s schema inlined, its `null`s and numeric formats tidied by `tidy`, its title gone,
+    /// `overlay_json`'s keywords written over it.
+    fn schema_of<T: JsonSchema>(overlay_json: &str, tidy: fn(&mut Value, &mut bool)) -> Value {
         let mut schema = root_schema::<T>();
         denull(&mut schema);
         let mut refs = false;
@@ -236,7 +242,8 @@ pub(crate) mod support {
     /// `structuredContent` is one); none for any other `T` (a list, a string), whose answers
     /// are served as text only.
     pub fn plain_output_schema<T: JsonSchema>() -> Option<Map<String, Value>> {
-        match property_schema::<T>("{}") {
+        // Tidied as an output: the values come from `T`, so its integer widths say nothing.
+        match schema_of::<T>("{}", tidy_output) {
             Value::Object(map) if map.get("type") == Some(&Value::from("object")) => Some(map),
             _ => None,
         }
