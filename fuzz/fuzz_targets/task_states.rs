@@ -61,20 +61,15 @@ impl PlainTool for Work {
     }
 }
 
-/// The fixture, built once: a `Server` built and dropped per run leaked about 70 KB each
-/// (docs/fuzzing.md, the open finding), which ran the target out of memory.
+/// The fixture, built anew for each run, so that no run sees another's tasks (a server per run
+/// leaked about 70 KB until issue 48's fix: docs/fuzzing.md).
 fn server() -> Server {
-    static SERVER: std::sync::OnceLock<Server> = std::sync::OnceLock::new();
-    SERVER
-        .get_or_init(|| {
-            Server::builder()
-                .name("task-fuzz")
-                .plain_tool_with(Work, ToolPolicy::new().task_support(TaskSupport::Optional))
-                .task_ttl(Duration::from_secs(30))
-                .build()
-                .expect("the task fixture builds")
-        })
-        .clone()
+    Server::builder()
+        .name("task-fuzz")
+        .plain_tool_with(Work, ToolPolicy::new().task_support(TaskSupport::Optional))
+        .task_ttl(Duration::from_secs(30))
+        .build()
+        .expect("the task fixture builds")
 }
 
 #[derive(Arbitrary, Debug)]

@@ -8,7 +8,7 @@ use std::fmt;
 use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use rusqlite::{Connection, OptionalExtension, Row, params};
+use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -255,7 +255,10 @@ impl Store {
         })
     }
 
-    /// Runs `f` with the connection on the blocking pool.
+    /// Runs `f` with the connection on the blocking pool. A transaction that writes begins
+    /// `IMMEDIATE` (taking the write lock first, waiting up to the busy timeout for it): begun
+    /// deferred, one that reads before it writes fails at once with "database is locked" when
+    /// another process sharing the file (a second node, `--redis`) wrote in between.
     async fn with<T, F>(&self, f: F) -> Result<T, StoreError>
     where
         T: Send + 'static,
@@ -273,7 +276,7 @@ impl Store {
     /// Creates a task.
     pub(crate) async fn create_task(&self, new: NewTask) -> Result<Task, StoreError> {
         self.with(move |conn| {
-            let tx = conn.transaction()?;
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let id = insert_task(&tx, &new)?;
             let task = task_by_id(&tx, id)?.ok_or(StoreError::Interrupted)?;
             tx.commit()?;
@@ -285,7 +288,7 @@ impl Store {
     /// Creates several tasks in one transaction (all or none).
     pub(crate) async fn create_tasks(&self, batch: Vec<NewTask>) -> Result<Vec<i64>, StoreError> {
         self.with(move |conn| {
-            let tx = conn.transaction()?;
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let mut ids = Vec::with_capacity(batch.len());
             for new in &batch {
                 ids.push(insert_task(&tx, new)?);
@@ -379,7 +382,7 @@ impl Store {
         patch: TaskPatch,
     ) -> Result<Option<Task>, StoreError> {
         self.with(move |conn| {
-            let tx = conn.transaction()?;
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             if task_by_id(&tx, id)?.is_none() {
                 return Ok(None);
             }

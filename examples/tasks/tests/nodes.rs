@@ -131,3 +131,50 @@ async fn two_processes_on_one_redis_serve_one_session_turn_by_turn() {
     drop(nodes);
     let _ = std::fs::remove_dir_all(&data);
 }
+
+/// Two nodes share one data directory, so their writes meet in one SQLite file: an update on
+/// one node while the other writes must wait for the write lock, not fail. (The soak of issue
+/// 48 found `update` and `complete` answered "database is locked" at once: their transactions
+/// began deferred, read, then could not take the lock another process had taken since.)
+#[tokio::test]
+async fn both_nodes_update_one_task_at_once_without_database_is_locked() {
+    let Some(redis) = redis_server::RedisServer::start() else {
+        return;
+    };
+    let data = std::env::temp_dir().join(format!("wymcp-tasks-locked-{}", std::process::id()));
+    let nodes = [
+        Node::start(&redis.url(), &data),
+        Node::start(&redis.url(), &data),
+    ];
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "nodes-test", "version": "1"}}});
+    let (status, session, _) = post(&nodes[0].url, None, init).await;
+    assert_eq!(status, 200);
+    let session = session.unwrap();
+    let created = action(2, "create", json!({"title": "Contended"}));
+    let (status, _, created) = post(&nodes[0].url, Some(&session), created).await;
+    assert_eq!(status, 200, "{created}");
+    let text = created["result"]["content"][0]["text"].as_str().unwrap();
+    let id = created["result"]["structuredContent"]["id"]
+        .as_i64()
+        .or_else(|| serde_json::from_str::<Value>(text).ok()?["id"].as_i64())
+        .unwrap_or_else(|| panic!("no id in {created}"));
+    let mut failed = Vec::new();
+    for round in 0..40 {
+        let update = |node: usize| {
+            let patch = json!({"id": id, "notes": format!("round {round} on node {node}")});
+            post(&nodes[node].url, Some(&session), action(3, "update", patch))
+        };
+        let (a, b) = tokio::join!(update(0), update(1));
+        for (status, _, answer) in [a, b] {
+            assert_eq!(status, 200, "{answer}");
+            if answer["result"]["isError"] != false {
+                failed.push(answer["result"]["content"][0]["text"].clone());
+            }
+        }
+    }
+    assert_eq!(failed, Vec::<Value>::new(), "every update succeeds");
+    drop(nodes);
+    let _ = std::fs::remove_dir_all(&data);
+}

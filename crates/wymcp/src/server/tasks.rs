@@ -14,7 +14,7 @@ use crate::context::Context;
 use crate::mrtr::Round;
 use crate::protocol::{Method, RpcError};
 use crate::task::hand_off::HandedOff;
-use crate::task::host::{Host, TaskHost};
+use crate::task::host::{Host, TaskHost, WeakHost};
 use crate::task::serve::{Route, declares_tasks, missing_extension, route_call, run_task_call};
 use crate::task::{TASKS_EXTENSION, Tasks};
 use crate::tool::CallToolResult;
@@ -40,6 +40,15 @@ impl TaskHost for Server {
 
     fn to_host(&self) -> Host {
         Arc::new(self.clone())
+    }
+
+    fn downgrade(&self) -> WeakHost {
+        let inner = Arc::downgrade(&self.inner);
+        WeakHost::new(move || {
+            inner
+                .upgrade()
+                .map(|inner| Arc::new(Server { inner }) as Host)
+        })
     }
 }
 

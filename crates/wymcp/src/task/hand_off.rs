@@ -55,7 +55,7 @@ pub(super) async fn call_with_hand_off(
             ))),
         },
         Driven::HandOff => {
-            let input = Arc::new(TaskInput::new(new_id(), server.to_host()));
+            let input = Arc::new(TaskInput::new(new_id(), server.downgrade()));
             slot.become_task(input.clone());
             let principal = super::serve::owner(ctx);
             let running = Running {

@@ -31,7 +31,29 @@ pub(crate) trait TaskHost: Send + Sync + 'static {
 
     /// An owned handle on this server, for what outlives the request (a task's run).
     fn to_host(&self) -> Host;
+
+    /// A handle on this server that does not keep it alive: for what the server itself holds
+    /// (a running task's input requests, kept in [`Tasks::running`]), so that the server and
+    /// its running tasks do not keep each other alive when both are dropped unfinished, as
+    /// when the runtime running the tasks ends first (issue 48: the `task_states` fuzz
+    /// target, building a server per run, leaked each one).
+    fn downgrade(&self) -> WeakHost;
 }
 
 /// An owned [`TaskHost`].
 pub(crate) type Host = Arc<dyn TaskHost>;
+
+/// A [`TaskHost`] held without keeping it alive ([`TaskHost::downgrade`]).
+pub(crate) struct WeakHost(Box<dyn Fn() -> Option<Host> + Send + Sync>);
+
+impl WeakHost {
+    /// A handle that `upgrade` turns into the server while anything else holds it.
+    pub(crate) fn new(upgrade: impl Fn() -> Option<Host> + Send + Sync + 'static) -> Self {
+        WeakHost(Box::new(upgrade))
+    }
+
+    /// The server, unless it was dropped.
+    pub(crate) fn upgrade(&self) -> Option<Host> {
+        (self.0)()
+    }
+}

@@ -15,7 +15,7 @@ use tokio::sync::oneshot;
 
 use futures_util::future::BoxFuture;
 
-use super::host::Host;
+use super::host::WeakHost;
 use crate::context::TaskLink;
 use crate::mrtr::InputKind;
 use crate::session::ClientRequestError;
@@ -95,7 +95,8 @@ impl TaskLink for TaskSlot {
 /// The input requests of one running task.
 pub(crate) struct TaskInput {
     id: String,
-    server: Host,
+    /// Not kept alive by this: the server holds this input ([`Tasks::running`](super::Tasks)).
+    server: WeakHost,
     asking: Mutex<Asking>,
 }
 
@@ -123,7 +124,7 @@ struct Pending {
 }
 
 impl TaskInput {
-    pub(crate) fn new(id: String, server: Host) -> Self {
+    pub(crate) fn new(id: String, server: WeakHost) -> Self {
         TaskInput {
             id,
             server,
@@ -161,15 +162,23 @@ impl TaskInput {
             asking.pending.insert(key.clone(), pending);
             (key, rx)
         };
-        self.server.tasks().show_input(&self.id).await;
+        self.show().await;
         match tokio::time::timeout(timeout, answer).await {
             Ok(Ok(answer)) => Ok(answer),
             Ok(Err(_)) => Err(ClientRequestError::Disconnected),
             Err(_) => {
                 self.lock().pending.remove(&key);
-                self.server.tasks().show_input(&self.id).await;
+                self.show().await;
                 Err(ClientRequestError::Timeout)
             }
+        }
+    }
+
+    /// Records what the task waits on, where `tasks/get` reads it (nothing once the server
+    /// is gone).
+    async fn show(&self) {
+        if let Some(server) = self.server.upgrade() {
+            server.tasks().show_input(&self.id).await;
         }
     }
 

@@ -34,7 +34,7 @@ impl Tasks {
         };
         let running = Running {
             token: CancellationToken::new(),
-            input: Arc::new(TaskInput::new(task.id.clone(), server.to_host())),
+            input: Arc::new(TaskInput::new(task.id.clone(), server.downgrade())),
             principal: task.principal.clone(),
         };
         // At its running caps this node leaves the task for a later read (here or elsewhere).

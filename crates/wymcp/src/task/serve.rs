@@ -205,7 +205,7 @@ async fn start(
     });
     let token = CancellationToken::new();
     let id = new_id();
-    let input = Arc::new(TaskInput::new(id.clone(), server.to_host()));
+    let input = Arc::new(TaskInput::new(id.clone(), server.downgrade()));
     let slot = Arc::new(TaskSlot::running(input.clone()));
     let task_ctx = ctx.for_task(token.clone(), slot);
     let call = server.call(params, task_ctx);
@@ -298,6 +298,8 @@ pub(super) fn spawn(
     token: CancellationToken,
 ) {
     tokio::spawn(async move {
+        let run = RunningHere { server, id };
+        let (server, id) = (&run.server, &run.id);
         let call = AssertUnwindSafe(call).catch_unwind();
         let cancelled = async {
             token.cancelled().await;
@@ -309,7 +311,7 @@ pub(super) fn spawn(
             every.tick().await;
             loop {
                 every.tick().await;
-                if !tasks.beat(&id).await {
+                if !tasks.beat(id).await {
                     break;
                 }
             }
@@ -325,10 +327,26 @@ pub(super) fn spawn(
         // Counted running until its end is recorded (tried again while the store refuses
         // it), so that this node does not take it meanwhile for one whose node stopped.
         if let Some(outcome) = outcome {
-            tasks.finish(&id, version, outcome.and_then(|r| r)).await;
+            tasks.finish(id, version, outcome.and_then(|r| r)).await;
         }
-        tasks.lock_running().remove(&id);
+        // `run` dropped: the task is no longer counted running here.
     });
+}
+
+/// A task's call as this node runs it: while this lives, the task is counted among this
+/// node's running ones ([`Tasks::running`]). Dropped when its run ends, or unfinished, when the
+/// runtime running it shut down first: then the task is no longer counted running here, so it
+/// does not hold its caller's place, and a later read finds it left by a stopped node (failed,
+/// or run again) instead of `working` for ever (issue 48).
+struct RunningHere {
+    server: Host,
+    id: String,
+}
+
+impl Drop for RunningHere {
+    fn drop(&mut self) {
+        self.server.tasks().lock_running().remove(&self.id);
+    }
 }
 
 /// The fields every task answer carries.
