@@ -340,6 +340,7 @@ fn refusal(ask: Ask, error: &ClientRequestError) -> RpcError {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use std::time::Duration;
 

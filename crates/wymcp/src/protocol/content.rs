@@ -3,6 +3,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+/// An item's `annotations` or `_meta`, when it has them.
+type Members = Option<Map<String, Value>>;
+
 /// One item of a tool result's `content`.
 ///
 /// ```
@@ -200,7 +203,7 @@ impl Content {
         self.parts().1.as_ref()
     }
 
-    fn parts(&self) -> (&Option<Map<String, Value>>, &Option<Map<String, Value>>) {
+    fn parts(&self) -> (&Members, &Members) {
         match self {
             Content::Text {
                 annotations, meta, ..
@@ -220,12 +223,7 @@ impl Content {
         }
     }
 
-    fn parts_mut(
-        &mut self,
-    ) -> (
-        &mut Option<Map<String, Value>>,
-        &mut Option<Map<String, Value>>,
-    ) {
+    fn parts_mut(&mut self) -> (&mut Members, &mut Members) {
         match self {
             Content::Text {
                 annotations, meta, ..
