@@ -46,6 +46,25 @@ for arg in "$@"; do
 done
 # The fixture's transport behind the gateway: http (a url entry) or stdio (a command entry).
 upstream=direct
+# Through the gateway, the scenarios it does not pass yet (docs/gateway.md, "Not yet"; issue
+# 42): each must still fail, and every other scenario must pass, so a regression fails the
+# run and so does a gap closed without its line removed here.
+#   * input-required results relayed under wymcp's own keys, not the upstream's (the suite
+#     looks for the fixture's `user_name`), and prompts/get's input not relayed at all;
+#   * the skills extension (the gateway declares none) and task-augmented calls (run plain).
+known_gaps=""
+if [ "$gateway" = yes ]; then
+  known_gaps="input-required-result-basic-elicitation input-required-result-multiple-input-requests
+    input-required-result-non-tool-request input-required-result-capability-check
+    sep-2640-skills-enumeration sep-2640-skills-directory sep-2640-skills-manifest
+    tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-request-state-removal
+    tasks-request-headers tasks-dispatch-and-envelope tasks-required-task-error
+    tasks-mrtr-input tasks-mrtr-composition"
+fi
+# known_gap <scenario>: whether the scenario is one of the known gaps.
+known_gap() {
+  grep -qw -- "$1" <<<"$known_gaps"
+}
 
 pids=()
 serving=()
@@ -213,6 +232,26 @@ run_suite() {
   sed -n '/=== SUMMARY ===/,$p' "$out"
   local total
   total="$(grep -E '^Total: [0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)"
+  if [ -n "$known_gaps" ] && [ -n "$total" ]; then
+    # The scenarios that failed (`✗ name: …` in the summary) must be known gaps, and each
+    # known gap this suite ran must have failed.
+    local failing ran unexpected="" closed=""
+    failing="$(sed -n '/=== SUMMARY ===/,$p' "$out" | sed 's/\x1b\[[0-9;]*m//g' |
+      sed -n 's/^✗ \([A-Za-z0-9_.-]*\):.*/\1/p')"
+    ran="$(sed -n '/=== SUMMARY ===/,$p' "$out" | sed 's/\x1b\[[0-9;]*m//g' |
+      sed -n 's/^[✓✗] \([A-Za-z0-9_.-]*\):.*/\1/p')"
+    for scenario in $failing; do known_gap "$scenario" || unexpected+=" $scenario"; done
+    for scenario in $ran; do
+      if known_gap "$scenario" && ! grep -qxF -- "$scenario" <<<"$failing"; then closed+=" $scenario"; fi
+    done
+    echo "known gaps of $label through the gateway: $(echo $failing)"
+    if [ -z "$unexpected" ] && [ -z "$closed" ]; then
+      return 0
+    fi
+    echo "conformance $label: failed beside the known gaps:${unexpected:- none}; known gaps that now pass:${closed:- none} (remove them from known_gaps)" >&2
+    cat "$out" >&2
+    return 1
+  fi
   if [ -z "$total" ] || [ "$status" -ne 0 ] || ! grep -qE ', 0 failed' <<<"$total"; then
     echo "conformance $label: failures (exit $status); full output:" >&2
     cat "$out" >&2
@@ -254,8 +293,20 @@ run_extension() {
   echo "-- conformance extension $scenario ($(describe)): ${result:-no result}"
   local skipped=no
   if grep -qE '\]\s+(.\[[0-9;]*m)?SKIPPED' "$out"; then skipped=yes; fi
+  local passed=yes
   if [ "$status" -ne 0 ] || ! grep -qE 'Passed: ([0-9]+)/\1, 0 failed' <<<"$result" ||
     { [ "$skipped" = yes ] && [ "$skips" != suite-skips ]; }; then
+    passed=no
+  fi
+  if known_gap "$scenario"; then
+    if [ "$passed" = no ]; then
+      echo "   (a known gap through the gateway)"
+      return 0
+    fi
+    echo "conformance $scenario: a known gap that now passes (remove it from known_gaps)" >&2
+    return 1
+  fi
+  if [ "$passed" = no ]; then
     echo "conformance $scenario: failed or skipped checks (exit $status); full output:" >&2
     cat "$out" >&2
     return 1
