@@ -298,6 +298,8 @@ pub(super) fn spawn(
     token: CancellationToken,
 ) {
     tokio::spawn(async move {
+        #[cfg(feature = "otel")]
+        let _running = super::running::Running::start();
         let call = AssertUnwindSafe(call).catch_unwind();
         let cancelled = async {
             token.cancelled().await;
