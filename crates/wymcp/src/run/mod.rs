@@ -174,6 +174,8 @@ pub struct Invocation {
     cli: Cli,
     transport: Transport,
     quiet: bool,
+    /// `--metrics ADDR` (read only by the `otel-export` build, which serves it).
+    #[cfg_attr(not(feature = "otel-export"), allow(dead_code))]
     metrics: Option<SocketAddr>,
     values: Vec<(String, String)>,
     forwarded: Vec<String>,
