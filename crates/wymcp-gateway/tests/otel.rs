@@ -205,7 +205,7 @@ async fn one_trace_runs_from_the_downstream_client_through_the_gateway_to_the_up
             };
             for point in histogram.data_points() {
                 let labels: Vec<_> = point.attributes().collect();
-                let has = |kv: &KeyValue| labels.iter().any(|l| *l == kv);
+                let has = |kv: &KeyValue| labels.contains(&kv);
                 if wanted.iter().all(has) {
                     assert!(
                         !labels.iter().any(|l| l.key.as_str() == "error.type"),
