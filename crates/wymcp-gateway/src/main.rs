@@ -68,6 +68,15 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // --- Telemetry (cargo feature `otel`) ---------------------------------------------
+    // `--metrics ADDR` is wymcp::run's flag (wymcp's `otel-export`). Its meter provider is
+    // installed before the upstreams are reached, so the first upstream calls are measured too.
+    #[cfg(feature = "otel")]
+    if let Err(error) = invocation.start_telemetry().await {
+        eprintln!("error: {error}");
+        return ExitCode::FAILURE;
+    }
+    // --- end of telemetry -------------------------------------------------------------
     let gateway = Gateway::start(config).await;
     for notice in gateway.notices() {
         eprintln!("wymcp-gateway: {notice}");

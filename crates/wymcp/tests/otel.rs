@@ -458,3 +458,74 @@ async fn the_clients_span_parents_the_servers_across_the_hop() {
         attribute(server_span, "jsonrpc.request.id")
     );
 }
+
+/// wymcp's client measures each request it sends (`mcp.client.operation.duration`): by
+/// method and tool, with the server's address and port, and the outcome: a call answered
+/// `isError` is a `tool_error`, a JSON-RPC error its code.
+#[tokio::test]
+async fn the_client_measures_each_request_with_its_outcome() {
+    pipeline();
+    let http = http_harness::Http::serve(StreamableHttp::builder(builder().build().unwrap())).await;
+    let port: i64 = http
+        .url
+        .trim_start_matches("http://127.0.0.1:")
+        .trim_end_matches("/mcp")
+        .parse()
+        .unwrap();
+    let port = port.to_string();
+    let client = wymcp::client::Client::builder(http.url.clone())
+        .connect()
+        .await
+        .unwrap();
+    let server = [
+        ("server.address", "127.0.0.1"),
+        ("network.transport", "tcp"),
+    ];
+    let points = |extra: &[(&str, &str)], absent: &str| -> u64 {
+        let mut labels = server.to_vec();
+        labels.extend_from_slice(extra);
+        histogram("mcp.client.operation.duration", &labels)
+            .iter()
+            .filter(|p| {
+                p.attributes()
+                    .any(|kv| kv.key.as_str() == "server.port" && kv.value.to_string() == port)
+            })
+            .filter(|p| !p.attributes().any(|kv| kv.key.as_str() == absent))
+            .map(|p| p.count())
+            .sum()
+    };
+    let listed = client
+        .call_tool("notes", action("list", json!({})))
+        .await
+        .unwrap();
+    assert!(!listed.is_error());
+    let refused = client
+        .call_tool("notes", action("fly", json!({})))
+        .await
+        .unwrap();
+    assert!(refused.is_error());
+    let unknown = client.call_tool("nowhere", json!({})).await.unwrap_err();
+    let code = unknown.rpc_error().unwrap().code().to_string();
+    client.close().await.unwrap();
+
+    let call = [
+        ("mcp.method.name", "tools/call"),
+        ("gen_ai.operation.name", "execute_tool"),
+    ];
+    let notes = [call[0], call[1], ("gen_ai.tool.name", "notes")];
+    assert_eq!(points(&notes, "error.type"), 1);
+    let mut failed = notes.to_vec();
+    failed.push(("error.type", "tool_error"));
+    assert_eq!(points(&failed, "rpc.response.status_code"), 1);
+    let errored = [
+        call[0],
+        ("gen_ai.tool.name", "nowhere"),
+        ("error.type", code.as_str()),
+        ("rpc.response.status_code", code.as_str()),
+    ];
+    assert_eq!(points(&errored, ""), 1);
+    let bounds: Vec<f64> = histogram("mcp.client.operation.duration", &notes)[0]
+        .bounds()
+        .collect();
+    assert_eq!(bounds.len(), 14);
+}

@@ -12,6 +12,7 @@
 //! cargo run --bin tasks -- --max-concurrent-calls 4   # at most 4 calls at once per caller
 //! cargo run --bin tasks --features redis -- --redis redis://127.0.0.1:6379/  # one node of several
 //! cargo run --bin tasks -- --trusted-proxies 127.0.0.1   # behind nginx on this host
+//! cargo run --bin tasks --features otel -- --metrics 127.0.0.1:9464  # Prometheus at /metrics
 //! ```
 //!
 //! Tasks live in an SQLite database, `tasks.db` in the data directory: the per-user one

@@ -447,6 +447,27 @@ fn without_the_jwt_feature_jwks_url_is_refused_naming_the_feature() {
     assert!(!data.join("tasks.db").exists(), "no database was created");
 }
 
+/// A build without the `otel` feature (the default) refuses `--metrics` as wymcp's parser
+/// refuses a flag its build left out: status 2, the feature named, the usage.
+/// (`tests/metrics.rs` is not built then.)
+#[cfg(not(feature = "otel"))]
+#[test]
+fn without_the_otel_feature_metrics_is_refused_naming_the_feature() {
+    let out = Command::new(BIN)
+        .args(["--metrics", "127.0.0.1:0", "--port", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.starts_with(
+            "error: --metrics: this program was built without wymcp's `otel-export` feature\n\n"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("USAGE:"), "the usage follows: {stderr}");
+}
+
 /// A build without the `redis` feature (the default) refuses `--redis` as a command line it
 /// cannot serve: status 2, how to get the feature, the usage, and no data directory opened.
 /// (`tests/nodes.rs` is not built then: said on stderr.)

@@ -44,6 +44,8 @@ mod http;
 mod input;
 mod link;
 mod listen;
+#[cfg(feature = "otel")]
+mod metrics;
 mod notifications;
 pub(crate) mod sse;
 mod stdio;
@@ -490,6 +492,14 @@ impl Client {
         let shared = &self.shared;
         let http = matches!(shared.link, Link::Http(_));
         let span = trace::request_span(method, name, id, shared.era.version(), http);
+        #[cfg(feature = "otel")]
+        let measure = {
+            let server = match &shared.link {
+                Link::Http(conn) => conn.url.host_str().zip(conn.url.port_or_known_default()),
+                Link::Stdio(_) => None,
+            };
+            metrics::Measure::start(method, name, shared.era.version(), server)
+        };
         let mut params = params;
         trace::inject(&span, &mut params);
         let mut body = shared
@@ -558,6 +568,8 @@ impl Client {
         if let Err(error) = &answer {
             trace::failed(&span, error);
         }
+        #[cfg(feature = "otel")]
+        measure.finish(answer.as_ref().map(|answer| &answer.result));
         Ok(answer?.result)
     }
 }

@@ -1,6 +1,6 @@
 //! The command line of [`Cli`](super::Cli): its flags, their parsing, its refusals.
 
-use std::net::{IpAddr, Ipv4Addr};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
 /// The port served when `--port` is not given.
 pub(super) const DEFAULT_PORT: u16 = 8080;
@@ -57,16 +57,22 @@ pub enum CliError {
         /// The value given.
         value: String,
     },
+    /// `--metrics` is not an address and port.
+    #[error("--metrics: {value:?} is not an address and port (such as 127.0.0.1:9464)")]
+    BadMetrics {
+        /// The value given.
+        value: String,
+    },
     /// A flag this program does not have (or one its build left out).
     #[error("unknown argument {arg:?}")]
     Unknown {
         /// The argument as given.
         arg: String,
     },
-    /// A transport flag whose cargo feature this program was built without.
+    /// A flag whose cargo feature this program was built without.
     #[error("{flag}: this program was built without wymcp's `{feature}` feature")]
     NotBuilt {
-        /// `--stdio`, `--port` or `--bind`.
+        /// `--stdio`, `--port`, `--bind` or `--metrics`.
         flag: &'static str,
         /// The cargo feature it needs.
         feature: &'static str,
@@ -94,6 +100,8 @@ pub(super) struct Parsed {
     pub(super) transport: Transport,
     /// `-q`/`--quiet`: log errors only.
     pub(super) quiet: bool,
+    /// `--metrics ADDR`: where to serve the Prometheus text format (feature `otel-export`).
+    pub(super) metrics: Option<SocketAddr>,
     pub(super) values: Vec<(String, String)>,
 }
 
@@ -108,6 +116,7 @@ pub(super) fn parse(
     let mut quiet = false;
     let mut bind: Option<IpAddr> = None;
     let mut port: Option<u16> = None;
+    let mut metrics: Option<SocketAddr> = None;
     let mut values = Vec::new();
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
@@ -138,6 +147,11 @@ pub(super) fn parse(
                 let v = value("--bind")?;
                 bind = Some(v.parse().map_err(|_| CliError::BadBind { value: v })?);
             }
+            "--metrics" => {
+                require("--metrics", "otel-export", cfg!(feature = "otel-export"))?;
+                let v = value("--metrics")?;
+                metrics = Some(v.parse().map_err(|_| CliError::BadMetrics { value: v })?);
+            }
             known if options.contains(&known) => {
                 let v = value(known)?;
                 values.push((known.to_owned(), v));
@@ -149,6 +163,7 @@ pub(super) fn parse(
     Ok(Parsed {
         transport,
         quiet,
+        metrics,
         values,
     })
 }

@@ -27,6 +27,13 @@ pub(super) fn usage(cli: &Cli) -> String {
         };
         rows.push(("--stdio".into(), what.into()));
     }
+    if cfg!(feature = "otel-export") {
+        rows.push((
+            "--metrics <ADDR>".into(),
+            "serve the metrics in Prometheus's text format at http://ADDR/metrics (such as 127.0.0.1:9464)"
+                .into(),
+        ));
+    }
     for option in &cli.options {
         rows.push((
             format!("{} <{}>", option.flag, option.value),

@@ -17,6 +17,8 @@ mod args;
 mod banner;
 pub(crate) mod entry;
 mod log;
+#[cfg(feature = "otel-export")]
+mod metrics;
 
 use std::net::SocketAddr;
 
@@ -38,6 +40,14 @@ pub enum RunError {
     /// The transport failed while serving.
     #[error("serving failed: {0}")]
     Serve(#[source] std::io::Error),
+    /// `--metrics ADDR` could not be served (the address in use, or not this machine's).
+    #[error("cannot serve metrics on {addr}: {source}")]
+    Metrics {
+        /// The address asked for.
+        addr: SocketAddr,
+        /// Why it failed.
+        source: std::io::Error,
+    },
 }
 
 /// The command line of a serving binary, with options of the app's own beside the transport
@@ -133,6 +143,7 @@ impl Cli {
             cli: self.clone(),
             transport: parsed.transport,
             quiet: parsed.quiet,
+            metrics: parsed.metrics,
             values: parsed.values,
             forwarded: Vec::new(),
             details: Vec::new(),
@@ -163,6 +174,9 @@ pub struct Invocation {
     cli: Cli,
     transport: Transport,
     quiet: bool,
+    /// `--metrics ADDR` (read only by the `otel-export` build, which serves it).
+    #[cfg_attr(not(feature = "otel-export"), allow(dead_code))]
+    metrics: Option<SocketAddr>,
     values: Vec<(String, String)>,
     forwarded: Vec<String>,
     details: Vec<(String, String)>,
@@ -210,14 +224,26 @@ impl Invocation {
     /// calls, rejected requests, faults), or as `RUST_LOG` says (`warn,wymcp=debug`), or errors
     /// only under `--quiet`; and a panic hook that writes a panic's message cut to 4,096
     /// characters and escaped, so that no input can flood stderr or forge a log line.
+    ///
+    /// With the `otel-export` feature, `--metrics ADDR` is served first
+    /// ([`start_telemetry`](Self::start_telemetry)) and its URL is a line of the banner.
     pub async fn serve(self, server: Server) -> Result<(), RunError> {
-        log::install(self.quiet);
-        match self.transport {
+        // Before the log: the SDK's own INFO line on installing its provider stays unsaid.
+        let this = self.with_telemetry().await?;
+        log::install(this.quiet);
+        match this.transport {
             #[cfg(feature = "http")]
             Transport::Http { bind, port } => {
-                self.serve_http(server, (bind, port).into(), |http| http)
+                this.serve_http(server, (bind, port).into(), |http| http)
                     .await
             }
+            _ => this.serve_stdio(server).await,
+        }
+    }
+
+    /// Serves `server` over stdio (or says this build has no such transport).
+    async fn serve_stdio(self, server: Server) -> Result<(), RunError> {
+        match self.transport {
             #[cfg(feature = "stdio")]
             Transport::Stdio => {
                 eprint!("{}", banner::stdio(&self));
@@ -227,11 +253,46 @@ impl Invocation {
             }
             // The parser never chooses a transport that is not compiled in.
             #[allow(unreachable_patterns)]
-            _ => Err(RunError::Serve(std::io::Error::new(
-                std::io::ErrorKind::Unsupported,
-                "this transport is not compiled in",
-            ))),
+            _ => {
+                let _ = server;
+                Err(RunError::Serve(std::io::Error::new(
+                    std::io::ErrorKind::Unsupported,
+                    "this transport is not compiled in",
+                )))
+            }
         }
+    }
+
+    /// Starts what the command line asked for beside the server: with the `otel-export`
+    /// feature, `--metrics ADDR` installs OpenTelemetry's SDK meter provider as the global
+    /// one and serves the Prometheus text format at `http://ADDR/metrics` (docs/telemetry.md).
+    /// Returns the endpoint's address (the port chosen when ADDR's was 0), `None` without
+    /// `--metrics`.
+    ///
+    /// [`serve`](Self::serve) calls it; call it yourself first when the program records
+    /// metrics before it serves (a client's requests at start-up: the instruments are made
+    /// from the provider installed at their first record). Once per process: a second call
+    /// returns the first one's endpoint.
+    #[cfg(feature = "otel-export")]
+    pub async fn start_telemetry(&self) -> Result<Option<SocketAddr>, RunError> {
+        static ENDPOINT: tokio::sync::OnceCell<metrics::MetricsEndpoint> =
+            tokio::sync::OnceCell::const_new();
+        let Some(addr) = self.metrics else {
+            return Ok(None);
+        };
+        let endpoint = ENDPOINT
+            .get_or_try_init(|| metrics::MetricsEndpoint::start(addr, &self.cli.name))
+            .await?;
+        Ok(Some(endpoint.local))
+    }
+
+    /// [`start_telemetry`](Self::start_telemetry), its endpoint named in the banner.
+    async fn with_telemetry(self) -> Result<Self, RunError> {
+        #[cfg(feature = "otel-export")]
+        if let Some(local) = self.start_telemetry().await? {
+            return Ok(self.detail("metrics", format!("http://{local}/metrics")));
+        }
+        Ok(self)
     }
 
     /// [`serve`](Self::serve), the Streamable HTTP settings adjusted by `configure` first (an
@@ -260,14 +321,16 @@ impl Invocation {
             crate::transport::http::StreamableHttp,
         ) -> crate::transport::http::StreamableHttp,
     ) -> Result<(), RunError> {
-        log::install(self.quiet);
-        match self.transport {
+        // Before the log: the SDK's own INFO line on installing its provider stays unsaid.
+        let this = self.with_telemetry().await?;
+        log::install(this.quiet);
+        match this.transport {
             Transport::Http { bind, port } => {
-                self.serve_http(server, (bind, port).into(), configure)
+                this.serve_http(server, (bind, port).into(), configure)
                     .await
             }
             #[allow(unreachable_patterns)]
-            _ => self.serve(server).await,
+            _ => this.serve_stdio(server).await,
         }
     }
 

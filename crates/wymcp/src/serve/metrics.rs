@@ -5,7 +5,8 @@
 //! counters an operator watches: refusals by gate, rate-limited calls, live sessions.
 //!
 //! The instruments are made once per process, from the provider installed when the first
-//! server is built: install the provider before building a server.
+//! message is measured: install the provider before serving (before or after building the
+//! server: `wymcp::run`'s `--metrics` installs its own once the server is built).
 //!
 //! Every label is bounded in cardinality by the server, not the client: a method the server
 //! does not serve is `_OTHER`; a tool, an action or a prompt is named only when the server
@@ -90,12 +91,6 @@ fn instruments() -> &'static Instruments {
             started: Mutex::default(),
         }
     })
-}
-
-/// Makes the instruments now (a server being built), so they come from the provider the
-/// program installed before it.
-pub(crate) fn init() {
-    instruments();
 }
 
 /// One operation's measurement: its start, and the labels known on arrival.

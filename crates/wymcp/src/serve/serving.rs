@@ -65,8 +65,6 @@ impl Core {
         settings: Settings,
         cancellable_requests: bool,
     ) -> Self {
-        #[cfg(feature = "otel")]
-        super::metrics::init();
         let stateless_meta = stateless::meta(server.info());
         let sessions = Arc::new(Sessions::new(server.clone(), sessions));
         let background = sessions.start();

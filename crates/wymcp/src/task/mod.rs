@@ -30,6 +30,8 @@ pub(crate) mod hand_off;
 pub(crate) mod host;
 pub(crate) mod input;
 mod resume;
+#[cfg(feature = "otel")]
+mod running;
 pub(crate) mod serve;
 pub(crate) mod store;
 mod transitions;

@@ -300,6 +300,8 @@ pub(super) fn spawn(
     tokio::spawn(async move {
         let run = RunningHere { server, id };
         let (server, id) = (&run.server, &run.id);
+        #[cfg(feature = "otel")]
+        let _running = super::running::Running::start();
         let call = AssertUnwindSafe(call).catch_unwind();
         let cancelled = async {
             token.cancelled().await;
