@@ -211,8 +211,8 @@ impl Sessions {
     /// session-era POST names once its body is read and before it is parsed: a request that
     /// waits for a remote store (Redis) then holds its bytes, not the tree parsed from them,
     /// and the tree is made, used and freed in one turn, as on a node in memory (see
-    /// docs/performance.md, "3 December 2026: a node on Redis, the session loaded before the
-    /// body is parsed").
+    /// docs/performance-history.md, "3 December 2026: a node on Redis, the session loaded
+    /// before the body is parsed").
     pub(crate) async fn load(&self, id: &str) -> Loaded {
         Loaded(self.store.load(id, self.ttl).await)
     }
