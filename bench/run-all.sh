@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every figure of the table at the top of docs/performance.md, in one command, one round each:
 # instructions per call under callgrind (bench/http/instructions.sh) and memory from /proc
-# (bench/http/scale.sh), after one release build of bench/http shared by all. About 12 minutes
+# (bench/http/scale.sh), after one release build of bench/http shared by all. 9 to 13 minutes
 # on the 2-core development VM while other builds run (callgrind's count does not depend on
 # the load); every loop and wait in the scripts it runs is bounded.
 #
