@@ -55,6 +55,8 @@ pub mod guide_doctests {
     pub struct Architecture;
     #[doc = include_str!("performance.md")]
     pub struct Performance;
+    #[doc = include_str!("performance-history.md")]
+    pub struct PerformanceHistory;
     #[doc = include_str!("fuzzing.md")]
     pub struct Fuzzing;
     #[doc = include_str!("README.md")]

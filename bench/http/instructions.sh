@@ -24,6 +24,8 @@
 # run.sh, where the server is pinned); SERVER_PRELOAD=path preloads a shared library into the
 # server (say /usr/lib/x86_64-linux-gnu/libjemalloc.so.2: another allocator without a rebuild).
 # IDLE_SESSIONS=N (session era) opens N more sessions that stay idle during the calls.
+# PAD=N (bare, floor, wymcp) adds a string `note` of N bytes to each call's `data` (the
+# argument-size figure: `MCPLOAD_PAD`; wymcp_calc then declares it, `WYMCP_CALC_NOTE=1`).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 CALLS="${CALLS:-2000}"
@@ -32,6 +34,7 @@ pin=(); [ -z "${SERVER_CPU:-}" ] || pin=(taskset -c "$SERVER_CPU")
 [ -z "${SERVER_PRELOAD:-}" ] || [ -f "$SERVER_PRELOAD" ] || { echo "SERVER_PRELOAD: no file $SERVER_PRELOAD" >&2; exit 1; }
 ERA="${ERA:-2025-06-18}"
 case "$ERA" in 2025-06-18|2026-07-28) ;; *) echo "ERA must be 2025-06-18 or 2026-07-28" >&2; exit 1 ;; esac
+if [ "${PAD:-0}" -gt 0 ]; then export MCPLOAD_PAD="$PAD" WYMCP_CALC_NOTE=1; fi
 command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq valgrind >/dev/null; }
 # shellcheck source=build.sh
 source "$here/build.sh"
@@ -81,7 +84,7 @@ for name in "${@:-bare wymcp}"; do
     env "${node[@]}" "${pin[@]}" valgrind --tool=callgrind --callgrind-out-file="$work/$key.%p.out" "${args[@]}" >"$work/$key.log" 2>&1 &
     pid=$!
     addr=""
-    for _ in $(seq 1 1200); do addr="$(sed -n 's/^listening on //p' "$work/$key.log" | head -1)"; [ -n "$addr" ] && break; sleep 0.1; done
+    for _ in $(seq 1 1200); do addr="$(sed -n 's/^listening on //p' "$work/$key.log" 2>/dev/null | head -1 || true)"; [ -n "$addr" ] && break; sleep 0.1; done
     [ -n "$addr" ] || { echo "$one did not start" >&2; cat "$work/$key.log" >&2; exit 1; }
     url="http://$addr/mcp"; file="-"
     if [ "$sessions" -gt 0 ]; then file="$work/$key.sessions"; timeout 300 "$bin/mcpload" sessions "$url" "$sessions" "$file" 2>/dev/null; fi
@@ -94,7 +97,8 @@ for name in "${@:-bare wymcp}"; do
     sleep 0.5
     total="$(for f in "$work/$key".*.out.*; do sed -n 's/^totals: //p' "$f"; done | awk '{s += $1} END {print s}')"
     kill "$pid"; wait "$pid" 2>/dev/null || true; pid=""
-    printf '%-16s %s %10.0f instructions per call\n' "$one" "$ERA" "$(awk -v t="$total" -v n="$CALLS" 'BEGIN {print t / n}')"
+    printf '%-16s %s %10.0f instructions per call%s\n' "$one" "$ERA" "$(awk -v t="$total" -v n="$CALLS" 'BEGIN {print t / n}')" \
+      "$([ "${PAD:-0}" -gt 0 ] && echo " (note of $PAD bytes)")"
     [ -z "${KEEP:-}" ] || cat "$work/$key".*.out.* >"$KEEP.$key"
     rm -f "$work/$key".*.out*
   done

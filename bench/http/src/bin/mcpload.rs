@@ -6,6 +6,13 @@
 //!   `tools/call` calls (rotating over the sessions; `-` for none), checks every answer is a 200
 //!   carrying `"sum":3` (plain or inside a text block), and fails on any other answer.
 //! * `mcpload check <url> <sessions-file|-> [revision]`: one call, printing the answer.
+//! * `mcpload streams <url> <sessions-file> <notes>`: opens one GET stream per session (all at
+//!   once, each on its own connection), prints `open <n>` once every stream answered 200, then
+//!   reads each until it has carried `notes` `notifications/tools/list_changed` messages and
+//!   prints `received <n>` (the server fans one out per `SIGUSR1`, see wymcp_calc).
+//!
+//! `MCPLOAD_PAD=N` (calls and check) adds a string member `note` of N bytes to the call's
+//! `data` (the argument-size figure; the server must accept it: `WYMCP_CALC_NOTE=1`).
 //!
 //! `revision` is the protocol revision the calls speak: `2025-06-18` (the default; the session
 //! era) or `2026-07-28` (the stateless era: no session, the `_meta` envelope in the body and the
@@ -96,8 +103,14 @@ impl Revision {
 }
 
 /// The `tools/call` of the benchmark, byte for byte the one `calls.lua` sends.
-fn call_body(id: usize, revision: Revision) -> String {
-    let arguments = r#""name":"calc","arguments":{"action":"add","data":{"a":1,"b":2}}"#;
+fn call_body(id: usize, revision: Revision, pad: &str) -> String {
+    let arguments = if pad.is_empty() {
+        r#""name":"calc","arguments":{"action":"add","data":{"a":1,"b":2}}"#.to_owned()
+    } else {
+        format!(
+            r#""name":"calc","arguments":{{"action":"add","data":{{"a":1,"b":2,"note":"{pad}"}}}}"#
+        )
+    };
     match revision {
         Revision::Session => format!(
             r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{{arguments}}}}}"#
@@ -114,12 +127,13 @@ async fn call(
     session: Option<&str>,
     id: usize,
     revision: Revision,
+    pad: &str,
 ) -> Result<String, Error> {
     let mut request = client
         .post(url)
         .header("content-type", "application/json")
         .header("accept", ACCEPT)
-        .body(call_body(id, revision));
+        .body(call_body(id, revision, pad));
     request = match revision {
         Revision::Session => request.header("mcp-protocol-version", VERSION),
         Revision::Stateless => request
@@ -159,6 +173,11 @@ async fn main() -> Result<(), Error> {
             .ok_or_else(|| "missing argument; see the source".into())
     };
     let client = client();
+    // `MCPLOAD_PAD=N`: the calls' `note` of N bytes (none by default).
+    let pad: Arc<str> = match std::env::var("MCPLOAD_PAD") {
+        Ok(n) => "x".repeat(n.parse()?).into(),
+        Err(_) => "".into(),
+    };
     match arg(0)? {
         "sessions" => {
             let url = arg(1)?.to_owned();
@@ -193,8 +212,13 @@ async fn main() -> Result<(), Error> {
             let started = Instant::now();
             let mut workers = Vec::new();
             for _ in 0..concurrency.min(n) {
-                let (client, url, next, sessions) =
-                    (client.clone(), url.clone(), next.clone(), sessions.clone());
+                let (client, url, next, sessions, pad) = (
+                    client.clone(),
+                    url.clone(),
+                    next.clone(),
+                    sessions.clone(),
+                    pad.clone(),
+                );
                 workers.push(tokio::spawn(async move {
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
@@ -203,7 +227,7 @@ async fn main() -> Result<(), Error> {
                         }
                         let session =
                             (!sessions.is_empty()).then(|| sessions[i % sessions.len()].as_str());
-                        call(&client, &url, session, i + 1, revision).await?;
+                        call(&client, &url, session, i + 1, revision, &pad).await?;
                     }
                 }));
             }
@@ -217,10 +241,84 @@ async fn main() -> Result<(), Error> {
             let sessions = read_sessions(arg(2)?)?;
             let revision = Revision::parse(args.get(3))?;
             let session = sessions.first().map(String::as_str);
-            let text = call(&client, arg(1)?, session, 1, revision).await?;
+            let text = call(&client, arg(1)?, session, 1, revision, &pad).await?;
             println!("{}", text.trim());
+        }
+        "streams" => {
+            let sessions = read_sessions(arg(2)?)?;
+            let notes: usize = arg(3)?.parse()?;
+            streams(arg(1)?, &sessions, notes).await?;
         }
         other => return Err(format!("unknown command {other}").into()),
     }
+    Ok(())
+}
+
+/// `mcpload streams`: one GET stream per session, held open until each has carried `notes`
+/// `notifications/tools/list_changed` messages (or 20 minutes have passed: then it fails).
+async fn streams(url: &str, sessions: &[String], notes: usize) -> Result<(), Error> {
+    // One connection per stream, none reused, and no overall timeout (the streams stay open).
+    let client = reqwest::Client::builder()
+        .pool_max_idle_per_host(0)
+        .tcp_nodelay(true)
+        .connect_timeout(Duration::from_secs(10))
+        .build()?;
+    // 64 streams opening at a time; a permit is given back once its stream answered.
+    let opening = Arc::new(tokio::sync::Semaphore::new(64));
+    let (opened, mut open) = tokio::sync::mpsc::channel::<Result<(), String>>(sessions.len());
+    let mut readers = Vec::with_capacity(sessions.len());
+    for (i, session) in sessions.iter().enumerate() {
+        let permit = opening.clone().acquire_owned().await?;
+        let request = client
+            .get(url)
+            .header("accept", "text/event-stream")
+            .header("mcp-session-id", session)
+            .header("mcp-protocol-version", VERSION);
+        let opened = opened.clone();
+        readers.push(tokio::spawn(async move {
+            let answer = request.send().await;
+            drop(permit);
+            let mut response = match answer {
+                Ok(response) if response.status().as_u16() == 200 => response,
+                Ok(response) => {
+                    let _ = opened
+                        .send(Err(format!("GET answered {}", response.status())))
+                        .await;
+                    return Ok(());
+                }
+                Err(e) => {
+                    let _ = opened.send(Err(format!("GET failed: {e}"))).await;
+                    return Ok(());
+                }
+            };
+            let _ = opened.send(Ok(())).await;
+            let mut text = String::new();
+            let mut seen = 0;
+            while seen < notes {
+                let Some(chunk) = response.chunk().await? else {
+                    return Err::<(), Error>(format!("stream {i} ended after {seen} notes").into());
+                };
+                text.push_str(&String::from_utf8_lossy(&chunk));
+                seen = text.matches("notifications/tools/list_changed").count();
+            }
+            Ok(())
+        }));
+    }
+    drop(opened);
+    for _ in 0..sessions.len() {
+        let one = tokio::time::timeout(Duration::from_secs(600), open.recv())
+            .await?
+            .ok_or("a stream's task ended")?;
+        one?;
+    }
+    println!("open {}", sessions.len());
+    let all = async {
+        for reader in readers {
+            reader.await??;
+        }
+        Ok::<_, Error>(())
+    };
+    tokio::time::timeout(Duration::from_secs(1200), all).await??;
+    println!("received {}", sessions.len());
     Ok(())
 }

@@ -8,12 +8,21 @@
 //! `audit` (the built-ins, with limits the load never reaches). `WYMCP_CALC_TOOLS=N` registers
 //! N other action tools of `WYMCP_CALC_ACTIONS` actions each (default 10) before `calc`, for the
 //! cost of a call as the catalogue grows (docs/performance.md, "Cost as the work grows").
+//! `WYMCP_CALC_NOTE=1` gives `add` an optional string `note` (the argument-size figure:
+//! `MCPLOAD_PAD`). `WYMCP_CALC_STREAMS=1` lets one client hold 20,000 GET streams with no
+//! keep-alive comments, on as many connections, and makes each `SIGUSR1` fan one
+//! `notifications/tools/list_changed` out to every session (`Server::notify_tools_list_changed`):
+//! the open-streams figure.
 
 use serde_json::json;
+use tokio::signal::unix::SignalKind;
 use wymcp::transport::http::{HttpServer, StreamableHttp};
 use wymcp::{ActionResult, ActionSchema, ActionTool, Actions, Context, Data, Reply, Server};
 
-struct Calc;
+struct Calc {
+    /// `add` takes an optional string `note` too (`WYMCP_CALC_NOTE=1`).
+    note: bool,
+}
 
 impl ActionTool for Calc {
     fn name(&self) -> &str {
@@ -23,13 +32,16 @@ impl ActionTool for Calc {
         "Arithmetic"
     }
     fn actions(&self) -> Actions {
-        Actions::new().action(
-            "add",
-            ActionSchema::new("Add two integers")
-                .property("a", json!({"type": "integer"}))
-                .property("b", json!({"type": "integer"}))
-                .required(["a", "b"]),
-        )
+        let add = ActionSchema::new("Add two integers")
+            .property("a", json!({"type": "integer"}))
+            .property("b", json!({"type": "integer"}))
+            .required(["a", "b"]);
+        let add = if self.note {
+            add.property("note", json!({"type": "string"}))
+        } else {
+            add
+        };
+        Actions::new().action("add", add)
     }
     async fn run_action(&self, _action: &str, data: Data, _ctx: Context) -> ActionResult {
         let a = data["a"].as_i64().unwrap_or(0);
@@ -92,15 +104,39 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let name = format!("filler{i}");
         builder = builder.tool(Filler { name, actions });
     }
-    let mut builder = builder.tool(Calc);
+    let note = std::env::var_os("WYMCP_CALC_NOTE").is_some_and(|v| v == "1");
+    let mut builder = builder.tool(Calc { note });
     // `WYMCP_CALC_REDIS=URL`: one node of a Redis deployment (docs/scale-out.md).
     if let Ok(url) = std::env::var("WYMCP_CALC_REDIS") {
         builder = builder.backends(wymcp_redis::Redis::connect(&url).await?.backends());
     }
     let server = with_layer(builder, std::env::var("WYMCP_CALC_LAYER").ok().as_deref())?.build()?;
+    let streams = std::env::var_os("WYMCP_CALC_STREAMS").is_some_and(|v| v == "1");
+    if streams {
+        // Each SIGUSR1: one list_changed fanned out to every session (the open-streams figure).
+        let notifier = server.clone();
+        let mut usr1 = tokio::signal::unix::signal(SignalKind::user_defined1())?;
+        tokio::spawn(async move {
+            while usr1.recv().await.is_some() {
+                notifier.notify_tools_list_changed();
+            }
+        });
+    }
     // Room for the 10,000 idle sessions of the scale figure plus the 64 of the load.
-    let builder = StreamableHttp::builder(server).max_sessions(20_000);
-    let http = HttpServer::bind(addr.as_str(), builder).await?;
+    let mut builder = StreamableHttp::builder(server).max_sessions(20_000);
+    if streams {
+        builder = builder
+            .max_get_streams_per_client(20_000)
+            .keepalive(std::time::Duration::from_secs(3600));
+    }
+    let mut http = HttpServer::bind(addr.as_str(), builder).await?;
+    if streams {
+        // One client (mcpload) holds a connection per stream.
+        let limits = wymcp::transport::http::ConnectionLimits::new()
+            .max_connections(20_500)
+            .max_connections_per_client(20_500);
+        http = http.connection_limits(limits);
+    }
     println!("listening on {}", http.local_addr()?);
     http.run().await?;
     Ok(())

@@ -4,6 +4,7 @@
 
 use serde_json::{Map, Value, json};
 
+use super::client_values::ClientValues;
 use super::{Class, Core, Identity, Outcome, Refusal, SessionStart};
 use crate::Server;
 use crate::protocol::{ProtocolVersion, RpcError, negotiate, success};
@@ -21,7 +22,9 @@ pub(super) async fn start(
     let assigns = identity
         .map(|i| Map::from_iter([("identity".to_owned(), i.to_value())]))
         .unwrap_or_default();
-    let mut record = new_record(params, assigns, identity.map(|i| i.principal().to_owned()));
+    let subject = identity.map(|i| i.principal().to_owned());
+    let values = core.sessions().client_values();
+    let mut record = new_record(params, assigns, subject, values);
     let version = record.version;
     if let Some(refused) = run_start_hook(core, &mut record, &id, identity).await {
         return Ok(Outcome::Message(super::Answer::Message(refused)));
@@ -124,20 +127,22 @@ fn is_internal_assign(key: &str) -> bool {
 }
 
 /// A new session's record from `initialize`'s params: negotiated revision, client
-/// capabilities and info (`{}` when absent or not objects), not yet initialized.
+/// capabilities and info (`{}` when absent or not objects; shared through `values` with the
+/// sessions that sent equal ones), not yet initialized.
 fn new_record(
     params: Option<&Value>,
     assigns: Map<String, Value>,
     subject: Option<String>,
+    values: &ClientValues,
 ) -> SessionRecord {
     let version: ProtocolVersion = negotiate(params.and_then(|p| p.get("protocolVersion")));
+    let empty = Value::Object(Map::new());
     let field = |name: &str| {
-        params
+        let value = params
             .and_then(|p| p.get(name))
             .filter(|v| v.is_object())
-            .cloned()
-            .unwrap_or_else(|| json!({}))
-            .into()
+            .unwrap_or(&empty);
+        values.share(value)
     };
     SessionRecord {
         id: new_session_id(),

@@ -13,6 +13,7 @@
 mod answer;
 mod budget;
 mod call;
+mod client_values;
 mod cluster;
 // Public through `transport::http` only: a build without `http` keeps them crate-internal.
 #[cfg_attr(not(feature = "http"), allow(unreachable_pub))]

@@ -15,6 +15,7 @@ use tokio::sync::broadcast;
 use tokio::task::AbortHandle;
 
 use super::budget::InitializeBudget;
+use super::client_values::ClientValues;
 use super::cluster::{Cluster, Elsewhere};
 use super::live::LiveSessions;
 use super::quota::ClientQuota;
@@ -60,6 +61,8 @@ pub(crate) struct Sessions {
     quota: ClientQuota,
     /// What the live sessions created here keep of `initialize`, weighed together.
     initialize_budget: InitializeBudget,
+    /// The client capabilities and info sessions keep, shared when equal.
+    client_values: ClientValues,
     cluster: Cluster,
     /// How an event reaches a stream another node holds (`None`: no other node).
     elsewhere: Option<Elsewhere>,
@@ -85,6 +88,7 @@ impl Sessions {
             live: LiveSessions::default(),
             quota: ClientQuota::default(),
             initialize_budget: InitializeBudget::default(),
+            client_values: ClientValues::default(),
             cluster: config.cluster,
             elsewhere,
             ttl: config.ttl,
@@ -156,6 +160,11 @@ impl Sessions {
         &self.live
     }
 
+    /// The client capabilities and info new sessions keep, shared when equal.
+    pub(crate) fn client_values(&self) -> &ClientValues {
+        &self.client_values
+    }
+
     /// How long a session lives without a request.
     pub(crate) fn ttl(&self) -> Duration {
         self.ttl
@@ -211,8 +220,8 @@ impl Sessions {
     /// session-era POST names once its body is read and before it is parsed: a request that
     /// waits for a remote store (Redis) then holds its bytes, not the tree parsed from them,
     /// and the tree is made, used and freed in one turn, as on a node in memory (see
-    /// docs/performance.md, "3 December 2026: a node on Redis, the session loaded before the
-    /// body is parsed").
+    /// docs/performance-history.md, "3 December 2026: a node on Redis, the session loaded
+    /// before the body is parsed").
     pub(crate) async fn load(&self, id: &str) -> Loaded {
         Loaded(self.store.load(id, self.ttl).await)
     }

@@ -3,7 +3,7 @@
 //! A POST reads a dozen headers, several of them twice (a singleton is counted by the wire
 //! checks, then its value read by a later step). Each `HeaderMap` lookup hashes the name it
 //! looks for, and `mcp-protocol-version` is 20 bytes: one pass over the few headers a request
-//! carries, comparing names, costs less than three lookups (docs/performance.md, "One pass
+//! carries, comparing names, costs less than three lookups (docs/performance-history.md, "One pass
 //! over the headers").
 
 use axum::http::{HeaderMap, HeaderValue};

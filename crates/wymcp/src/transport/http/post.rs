@@ -54,7 +54,7 @@ async fn process(state: Arc<State>, req: Request) -> Result<Response, HttpError>
     // The era is decided per request: the stateless one never touches the session store.
     // The stateless era and batches run boxed: their futures are several times the size of a
     // session call's, and every POST's future (boxed by the router) would otherwise be as
-    // large as the largest of them (see docs/performance.md, "Future sizes").
+    // large as the largest of them (see docs/performance-history.md, "Future sizes").
     // The client's address, behind a trusted proxy the forwarded one: a session is counted
     // against it, and so is a listen stream.
     let client = peer(&parts)
