@@ -365,6 +365,25 @@ pub enum Problem {
         /// The unknown action.
         action: String,
     },
+    /// A mount prefix that would not make tool names: it has a character other than ASCII
+    /// letters, digits, `_`, `-` and `.`.
+    #[error(
+        "mount prefix {0:?} is not a tool-name prefix: use ASCII letters, digits, '_', '-' and '.' only"
+    )]
+    InvalidMountPrefix(String),
+    /// Two parts of a server, one of them mounted, serve the same tool name, prompt name,
+    /// resource URI or resource template.
+    #[error("{what} {name:?} is served twice: by {first}, and by {second}")]
+    MountCollision {
+        /// What collides: `tool`, `prompt`, `resource`, `resource template`.
+        what: &'static str,
+        /// The name (or URI) both serve.
+        name: String,
+        /// Who served it first: `this server`, or a mounted server and its own name for it.
+        first: String,
+        /// Who serves it again.
+        second: String,
+    },
 }
 
 fn quoted(items: &[String]) -> String {
