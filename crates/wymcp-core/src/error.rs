@@ -373,22 +373,27 @@ pub enum Problem {
     InvalidMountPrefix(String),
     /// Two parts of a server, one of them mounted, serve the same tool name, prompt name,
     /// resource URI or resource template.
-    #[error("{what} {name:?} is served twice: by {first}, and by {second}")]
+    #[error("{what} {name:?} is served twice: {}", by_each(.servers))]
     MountCollision {
         /// What collides: `tool`, `prompt`, `resource`, `resource template`.
         what: &'static str,
         /// The name (or URI) both serve.
         name: String,
-        /// Who served it first: `this server`, or a mounted server and its own name for it.
-        first: String,
-        /// Who serves it again.
-        second: String,
+        /// Who serve it, the first first: `this server`, or a mounted server and its own
+        /// name for it.
+        servers: Vec<String>,
     },
 }
 
 fn quoted(items: &[String]) -> String {
     let inner: Vec<String> = items.iter().map(|s| format!("{s:?}")).collect();
     format!("[{}]", inner.join(", "))
+}
+
+/// `by A, and by B`.
+fn by_each(servers: &[String]) -> String {
+    let each: Vec<String> = servers.iter().map(|s| format!("by {s}")).collect();
+    each.join(", and ")
 }
 
 fn at_suffix(at: &str) -> String {

@@ -17,11 +17,12 @@ use wymcp::completion::{Completion, CompletionRef, complete_fn};
 use wymcp::middleware::{BoxOperation, Operation, Refusal};
 use wymcp::prompt::{GetPromptResult, PromptArgument, PromptArguments, PromptError, PromptMessage};
 use wymcp::resource::{ResourceContents, read_fn};
+use wymcp::task::TaskSupport;
 use wymcp::testing::TestClient;
-use wymcp::transport::http::StreamableHttp;
+use wymcp::transport::http::{BearerAuth, StreamableHttp};
 use wymcp::{
     ActionResult, ActionSchema, ActionTool, Actions, CallOutput, CallResult, Content, Context,
-    Data, PlainTool, Prompt, Reply, Resource, ResourceTemplate, Server,
+    Data, Identity, PlainTool, Prompt, Reply, Resource, ResourceTemplate, Server, ToolPolicy,
 };
 
 /// The mounted server's action tool: `add` takes a string `text`.
@@ -42,7 +43,10 @@ impl ActionTool for Journal {
                     .property("text", json!({"type": "string"}))
                     .required(["text"]),
             )
-            .action("purge", ActionSchema::new("Delete every entry"))
+            .action(
+                "purge",
+                ActionSchema::new("Delete every entry").scopes(["notes:admin"]),
+            )
     }
     async fn run_action(&self, action: &str, data: Data, _ctx: Context) -> ActionResult {
         Ok(Reply::new(
@@ -157,17 +161,54 @@ enum Era {
 struct Client {
     http: Http,
     era: Era,
+    bearer: String,
 }
 
+/// A caller holding `notes:admin`, and one holding no scope.
+const ADMIN: &str = "admin-token";
+const NOBODY: &str = "nobody-token";
+
 impl Client {
+    /// The host served with bearer auth, and a client of `version` presenting `ADMIN`.
     async fn start(version: &str) -> Client {
-        let http = Http::serve(StreamableHttp::builder(outer())).await;
+        Client::start_as(version, ADMIN).await
+    }
+
+    /// The host served with bearer auth, and a client of `version` presenting `token`.
+    async fn start_as(version: &str, token: &str) -> Client {
+        let auth = BearerAuth::new()
+            .token(
+                ADMIN,
+                Identity::new("ada").claim("scope", json!("notes:admin")),
+            )
+            .token(NOBODY, Identity::new("bob"));
+        let http = Http::serve(StreamableHttp::builder(outer()).auth(auth)).await;
+        let bearer = format!("Bearer {token}");
         let era = if version == "2026-07-28" {
             Era::Stateless
         } else {
-            Era::Session(http.ready(version).await)
+            let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": version, "capabilities": {},
+                "clientInfo": {"name": "test-client", "version": "0.0.1"}}});
+            let opened = http
+                .post_raw(&[("authorization", &bearer)], init.to_string())
+                .await;
+            let session = opened.header("mcp-session-id").unwrap().to_owned();
+            let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+            let headers = [
+                ("authorization", bearer.as_str()),
+                ("mcp-session-id", &session),
+            ];
+            let answer = http.post_raw(&headers, note.to_string()).await;
+            assert_eq!(
+                answer.status,
+                reqwest::StatusCode::ACCEPTED,
+                "{}",
+                answer.text
+            );
+            Era::Session(session)
         };
-        Client { http, era }
+        Client { http, era, bearer }
     }
 
     /// The answer to `method` with `params`: its `result`, or its `error`.
@@ -175,14 +216,18 @@ impl Client {
         let answer = match &self.era {
             Era::Session(session) => {
                 let body = json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params});
-                self.http.post(Some(session), &body).await
+                let headers = [
+                    ("authorization", self.bearer.as_str()),
+                    ("mcp-session-id", session.as_str()),
+                ];
+                self.http.post_raw(&headers, body.to_string()).await
             }
             Era::Stateless => {
                 let body = request(json!(7), method, params);
-                let headers = modern_headers(&body);
-                self.http
-                    .post_raw(&borrowed(&headers), body.to_string())
-                    .await
+                let owned = modern_headers(&body);
+                let mut headers = borrowed(&owned);
+                headers.push(("authorization", &self.bearer));
+                self.http.post_raw(&headers, body.to_string()).await
             }
         };
         let body = answer.json();
@@ -230,7 +275,12 @@ async fn mounted_tools_are_listed_prefixed_and_help_answers_for_them() {
                         "properties": {"text": {"type": "string"}},
                         "required": ["text"]
                     },
-                    "purge": {"description": "Delete every entry", "properties": {}, "required": []}
+                    "purge": {
+                        "description": "Delete every entry",
+                        "properties": {},
+                        "required": [],
+                        "scopes": ["notes:admin"]
+                    }
                 }
             }),
             "{version}"
@@ -319,6 +369,92 @@ async fn a_mounted_action_tool_keeps_its_gates_and_its_servers_layers() {
 }
 
 #[tokio::test]
+async fn a_mounted_actions_scope_is_its_own() {
+    for version in ERAS {
+        let client = Client::start_as(version, NOBODY).await;
+        let (refused, is_error) = client
+            .call("notes_journal", json!({"action": "purge", "data": {}}))
+            .await;
+        assert!(is_error, "{version}: {refused}");
+        assert_eq!(
+            refused,
+            json!({
+                "action": "purge",
+                "error": "insufficient_scope",
+                "message": "The caller's credentials lack the scope(s) notes:admin that action 'purge' of tool 'notes_journal' needs. Authorize again with these scopes, then retry.",
+                "missing_scopes": ["notes:admin"],
+                "required_scopes": ["notes:admin"]
+            }),
+            "{version}"
+        );
+        // Hidden from a caller without the scope, as the mounted server hides it.
+        let list = client.send("tools/list", json!({})).await;
+        let journal = &list["tools"][1];
+        assert_eq!(journal["name"], "notes_journal", "{version}: {list}");
+        assert_eq!(
+            journal["inputSchema"]["properties"]["action"]["enum"],
+            json!(["add"]),
+            "{version}: {journal}"
+        );
+    }
+    assert_eq!(outer().declared_scopes(), ["notes:admin"]);
+}
+
+/// A plain tool that runs as a task.
+struct Report;
+
+impl PlainTool for Report {
+    fn name(&self) -> &str {
+        "report"
+    }
+    fn description(&self) -> &str {
+        "Write a report"
+    }
+    fn input_schema(&self) -> Map<String, Value> {
+        json!({"type": "object"}).as_object().unwrap().clone()
+    }
+    async fn run(&self, _arguments: Map<String, Value>, _ctx: Context) -> CallResult {
+        Ok(CallOutput::text("a report"))
+    }
+}
+
+#[tokio::test]
+async fn a_mounted_tool_keeps_its_task_support() {
+    let reports = Server::builder()
+        .plain_tool_with(
+            Report,
+            ToolPolicy::new().task_support(TaskSupport::Required),
+        )
+        .build()
+        .unwrap();
+    let host = Server::builder().mount("docs", reports).build().unwrap();
+    let http = Http::serve(StreamableHttp::builder(host)).await;
+    let call = |extensions: Value| {
+        let mut body = request(json!(1), "tools/call", json!({"name": "docs_report"}));
+        body["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] = extensions;
+        body
+    };
+    // Required: a client without the tasks extension is refused, one with it gets a task.
+    let without = call(json!({}));
+    let headers = modern_headers(&without);
+    let refused = http
+        .post_raw(&borrowed(&headers), without.to_string())
+        .await
+        .json();
+    assert_eq!(
+        refused["error"]["message"], "Server requires the extensions capability for this request",
+        "{refused}"
+    );
+    let with = call(json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}));
+    let headers = modern_headers(&with);
+    let task = http
+        .post_raw(&borrowed(&headers), with.to_string())
+        .await
+        .json();
+    assert_eq!(task["result"]["resultType"], "task", "{task}");
+}
+
+#[tokio::test]
 async fn mounted_resources_are_read_under_their_own_uris() {
     for version in ERAS {
         let client = Client::start(version).await;
@@ -389,7 +525,7 @@ async fn mounted_prompts_are_got_and_completed_under_the_prefix() {
 #[tokio::test]
 async fn initialize_sends_this_servers_instructions_and_declares_what_is_mounted() {
     let http = Http::serve(StreamableHttp::builder(outer())).await;
-    let (_, answer) = http.ready_with_answer("2025-11-25").await;
+    let (_, answer) = http.initialize("2025-11-25").await;
     let result = &answer.json()["result"];
     assert_eq!(result["instructions"], "The host's instructions");
     assert_eq!(result["serverInfo"]["name"], "host");

@@ -104,8 +104,7 @@ impl Taken {
             return Err(ConfigurationError::new(Problem::MountCollision {
                 what,
                 name: name.to_owned(),
-                first: first.clone(),
-                second: by,
+                servers: vec![first.clone(), by],
             }));
         }
         self.0.insert(name.to_owned(), by);
