@@ -373,12 +373,11 @@ pub enum Problem {
     InvalidMountPrefix(String),
     /// Two parts of a server, one of them mounted, serve the same tool name, prompt name,
     /// resource URI or resource template.
-    #[error("{what} {name:?} is served twice: {}", by_each(.servers))]
+    #[error("{item} is served twice: {}", by_each(.servers))]
     MountCollision {
-        /// What collides: `tool`, `prompt`, `resource`, `resource template`.
-        what: &'static str,
-        /// The name (or URI) both serve.
-        name: String,
+        /// What both serve, its kind and its name (or URI): `tool "notes_search"`,
+        /// `prompt "notes_plan"`, `resource "notes://index"`, `resource template "…"`.
+        item: String,
         /// Who serve it, the first first: `this server`, or a mounted server and its own
         /// name for it.
         servers: Vec<String>,

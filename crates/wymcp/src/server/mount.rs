@@ -102,8 +102,7 @@ impl Taken {
     ) -> Result<(), ConfigurationError> {
         if let Some(first) = self.0.get(name) {
             return Err(ConfigurationError::new(Problem::MountCollision {
-                what,
-                name: name.to_owned(),
+                item: format!("{what} {name:?}"),
                 servers: vec![first.clone(), by],
             }));
         }
