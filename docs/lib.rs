@@ -43,6 +43,8 @@ pub mod guide_doctests {
     pub struct OpenApi;
     #[doc = include_str!("gateway.md")]
     pub struct Gateway;
+    #[doc = include_str!("composition.md")]
+    pub struct Composition;
     #[doc = include_str!("multi-round-trip.md")]
     pub struct MultiRoundTrip;
     #[doc = include_str!("telemetry.md")]

@@ -365,11 +365,34 @@ pub enum Problem {
         /// The unknown action.
         action: String,
     },
+    /// A mount prefix that would not make tool names: it has a character other than ASCII
+    /// letters, digits, `_`, `-` and `.`.
+    #[error(
+        "mount prefix {0:?} is not a tool-name prefix: use ASCII letters, digits, '_', '-' and '.' only"
+    )]
+    InvalidMountPrefix(String),
+    /// Two parts of a server, one of them mounted, serve the same tool name, prompt name,
+    /// resource URI or resource template.
+    #[error("{item} is served twice: {}", by_each(.servers))]
+    MountCollision {
+        /// What both serve, its kind and its name (or URI): `tool "notes_search"`,
+        /// `prompt "notes_plan"`, `resource "notes://index"`, `resource template "…"`.
+        item: String,
+        /// Who serve it, the first first: `this server`, or a mounted server and its own
+        /// name for it.
+        servers: Vec<String>,
+    },
 }
 
 fn quoted(items: &[String]) -> String {
     let inner: Vec<String> = items.iter().map(|s| format!("{s:?}")).collect();
     format!("[{}]", inner.join(", "))
+}
+
+/// `by A, and by B`.
+fn by_each(servers: &[String]) -> String {
+    let each: Vec<String> = servers.iter().map(|s| format!("by {s}")).collect();
+    each.join(", and ")
 }
 
 fn at_suffix(at: &str) -> String {

@@ -46,6 +46,8 @@ mod from_fn;
 mod provider;
 pub(crate) mod registry;
 
+pub(crate) use provider::DynComplete;
+
 pub use from_fn::{CompleteFn, complete_fn};
 pub use provider::{
     Complete, Completion, CompletionRef, CompletionRequest, CompletionValues, MAX_VALUES,

@@ -75,6 +75,15 @@ impl CompletionRegistry {
         self.providers.is_empty()
     }
 
+    /// Every provider with the reference and argument it completes, in the order declared.
+    pub(crate) fn providers(
+        &self,
+    ) -> impl Iterator<Item = (&CompletionRef, &str, &Arc<dyn DynComplete>)> {
+        self.providers
+            .iter()
+            .map(|((reference, argument), provider)| (reference, argument.as_str(), provider))
+    }
+
     /// `completion/complete`: the reference and argument checked, then the provider asked (no
     /// provider: no values).
     pub(crate) async fn complete(

@@ -131,6 +131,11 @@ impl PromptRegistry {
         self.prompts.is_empty()
     }
 
+    /// The prompts as declared, in `prompts/list` order.
+    pub(crate) fn prompts(&self) -> impl Iterator<Item = &Arc<dyn DynPrompt>> {
+        self.prompts.iter().map(|p| &p.prompt)
+    }
+
     pub(crate) fn names(&self) -> Vec<&str> {
         self.prompts.iter().map(|p| p.name.as_str()).collect()
     }

@@ -111,6 +111,16 @@ impl ResourceRegistry {
         self.resources.is_empty() && self.templates.is_empty()
     }
 
+    /// The resources as declared (scopes validated), in `resources/list` order.
+    pub(crate) fn resources(&self) -> &[Resource] {
+        &self.resources
+    }
+
+    /// The templates as declared (scopes validated), in `resources/templates/list` order.
+    pub(crate) fn templates(&self) -> impl Iterator<Item = &ResourceTemplate> {
+        self.templates.iter().map(|(t, _)| t)
+    }
+
     pub(crate) fn uris(&self) -> Vec<&str> {
         self.resources.iter().map(|r| r.uri.as_str()).collect()
     }

@@ -8,6 +8,7 @@ use wymcp_core::ConfigurationError;
 use tower::{BoxError, Layer, Service};
 
 use super::checks::{check_layers, check_task_tools, declared_scopes, register_tools};
+use super::mount::{Own, Settings, mount_all};
 use super::policy::ToolPolicy;
 use crate::completion::registry::{CompletionRegistry, PendingCompletion};
 use crate::completion::{Complete, CompletionRef};
@@ -64,6 +65,8 @@ pub struct ServerBuilder {
     request_state: RequestStateConfig,
     limits: crate::Limits,
     layers: Layers,
+    /// The servers mounted, with their prefixes, in the order mounted.
+    mounts: Vec<(String, Server)>,
 }
 
 /// The `requestState` settings of multi round-trip requests.
@@ -89,6 +92,7 @@ impl std::fmt::Debug for ServerBuilder {
             .field("templates", &self.templates)
             .field("prompts", &self.prompts.len())
             .field("completions", &self.completions.len())
+            .field("mounts", &self.mounts.len())
             .finish()
     }
 }
@@ -127,6 +131,7 @@ impl ServerBuilder {
             },
             limits: crate::Limits::default(),
             layers: Layers::default(),
+            mounts: Vec::new(),
         }
     }
 
@@ -269,6 +274,53 @@ impl ServerBuilder {
     #[cfg(feature = "skills")]
     pub fn skills(mut self, skills: impl IntoIterator<Item = crate::skill::Skill>) -> Self {
         self.skills.extend(skills);
+        self
+    }
+
+    /// Serves `server` inside this one (composition, `docs/composition.md`): its tools and
+    /// prompts as `<prefix>_<name>` (as they are when `prefix` is `""`), its resources and
+    /// resource templates under their own URIs, its completion providers on the renamed
+    /// prompts and the same templates; listed after this server's own, mounts in the order
+    /// added, `help` (this server's, which answers for every tool) last.
+    ///
+    /// Each mounted tool keeps its gates: its schemas, scopes and visibility, the mounted
+    /// server's layers around its admitted calls (they see it by its own name), its task
+    /// support and its [`tool_call_timeout`](crate::Limits::tool_call_timeout). Everything
+    /// else is this server's: identity, instructions (the mounted server's are not sent),
+    /// limits, layers (around the mounted server's), list paging, visibility of resources and
+    /// prompts, and the capabilities, which cover what is mounted. `build()` refuses a prefix
+    /// of other characters than ASCII letters, digits, `_`, `-` and `.`, and any tool name,
+    /// prompt name, resource URI or template a mount would serve a second time, naming both.
+    ///
+    /// ```
+    /// use serde_json::{Map, Value, json};
+    /// use wymcp::{CallResult, Context, PlainTool, Server};
+    ///
+    /// struct Search;
+    /// impl PlainTool for Search {
+    ///     fn name(&self) -> &str { "search" }
+    ///     fn description(&self) -> &str { "Search the notes" }
+    ///     fn input_schema(&self) -> Map<String, Value> {
+    ///         json!({"type": "object"}).as_object().cloned().unwrap_or_default()
+    ///     }
+    ///     async fn run(&self, _args: Map<String, Value>, _ctx: Context) -> CallResult {
+    ///         Ok(wymcp::CallOutput::text("no notes"))
+    ///     }
+    /// }
+    ///
+    /// let notes = Server::builder().name("notes").plain_tool(Search).build()?;
+    /// let server = Server::builder().mount("notes", notes.clone()).build()?;
+    /// assert_eq!(server.tool_names(), ["notes_search", "help"]);
+    ///
+    /// let twice = Server::builder().mount("", notes.clone()).plain_tool(Search).build();
+    /// assert_eq!(
+    ///     twice.unwrap_err().to_string(),
+    ///     r#"tool "search" is served twice: by this server, and by the server mounted at "" (its tool "search")"#
+    /// );
+    /// # Ok::<(), wymcp::ConfigurationError>(())
+    /// ```
+    pub fn mount(mut self, prefix: impl Into<String>, server: Server) -> Self {
+        self.mounts.push((prefix.into(), server));
         self
     }
 
@@ -434,9 +486,26 @@ impl ServerBuilder {
     /// Validates every tool (names, actions, schemas, output schemas), builds and stores each
     /// definition and validator, and appends the help tool last; validates every resource URI,
     /// resource template, prompt and completion provider.
-    pub fn build(self) -> Result<Server, ConfigurationError> {
+    pub fn build(mut self) -> Result<Server, ConfigurationError> {
         let show_with_scope = self.visibility == crate::tool::visibility::Visibility::ShowWithScope;
         let mut tools = register_tools(self.tools, self.visibility)?;
+        let own = Own {
+            tools: &tools,
+            resources: &self.resources,
+            templates: &self.templates,
+            prompts: &self.prompts,
+        };
+        let settings = Settings {
+            layers: &mut self.layers,
+            tasks: &mut self.tasks,
+            limits: &mut self.limits,
+        };
+        let mounted = mount_all(self.mounts, &own, settings)?;
+        tools.extend(mounted.tools);
+        self.resources.extend(mounted.resources);
+        self.templates.extend(mounted.templates);
+        self.prompts.extend(mounted.prompts);
+        self.completions.extend(mounted.completions);
         check_layers(&self.layers, &tools)?;
         check_task_tools(&self.tasks, &tools)?;
         tools.push(Arc::new(RegisteredTool::help()));

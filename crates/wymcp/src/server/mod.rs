@@ -4,6 +4,7 @@ mod builder;
 mod checks;
 pub(crate) mod extension;
 mod features;
+mod mount;
 pub(crate) mod notify;
 mod policy;
 mod principals;
