@@ -272,7 +272,26 @@ async fn server_everything_in_both_modes() {
         wrong_type: json!({"a": "one", "b": 2}),
         missing: json!({"a": 1}),
     };
-    check([role('d'), role('a'), role('t')], &calls, &bad, equal).await;
+    check([role('d'), role('a'), role('t')], &calls, &bad, same_everything_answer).await;
+}
+
+/// server-everything's answers, the same but for the second a dynamic resource names
+/// ("... created at 12:59:41 PM"): the direct call and the two through the gateway straddle a
+/// second now and then.
+fn same_everything_answer(_: &str, a: &Value, b: &Value) -> bool {
+    let strip = |v: &Value| -> String {
+        let text = v.to_string();
+        let mut out = String::new();
+        let mut rest = text.as_str();
+        while let Some(at) = rest.find(" created at ") {
+            out.push_str(&rest[..at]);
+            // The time runs to the next quote: "12:59:41 PM\"".
+            rest = rest[at..].find('"').map_or("", |end| &rest[at + end..]);
+        }
+        out.push_str(rest);
+        out
+    };
+    strip(a) == strip(b)
 }
 
 #[tokio::test]
