@@ -17,6 +17,7 @@ mod params;
 mod plain;
 mod prompt;
 mod prompts;
+mod receiver;
 mod resources;
 mod typed;
 

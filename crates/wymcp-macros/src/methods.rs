@@ -98,7 +98,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenS
 }
 
 fn check_block(block: &ItemImpl) -> syn::Result<()> {
-    if let Some((_, path, _)) = &block.trait_ {
+    if let Some((path, _)) = &block.trait_ {
         return Err(syn::Error::new(
             path.span(),
             "`#[wymcp::tool]` goes on an inherent `impl` block (`impl Notes { ... }`), not on a trait impl",
@@ -330,7 +330,7 @@ const ANSWER_TYPES: [&str; 4] = ["Result", "ActionResult", "Reply", "Value"];
 /// and whether it is an answer type rather than the value itself).
 fn check_signature(sig: &syn::Signature) -> syn::Result<(Span, bool)> {
     match sig.inputs.first() {
-        Some(syn::FnArg::Receiver(r)) if r.reference.is_some() && r.mutability.is_none() => {}
+        first if crate::receiver::is_shared_self(first) => {}
         other => {
             let span = other.map_or(sig.ident.span(), Spanned::span);
             return Err(syn::Error::new(

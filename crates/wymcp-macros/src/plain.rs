@@ -150,7 +150,7 @@ fn plain_impl(target: &TokenStream, tool: Texts<'_>, forwarded: &[TokenStream]) 
 /// A plain tool's method takes `&self` first.
 fn check_receiver(sig: &syn::Signature) -> syn::Result<()> {
     match sig.inputs.first() {
-        Some(syn::FnArg::Receiver(r)) if r.reference.is_some() && r.mutability.is_none() => Ok(()),
+        first if crate::receiver::is_shared_self(first) => Ok(()),
         _ => Err(syn::Error::new(
             sig.ident.span(),
             "a plain tool's method takes `&self` first",

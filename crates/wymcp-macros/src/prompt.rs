@@ -85,7 +85,7 @@ pub(crate) fn method_prompt(
 ) -> syn::Result<(TokenStream, syn::Ident)> {
     check_signature(&method.sig)?;
     match method.sig.inputs.first() {
-        Some(FnArg::Receiver(r)) if r.reference.is_some() && r.mutability.is_none() => {}
+        first if crate::receiver::is_shared_self(first) => {}
         _ => {
             return Err(syn::Error::new(
                 method.sig.ident.span(),

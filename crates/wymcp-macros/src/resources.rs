@@ -82,8 +82,7 @@ fn read_method(f: &ImplItemFn) -> syn::Result<Method> {
             "a resource method is an `async fn`",
         ));
     }
-    if !matches!(sig.inputs.first(), Some(FnArg::Receiver(r)) if r.reference.is_some() && r.mutability.is_none())
-    {
+    if !crate::receiver::is_shared_self(sig.inputs.first()) {
         return Err(syn::Error::new(
             sig.ident.span(),
             "a resource method takes `&self` first",

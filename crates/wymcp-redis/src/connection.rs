@@ -4,7 +4,6 @@ use std::sync::Arc;
 use std::time::Duration;
 use wymcp::backend::Backends;
 
-use rand::RngCore as _;
 use redis::AsyncCommands as _;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use wymcp::mrtr::RequestStateKeys;
@@ -373,7 +372,13 @@ impl Redis {
         let mut conn = self.conn.clone();
         let key = self.keys.request_state_key();
         let mut fresh = [0u8; 32];
-        rand::rng().fill_bytes(&mut fresh);
+        getrandom::fill(&mut fresh).map_err(|err| {
+            redis::RedisError::from((
+                redis::ErrorKind::Client,
+                "the operating system gave no random bytes for the requestState key",
+                err.to_string(),
+            ))
+        })?;
         let _: bool = conn.set_nx(&key, fresh.as_slice()).await?;
         let stored: Vec<u8> = conn.get(&key).await?;
         RequestStateKeys::new(stored).map_err(|err| {

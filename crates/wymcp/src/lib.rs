@@ -87,6 +87,7 @@ pub mod mrtr;
 mod paging;
 pub mod prompt;
 pub mod protocol;
+mod random;
 pub mod resource;
 #[cfg(any(feature = "http", feature = "stdio"))]
 pub mod run;

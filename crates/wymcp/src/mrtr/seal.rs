@@ -17,7 +17,6 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chacha20poly1305::aead::{Aead, KeyInit, Payload as Sealed};
 use chacha20poly1305::{Key, XChaCha20Poly1305, XNonce};
 use hkdf::Hkdf;
-use rand::RngCore as _;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sha2::Sha256;
@@ -94,8 +93,7 @@ impl RequestStateKeys {
     /// One random 32-byte key, made once per [`build`](crate::ServerBuilder::build): states
     /// are valid only on this process, so only a single-node server should rely on it.
     pub fn random() -> Self {
-        let mut key = [0u8; 32];
-        rand::rng().fill_bytes(&mut key);
+        let key = crate::random::bytes::<32>();
         RequestStateKeys {
             keys: vec![Arc::from(key.as_slice())],
         }
@@ -269,9 +267,7 @@ impl Codec {
                 limit: self.max_size,
             });
         }
-        let mut nonce = [0u8; NONCE_LEN];
-        rand::rng().fill_bytes(&mut nonce);
-        let nonce = XNonce::from(nonce);
+        let nonce = XNonce::from(crate::random::bytes::<NONCE_LEN>());
         let plain = Sealed {
             msg: &json,
             aad: PREFIX.as_bytes(),

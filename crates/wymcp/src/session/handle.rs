@@ -7,7 +7,6 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use rand::RngCore as _;
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
@@ -25,11 +24,7 @@ pub(crate) fn list_changed() -> Value {
 /// ids carry it, so an answer landing on another node can be routed back.
 pub fn node_id() -> &'static str {
     static NODE: OnceLock<String> = OnceLock::new();
-    NODE.get_or_init(|| {
-        let mut bytes = [0u8; 6];
-        rand::rng().fill_bytes(&mut bytes);
-        URL_SAFE_NO_PAD.encode(bytes)
-    })
+    NODE.get_or_init(|| URL_SAFE_NO_PAD.encode(crate::random::bytes::<6>()))
 }
 
 type Answer = Result<Value, Value>;
@@ -177,8 +172,7 @@ impl SessionHandle {
     /// Registers a server→client request about to be sent on `stream`: answers its id
     /// (`srv-<node>.<stream>.<random>`) and where its answer will arrive.
     pub(crate) fn begin_request(&self, stream: &str) -> (String, oneshot::Receiver<Answer>) {
-        let mut bytes = [0u8; 8];
-        rand::rng().fill_bytes(&mut bytes);
+        let bytes = crate::random::bytes::<8>();
         let id = format!(
             "srv-{}.{}.{}",
             self.inner.node,

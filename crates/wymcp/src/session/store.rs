@@ -6,17 +6,14 @@ use std::time::{Duration, Instant};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use futures_util::future::BoxFuture;
-use rand::RngCore as _;
 use serde_json::{Map, Value};
 
 use crate::protocol::{LogLevel, ProtocolVersion};
 
-/// A fresh session id: 32 random bytes from the OS-seeded CSPRNG, base64url without padding
+/// A fresh session id: 32 random bytes from the OS's CSPRNG, base64url without padding
 /// (43 visible ASCII characters).
 pub fn new_session_id() -> String {
-    let mut bytes = [0u8; 32];
-    rand::rng().fill_bytes(&mut bytes);
-    URL_SAFE_NO_PAD.encode(bytes)
+    URL_SAFE_NO_PAD.encode(crate::random::bytes::<32>())
 }
 
 /// What a session is, as data that any node can load: everything but live things.

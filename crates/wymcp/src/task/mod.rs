@@ -190,7 +190,7 @@ impl Default for Tasks {
             max_running: DEFAULT_MAX_RUNNING,
             max_running_per_principal: DEFAULT_MAX_RUNNING_PER_PRINCIPAL,
             heartbeat: HEARTBEAT,
-            node: format!("{:016x}", rand::random::<u64>()),
+            node: format!("{:016x}", u64::from_ne_bytes(crate::random::bytes())),
             running: Mutex::new(HashMap::new()),
             swept_at_ms: std::sync::atomic::AtomicU64::new(0),
             transitions: tokio::sync::Mutex::new(()),

@@ -220,7 +220,7 @@ async fn start(
 
 /// 128 random bits, in hex.
 pub(super) fn new_id() -> String {
-    format!("{:032x}", rand::random::<u128>())
+    format!("{:032x}", u128::from_ne_bytes(crate::random::bytes()))
 }
 
 /// Makes `call` (whose context carries `running`'s token and input) the task's call: records

@@ -1,0 +1,12 @@
+struct Notes;
+
+/// Notes
+#[wymcp::tool]
+impl Notes {
+    /// Add a note
+    async fn add(&mut self, text: String) -> Result<String, wymcp::tool::Failure> {
+        Ok(text)
+    }
+}
+
+fn main() {}
