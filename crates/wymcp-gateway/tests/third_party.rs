@@ -272,7 +272,13 @@ async fn server_everything_in_both_modes() {
         wrong_type: json!({"a": "one", "b": 2}),
         missing: json!({"a": 1}),
     };
-    check([role('d'), role('a'), role('t')], &calls, &bad, same_everything_answer).await;
+    check(
+        [role('d'), role('a'), role('t')],
+        &calls,
+        &bad,
+        same_everything_answer,
+    )
+    .await;
 }
 
 /// server-everything's answers, the same but for the second a dynamic resource names
