@@ -226,7 +226,7 @@ impl Invocation {
     /// characters and escaped, so that no input can flood stderr or forge a log line.
     ///
     /// With the `otel-export` feature, `--metrics ADDR` is served first
-    /// ([`start_telemetry`](Self::start_telemetry)) and its URL is a line of the banner.
+    /// (`start_telemetry`, feature `otel-export`) and its URL is a line of the banner.
     pub async fn serve(self, server: Server) -> Result<(), RunError> {
         // Before the log: the SDK's own INFO line on installing its provider stays unsaid.
         let this = self.with_telemetry().await?;
@@ -286,7 +286,7 @@ impl Invocation {
         Ok(Some(endpoint.local))
     }
 
-    /// [`start_telemetry`](Self::start_telemetry), its endpoint named in the banner.
+    /// `start_telemetry` (feature `otel-export`), its endpoint named in the banner.
     async fn with_telemetry(self) -> Result<Self, RunError> {
         #[cfg(feature = "otel-export")]
         if let Some(local) = self.start_telemetry().await? {
