@@ -62,13 +62,14 @@ if [ "$gateway" = yes ]; then
     tasks-mrtr-input tasks-mrtr-composition"
 fi
 # Through the gateway, a scenario that passes or fails by timing: a known race, not a gap.
-#   * tools-call-with-progress: the gateway relays an upstream's progress from a task that
-#     reads the client's notifications apart from the call's answer, so under load a progress
-#     notification can reach the gateway after the call's result and is dropped (found in CI,
-#     two gateway nodes on a loaded machine, 2026-07-28; docs/gateway.md, "Not yet").
+#   * tools-call-with-progress, tools-call-with-logging: the gateway relays an upstream's
+#     progress and log messages from a task that reads the client's notifications apart from
+#     the call's answer, so under load one can reach the gateway after the call's result and
+#     is dropped (found in CI through the gateway on a loaded machine, 2026-07-28 and
+#     0.1.16; docs/gateway.md, "Not yet").
 flaky_gaps=""
 if [ "$gateway" = yes ]; then
-  flaky_gaps="tools-call-with-progress"
+  flaky_gaps="tools-call-with-progress tools-call-with-logging"
 fi
 # known_gap <scenario>: whether the scenario is one of the known gaps.
 known_gap() {
