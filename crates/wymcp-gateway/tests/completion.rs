@@ -6,32 +6,13 @@
 
 mod support;
 
-use std::time::Duration;
-
 use serde_json::json;
-use wymcp::client::Client;
-use wymcp::testing::TestClient;
-use wymcp_gateway::{Gateway, GatewayConfig, UpstreamConfig};
 
 #[tokio::test]
 async fn an_upstream_prompt_argument_is_completed_as_directly() {
-    let Some(entry) = support::npm_server("everything") else {
+    let Some((direct, client)) = support::everything_direct_and_through_gateway().await else {
         return;
     };
-    let direct = Client::stdio("node")
-        .args([entry.as_str(), "stdio"])
-        .timeout(Duration::from_secs(30))
-        .connect()
-        .await
-        .unwrap();
-    let upstream = UpstreamConfig::stdio("everything", "node").args([entry.as_str(), "stdio"]);
-    let gateway = Gateway::start(GatewayConfig::new().upstream(upstream)).await;
-    assert_eq!(gateway.notices(), []);
-    let server = gateway
-        .register(wymcp::Server::builder().name("gateway-test"))
-        .build()
-        .unwrap();
-    let client = TestClient::new(server);
 
     let reference = json!({"type": "ref/prompt", "name": "completable-prompt"});
     let want = direct

@@ -180,3 +180,27 @@ pub(crate) async fn start(
     .expect("the gateway prints its URL");
     (child, url, banner)
 }
+
+/// server-everything (npm) twice: a client of it directly over stdio, and a `TestClient` of a
+/// gateway serving it as its one upstream (default `actions` mode); `None` (after the skip
+/// line) when it is not installed.
+pub(crate) async fn everything_direct_and_through_gateway()
+-> Option<(wymcp::client::Client, wymcp::testing::TestClient)> {
+    let entry = npm_server("everything")?;
+    let direct = wymcp::client::Client::stdio("node")
+        .args([entry.as_str(), "stdio"])
+        .timeout(std::time::Duration::from_secs(30))
+        .connect()
+        .await
+        .unwrap();
+    let upstream =
+        wymcp_gateway::UpstreamConfig::stdio("everything", "node").args([entry.as_str(), "stdio"]);
+    let gateway =
+        wymcp_gateway::Gateway::start(wymcp_gateway::GatewayConfig::new().upstream(upstream)).await;
+    assert_eq!(gateway.notices(), []);
+    let server = gateway
+        .register(wymcp::Server::builder().name("gateway-test"))
+        .build()
+        .unwrap();
+    Some((direct, wymcp::testing::TestClient::new(server)))
+}
