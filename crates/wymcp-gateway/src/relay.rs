@@ -27,7 +27,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
-use wymcp::client::{Client, Notification};
+use wymcp::client::Notification;
 use wymcp::protocol::LogLevel;
 use wymcp::session::{ClientRequestError, Elicitation, ListRoots, Sampling};
 use wymcp::{Context, RpcError};
@@ -251,21 +251,6 @@ impl Relay {
             }
             _ => {}
         }
-    }
-
-    /// Relays `client`'s notifications until the client is dropped (it is held weakly: the
-    /// task ends within a second of its connection being replaced).
-    pub(crate) fn pump(self: &Arc<Self>, client: &Arc<Client>) {
-        let relay = Arc::clone(self);
-        let client = Arc::downgrade(client);
-        tokio::spawn(async move {
-            const WAKE: Duration = Duration::from_secs(1);
-            while let Some(client) = client.upgrade() {
-                if let Ok(note) = tokio::time::timeout(WAKE, client.next_notification()).await {
-                    relay.notify(&note);
-                }
-            }
-        });
     }
 }
 

@@ -290,6 +290,12 @@ async fn connect(
         .on_sampling(handler(Ask::Sampling))
         .on_elicitation(handler(Ask::Elicitation))
         .on_roots(handler(Ask::Roots))
+        .on_notification({
+            // Inline, on the client's reader: a call's progress and log messages reach its
+            // downstream caller before its answer does.
+            let relay = Arc::clone(relay);
+            move |note| relay.notify(note)
+        })
         .connect()
         .await
         .map_err(|e| UpstreamError::client(&config.name, e))?;
@@ -298,7 +304,5 @@ async fn connect(
     {
         tracing::warn!(target: "wymcp_gateway", upstream = %config.name, %error, "logging/setLevel refused: its log messages may not all be relayed");
     }
-    let client = Arc::new(client);
-    relay.pump(&client);
-    Ok(client)
+    Ok(Arc::new(client))
 }

@@ -211,6 +211,9 @@ enum Kind {
     Wait,
     /// Answers content items with `annotations` and `_meta`.
     Annotated,
+    /// Reports progress 1 to 3 of 3 and logs each step at info, then answers at once: its
+    /// last notifications and its answer leave the upstream together.
+    Burst,
 }
 
 #[derive(Debug)]
@@ -314,6 +317,13 @@ impl PlainTool for UpTool {
                 ended.finished = true;
                 Ok(CallOutput::text("waited"))
             }
+            Kind::Burst => {
+                for step in [1.0, 2.0, 3.0] {
+                    ctx.progress(step, Some(3.0), None);
+                    ctx.log(LogLevel::Info, json!(format!("burst {step}")));
+                }
+                Ok(CallOutput::text("burst"))
+            }
             Kind::Annotated => {
                 let object = |v: Value| v.as_object().cloned().unwrap();
                 Ok(CallOutput::new(vec![
@@ -339,6 +349,7 @@ async fn http_upstream() -> (String, mpsc::UnboundedReceiver<String>) {
         ("report", Kind::Report),
         ("wait", Kind::Wait),
         ("annotated", Kind::Annotated),
+        ("burst", Kind::Burst),
     ] {
         builder = builder.plain_tool(UpTool {
             name,
@@ -442,6 +453,50 @@ async fn an_http_upstream_relays_to_the_call_that_caused_each_request() {
             ),
             "{era}: {seen:?}"
         );
+    }
+}
+
+/// The race conformance found through the gateway (stop 54): a task pumping the upstream's
+/// notifications let the call's answer overtake its last progress and log messages. Now the
+/// client hands each to the relay on its reader, before the answer: every one of 25 calls
+/// whose notifications and answer leave the upstream together has them all, in order, when
+/// its answer arrives, in both eras. (On two worker threads, as the gateway binary runs; with
+/// the pump this failed in 2 of 3 runs.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_calls_progress_and_log_messages_all_arrive_before_its_answer() {
+    let (upstream, _told) = http_upstream().await;
+    let url = gateway(UpstreamConfig::http("up", upstream).timeout(Duration::from_secs(20))).await;
+    for versions in ERAS {
+        let era = versions[0];
+        let client = downstream(&url, versions, false).await;
+        client.set_logging_level(LogLevel::Info).await.unwrap();
+        for round in 0..25 {
+            client.drain_notifications();
+            let token = format!("burst-{round}");
+            let answer = client
+                .call_tool_with_progress("burst", json!({}), &token)
+                .await
+                .unwrap();
+            assert_eq!(answer.text(), "burst", "{era}");
+            let notes = client.drain_notifications();
+            let progress: Vec<f64> = notes_of(&notes, "notifications/progress")
+                .into_iter()
+                .inspect(|p| assert_eq!(p["progressToken"], json!(token), "{era}"))
+                .filter_map(|p| p["progress"].as_f64())
+                .collect();
+            assert_eq!(progress, [1.0, 2.0, 3.0], "{era}, round {round}");
+            let logged: Vec<&Value> = notes_of(&notes, "notifications/message")
+                .into_iter()
+                .map(|p| &p["data"])
+                .collect();
+            assert_eq!(
+                logged,
+                [json!("burst 1"), json!("burst 2"), json!("burst 3")]
+                    .iter()
+                    .collect::<Vec<_>>(),
+                "{era}, round {round}"
+            );
+        }
     }
 }
 

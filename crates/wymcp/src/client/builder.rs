@@ -3,6 +3,7 @@
 
 use std::future::Future;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -10,7 +11,7 @@ use serde_json::Value;
 use crate::protocol::{ProtocolVersion, RpcError};
 
 use super::handlers::{Handlers, handler};
-use super::{Client, ClientError};
+use super::{Client, ClientError, Notification};
 
 /// The default [`ClientBuilder::timeout`]: 30 seconds.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -258,6 +259,31 @@ impl ClientBuilder {
         Fut: Future<Output = Result<Value, RpcError>> + Send + 'static,
     {
         self.handlers.roots = Some(handler(f));
+        self
+    }
+
+    /// Hands each notification of the server to `observer` as it arrives, in the order sent,
+    /// instead of queueing it for [`Client::next_notification`](super::Client::next_notification)
+    /// and [`Client::drain_notifications`](super::Client::drain_notifications) (which then see
+    /// none). The observer runs on the connection's reader before it reads on: a request's
+    /// progress and log messages are observed before the request's answer is returned, which a
+    /// task draining the queue cannot promise. It must be quick and must not block (hand the
+    /// work to a channel or a task).
+    ///
+    /// ```
+    /// use wymcp::client::Client;
+    ///
+    /// let builder = Client::stdio("my-server").on_notification(|note| {
+    ///     if note.method() == "notifications/progress" {
+    ///         println!("progress: {:?}", note.params());
+    ///     }
+    /// });
+    /// ```
+    pub fn on_notification<F>(mut self, observer: F) -> Self
+    where
+        F: Fn(&Notification) + Send + Sync + 'static,
+    {
+        self.handlers.notification = Some(Arc::new(observer));
         self
     }
 

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
+use super::notifications::Observer;
 use crate::protocol::RpcError;
 
 /// What a handler's future answers.
@@ -65,6 +66,8 @@ pub(crate) struct Handlers {
     pub(crate) sampling: Option<Handler>,
     pub(crate) elicitation: Option<Handler>,
     pub(crate) roots: Option<Handler>,
+    /// The observer of the server's notifications, when installed.
+    pub(crate) notification: Option<Observer>,
 }
 
 impl std::fmt::Debug for Handlers {
@@ -73,6 +76,7 @@ impl std::fmt::Debug for Handlers {
             .field("sampling", &self.sampling.is_some())
             .field("elicitation", &self.elicitation.is_some())
             .field("roots", &self.roots.is_some())
+            .field("notification", &self.notification.is_some())
             .finish()
     }
 }

@@ -656,7 +656,10 @@ fn http_connection(
         http,
         url: parsed,
         headers: map,
-        notes: Arc::new(Queue::new(settings.max_notifications)),
+        notes: Arc::new(Queue::new(
+            settings.max_notifications,
+            handlers.notification.clone(),
+        )),
         settings,
         handlers,
     })

@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::Value;
 use tokio::sync::Notify;
@@ -67,10 +67,16 @@ impl Notification {
     }
 }
 
+/// The user's observer of notifications ([`ClientBuilder::on_notification`](super::ClientBuilder::on_notification)).
+pub(crate) type Observer = Arc<dyn Fn(&Notification) + Send + Sync>;
+
 /// At most `max` notifications, oldest first. One that arrives when the queue is full is
 /// dropped and counted: a call's answer is never lost because the queue was not drained.
-#[derive(Debug)]
+/// With an observer installed, each notification goes to it as it arrives, in order, on the
+/// transport's reader (before the reader goes on to the next message, the response of the
+/// request it came with included), and none is queued.
 pub(crate) struct Queue {
+    observer: Option<Observer>,
     items: Mutex<VecDeque<Notification>>,
     max: usize,
     dropped: AtomicU64,
@@ -78,9 +84,20 @@ pub(crate) struct Queue {
     arrived: Notify,
 }
 
+impl std::fmt::Debug for Queue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Queue")
+            .field("observer", &self.observer.is_some())
+            .field("max", &self.max)
+            .field("dropped", &self.dropped)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Queue {
-    pub(crate) fn new(max: usize) -> Self {
+    pub(crate) fn new(max: usize, observer: Option<Observer>) -> Self {
         Queue {
+            observer,
             items: Mutex::new(VecDeque::new()),
             max,
             dropped: AtomicU64::new(0),
@@ -89,6 +106,10 @@ impl Queue {
     }
 
     pub(crate) fn push(&self, note: Notification) {
+        if let Some(observer) = &self.observer {
+            observer(&note);
+            return;
+        }
         let mut items = self.items.lock().unwrap_or_else(PoisonError::into_inner);
         if items.len() >= self.max {
             self.dropped.fetch_add(1, Ordering::Relaxed);
@@ -133,13 +154,15 @@ impl Queue {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::{Arc, Mutex};
+
     use serde_json::json;
 
     use super::{Notification, Queue};
 
     #[test]
     fn a_full_queue_drops_and_counts_what_arrives() {
-        let queue = Queue::new(2);
+        let queue = Queue::new(2, None);
         for i in 0..3 {
             let note = json!({"jsonrpc": "2.0", "method": "n", "params": {"i": i}});
             queue.push(Notification::of(note).expect("a notification"));
@@ -148,5 +171,27 @@ mod tests {
         assert_eq!(kept, [Some(json!({"i": 0})), Some(json!({"i": 1}))]);
         assert_eq!(queue.dropped(), 1);
         assert!(Notification::of(json!({"jsonrpc": "2.0", "id": 1, "method": "ping"})).is_none());
+    }
+
+    #[test]
+    fn an_observer_sees_each_notification_as_it_arrives_and_none_is_queued() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let observer = {
+            let seen = Arc::clone(&seen);
+            Arc::new(move |note: &Notification| {
+                seen.lock()
+                    .expect("not poisoned")
+                    .push(note.params().cloned());
+            })
+        };
+        let queue = Queue::new(1, Some(observer));
+        for i in 0..3 {
+            let note = json!({"jsonrpc": "2.0", "method": "n", "params": {"i": i}});
+            queue.push(Notification::of(note).expect("a notification"));
+            // Seen at once, on the pusher's own thread: before whatever it reads next.
+            assert_eq!(seen.lock().expect("not poisoned").len(), i + 1);
+        }
+        assert!(queue.drain().is_empty());
+        assert_eq!(queue.dropped(), 0);
     }
 }

@@ -126,7 +126,10 @@ impl Process {
         let stderr = child.stderr.take().ok_or_else(missing)?;
 
         let state = Arc::new(State::default());
-        let notes = Arc::new(Queue::new(settings.max_notifications));
+        let notes = Arc::new(Queue::new(
+            settings.max_notifications,
+            handlers.notification.clone(),
+        ));
         let (writer, mut outgoing) = mpsc::unbounded_channel::<Vec<u8>>();
         let write = tokio::spawn(async move {
             while let Some(line) = outgoing.recv().await {

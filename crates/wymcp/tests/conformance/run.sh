@@ -61,25 +61,10 @@ if [ "$gateway" = yes ]; then
     tasks-request-headers tasks-dispatch-and-envelope tasks-required-task-error
     tasks-mrtr-input tasks-mrtr-composition"
 fi
-# Through the gateway, a scenario that passes or fails by timing: a known race, not a gap.
-#   * tools-call-with-progress, tools-call-with-logging: the gateway relays an upstream's
-#     progress and log messages from a task that reads the client's notifications apart from
-#     the call's answer, so under load one can reach the gateway after the call's result and
-#     is dropped (found in CI through the gateway on a loaded machine, 2026-07-28 and
-#     0.1.16; docs/gateway.md, "Not yet").
-flaky_gaps=""
-if [ "$gateway" = yes ]; then
-  flaky_gaps="tools-call-with-progress tools-call-with-logging"
-fi
 # known_gap <scenario>: whether the scenario is one of the known gaps.
 known_gap() {
   grep -qw -- "$1" <<<"$known_gaps"
 }
-# flaky_gap <scenario>: whether the scenario may pass or fail (a known race).
-flaky_gap() {
-  grep -qw -- "$1" <<<"$flaky_gaps"
-}
-
 pids=()
 serving=()
 scratch="$(mktemp -d)"
@@ -255,7 +240,7 @@ run_suite() {
     ran="$(sed -n '/=== SUMMARY ===/,$p' "$out" | sed 's/\x1b\[[0-9;]*m//g' |
       sed -n 's/^[✓✗] \([A-Za-z0-9_.-]*\):.*/\1/p')"
     for scenario in $failing; do
-      known_gap "$scenario" || flaky_gap "$scenario" || unexpected+=" $scenario"
+      known_gap "$scenario" || unexpected+=" $scenario"
     done
     for scenario in $ran; do
       if known_gap "$scenario" && ! grep -qxF -- "$scenario" <<<"$failing"; then closed+=" $scenario"; fi
