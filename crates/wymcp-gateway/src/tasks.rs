@@ -207,8 +207,9 @@ async fn follow(
                 for (key, request) in requests.into_iter().flatten() {
                     if asked.insert(key.clone()) {
                         let (ctx, key, request) = (ctx.clone(), key.clone(), request.clone());
+                        let timeout = upstream.config().timeout;
                         answers.spawn(async move {
-                            let answer = ask(&ctx, &key, &request).await;
+                            let answer = ask(&ctx, &key, &request, timeout).await;
                             (key, answer)
                         });
                     }
@@ -242,8 +243,14 @@ async fn cancel(upstream: &Upstream, id: &str) {
 
 /// Asks the downstream client the upstream task's input request `request` (its `method` and
 /// `params`) under the upstream's `key`: in the gateway's task, it shows in `inputRequests`
-/// of the gateway's `tasks/get` until `tasks/update` answers it.
-async fn ask(ctx: &Context, key: &str, request: &Value) -> Result<Value, ClientRequestError> {
+/// of the gateway's `tasks/get` until `tasks/update` answers it, at most for `timeout` (the
+/// upstream's, as for the requests [`crate::relay`] relays).
+async fn ask(
+    ctx: &Context,
+    key: &str,
+    request: &Value,
+    timeout: Duration,
+) -> Result<Value, ClientRequestError> {
     let params = request
         .get("params")
         .cloned()
@@ -272,7 +279,7 @@ async fn ask(ctx: &Context, key: &str, request: &Value) -> Result<Value, ClientR
                 },
                 (_, None) => return Err(not_asked("an elicitation needs a message")),
             };
-            ctx.elicit(elicitation.key(key)).await
+            ctx.elicit(elicitation.key(key).timeout(timeout)).await
         }
         Some("sampling/createMessage") => {
             let mut params = match params {
@@ -288,9 +295,12 @@ async fn ask(ctx: &Context, key: &str, request: &Value) -> Result<Value, ClientR
                 .fold(Sampling::messages(messages), |request, (name, value)| {
                     request.param(name, value)
                 });
-            ctx.sample(sampling.key(key)).await
+            ctx.sample(sampling.key(key).timeout(timeout)).await
         }
-        Some("roots/list") => ctx.list_roots(ListRoots::new().key(key)).await,
+        Some("roots/list") => {
+            ctx.list_roots(ListRoots::new().key(key).timeout(timeout))
+                .await
+        }
         _ => Err(not_asked("not an input request the gateway relays")),
     }
 }

@@ -105,6 +105,11 @@ async fn serve_http(server: Server) -> String {
 /// gateway in front of it in `tools` mode with no prefix, and a downstream client of the
 /// gateway speaking 2026-07-28 with an elicitation handler installed.
 async fn setup(shared: &Arc<Shared>) -> Client {
+    setup_with_timeout(shared, Duration::from_secs(30)).await
+}
+
+/// [`setup`] with the upstream's `timeout`.
+async fn setup_with_timeout(shared: &Arc<Shared>, timeout: Duration) -> Client {
     let runs_as_task = || ToolPolicy::new().task_support(TaskSupport::Optional);
     let upstream = Server::builder()
         .name("tasks-upstream")
@@ -114,7 +119,8 @@ async fn setup(shared: &Arc<Shared>) -> Client {
         .unwrap();
     let upstream = UpstreamConfig::http("up", serve_http(upstream).await)
         .expose(Expose::Tools)
-        .prefix("");
+        .prefix("")
+        .timeout(timeout);
     let gateway = Gateway::start(GatewayConfig::new().upstream(upstream)).await;
     let server = gateway
         .register(Server::builder().name("tasks-gateway"))
@@ -284,4 +290,25 @@ async fn a_client_without_the_extension_gets_the_result_at_once() {
         json!([{"type": "text", "text": "report for 2027-01"}])
     );
     assert!(plain.raw().get("taskId").is_none(), "{:?}", plain.raw());
+}
+
+#[tokio::test]
+async fn an_input_request_left_unanswered_ends_the_task_at_the_upstreams_timeout() {
+    let shared = Arc::new(Shared::default());
+    let client = setup_with_timeout(&shared, Duration::from_millis(500)).await;
+    let handle = client
+        .call_tool_with_tasks("confirm", json!({}), "down-4")
+        .await
+        .unwrap();
+    let id = handle["taskId"].as_str().unwrap().to_owned();
+    until(&client, &id, "input_required").await;
+    // Nobody answers: after the upstream's timeout the gateway's task ends, naming why.
+    let ended = until(&client, &id, "completed").await;
+    assert_eq!(ended["result"]["isError"], true, "{ended}");
+    let text = ended["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.starts_with("upstream up: task "), "{text}");
+    assert!(
+        text.ends_with(": input request confirm not answered: no answer within the timeout"),
+        "{text}"
+    );
 }
