@@ -118,6 +118,14 @@ impl UpstreamError {
         }
     }
 
+    /// The JSON-RPC error the upstream answered, when it answered one.
+    pub(crate) fn rpc_error(&self) -> Option<&wymcp::RpcError> {
+        match self {
+            UpstreamError::Client { source, .. } => source.rpc_error(),
+            _ => None,
+        }
+    }
+
     /// The reason alone, without the leading `upstream NAME: `.
     pub fn reason(&self) -> String {
         let text = self.to_string();

@@ -14,7 +14,7 @@ use crate::openapi::OpenApiUpstream;
 use crate::passthrough;
 use crate::report::Notice;
 use crate::tools::UpstreamTool;
-use crate::upstream::Upstream;
+use crate::upstream::{Catalogue, Upstream};
 
 /// The name wymcp reserves for its help tool.
 const HELP: &str = "help";
@@ -105,7 +105,7 @@ impl Gateway {
         let (mut uris, mut prompts) = (BTreeSet::new(), BTreeSet::new());
         for (_, (upstream, catalogue)) in started {
             gateway.upstreams.push(upstream.name().to_owned());
-            gateway.serve(&upstream, &catalogue.tools, &mut names);
+            gateway.serve(&upstream, &catalogue, &mut names);
             let notices = &mut gateway.notices;
             let served = &mut gateway.served;
             for resource in
@@ -194,7 +194,10 @@ impl Gateway {
         for served in self.served {
             builder = match served {
                 Served::Actions(tool) => builder.tool(tool),
-                Served::Tool(tool) => builder.plain_tool(tool),
+                Served::Tool(tool) => {
+                    let policy = tool.policy();
+                    builder.plain_tool_with(tool, policy)
+                }
                 Served::Resource(resource) => builder.resource(resource),
                 Served::Template(template) => builder.resource_template(template),
                 Served::Prompt(prompt) => builder.prompt(prompt),
@@ -230,9 +233,10 @@ impl Gateway {
     fn serve(
         &mut self,
         upstream: &Arc<Upstream>,
-        tools: &[ToolInfo],
+        catalogue: &Catalogue,
         names: &mut BTreeSet<String>,
     ) {
+        let tools = &catalogue.tools;
         let config = upstream.config().clone();
         match config.expose {
             Expose::Tools => {
@@ -246,8 +250,10 @@ impl Gateway {
                     if !self.claim(&config, &name, tool.name(), names) {
                         continue;
                     }
+                    let (fallback, tasks) = (config.fallback, catalogue.tasks);
+                    let notices = &mut self.notices;
                     if let Some(served) =
-                        UpstreamTool::new(name, tool, upstream, config.fallback, &mut self.notices)
+                        UpstreamTool::new(name, tool, upstream, fallback, tasks, notices)
                     {
                         self.served.push(Served::Tool(served));
                     }

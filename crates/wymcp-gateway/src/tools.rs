@@ -1,14 +1,17 @@
 //! `expose = "tools"`: each upstream tool served as a tool of its own ([`UpstreamTool`]), its
-//! input and output schemas, title and annotations kept.
+//! input and output schemas, title and annotations kept; a task-augmented call forwarded as
+//! one (`crate::tasks`).
 
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 use wymcp::client::ToolInfo;
-use wymcp::{CallError, CallOutput, CallResult, Context, PlainTool};
+use wymcp::task::{TaskStart, TaskSupport};
+use wymcp::{CallError, CallResult, Context, PlainTool, ToolPolicy};
 
 use crate::config::SchemaFallback;
 use crate::report::Notice;
+use crate::tasks;
 use crate::upstream::Upstream;
 
 /// One upstream tool, served under `name`, forwarded once its arguments pass the unknown-key
@@ -24,6 +27,9 @@ pub(crate) struct UpstreamTool {
     annotations: Option<Map<String, Value>>,
     scopes: Vec<String>,
     upstream: Arc<Upstream>,
+    /// Whether the upstream serves tasks: a call whose downstream request declares the
+    /// extension is then forwarded declaring it too (`crate::tasks`).
+    tasks: bool,
 }
 
 impl UpstreamTool {
@@ -34,6 +40,7 @@ impl UpstreamTool {
         tool: &ToolInfo,
         upstream: &Arc<Upstream>,
         fallback: SchemaFallback,
+        tasks: bool,
         notices: &mut Vec<Notice>,
     ) -> Option<UpstreamTool> {
         let raw = tool.raw();
@@ -94,7 +101,20 @@ impl UpstreamTool {
                 .cloned()
                 .unwrap_or_default(),
             upstream: Arc::clone(upstream),
+            tasks,
         })
+    }
+
+    /// The policy it is registered with: an upstream that serves tasks has each of its tools
+    /// run as the gateway's task when the upstream makes it one (`Optional`, started when the
+    /// call hands off), since a tool definition does not say which of its tools do.
+    pub(crate) fn policy(&self) -> ToolPolicy {
+        if !self.tasks {
+            return ToolPolicy::new();
+        }
+        ToolPolicy::new()
+            .task_support(TaskSupport::Optional)
+            .task_start(TaskStart::OnHandOff)
     }
 }
 
@@ -113,20 +133,22 @@ impl PlainTool for UpstreamTool {
 
     /// The upstream's content and `structuredContent` as it sent them; its `isError`
     /// answer is this tool's error, with the upstream's text.
+    /// Forwarded declaring the tasks extension when the upstream serves tasks and the
+    /// downstream request declares it (`crate::tasks`).
     async fn run(&self, arguments: Map<String, Value>, ctx: Context) -> CallResult {
+        let arguments = Value::Object(arguments);
+        if self.tasks && tasks::declares_tasks(&ctx) {
+            return tasks::call(&self.upstream, &self.upstream_name, arguments, &ctx).await;
+        }
         let result = self
             .upstream
-            .call_tool(&self.upstream_name, Value::Object(arguments), &ctx)
+            .call_tool(&self.upstream_name, arguments, &ctx)
             .await
-            .map_err(|e| CallError::tool(e.to_string()))?;
-        if result.is_error() {
-            return Err(CallError::tool(result.text()));
-        }
-        let mut output = CallOutput::new(result.content().to_vec());
-        if let Some(structured) = result.structured_content() {
-            output = output.with_structured(structured.clone());
-        }
-        Ok(output)
+            .map_err(|e| {
+                tasks::relay_required(&e, &ctx);
+                CallError::tool(e.to_string())
+            })?;
+        tasks::output(&result)
     }
 
     fn output_schema(&self) -> Option<Map<String, Value>> {

@@ -24,6 +24,9 @@ pub(crate) struct Catalogue {
     pub(crate) prompts: Vec<Value>,
     /// Whether it declares `completions`.
     pub(crate) completions: bool,
+    /// Whether it serves tasks: it speaks the stateless era and declares the tasks
+    /// extension (`io.modelcontextprotocol/tasks`).
+    pub(crate) tasks: bool,
 }
 
 /// The connection's state.
@@ -79,6 +82,12 @@ impl Upstream {
             catalogue.prompts = client.list_prompts().await.map_err(failed)?;
         }
         catalogue.completions = declares("completions");
+        catalogue.tasks = client.protocol_version().is_stateless()
+            && client
+                .server_capabilities()
+                .get("extensions")
+                .and_then(|extensions| extensions.get(wymcp::task::TASKS_EXTENSION))
+                .is_some();
         let upstream = Upstream {
             config,
             conn: Mutex::new(Conn::Up(client)),
@@ -111,6 +120,51 @@ impl Upstream {
             client.call_tool_with_progress(tool, arguments, token).await
         })
         .await
+    }
+
+    /// [`call_tool`](Self::call_tool) declaring the tasks extension: the upstream's answer as
+    /// it sent it, a tool result or a task handle (`resultType: "task"`).
+    pub(crate) async fn call_tool_with_tasks(
+        &self,
+        tool: &str,
+        arguments: Value,
+        ctx: &Context,
+    ) -> Result<Value, UpstreamError> {
+        let forwarded = self.relay.begin(ctx);
+        let token = forwarded.token();
+        self.with_client(ctx, |client| async move {
+            client.call_tool_with_tasks(tool, arguments, token).await
+        })
+        .await
+    }
+
+    /// `tasks/get` of the upstream's task `id`, as [`call_tool`](Self::call_tool).
+    pub(crate) async fn get_task(&self, id: &str, ctx: &Context) -> Result<Value, UpstreamError> {
+        self.with_client(ctx, |client| async move { client.get_task(id).await })
+            .await
+    }
+
+    /// `tasks/update` of the upstream's task `id` with `responses`.
+    pub(crate) async fn update_task(
+        &self,
+        id: &str,
+        responses: serde_json::Map<String, Value>,
+        ctx: &Context,
+    ) -> Result<Value, UpstreamError> {
+        self.with_client(ctx, |client| async move {
+            client.update_task(id, responses).await
+        })
+        .await
+    }
+
+    /// `tasks/cancel` of the upstream's task `id`.
+    pub(crate) async fn cancel_task(
+        &self,
+        id: &str,
+        ctx: &Context,
+    ) -> Result<Value, UpstreamError> {
+        self.with_client(ctx, |client| async move { client.cancel_task(id).await })
+            .await
     }
 
     /// `resources/read` of `uri` upstream, as [`call_tool`](Self::call_tool).

@@ -48,10 +48,13 @@ impl Era {
                 .or_insert_with(|| Value::Object(Map::new()));
             if let Some(meta) = meta.as_object_mut() {
                 meta.insert(PROTOCOL_VERSION_KEY.to_owned(), json!(version.as_str()));
-                meta.insert(
-                    CLIENT_CAPABILITIES_KEY.to_owned(),
-                    settings.capabilities.clone(),
-                );
+                // The client's capabilities, with the extensions this one request declares
+                // beside them (a task-augmented call's).
+                let mut capabilities = settings.capabilities.clone();
+                if let Some(Value::Object(own)) = meta.remove(CLIENT_CAPABILITIES_KEY) {
+                    extend(&mut capabilities, own);
+                }
+                meta.insert(CLIENT_CAPABILITIES_KEY.to_owned(), capabilities);
                 meta.insert(CLIENT_INFO_KEY.to_owned(), client_info(settings));
             }
         }
@@ -92,6 +95,23 @@ impl Era {
             }
         }
         Ok(headers)
+    }
+}
+
+/// Adds the capabilities of `own` to `capabilities`: each member, and each of `extensions`.
+fn extend(capabilities: &mut Value, own: Map<String, Value>) {
+    let Some(all) = capabilities.as_object_mut() else {
+        return;
+    };
+    for (key, value) in own {
+        match (all.get_mut(&key), value) {
+            (Some(Value::Object(ours)), Value::Object(theirs)) if key == "extensions" => {
+                ours.extend(theirs);
+            }
+            (_, value) => {
+                all.insert(key, value);
+            }
+        }
     }
 }
 

@@ -49,6 +49,7 @@ mod metrics;
 mod notifications;
 pub(crate) mod sse;
 mod stdio;
+mod tasks;
 mod tools;
 mod trace;
 

@@ -120,3 +120,22 @@ impl ToolResult {
         &self.raw
     }
 }
+
+/// Reads a `tools/call` result sent some other way: the `result` a task's `tasks/get` inlines
+/// once it completed ([`Client::get_task`](super::Client::get_task)), or the answer of
+/// [`Client::call_tool_with_tasks`](super::Client::call_tool_with_tasks) when it is not a
+/// task handle.
+///
+/// ```
+/// use wymcp::client::ToolResult;
+///
+/// let result = ToolResult::from(serde_json::json!({
+///     "content": [{"type": "text", "text": "done"}], "isError": false
+/// }));
+/// assert_eq!(result.text(), "done");
+/// ```
+impl From<Value> for ToolResult {
+    fn from(raw: Value) -> ToolResult {
+        ToolResult::of(raw)
+    }
+}

@@ -232,9 +232,19 @@ impl Context {
         true
     }
 
-    /// Stateless era: records that the request needs extension `id` it did not declare, so
-    /// it is refused `-32021` naming `{"extensions": {id: {}}}`.
-    pub(crate) fn require_extension(&self, id: &str) {
+    /// Stateless era (MCP 2026-07-28): records that the request needs the extension `id`,
+    /// which it did not declare, so that it is answered `-32021` (missing required client
+    /// capability) with `data.requiredCapabilities` naming `{"extensions": {id: {}}}`,
+    /// whatever the call returns. A gateway relays an upstream's refusal with it. In a
+    /// session it changes nothing.
+    ///
+    /// ```
+    /// use wymcp::Context;
+    ///
+    /// let ctx = Context::default();
+    /// ctx.require_extension("io.modelcontextprotocol/tasks");
+    /// ```
+    pub fn require_extension(&self, id: &str) {
         let mut required = self
             .inner
             .asks

@@ -51,15 +51,12 @@ upstream=direct
 # run and so does a gap closed without its line removed here.
 #   * input-required results relayed under wymcp's own keys, not the upstream's (the suite
 #     looks for the fixture's `user_name`), and prompts/get's input not relayed at all;
-#   * the skills extension (the gateway declares none) and task-augmented calls (run plain).
+#   * the skills extension (the gateway declares none).
 known_gaps=""
 if [ "$gateway" = yes ]; then
   known_gaps="input-required-result-basic-elicitation input-required-result-multiple-input-requests
     input-required-result-non-tool-request input-required-result-capability-check
-    sep-2640-skills-enumeration sep-2640-skills-directory sep-2640-skills-manifest
-    tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-request-state-removal
-    tasks-request-headers tasks-dispatch-and-envelope tasks-required-task-error
-    tasks-mrtr-input tasks-mrtr-composition"
+    sep-2640-skills-enumeration sep-2640-skills-directory sep-2640-skills-manifest"
 fi
 # known_gap <scenario>: whether the scenario is one of the known gaps.
 known_gap() {
