@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use serde_json::Value;
 use wymcp::client::ClientError;
 
 /// A configuration the gateway cannot read. Each names the server (the key of `mcpServers`)
@@ -114,6 +115,14 @@ impl UpstreamError {
     pub(crate) fn rpc_code(&self) -> Option<i64> {
         match self {
             UpstreamError::Client { source, .. } => source.rpc_error().map(|e| e.code()),
+            _ => None,
+        }
+    }
+
+    /// The `data` of the JSON-RPC error the upstream answered, when it answered one with data.
+    pub(crate) fn rpc_data(&self) -> Option<&Value> {
+        match self {
+            UpstreamError::Client { source, .. } => source.rpc_error()?.data(),
             _ => None,
         }
     }

@@ -48,10 +48,9 @@ impl Era {
                 .or_insert_with(|| Value::Object(Map::new()));
             if let Some(meta) = meta.as_object_mut() {
                 meta.insert(PROTOCOL_VERSION_KEY.to_owned(), json!(version.as_str()));
-                meta.insert(
-                    CLIENT_CAPABILITIES_KEY.to_owned(),
-                    settings.capabilities.clone(),
-                );
+                // A request declaring capabilities of its own keeps them (`Client::request`).
+                meta.entry(CLIENT_CAPABILITIES_KEY)
+                    .or_insert_with(|| settings.capabilities.clone());
                 meta.insert(CLIENT_INFO_KEY.to_owned(), client_info(settings));
             }
         }

@@ -78,9 +78,19 @@ pub struct ToolResult {
 }
 
 impl ToolResult {
-    /// Reads a `tools/call` result. Content items of a type this crate does not know are left
-    /// out of [`content`](Self::content) (they stay in [`raw`](Self::raw)).
-    pub(crate) fn of(raw: Value) -> ToolResult {
+    /// Reads a `tools/call` result (as [`Client::request`](super::Client::request) answers
+    /// it). Content items of a type this crate does not know are left out of
+    /// [`content`](Self::content) (they stay in [`raw`](Self::raw)).
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use wymcp::client::ToolResult;
+    ///
+    /// let result = ToolResult::from_raw(json!({"content": [{"type": "text", "text": "hi"}]}));
+    /// assert_eq!(result.text(), "hi");
+    /// assert!(!result.is_error());
+    /// ```
+    pub fn from_raw(raw: Value) -> ToolResult {
         let content = raw
             .get("content")
             .and_then(Value::as_array)
