@@ -147,19 +147,20 @@ impl Upstream {
     ) -> Result<Value, UpstreamError> {
         let forwarded = self.relay.begin(ctx);
         let token = forwarded.token();
-        let outcome = self.with_client(ctx, |client| async move {
-            let mut meta = Map::new();
-            meta.insert("progressToken".to_owned(), json!(token));
-            if client.protocol_version().is_stateless() {
-                meta.insert(
-                    CLIENT_CAPABILITIES_KEY.to_owned(),
-                    relayed_capabilities(ctx.client_capabilities()),
-                );
-            }
-            params["_meta"] = Value::Object(meta);
-            client.request(method, params).await
-        })
-        .await;
+        let outcome = self
+            .with_client(ctx, |client| async move {
+                let mut meta = Map::new();
+                meta.insert("progressToken".to_owned(), json!(token));
+                if client.protocol_version().is_stateless() {
+                    meta.insert(
+                        CLIENT_CAPABILITIES_KEY.to_owned(),
+                        relayed_capabilities(ctx.client_capabilities()),
+                    );
+                }
+                params["_meta"] = Value::Object(meta);
+                client.request(method, params).await
+            })
+            .await;
         if let Err(error) = &outcome
             && error.rpc_code() == Some(MISSING_REQUIRED_CLIENT_CAPABILITY)
             && let Some(required) = error.rpc_data().and_then(|d| d.get("requiredCapabilities"))
