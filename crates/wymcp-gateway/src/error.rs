@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use serde_json::Value;
 use wymcp::client::ClientError;
 
 /// A configuration the gateway cannot read. Each names the server (the key of `mcpServers`)
@@ -122,6 +123,14 @@ impl UpstreamError {
     pub(crate) fn rpc_error(&self) -> Option<&wymcp::RpcError> {
         match self {
             UpstreamError::Client { source, .. } => source.rpc_error(),
+            _ => None,
+        }
+    }
+
+    /// The `data` of the JSON-RPC error the upstream answered, when it answered one with data.
+    pub(crate) fn rpc_data(&self) -> Option<&Value> {
+        match self {
+            UpstreamError::Client { source, .. } => source.rpc_error()?.data(),
             _ => None,
         }
     }

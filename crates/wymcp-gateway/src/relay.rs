@@ -19,6 +19,13 @@
 //! The matched call's context asks its own client ([`Context::sample`], [`Context::elicit`],
 //! [`Context::list_roots`]) within the upstream's timeout, reports progress
 //! ([`Context::progress`]) and logs ([`Context::log_as`], at the downstream's level).
+//!
+//! In the stateless era (the upstream's requests came in an `input_required` result) each is
+//! asked under the upstream's own key ([`wymcp::client::related_input_key`]): a stateless
+//! downstream gets the gateway's `input_required` with the upstream's keys, and its retry
+//! runs the forwarded call again from the start, the answers under those keys going back to
+//! the upstream in its own rounds. The requests of one upstream round are asked together
+//! (the client answers them concurrently), so the downstream gets them in one round too.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -177,20 +184,39 @@ impl Relay {
                 None,
             )
         })?;
+        // Asked in an `input_required` result (the stateless era): the downstream is asked
+        // under the upstream's key, so that a stateless downstream sees it and answers under it.
+        let key = wymcp::client::related_input_key();
         let asked = async {
             match ask {
-                Ask::Sampling => call.ctx.sample(sampling(params, self.timeout)).await,
+                Ask::Sampling => {
+                    let request = sampling(params, self.timeout);
+                    let request = match key {
+                        Some(key) => request.key(key),
+                        None => request,
+                    };
+                    call.ctx.sample(request).await
+                }
                 Ask::Elicitation => match elicitation(params, self.timeout) {
-                    Some(request) => call.ctx.elicit(request).await,
+                    Some(request) => {
+                        let request = match key {
+                            Some(key) => request.key(key),
+                            None => request,
+                        };
+                        call.ctx.elicit(request).await
+                    }
                     None => Err(ClientRequestError::Client(serde_json::json!({
                         "code": RpcError::INVALID_PARAMS,
                         "message": "elicitation/create needs a message, and a requestedSchema (form mode) or a url and an elicitationId (url mode)",
                     }))),
                 },
                 Ask::Roots => {
-                    call.ctx
-                        .list_roots(ListRoots::new().timeout(self.timeout))
-                        .await
+                    let request = ListRoots::new().timeout(self.timeout);
+                    let request = match key {
+                        Some(key) => request.key(key),
+                        None => request,
+                    };
+                    call.ctx.list_roots(request).await
                 }
             }
         };
@@ -251,6 +277,38 @@ impl Relay {
             }
             _ => {}
         }
+    }
+}
+
+/// The upstream refused a forwarded call for the client capabilities `required` (`-32021`,
+/// its `data.requiredCapabilities`), which the call declared as the downstream's own: the
+/// downstream call `ctx` is asked for each kind among them it did not declare, and refuses it
+/// unasked. In the stateless era that refusal is recorded, and the downstream call is
+/// answered `-32021` naming the same capabilities, as the upstream asked directly would have;
+/// in a session the call fails with the upstream's error. A kind the downstream declares is
+/// not asked (nothing is sent to it).
+pub(crate) async fn require(ctx: &Context, required: &Value) {
+    let declared = |kind: &str, sub: Option<&str>| {
+        ctx.client_capabilities()
+            .and_then(|caps| caps.get(kind))
+            .is_some_and(|found| sub.is_none_or(|sub| found.get(sub).is_some()))
+    };
+    let needs = |kind: &str| required.get(kind);
+    if needs("sampling").is_some() && !declared("sampling", None) {
+        let _ = ctx.sample(Sampling::prompt("")).await;
+    }
+    if let Some(elicitation) = needs("elicitation") {
+        let url = elicitation.get("url").is_some();
+        if !declared("elicitation", None) || (url && !declared("elicitation", Some("url"))) {
+            let ask = match url {
+                true => Elicitation::url("", "", ""),
+                false => Elicitation::form("", Value::Object(Map::new())),
+            };
+            let _ = ctx.elicit(ask).await;
+        }
+    }
+    if needs("roots").is_some() && !declared("roots", None) {
+        let _ = ctx.list_roots(ListRoots::new()).await;
     }
 }
 

@@ -97,7 +97,7 @@ pub(crate) async fn call(
             CallError::tool(error.to_string())
         })?;
     if answer.get("resultType").and_then(Value::as_str) != Some("task") {
-        return output(&ToolResult::from(answer));
+        return output(&ToolResult::from_raw(answer));
     }
     let Some(id) = answer.get("taskId").and_then(Value::as_str) else {
         return Err(CallError::tool(format!(
@@ -193,7 +193,7 @@ async fn follow(
         match task.get("status").and_then(Value::as_str) {
             Some("completed") => {
                 let result = task.get("result").cloned().unwrap_or(Value::Null);
-                return output(&ToolResult::from(result));
+                return output(&ToolResult::from_raw(result));
             }
             Some("failed") => fail(upstream.name(), id, task.get("error")),
             Some("cancelled") => {

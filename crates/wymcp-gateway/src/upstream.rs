@@ -4,16 +4,17 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::Value;
+use serde_json::{Map, Value, json};
 use tokio::sync::Mutex;
 use tokio::time::Instant;
 use wymcp::Context;
 use wymcp::client::{Client, ClientBuilder, ToolInfo, ToolResult};
 use wymcp::protocol::LogLevel;
+use wymcp::protocol::stateless::{CLIENT_CAPABILITIES_KEY, MISSING_REQUIRED_CLIENT_CAPABILITY};
 
 use crate::config::{Target, UpstreamConfig};
 use crate::error::UpstreamError;
-use crate::relay::{Ask, Relay};
+use crate::relay::{self, Ask, Relay};
 
 /// What an upstream offers, listed at start.
 #[derive(Debug, Default)]
@@ -114,12 +115,10 @@ impl Upstream {
         arguments: Value,
         ctx: &Context,
     ) -> Result<ToolResult, UpstreamError> {
-        let forwarded = self.relay.begin(ctx);
-        let token = forwarded.token();
-        self.with_client(ctx, |client| async move {
-            client.call_tool_with_progress(tool, arguments, token).await
-        })
-        .await
+        let params = json!({"name": tool, "arguments": arguments});
+        self.forward("tools/call", params, ctx)
+            .await
+            .map(ToolResult::from_raw)
     }
 
     /// [`call_tool`](Self::call_tool) declaring the tasks extension: the upstream's answer as
@@ -173,7 +172,7 @@ impl Upstream {
         uri: &str,
         ctx: &Context,
     ) -> Result<Value, UpstreamError> {
-        self.with_client(ctx, |client| async move { client.read_resource(uri).await })
+        self.forward("resources/read", json!({"uri": uri}), ctx)
             .await
     }
 
@@ -184,10 +183,45 @@ impl Upstream {
         arguments: Value,
         ctx: &Context,
     ) -> Result<Value, UpstreamError> {
-        self.with_client(ctx, |client| async move {
-            client.get_prompt(name, arguments).await
-        })
-        .await
+        let params = json!({"name": name, "arguments": arguments});
+        self.forward("prompts/get", params, ctx).await
+    }
+
+    /// The downstream call `ctx` forwarded upstream as `method` with `params`, held in flight
+    /// in the relay under a progress token of its own. In the stateless era it declares the
+    /// downstream's sampling, elicitation and roots capabilities, not the gateway's: the
+    /// upstream asks only for the input the downstream can give, as it would asked directly;
+    /// its `-32021` naming a capability the downstream lacks is the downstream's too
+    /// ([`relay::require`]).
+    async fn forward(
+        &self,
+        method: &str,
+        mut params: Value,
+        ctx: &Context,
+    ) -> Result<Value, UpstreamError> {
+        let forwarded = self.relay.begin(ctx);
+        let token = forwarded.token();
+        let outcome = self
+            .with_client(ctx, |client| async move {
+                let mut meta = Map::new();
+                meta.insert("progressToken".to_owned(), json!(token));
+                if client.protocol_version().is_stateless() {
+                    meta.insert(
+                        CLIENT_CAPABILITIES_KEY.to_owned(),
+                        relayed_capabilities(ctx.client_capabilities()),
+                    );
+                }
+                params["_meta"] = Value::Object(meta);
+                client.request(method, params).await
+            })
+            .await;
+        if let Err(error) = &outcome
+            && error.rpc_code() == Some(MISSING_REQUIRED_CLIENT_CAPABILITY)
+            && let Some(required) = error.rpc_data().and_then(|d| d.get("requiredCapabilities"))
+        {
+            relay::require(ctx, required).await;
+        }
+        outcome
     }
 
     /// `completion/complete` upstream, as [`call_tool`](Self::call_tool): the result's
@@ -359,4 +393,37 @@ async fn connect(
         tracing::warn!(target: "wymcp_gateway", upstream = %config.name, %error, "logging/setLevel refused: its log messages may not all be relayed");
     }
     Ok(Arc::new(client))
+}
+
+/// The capabilities a forwarded request declares upstream: those of the downstream's
+/// (`capabilities`) that the relay answers (sampling, elicitation, roots), as it declared
+/// them; none when it declared none.
+fn relayed_capabilities(capabilities: Option<&Value>) -> Value {
+    let relayed = ["sampling", "elicitation", "roots"]
+        .into_iter()
+        .filter_map(|kind| Some((kind.to_owned(), capabilities?.get(kind)?.clone())))
+        .collect();
+    Value::Object(relayed)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::relayed_capabilities;
+
+    #[test]
+    fn only_the_relayed_kinds_of_the_downstream_are_declared_upstream() {
+        let downstream = json!({
+            "sampling": {"tools": {}},
+            "elicitation": {"form": {}, "url": {}},
+            "experimental": {"x": {}},
+            "tasks": {}
+        });
+        assert_eq!(
+            relayed_capabilities(Some(&downstream)),
+            json!({"sampling": {"tools": {}}, "elicitation": {"form": {}, "url": {}}})
+        );
+        assert_eq!(relayed_capabilities(None), json!({}));
+    }
 }

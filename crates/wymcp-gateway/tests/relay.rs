@@ -528,10 +528,28 @@ async fn a_downstream_without_the_capability_is_named_in_the_upstreams_error() {
         .await
         .unwrap();
     assert!(sampled.is_error());
-    // The upstream speaks the stateless era: its request came in an `input_required` result,
-    // and the refusal ends the gateway's call, naming the upstream and why.
+    // The upstream speaks the stateless era: the forwarded call declared the downstream's
+    // capabilities (none), and the upstream refused it as it refuses any such request; the
+    // gateway's call fails naming the upstream and why.
     assert_eq!(
         sampled.text(),
-        r#"upstream up: tools/call: the server's sampling/createMessage request "sampling-1" was not answered: JSON-RPC error -32601: sampling/createMessage not relayed: the downstream client did not declare sampling (or its protocol revision lacks it)"#
+        "upstream up: tools/call: HTTP status 400 (JSON-RPC error -32021: Server requires the sampling capability for this request)"
+    );
+    // A stateless downstream gets the upstream's `-32021` as its own, naming the capability.
+    let stateless = downstream(&url, &[ProtocolVersion::V2026_07_28], false).await;
+    let refused = stateless
+        .call_tool("sample", json!({"prompt": "anyone?"}))
+        .await
+        .unwrap_err();
+    assert_eq!(refused.status(), Some(400), "{refused}");
+    let error = refused.rpc_error().unwrap();
+    assert_eq!(error.code(), -32021, "{refused}");
+    assert_eq!(
+        error.message(),
+        "Server requires the sampling capability for this request"
+    );
+    assert_eq!(
+        error.data(),
+        Some(&json!({"requiredCapabilities": {"sampling": {}}}))
     );
 }

@@ -48,13 +48,10 @@ impl Era {
                 .or_insert_with(|| Value::Object(Map::new()));
             if let Some(meta) = meta.as_object_mut() {
                 meta.insert(PROTOCOL_VERSION_KEY.to_owned(), json!(version.as_str()));
-                // The client's capabilities, with the extensions this one request declares
-                // beside them (a task-augmented call's).
-                let mut capabilities = settings.capabilities.clone();
-                if let Some(Value::Object(own)) = meta.remove(CLIENT_CAPABILITIES_KEY) {
-                    extend(&mut capabilities, own);
-                }
-                meta.insert(CLIENT_CAPABILITIES_KEY.to_owned(), capabilities);
+                // A request declaring capabilities of its own keeps them (`Client::request`;
+                // a task-augmented call declares the client's with the extension beside them).
+                meta.entry(CLIENT_CAPABILITIES_KEY)
+                    .or_insert_with(|| settings.capabilities.clone());
                 meta.insert(CLIENT_INFO_KEY.to_owned(), client_info(settings));
             }
         }
@@ -99,7 +96,7 @@ impl Era {
 }
 
 /// Adds the capabilities of `own` to `capabilities`: each member, and each of `extensions`.
-fn extend(capabilities: &mut Value, own: Map<String, Value>) {
+pub(super) fn extend(capabilities: &mut Value, own: Map<String, Value>) {
     let Some(all) = capabilities.as_object_mut() else {
         return;
     };

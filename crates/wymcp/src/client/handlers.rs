@@ -25,9 +25,17 @@ where
     Arc::new(move |params| Box::pin(f(params)))
 }
 
+/// What a handler runs for: the progress token of the client's request, when known, and the
+/// key of the server's request in an `input_required` result's `inputRequests`.
+#[derive(Debug, Clone)]
+struct Origin {
+    token: Option<Value>,
+    key: Option<String>,
+}
+
 tokio::task_local! {
-    /// The progress token of the client's request a handler runs for, when known.
-    static RELATED: Option<Value>;
+    /// What the handler running on this task runs for.
+    static ORIGIN: Origin;
 }
 
 /// Inside a handler installed with [`on_sampling`](super::ClientBuilder::on_sampling),
@@ -47,7 +55,27 @@ tokio::task_local! {
 /// assert_eq!(wymcp::client::related_progress_token(), None);
 /// ```
 pub fn related_progress_token() -> Option<Value> {
-    RELATED.try_with(Clone::clone).ok().flatten()
+    ORIGIN
+        .try_with(|origin| origin.token.clone())
+        .ok()
+        .flatten()
+}
+
+/// Inside a handler installed with [`on_sampling`](super::ClientBuilder::on_sampling),
+/// [`on_elicitation`](super::ClientBuilder::on_elicitation) or
+/// [`on_roots`](super::ClientBuilder::on_roots), run for an `input_required` result (MCP
+/// 2026-07-28): the server's key of the request in `inputRequests` (`"user_name"`), under
+/// which the answer goes back in `inputResponses`. `None` for a server's request in a session
+/// (it has an id, not a key), as it is outside a handler.
+///
+/// A client relaying its server's requests to a stateless client of its own (a gateway) asks
+/// under the same key, so that its client sees the server's keys.
+///
+/// ```
+/// assert_eq!(wymcp::client::related_input_key(), None);
+/// ```
+pub fn related_input_key() -> Option<String> {
+    ORIGIN.try_with(|origin| origin.key.clone()).ok().flatten()
 }
 
 /// The `_meta.progressToken` of a request's `params`, when it has one.
@@ -107,16 +135,25 @@ impl Handlers {
     }
 
     /// The handler of `method` run on `params` for the client's request whose progress token
-    /// is `related` (see [`related_progress_token`]): its result or error, `-32601` when no
-    /// handler is installed.
+    /// is `related` (see [`related_progress_token`]), under the input request's `key` when an
+    /// `input_required` result asked (see [`related_input_key`]): its result or error,
+    /// `-32601` when no handler is installed.
     pub(crate) async fn run(
         &self,
         method: &str,
         params: Value,
         related: Option<Value>,
+        key: Option<String>,
     ) -> Result<Value, RpcError> {
         match self.for_method(method) {
-            Some(handler) => RELATED.scope(related, handler(params)).await,
+            Some(handler) => {
+                let origin = Origin {
+                    token: related,
+                    key,
+                };
+                // The handler called inside the scope too: its synchronous part sees it.
+                ORIGIN.scope(origin, async { handler(params).await }).await
+            }
             None => Err(RpcError::new(
                 RpcError::METHOD_NOT_FOUND,
                 format!("Method not found: {method} (no handler installed in this client)"),
@@ -142,7 +179,7 @@ impl Handlers {
             .get_mut("params")
             .map(Value::take)
             .unwrap_or_else(|| json!({}));
-        let outcome = self.run(&method, params, related).await;
+        let outcome = self.run(&method, params, related, None).await;
         match outcome {
             Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
             Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),

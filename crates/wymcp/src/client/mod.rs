@@ -70,7 +70,7 @@ pub use builder::{
     DEFAULT_MAX_STDERR_LINE_BYTES, DEFAULT_RECONNECT_DELAY, DEFAULT_TIMEOUT,
 };
 pub use error::{ClientError, Limit, Malformed, TransportError};
-pub use handlers::related_progress_token;
+pub use handlers::{related_input_key, related_progress_token};
 pub use notifications::Notification;
 pub use tools::{ToolInfo, ToolResult};
 
@@ -247,8 +247,8 @@ impl Client {
         if let Some(token) = token {
             params.insert("_meta".to_owned(), json!({"progressToken": token}));
         }
-        let result = self.request("tools/call", params, Some(name)).await?;
-        Ok(ToolResult::of(result))
+        let result = self.perform("tools/call", params, Some(name)).await?;
+        Ok(ToolResult::from_raw(result))
     }
 
     /// Every resource the server lists (`resources/list`, each entry as sent: `uri`, `name`,
@@ -350,7 +350,46 @@ impl Client {
             Era::Stateless(_) => "server/discover",
             Era::Session { .. } => "ping",
         };
-        self.request(method, Map::new(), None).await.map(drop)
+        self.perform(method, Map::new(), None).await.map(drop)
+    }
+
+    /// Any request: `method` with `params` (a JSON object; anything else is sent as no
+    /// params), its result as the server sent it. In the stateless era the envelope is added
+    /// to `params._meta` and a result asking for input is answered by the handlers, as for
+    /// the typed calls, and the `Mcp-Name` header is the `name` of a `tools/call` or
+    /// `prompts/get`, the `uri` of a `resources/*` request.
+    ///
+    /// For a method the typed calls do not cover, or a request carrying `_meta` of its own: a
+    /// `progressToken` (as [`call_tool_with_progress`](Self::call_tool_with_progress)), and
+    /// in the stateless era a `clientCapabilities` (`io.modelcontextprotocol/clientCapabilities`)
+    /// declared for this request instead of the installed handlers' (a client relaying for
+    /// another declares what that one declares, so the server asks only for what it can
+    /// answer).
+    ///
+    /// ```no_run
+    /// use serde_json::json;
+    /// use wymcp::client::ToolResult;
+    ///
+    /// # async fn run(client: wymcp::client::Client) -> Result<(), wymcp::client::ClientError> {
+    /// let raw = client
+    ///     .request("tools/call", json!({
+    ///         "name": "greet",
+    ///         "arguments": {},
+    ///         "_meta": {"io.modelcontextprotocol/clientCapabilities": {"sampling": {}}},
+    ///     }))
+    ///     .await?;
+    /// println!("{}", ToolResult::from_raw(raw).text());
+    /// # Ok(()) }
+    /// ```
+    pub async fn request(&self, method: &str, params: Value) -> Result<Value, ClientError> {
+        let name = match method {
+            "tools/call" | "prompts/get" => params.get("name"),
+            _ if method.starts_with("resources/") => params.get("uri"),
+            _ => None,
+        }
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+        self.request_with(method, params, name.as_deref()).await
     }
 
     /// The notifications the server sent since the last drain, oldest first (at most
@@ -420,7 +459,7 @@ impl Client {
             if let Some(cursor) = cursor.take() {
                 params.insert("cursor".to_owned(), Value::String(cursor));
             }
-            let mut page = self.request(method, params, None).await?;
+            let mut page = self.perform(method, params, None).await?;
             let Some(Value::Array(page_items)) = page.get_mut(key).map(Value::take) else {
                 return Err(ClientError::Malformed {
                     method: method.to_owned(),
@@ -439,7 +478,7 @@ impl Client {
         })
     }
 
-    /// [`request`](Self::request) with `params` given as a JSON object.
+    /// [`perform`](Self::perform) with `params` given as a JSON object.
     async fn request_with(
         &self,
         method: &str,
@@ -450,13 +489,13 @@ impl Client {
             Value::Object(map) => map,
             _ => Map::new(),
         };
-        self.request(method, params, name).await
+        self.perform(method, params, name).await
     }
 
     /// One request in the negotiated era: its `result`. In the stateless era a result asking
     /// for input (`input_required`) is answered by the handlers and the request sent again,
     /// for at most [`ClientBuilder::max_input_rounds`] rounds.
-    async fn request(
+    async fn perform(
         &self,
         method: &str,
         params: Map<String, Value>,

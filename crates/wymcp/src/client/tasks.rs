@@ -47,10 +47,10 @@ impl Client {
             "_meta".to_owned(),
             json!({
                 "progressToken": token,
-                CLIENT_CAPABILITIES_KEY: {"extensions": {TASKS_EXTENSION: {}}},
+                CLIENT_CAPABILITIES_KEY: self.capabilities_with_tasks(),
             }),
         );
-        self.request("tools/call", params, Some(name)).await
+        self.perform("tools/call", params, Some(name)).await
     }
 
     /// `tasks/get` of the task `id`: its status and, once it ended, its `result` or `error`;
@@ -85,8 +85,18 @@ impl Client {
         params.insert("taskId".to_owned(), json!(id));
         params.insert(
             "_meta".to_owned(),
-            json!({CLIENT_CAPABILITIES_KEY: {"extensions": {TASKS_EXTENSION: {}}}}),
+            json!({CLIENT_CAPABILITIES_KEY: self.capabilities_with_tasks()}),
         );
-        self.request(method, params, Some(id)).await
+        self.perform(method, params, Some(id)).await
+    }
+
+    /// The client's capabilities (its handlers'), with the tasks extension beside them.
+    fn capabilities_with_tasks(&self) -> Value {
+        let mut capabilities = self.shared.link.settings().capabilities.clone();
+        let own = json!({"extensions": {TASKS_EXTENSION: {}}});
+        if let Value::Object(own) = own {
+            super::era::extend(&mut capabilities, own);
+        }
+        capabilities
     }
 }

@@ -78,9 +78,22 @@ pub struct ToolResult {
 }
 
 impl ToolResult {
-    /// Reads a `tools/call` result. Content items of a type this crate does not know are left
-    /// out of [`content`](Self::content) (they stay in [`raw`](Self::raw)).
-    pub(crate) fn of(raw: Value) -> ToolResult {
+    /// Reads a `tools/call` result sent some other way: as [`Client::request`](super::Client::request)
+    /// answers it, the `result` a task's `tasks/get` inlines once it completed
+    /// ([`Client::get_task`](super::Client::get_task)), or the answer of
+    /// [`Client::call_tool_with_tasks`](super::Client::call_tool_with_tasks) when it is not a
+    /// task handle. Content items of a type this crate does not know are left out of
+    /// [`content`](Self::content) (they stay in [`raw`](Self::raw)).
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use wymcp::client::ToolResult;
+    ///
+    /// let result = ToolResult::from_raw(json!({"content": [{"type": "text", "text": "hi"}]}));
+    /// assert_eq!(result.text(), "hi");
+    /// assert!(!result.is_error());
+    /// ```
+    pub fn from_raw(raw: Value) -> ToolResult {
         let content = raw
             .get("content")
             .and_then(Value::as_array)
@@ -118,24 +131,5 @@ impl ToolResult {
     /// The result as the server sent it.
     pub fn raw(&self) -> &Value {
         &self.raw
-    }
-}
-
-/// Reads a `tools/call` result sent some other way: the `result` a task's `tasks/get` inlines
-/// once it completed ([`Client::get_task`](super::Client::get_task)), or the answer of
-/// [`Client::call_tool_with_tasks`](super::Client::call_tool_with_tasks) when it is not a
-/// task handle.
-///
-/// ```
-/// use wymcp::client::ToolResult;
-///
-/// let result = ToolResult::from(serde_json::json!({
-///     "content": [{"type": "text", "text": "done"}], "isError": false
-/// }));
-/// assert_eq!(result.text(), "done");
-/// ```
-impl From<Value> for ToolResult {
-    fn from(raw: Value) -> ToolResult {
-        ToolResult::of(raw)
     }
 }

@@ -49,14 +49,10 @@ upstream=direct
 # Through the gateway, the scenarios it does not pass yet (docs/gateway.md, "Not yet"; issue
 # 42): each must still fail, and every other scenario must pass, so a regression fails the
 # run and so does a gap closed without its line removed here.
-#   * input-required results relayed under wymcp's own keys, not the upstream's (the suite
-#     looks for the fixture's `user_name`), and prompts/get's input not relayed at all;
 #   * the skills extension (the gateway declares none).
 known_gaps=""
 if [ "$gateway" = yes ]; then
-  known_gaps="input-required-result-basic-elicitation input-required-result-multiple-input-requests
-    input-required-result-non-tool-request input-required-result-capability-check
-    sep-2640-skills-enumeration sep-2640-skills-directory sep-2640-skills-manifest"
+  known_gaps="sep-2640-skills-enumeration sep-2640-skills-directory sep-2640-skills-manifest"
 fi
 # known_gap <scenario>: whether the scenario is one of the known gaps.
 known_gap() {
