@@ -416,6 +416,23 @@ impl Invocation {
             .map_err(|source| RunError::Listen { addr, source })?;
         let local = http.local_addr().map_err(RunError::Serve)?;
         eprint!("{}", banner::http(&self, local));
-        http.run().await.map_err(RunError::Serve)
+        http.run_until(stop_signal()).await.map_err(RunError::Serve)
     }
+}
+
+/// Resolves on Ctrl-C (SIGINT) or, on Unix, SIGTERM (what a container runtime or a service
+/// manager sends): serving then ends gracefully and the telemetry is flushed before exit.
+#[cfg(feature = "http")]
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let Ok(mut terminate) = signal(SignalKind::terminate()) {
+            let interrupt = std::pin::pin!(tokio::signal::ctrl_c());
+            let terminate = std::pin::pin!(terminate.recv());
+            futures_util::future::select(interrupt, terminate).await;
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
 }
