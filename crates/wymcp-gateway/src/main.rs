@@ -12,6 +12,8 @@
 //! wymcp-gateway --config mcp.json --max-concurrent-calls 4  # 4 calls at once per caller
 //! wymcp-gateway --config mcp.json --redis redis://127.0.0.1:6379/  # one node of several
 //! wymcp-gateway --config mcp.json --trusted-proxies 127.0.0.1      # behind nginx here
+//! wymcp-gateway --config mcp.json --metrics 127.0.0.1:9464  # Prometheus (cargo feature otel)
+//! wymcp-gateway --config mcp.json --otlp http://127.0.0.1:4318  # OTLP/HTTP (feature otel)
 //! ```
 //!
 //! `--host` is [`wymcp::run()`]'s `--bind`; `--port`, `--stdio` and `--quiet` (with
@@ -69,8 +71,9 @@ async fn main() -> ExitCode {
         }
     };
     // --- Telemetry (cargo feature `otel`) ---------------------------------------------
-    // `--metrics ADDR` is wymcp::run's flag (wymcp's `otel-export`). Its meter provider is
-    // installed before the upstreams are reached, so the first upstream calls are measured too.
+    // `--metrics ADDR` and `--otlp URL` are wymcp::run's flags (wymcp's `otel-export`). The
+    // meter provider is installed before the upstreams are reached, so the first upstream calls
+    // are measured too; the spans are sent once serving starts, and flushed when it ends.
     #[cfg(feature = "otel")]
     if let Err(error) = invocation.start_telemetry().await {
         eprintln!("error: {error}");

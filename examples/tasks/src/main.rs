@@ -13,6 +13,7 @@
 //! cargo run --bin tasks --features redis -- --redis redis://127.0.0.1:6379/  # one node of several
 //! cargo run --bin tasks -- --trusted-proxies 127.0.0.1   # behind nginx on this host
 //! cargo run --bin tasks --features otel -- --metrics 127.0.0.1:9464  # Prometheus at /metrics
+//! cargo run --bin tasks --features otel -- --otlp http://127.0.0.1:4318  # spans to a collector
 //! ```
 //!
 //! Tasks live in an SQLite database, `tasks.db` in the data directory: the per-user one

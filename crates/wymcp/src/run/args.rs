@@ -63,6 +63,12 @@ pub enum CliError {
         /// The value given.
         value: String,
     },
+    /// `--otlp` is not an `http://` or `https://` URL with a host.
+    #[error("--otlp: {value:?} is not an http:// or https:// URL (such as http://127.0.0.1:4318)")]
+    BadOtlp {
+        /// The value given.
+        value: String,
+    },
     /// A flag this program does not have (or one its build left out).
     #[error("unknown argument {arg:?}")]
     Unknown {
@@ -72,7 +78,7 @@ pub enum CliError {
     /// A flag whose cargo feature this program was built without.
     #[error("{flag}: this program was built without wymcp's `{feature}` feature")]
     NotBuilt {
-        /// `--stdio`, `--port`, `--bind` or `--metrics`.
+        /// `--stdio`, `--port`, `--bind`, `--metrics` or `--otlp`.
         flag: &'static str,
         /// The cargo feature it needs.
         feature: &'static str,
@@ -102,6 +108,9 @@ pub(super) struct Parsed {
     pub(super) quiet: bool,
     /// `--metrics ADDR`: where to serve the Prometheus text format (feature `otel-export`).
     pub(super) metrics: Option<SocketAddr>,
+    /// `--otlp URL`: the OTLP/HTTP collector to send spans and metrics to (feature
+    /// `otel-export`).
+    pub(super) otlp: Option<String>,
     pub(super) values: Vec<(String, String)>,
 }
 
@@ -117,6 +126,7 @@ pub(super) fn parse(
     let mut bind: Option<IpAddr> = None;
     let mut port: Option<u16> = None;
     let mut metrics: Option<SocketAddr> = None;
+    let mut otlp: Option<String> = None;
     let mut values = Vec::new();
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
@@ -152,6 +162,14 @@ pub(super) fn parse(
                 let v = value("--metrics")?;
                 metrics = Some(v.parse().map_err(|_| CliError::BadMetrics { value: v })?);
             }
+            "--otlp" => {
+                require("--otlp", "otel-export", cfg!(feature = "otel-export"))?;
+                let v = value("--otlp")?;
+                if !is_http_url(&v) {
+                    return Err(CliError::BadOtlp { value: v });
+                }
+                otlp = Some(v);
+            }
             known if options.contains(&known) => {
                 let v = value(known)?;
                 values.push((known.to_owned(), v));
@@ -164,6 +182,7 @@ pub(super) fn parse(
         transport,
         quiet,
         metrics,
+        otlp,
         values,
     })
 }
@@ -186,6 +205,18 @@ fn transport(stdio: bool, bind: Option<IpAddr>, port: Option<u16>) -> Result<Tra
             port: port.unwrap_or(p),
         },
         Transport::Stdio => Transport::Stdio,
+    })
+}
+
+/// `http://` or `https://`, then a host: what `--otlp` takes (the rest is checked when the
+/// exporter is built).
+fn is_http_url(value: &str) -> bool {
+    let rest = value
+        .strip_prefix("http://")
+        .or_else(|| value.strip_prefix("https://"));
+    rest.is_some_and(|rest| {
+        let host = rest.split(['/', '?', '#']).next().unwrap_or_default();
+        !host.is_empty() && !host.contains(char::is_whitespace)
     })
 }
 

@@ -33,6 +33,11 @@ pub(super) fn usage(cli: &Cli) -> String {
             "serve the metrics in Prometheus's text format at http://ADDR/metrics (such as 127.0.0.1:9464)"
                 .into(),
         ));
+        rows.push((
+            "--otlp <URL>".into(),
+            "send the request spans and the metrics over OTLP/HTTP to URL/v1/traces and URL/v1/metrics (such as http://127.0.0.1:4318)"
+                .into(),
+        ));
     }
     for option in &cli.options {
         rows.push((

@@ -28,9 +28,13 @@ pub(super) fn filter(quiet: bool, env: Option<&str>) -> Result<Targets, String> 
     }
 }
 
-/// Installs a stderr subscriber with [`filter`] and the bounded panic hook, unless a
-/// subscriber is already set. Returns whether it installed them.
-pub(super) fn install(quiet: bool) -> bool {
+/// A layer beside the stderr log, with its own filter (`--otlp`'s span exporter).
+pub(super) type Extra =
+    Box<dyn tracing_subscriber::Layer<tracing_subscriber::Registry> + Send + Sync>;
+
+/// Installs a stderr subscriber with [`filter`] (and `extra` beside it) and the bounded panic
+/// hook, unless a subscriber is already set. Returns whether it installed them.
+pub(super) fn install(quiet: bool, extra: Option<Extra>) -> bool {
     if tracing::dispatcher::has_been_set() {
         return false;
     }
@@ -42,11 +46,21 @@ pub(super) fn install(quiet: bool) -> bool {
             Some(complaint),
         ),
     };
+    use tracing_subscriber::Layer as _;
     use tracing_subscriber::layer::SubscriberExt as _;
-    let subscriber = tracing_subscriber::registry()
-        .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr))
-        .with(targets);
-    if tracing::subscriber::set_global_default(subscriber).is_err() {
+    let stderr = tracing_subscriber::fmt::layer().with_writer(std::io::stderr);
+    let set = match extra {
+        // The filter of the whole subscriber: what the log leaves out is never recorded.
+        None => tracing::subscriber::set_global_default(
+            tracing_subscriber::registry().with(stderr).with(targets),
+        ),
+        // Each layer filtered on its own: the extra one takes what the log leaves out.
+        Some(extra) => {
+            let layers: Vec<Extra> = vec![extra, Box::new(stderr.with_filter(targets))];
+            tracing::subscriber::set_global_default(tracing_subscriber::registry().with(layers))
+        }
+    };
+    if set.is_err() {
         return false;
     }
     if let Some(complaint) = complaint {

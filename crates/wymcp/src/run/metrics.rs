@@ -18,7 +18,6 @@ use http_body_util::Full;
 use hyper::body::Incoming;
 use hyper::{Method, Request, Response, StatusCode, header};
 use hyper_util::rt::{TokioIo, TokioTimer};
-use opentelemetry_sdk::metrics::SdkMeterProvider;
 use prometheus::{Encoder as _, Registry, TextEncoder};
 
 use super::RunError;
@@ -26,16 +25,18 @@ use super::RunError;
 /// How long a scraper has to send its request's headers before its connection is closed.
 const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The endpoint, serving: its address (the port chosen when ADDR's was 0). The provider lives
-/// on as the global one (a pull exporter: nothing to flush on the way out).
+/// The endpoint, serving: its address (the port chosen when ADDR's was 0). Its reader goes to
+/// the process's meter provider ([`Telemetry`](super::telemetry::Telemetry)); a pull
+/// exporter, it has nothing to flush on the way out.
 pub(super) struct MetricsEndpoint {
     pub(super) local: SocketAddr,
 }
 
 impl MetricsEndpoint {
-    /// Installs the SDK's meter provider (resource `service.name` = `service`) as the global
-    /// one and serves its metrics on `addr`, in a task of its own.
-    pub(super) async fn start(addr: SocketAddr, service: &str) -> Result<Self, RunError> {
+    /// Serves on `addr`, in a task of its own, the metrics of the reader it returns.
+    pub(super) async fn start(
+        addr: SocketAddr,
+    ) -> Result<(Self, opentelemetry_prometheus::PrometheusExporter), RunError> {
         let registry = Registry::new();
         let exporter = opentelemetry_prometheus::exporter()
             .with_registry(registry.clone())
@@ -50,16 +51,8 @@ impl MetricsEndpoint {
         let local = listener
             .local_addr()
             .map_err(|source| RunError::Metrics { addr, source })?;
-        let resource = opentelemetry_sdk::Resource::builder()
-            .with_service_name(service.to_owned())
-            .build();
-        let provider = SdkMeterProvider::builder()
-            .with_resource(resource)
-            .with_reader(exporter)
-            .build();
-        opentelemetry::global::set_meter_provider(provider);
         tokio::spawn(serve(listener, registry));
-        Ok(MetricsEndpoint { local })
+        Ok((MetricsEndpoint { local }, exporter))
     }
 }
 

@@ -19,6 +19,10 @@ pub(crate) mod entry;
 mod log;
 #[cfg(feature = "otel-export")]
 mod metrics;
+#[cfg(feature = "otel-export")]
+mod otlp;
+#[cfg(feature = "otel-export")]
+mod telemetry;
 
 use std::net::SocketAddr;
 
@@ -45,6 +49,16 @@ pub enum RunError {
     Metrics {
         /// The address asked for.
         addr: SocketAddr,
+        /// Why it failed.
+        source: std::io::Error,
+    },
+    /// `--otlp URL` could not be set up (the URL does not parse, the HTTP client cannot be
+    /// built). A collector that cannot be reached is no such failure: each export that fails
+    /// is logged, and serving goes on.
+    #[error("cannot export OTLP to {url}: {source}")]
+    Otlp {
+        /// The URL given.
+        url: String,
         /// Why it failed.
         source: std::io::Error,
     },
@@ -144,6 +158,7 @@ impl Cli {
             transport: parsed.transport,
             quiet: parsed.quiet,
             metrics: parsed.metrics,
+            otlp: parsed.otlp,
             values: parsed.values,
             forwarded: Vec::new(),
             details: Vec::new(),
@@ -167,6 +182,21 @@ impl Cli {
     }
 }
 
+/// The process's telemetry (feature `otel-export`): started once, by the first
+/// [`Invocation::start_telemetry`]; `None` inside when neither `--metrics` nor `--otlp` was
+/// given.
+#[cfg(feature = "otel-export")]
+static TELEMETRY: tokio::sync::OnceCell<Option<telemetry::Telemetry>> =
+    tokio::sync::OnceCell::const_new();
+
+/// Sends what the exporters still hold, once serving has ended (feature `otel-export`).
+async fn flush_telemetry() {
+    #[cfg(feature = "otel-export")]
+    if let Some(Some(telemetry)) = TELEMETRY.get() {
+        telemetry.shutdown().await;
+    }
+}
+
 /// A parsed command line: the transport to serve, the app's option values, what the banner
 /// adds.
 #[derive(Debug, Clone)]
@@ -177,6 +207,9 @@ pub struct Invocation {
     /// `--metrics ADDR` (read only by the `otel-export` build, which serves it).
     #[cfg_attr(not(feature = "otel-export"), allow(dead_code))]
     metrics: Option<SocketAddr>,
+    /// `--otlp URL` (read only by the `otel-export` build, which exports there).
+    #[cfg_attr(not(feature = "otel-export"), allow(dead_code))]
+    otlp: Option<String>,
     values: Vec<(String, String)>,
     forwarded: Vec<String>,
     details: Vec<(String, String)>,
@@ -225,19 +258,38 @@ impl Invocation {
     /// only under `--quiet`; and a panic hook that writes a panic's message cut to 4,096
     /// characters and escaped, so that no input can flood stderr or forge a log line.
     ///
-    /// With the `otel-export` feature, `--metrics ADDR` is served first
-    /// (`start_telemetry`, feature `otel-export`) and its URL is a line of the banner.
+    /// With the `otel-export` feature, `--metrics ADDR` is served first and `--otlp URL`'s
+    /// exporters started (`start_telemetry`, feature `otel-export`), each a line of the
+    /// banner; under `--otlp` the subscriber installed also sends the request spans (not when
+    /// the program set its own: add `tracing-opentelemetry`'s layer to it), and what is still
+    /// queued is sent when serving ends.
     pub async fn serve(self, server: Server) -> Result<(), RunError> {
         // Before the log: the SDK's own INFO line on installing its provider stays unsaid.
         let this = self.with_telemetry().await?;
-        log::install(this.quiet);
-        match this.transport {
+        this.install_log();
+        let served = match this.transport {
             #[cfg(feature = "http")]
             Transport::Http { bind, port } => {
                 this.serve_http(server, (bind, port).into(), |http| http)
                     .await
             }
             _ => this.serve_stdio(server).await,
+        };
+        flush_telemetry().await;
+        served
+    }
+
+    /// The default log ([`log::install`]), with `--otlp`'s span layer when there is one.
+    fn install_log(&self) {
+        #[cfg(feature = "otel-export")]
+        let spans = TELEMETRY.get().and_then(|t| t.as_ref()?.layer());
+        #[cfg(not(feature = "otel-export"))]
+        let spans = None;
+        if !log::install(self.quiet, spans) && self.otlp.is_some() {
+            tracing::warn!(
+                "--otlp: the program set its own tracing subscriber, which does not send the \
+                 request spans: add tracing-opentelemetry's layer to it (metrics are sent)"
+            );
         }
     }
 
@@ -273,25 +325,38 @@ impl Invocation {
     /// metrics before it serves (a client's requests at start-up: the instruments are made
     /// from the provider installed at their first record). Once per process: a second call
     /// returns the first one's endpoint.
+    ///
+    /// `--otlp URL` starts OTLP/HTTP exporters sending the metrics to `URL/v1/metrics` and,
+    /// once [`serve`](Self::serve) installs the log, the request spans to `URL/v1/traces`;
+    /// it installs W3C's trace-context propagator as the global one.
     #[cfg(feature = "otel-export")]
     pub async fn start_telemetry(&self) -> Result<Option<SocketAddr>, RunError> {
-        static ENDPOINT: tokio::sync::OnceCell<metrics::MetricsEndpoint> =
-            tokio::sync::OnceCell::const_new();
-        let Some(addr) = self.metrics else {
+        if self.metrics.is_none() && self.otlp.is_none() {
             return Ok(None);
-        };
-        let endpoint = ENDPOINT
-            .get_or_try_init(|| metrics::MetricsEndpoint::start(addr, &self.cli.name))
+        }
+        let started = TELEMETRY
+            .get_or_try_init(|| {
+                telemetry::Telemetry::start(self.metrics, self.otlp.as_deref(), &self.cli.name)
+            })
             .await?;
-        Ok(Some(endpoint.local))
+        Ok(started.as_ref().and_then(|t| t.metrics))
     }
 
-    /// `start_telemetry` (feature `otel-export`), its endpoint named in the banner.
+    /// `start_telemetry` (feature `otel-export`), its endpoint and collector named in the
+    /// banner.
     async fn with_telemetry(self) -> Result<Self, RunError> {
         #[cfg(feature = "otel-export")]
-        if let Some(local) = self.start_telemetry().await? {
-            return Ok(self.detail("metrics", format!("http://{local}/metrics")));
+        {
+            let mut this = self;
+            if let Some(local) = this.start_telemetry().await? {
+                this = this.detail("metrics", format!("http://{local}/metrics"));
+            }
+            if let Some(url) = this.otlp.clone() {
+                this = this.detail("otlp", url);
+            }
+            Ok(this)
         }
+        #[cfg(not(feature = "otel-export"))]
         Ok(self)
     }
 
@@ -323,15 +388,17 @@ impl Invocation {
     ) -> Result<(), RunError> {
         // Before the log: the SDK's own INFO line on installing its provider stays unsaid.
         let this = self.with_telemetry().await?;
-        log::install(this.quiet);
-        match this.transport {
+        this.install_log();
+        let served = match this.transport {
             Transport::Http { bind, port } => {
                 this.serve_http(server, (bind, port).into(), configure)
                     .await
             }
             #[allow(unreachable_patterns)]
             _ => this.serve_stdio(server).await,
-        }
+        };
+        flush_telemetry().await;
+        served
     }
 
     #[cfg(feature = "http")]
@@ -349,6 +416,23 @@ impl Invocation {
             .map_err(|source| RunError::Listen { addr, source })?;
         let local = http.local_addr().map_err(RunError::Serve)?;
         eprint!("{}", banner::http(&self, local));
-        http.run().await.map_err(RunError::Serve)
+        http.run_until(stop_signal()).await.map_err(RunError::Serve)
     }
+}
+
+/// Resolves on Ctrl-C (SIGINT) or, on Unix, SIGTERM (what a container runtime or a service
+/// manager sends): serving then ends gracefully and the telemetry is flushed before exit.
+#[cfg(feature = "http")]
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let Ok(mut terminate) = signal(SignalKind::terminate()) {
+            let interrupt = std::pin::pin!(tokio::signal::ctrl_c());
+            let terminate = std::pin::pin!(terminate.recv());
+            futures_util::future::select(interrupt, terminate).await;
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
 }
