@@ -14,6 +14,7 @@ use wymcp::protocol::LogLevel;
 use crate::config::{Target, UpstreamConfig};
 use crate::error::UpstreamError;
 use crate::relay::{Ask, Relay};
+use crate::skills::{self, Skills};
 
 /// What an upstream offers, listed at start.
 #[derive(Debug, Default)]
@@ -24,6 +25,8 @@ pub(crate) struct Catalogue {
     pub(crate) prompts: Vec<Value>,
     /// Whether it declares `completions`.
     pub(crate) completions: bool,
+    /// Its skills, read, when it declares the skills extension.
+    pub(crate) skills: Skills,
 }
 
 /// The connection's state.
@@ -79,6 +82,9 @@ impl Upstream {
             catalogue.prompts = client.list_prompts().await.map_err(failed)?;
         }
         catalogue.completions = declares("completions");
+        if skills::declared(&client) {
+            catalogue.skills = skills::read(&client).await.map_err(failed)?;
+        }
         let upstream = Upstream {
             config,
             conn: Mutex::new(Conn::Up(client)),
@@ -98,7 +104,8 @@ impl Upstream {
     /// Calls the upstream tool `tool` with `arguments`: within the upstream's timeout,
     /// cancelled upstream when the downstream caller cancels (`ctx`). The call carries a
     /// progress token of its own while it is in flight: the upstream's progress, log messages
-    /// and requests for it are relayed to `ctx` ([`Relay`]).
+    /// and requests for it are relayed to `ctx` ([`Relay`]), and the upstream closing the
+    /// call's SSE stream mid-call closes `ctx`'s.
     pub(crate) async fn call_tool(
         &self,
         tool: &str,
@@ -107,8 +114,16 @@ impl Upstream {
     ) -> Result<ToolResult, UpstreamError> {
         let forwarded = self.relay.begin(ctx);
         let token = forwarded.token();
+        // The upstream ending the call's stream mid-call (SEP-1699 polling) ends the
+        // downstream caller's too, when the gateway's transport polls: its caller resumes
+        // as it would the upstream's.
+        let caller = ctx.clone();
+        let close_downstream = move || {
+            caller.close_sse_stream();
+        };
         self.with_client(ctx, |client| async move {
-            client.call_tool_with_progress(tool, arguments, token).await
+            let call = client.call_tool_with_progress(tool, arguments, token);
+            wymcp::client::when_stream_closes(close_downstream, call).await
         })
         .await
     }

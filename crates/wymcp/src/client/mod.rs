@@ -47,6 +47,7 @@ mod listen;
 #[cfg(feature = "otel")]
 mod metrics;
 mod notifications;
+mod polling;
 pub(crate) mod sse;
 mod stdio;
 mod tools;
@@ -71,6 +72,7 @@ pub use builder::{
 pub use error::{ClientError, Limit, Malformed, TransportError};
 pub use handlers::related_progress_token;
 pub use notifications::Notification;
+pub use polling::when_stream_closes;
 pub use tools::{ToolInfo, ToolResult};
 
 use builder::Target;
@@ -289,6 +291,16 @@ impl Client {
     /// ...), paged as [`list_resources`](Self::list_resources).
     pub async fn list_prompts(&self) -> Result<Vec<Value>, ClientError> {
         self.list_all("prompts/list", "prompts").await
+    }
+
+    /// Every skill the server lists (`skills/list` of the skills extension, SEP-2640; each
+    /// entry as sent: `uri` of its `SKILL.md`, `frontmatter`, `resources` with `digest` and
+    /// `size`), paged as [`list_resources`](Self::list_resources). The server must declare
+    /// `io.modelcontextprotocol/skills` under `capabilities.extensions`
+    /// ([`server_capabilities`](Self::server_capabilities)); the files are read with
+    /// [`read_resource`](Self::read_resource).
+    pub async fn list_skills(&self) -> Result<Vec<Value>, ClientError> {
+        self.list_all("skills/list", "skills").await
     }
 
     /// `prompts/get` of `name` with `arguments` (a JSON object of strings; anything else is
@@ -531,7 +543,9 @@ impl Client {
                 // cancellation, and the tool would never see its cancellation token fire.
                 let owner = shared.clone();
                 let named = method.to_owned();
-                let exchange = tokio::spawn(
+                let on_closed = polling::current();
+                let exchange = tokio::spawn(polling::within(
+                    on_closed,
                     async move {
                         match &owner.link {
                             Link::Http(conn) => {
@@ -541,7 +555,7 @@ impl Client {
                         }
                     }
                     .instrument(span.clone()),
-                );
+                ));
                 guard.exchange = Some(exchange.abort_handle());
                 let after = conn.settings.timeout;
                 match tokio::time::timeout(after, exchange).await {

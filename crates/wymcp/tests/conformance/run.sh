@@ -51,12 +51,11 @@ upstream=direct
 # run and so does a gap closed without its line removed here.
 #   * input-required results relayed under wymcp's own keys, not the upstream's (the suite
 #     looks for the fixture's `user_name`), and prompts/get's input not relayed at all;
-#   * the skills extension (the gateway declares none) and task-augmented calls (run plain).
+#   * task-augmented calls (run plain).
 known_gaps=""
 if [ "$gateway" = yes ]; then
   known_gaps="input-required-result-basic-elicitation input-required-result-multiple-input-requests
     input-required-result-non-tool-request input-required-result-capability-check
-    sep-2640-skills-enumeration sep-2640-skills-directory sep-2640-skills-manifest
     tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-request-state-removal
     tasks-request-headers tasks-dispatch-and-envelope tasks-required-task-error
     tasks-mrtr-input tasks-mrtr-composition"
@@ -109,12 +108,13 @@ fixture_node() {
 }
 
 # gateway_node <log> <config> [args...]: starts a wymcp-gateway node serving the mcpServers
-# file <config>; sets `addr` to where it listens.
+# file <config>, polling as the fixture does (SEP-1699, `retry` 500 ms); sets `addr` to where
+# it listens.
 gateway_node() {
   local log="$1" config="$2"
   shift 2
   : >"$log" # as in fixture_node
-  "$gateway_bin" --config "$config" --port 0 "$@" >"$log" 2>&1 &
+  "$gateway_bin" --config "$config" --port 0 --sse-polling 500 "$@" >"$log" 2>&1 &
   pids+=("$!")
   serving+=("$!")
   addr=""
