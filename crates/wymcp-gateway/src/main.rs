@@ -12,12 +12,11 @@
 //! wymcp-gateway --config mcp.json --max-concurrent-calls 4  # 4 calls at once per caller
 //! wymcp-gateway --config mcp.json --redis redis://127.0.0.1:6379/  # one node of several
 //! wymcp-gateway --config mcp.json --trusted-proxies 127.0.0.1      # behind nginx here
-//! wymcp-gateway --config mcp.json --sse-polling 500  # SEP-1699 polling, resume after 500 ms
 //! ```
 //!
 //! `--host` is [`wymcp::run()`]'s `--bind`; `--port`, `--stdio` and `--quiet` (with
 //! `RUST_LOG`) are its own. The auth, rate limit, Redis and proxy flags are the tasks
-//! example's (`serving.rs`), `--sse-polling` the conformance fixture's; with `--jwks-url`, each upstream tool or action asks the scopes
+//! example's (`serving.rs`); with `--jwks-url`, each upstream tool or action asks the scopes
 //! the config's `scopes` key gives it. Everything the program says goes to stderr, so stdout
 //! stays the protocol's under `--stdio`.
 

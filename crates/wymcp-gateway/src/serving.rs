@@ -3,9 +3,7 @@
 //! asking the scopes its `scopes` key gives), `--rate-limit` and `--max-concurrent-calls`
 //! (wymcp's call layers, per caller, on every upstream call), `--redis` (one node of several
 //! sharing a Redis: sessions, events, bus, tasks and the rate limit's buckets) and
-//! `--trusted-proxies` (the reverse proxies whose `X-Forwarded-For` names the client); and
-//! `--sse-polling` (SEP-1699: POST streams open with a priming event and its `retry`, and a
-//! call whose upstream ends its stream mid-call ends the caller's, who resumes on GET).
+//! `--trusted-proxies` (the reverse proxies whose `X-Forwarded-For` names the client).
 //!
 //! Part of the binary (`main.rs`), not of the library: a program embedding [`Gateway`]
 //! configures its own [`ServerBuilder`] and [`StreamableHttp`].
@@ -61,11 +59,6 @@ pub(crate) fn options(cli: Cli) -> Cli {
         "ADDRS",
         "reverse proxies (IP addresses, comma-separated) whose X-Forwarded-For names the client",
     )
-    .option(
-        "--sse-polling",
-        "MS",
-        "SSE polling (SEP-1699): streams open with a priming event telling clients to resume after MS milliseconds; an upstream ending a call's stream ends the caller's",
-    )
 }
 
 /// What the flags asked for, read and checked before anything starts.
@@ -75,8 +68,6 @@ pub(crate) struct Serving {
     concurrent: Option<usize>,
     redis: Option<String>,
     proxies: Vec<IpAddr>,
-    /// `--sse-polling`: the `retry` of the priming event.
-    polling: Option<Duration>,
 }
 
 /// `--jwks-url`, `--issuer`, `--audience`, given together.
@@ -130,16 +121,14 @@ impl Serving {
                 .map(proxies)
                 .transpose()?
                 .unwrap_or_default(),
-            polling: cli.value("--sse-polling").map(retry).transpose()?,
         };
-        let http_only =
-            serving.auth.is_some() || serving.redis.is_some() || serving.polling.is_some();
+        let http_only = serving.auth.is_some() || serving.redis.is_some();
         if (http_only || !serving.proxies.is_empty())
             && matches!(cli.transport(), wymcp::run::Transport::Stdio)
         {
             return Err(Refused(
-                "--jwks-url, --redis, --trusted-proxies and --sse-polling are for the HTTP \
-                 transport; --stdio takes none of them"
+                "--jwks-url, --redis and --trusted-proxies are for the HTTP transport; --stdio \
+                 takes none of them"
                     .to_owned(),
             ));
         }
@@ -186,12 +175,11 @@ impl Serving {
 
     /// Whether the HTTP transport needs [`configure`](Self::configure).
     pub(crate) fn configures_http(&self) -> bool {
-        self.auth.is_some() || !self.proxies.is_empty() || self.polling.is_some()
+        self.auth.is_some() || !self.proxies.is_empty()
     }
 
-    /// What `--jwks-url`, `--trusted-proxies` and `--sse-polling` make of the HTTP transport:
-    /// JWT auth with the protected-resource metadata (RFC 9728) and the challenge pointing at
-    /// it; SSE polling with its `retry`.
+    /// What `--jwks-url` and `--trusted-proxies` make of the HTTP transport: JWT auth with
+    /// the protected-resource metadata (RFC 9728) and the challenge pointing at it.
     pub(crate) fn configure(self) -> Result<impl FnOnce(StreamableHttp) -> StreamableHttp, String> {
         let auth = match self.auth {
             Some(auth) => {
@@ -210,13 +198,10 @@ impl Serving {
             }
             None => None,
         };
-        let (proxies, polling) = (self.proxies, self.polling);
+        let proxies = self.proxies;
         Ok(move |mut http: StreamableHttp| {
             if !proxies.is_empty() {
                 http = http.trusted_proxies(proxies);
-            }
-            if let Some(retry) = polling {
-                http = http.sse_polling(true).sse_retry(retry);
             }
             if let Some((jwt, metadata, challenge)) = auth {
                 http = http
@@ -251,19 +236,6 @@ fn concurrent(value: &str) -> Result<usize, Refused> {
         Ok(n) if n > 0 => Ok(n),
         _ => Err(Refused(format!(
             "--max-concurrent-calls: {value:?} is not a number of calls (1 or more)"
-        ))),
-    }
-}
-
-/// The most `--sse-polling` takes: a minute between a stream's end and its resumption.
-const MAX_SSE_RETRY_MS: u64 = 60_000;
-
-/// `--sse-polling`'s milliseconds, 0 to [`MAX_SSE_RETRY_MS`].
-fn retry(value: &str) -> Result<Duration, Refused> {
-    match value.trim().parse::<u64>() {
-        Ok(ms) if ms <= MAX_SSE_RETRY_MS => Ok(Duration::from_millis(ms)),
-        _ => Err(Refused(format!(
-            "--sse-polling: {value:?} is not a delay in milliseconds (0 to {MAX_SSE_RETRY_MS})"
         ))),
     }
 }

@@ -39,9 +39,10 @@ pub(crate) struct Skills {
     pub(crate) left_out: Vec<String>,
 }
 
-/// Lists the upstream's skills and reads each one's files. A failed `skills/list` or read
-/// that ends the connection is the upstream's failure; anything wrong with one skill leaves
-/// that skill out.
+/// Lists the upstream's skills and reads each one's files. A failed `skills/list`, or a read
+/// failed by the connection rather than answered (the transport, a timeout), is the
+/// upstream's failure (it is not served, as when its tools cannot be listed); a read answered
+/// with an error or over a limit, or anything else wrong with one skill, leaves that skill out.
 pub(crate) async fn read(client: &Client) -> Result<Skills, ClientError> {
     let mut skills = Skills::default();
     for entry in client.list_skills().await? {
@@ -78,7 +79,8 @@ impl From<ClientError> for Refused {
     }
 }
 
-/// A failure of the connection rather than of one request.
+/// A failure of the connection (the transport, a timeout) rather than an answer: neither a
+/// JSON-RPC error nor a limit.
 fn ends_connection(error: &ClientError) -> bool {
     error.rpc_error().is_none() && error.limit().is_none()
 }

@@ -104,8 +104,7 @@ impl Upstream {
     /// Calls the upstream tool `tool` with `arguments`: within the upstream's timeout,
     /// cancelled upstream when the downstream caller cancels (`ctx`). The call carries a
     /// progress token of its own while it is in flight: the upstream's progress, log messages
-    /// and requests for it are relayed to `ctx` ([`Relay`]), and the upstream closing the
-    /// call's SSE stream mid-call closes `ctx`'s.
+    /// and requests for it are relayed to `ctx` ([`Relay`]).
     pub(crate) async fn call_tool(
         &self,
         tool: &str,
@@ -114,16 +113,8 @@ impl Upstream {
     ) -> Result<ToolResult, UpstreamError> {
         let forwarded = self.relay.begin(ctx);
         let token = forwarded.token();
-        // The upstream ending the call's stream mid-call (SEP-1699 polling) ends the
-        // downstream caller's too, when the gateway's transport polls: its caller resumes
-        // as it would the upstream's.
-        let caller = ctx.clone();
-        let close_downstream = move || {
-            caller.close_sse_stream();
-        };
         self.with_client(ctx, |client| async move {
-            let call = client.call_tool_with_progress(tool, arguments, token);
-            wymcp::client::when_stream_closes(close_downstream, call).await
+            client.call_tool_with_progress(tool, arguments, token).await
         })
         .await
     }

@@ -218,7 +218,6 @@ impl Connection {
             let Some(last) = reader.last_event_id().map(str::to_owned) else {
                 return Err(ended);
             };
-            super::polling::stream_closed();
             resumed = Some(self.resume(method, extra, &last, reader.retry()).await?);
             reader.restart();
         }

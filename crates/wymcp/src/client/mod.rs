@@ -47,7 +47,6 @@ mod listen;
 #[cfg(feature = "otel")]
 mod metrics;
 mod notifications;
-mod polling;
 pub(crate) mod sse;
 mod stdio;
 mod tools;
@@ -72,7 +71,6 @@ pub use builder::{
 pub use error::{ClientError, Limit, Malformed, TransportError};
 pub use handlers::related_progress_token;
 pub use notifications::Notification;
-pub use polling::when_stream_closes;
 pub use tools::{ToolInfo, ToolResult};
 
 use builder::Target;
@@ -543,9 +541,7 @@ impl Client {
                 // cancellation, and the tool would never see its cancellation token fire.
                 let owner = shared.clone();
                 let named = method.to_owned();
-                let on_closed = polling::current();
-                let exchange = tokio::spawn(polling::within(
-                    on_closed,
+                let exchange = tokio::spawn(
                     async move {
                         match &owner.link {
                             Link::Http(conn) => {
@@ -555,7 +551,7 @@ impl Client {
                         }
                     }
                     .instrument(span.clone()),
-                ));
+                );
                 guard.exchange = Some(exchange.abort_handle());
                 let after = conn.settings.timeout;
                 match tokio::time::timeout(after, exchange).await {

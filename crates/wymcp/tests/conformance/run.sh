@@ -108,13 +108,12 @@ fixture_node() {
 }
 
 # gateway_node <log> <config> [args...]: starts a wymcp-gateway node serving the mcpServers
-# file <config>, polling as the fixture does (SEP-1699, `retry` 500 ms); sets `addr` to where
-# it listens.
+# file <config>; sets `addr` to where it listens.
 gateway_node() {
   local log="$1" config="$2"
   shift 2
   : >"$log" # as in fixture_node
-  "$gateway_bin" --config "$config" --port 0 --sse-polling 500 "$@" >"$log" 2>&1 &
+  "$gateway_bin" --config "$config" --port 0 "$@" >"$log" 2>&1 &
   pids+=("$!")
   serving+=("$!")
   addr=""
