@@ -28,6 +28,7 @@ enum Served {
     Prompt(passthrough::ForwardPrompt),
     Completion(ForwardCompletion),
     Api(wymcp_openapi::OpenApiTool),
+    Skill(wymcp::skill::Skill),
 }
 
 impl std::fmt::Debug for Served {
@@ -40,6 +41,7 @@ impl std::fmt::Debug for Served {
             Served::Prompt(p) => f.debug_tuple("Prompt").field(p).finish(),
             Served::Completion(c) => f.debug_tuple("Completion").field(c).finish(),
             Served::Api(tool) => f.debug_tuple("Api").field(&tool.name()).finish(),
+            Served::Skill(skill) => f.debug_tuple("Skill").field(skill).finish(),
         }
     }
 }
@@ -103,11 +105,35 @@ impl Gateway {
         };
         let mut names = BTreeSet::from([HELP.to_owned()]);
         let (mut uris, mut prompts) = (BTreeSet::new(), BTreeSet::new());
-        for (_, (upstream, catalogue)) in started {
+        for (_, (upstream, mut catalogue)) in started {
             gateway.upstreams.push(upstream.name().to_owned());
             gateway.serve(&upstream, &catalogue, &mut names);
             let notices = &mut gateway.notices;
             let served = &mut gateway.served;
+            // Its skills first, at their URIs (a URI another upstream took leaves the skill
+            // out); their files are the skills', never passed through as plain resources.
+            let skills = std::mem::take(&mut catalogue.skills);
+            for left_out in skills.left_out {
+                notices.push(Notice::upstream_only(upstream.name(), left_out));
+            }
+            for skill in skills.served {
+                if let Some(taken) = skill.uris.iter().find(|uri| uris.contains(*uri)) {
+                    notices.push(Notice::upstream_only(
+                        upstream.name(),
+                        format!(
+                            "skill {}: left out: another upstream serves {taken}",
+                            skill.uris[0]
+                        ),
+                    ));
+                    continue;
+                }
+                uris.extend(skill.uris);
+                served.push(Served::Skill(skill.skill));
+            }
+            catalogue.resources.retain(|resource| {
+                let uri = resource.get("uri").and_then(serde_json::Value::as_str);
+                !uri.is_some_and(|uri| skills.files.contains(uri))
+            });
             for resource in
                 passthrough::resources(&upstream, &catalogue.resources, &mut uris, notices)
             {
@@ -213,6 +239,7 @@ impl Gateway {
                     }
                 }
                 Served::Api(tool) => builder.tool(tool),
+                Served::Skill(skill) => builder.skill(skill),
             };
         }
         builder

@@ -34,6 +34,7 @@ mod openapi;
 mod passthrough;
 mod relay;
 mod report;
+mod skills;
 mod tasks;
 mod tools;
 mod upstream;

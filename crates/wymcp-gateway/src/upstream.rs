@@ -15,6 +15,7 @@ use wymcp::protocol::stateless::{CLIENT_CAPABILITIES_KEY, MISSING_REQUIRED_CLIEN
 use crate::config::{Target, UpstreamConfig};
 use crate::error::UpstreamError;
 use crate::relay::{self, Ask, Relay};
+use crate::skills::{self, Skills};
 
 /// What an upstream offers, listed at start.
 #[derive(Debug, Default)]
@@ -28,6 +29,8 @@ pub(crate) struct Catalogue {
     /// Whether it serves tasks: it speaks the stateless era and declares the tasks
     /// extension (`io.modelcontextprotocol/tasks`).
     pub(crate) tasks: bool,
+    /// Its skills, read, when it declares the skills extension.
+    pub(crate) skills: Skills,
 }
 
 /// The connection's state.
@@ -89,6 +92,9 @@ impl Upstream {
                 .get("extensions")
                 .and_then(|extensions| extensions.get(wymcp::task::TASKS_EXTENSION))
                 .is_some();
+        if skills::declared(&client) {
+            catalogue.skills = skills::read(&client).await.map_err(failed)?;
+        }
         let upstream = Upstream {
             config,
             conn: Mutex::new(Conn::Up(client)),

@@ -292,6 +292,16 @@ impl Client {
         self.list_all("prompts/list", "prompts").await
     }
 
+    /// Every skill the server lists (`skills/list` of the skills extension, SEP-2640; each
+    /// entry as sent: `uri` of its `SKILL.md`, `frontmatter`, `resources` with `digest` and
+    /// `size`), paged as [`list_resources`](Self::list_resources). The server must declare
+    /// `io.modelcontextprotocol/skills` under `capabilities.extensions`
+    /// ([`server_capabilities`](Self::server_capabilities)); the files are read with
+    /// [`read_resource`](Self::read_resource).
+    pub async fn list_skills(&self) -> Result<Vec<Value>, ClientError> {
+        self.list_all("skills/list", "skills").await
+    }
+
     /// `prompts/get` of `name` with `arguments` (a JSON object of strings; anything else is
     /// sent as none): the result as sent (`description`, `messages`).
     pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<Value, ClientError> {
