@@ -122,9 +122,11 @@ impl PlainTool for UpstreamTool {
         if result.is_error() {
             return Err(CallError::tool(result.text()));
         }
-        let mut output = CallOutput::new(result.content().to_vec());
-        if let Some(structured) = result.structured_content() {
-            output = output.with_structured(structured.clone());
+        // Taken from the answer, not copied.
+        let (content, mut raw) = result.into_parts();
+        let mut output = CallOutput::new(content);
+        if let Some(structured) = raw.get_mut("structuredContent").map(Value::take) {
+            output = output.with_structured(structured);
         }
         Ok(output)
     }
