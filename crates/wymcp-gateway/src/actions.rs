@@ -73,7 +73,6 @@ impl ActionTool for UpstreamActions {
             .call_tool(action, data.into_value(), &ctx)
             .await
             .map_err(Failure::new)?;
-        let raw = result.raw();
         if result.is_error() {
             return Err(Failure::msg(format!(
                 "upstream {} answered an error: {}",
@@ -81,13 +80,17 @@ impl ActionTool for UpstreamActions {
                 result.text()
             )));
         }
+        // Taken from the answer, not copied.
+        let (_, mut raw) = result.into_parts();
         let mut reply = Map::new();
         reply.insert(
             "content".to_owned(),
-            raw.get("content").cloned().unwrap_or_else(|| json!([])),
+            raw.get_mut("content")
+                .map(Value::take)
+                .unwrap_or_else(|| json!([])),
         );
-        if let Some(structured) = result.structured_content() {
-            reply.insert("structuredContent".to_owned(), structured.clone());
+        if let Some(structured) = raw.get_mut("structuredContent").map(Value::take) {
+            reply.insert("structuredContent".to_owned(), structured);
         }
         Ok(Reply::new(Value::Object(reply)))
     }

@@ -70,13 +70,15 @@ pub(crate) fn relay_required(error: &UpstreamError, ctx: &Context) {
 
 /// The tool result `result` of the upstream, as this gateway's tool answers it: its content
 /// and `structuredContent`; its `isError` answer is this tool's error, with its text.
-pub(crate) fn output(result: &ToolResult) -> CallResult {
+pub(crate) fn output(result: ToolResult) -> CallResult {
     if result.is_error() {
         return Err(CallError::tool(result.text()));
     }
-    let mut output = CallOutput::new(result.content().to_vec());
-    if let Some(structured) = result.structured_content() {
-        output = output.with_structured(structured.clone());
+    // Taken from the answer, not copied.
+    let (content, mut raw) = result.into_parts();
+    let mut output = CallOutput::new(content);
+    if let Some(structured) = raw.get_mut("structuredContent").map(Value::take) {
+        output = output.with_structured(structured);
     }
     Ok(output)
 }
@@ -97,7 +99,7 @@ pub(crate) async fn call(
             CallError::tool(error.to_string())
         })?;
     if answer.get("resultType").and_then(Value::as_str) != Some("task") {
-        return output(&ToolResult::from_raw(answer));
+        return output(ToolResult::from_raw(answer));
     }
     let Some(id) = answer.get("taskId").and_then(Value::as_str) else {
         return Err(CallError::tool(format!(
@@ -193,7 +195,7 @@ async fn follow(
         match task.get("status").and_then(Value::as_str) {
             Some("completed") => {
                 let result = task.get("result").cloned().unwrap_or(Value::Null);
-                return output(&ToolResult::from_raw(result));
+                return output(ToolResult::from_raw(result));
             }
             Some("failed") => fail(upstream.name(), id, task.get("error")),
             Some("cancelled") => {

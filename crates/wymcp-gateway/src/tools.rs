@@ -148,7 +148,7 @@ impl PlainTool for UpstreamTool {
                 tasks::relay_required(&e, &ctx);
                 CallError::tool(e.to_string())
             })?;
-        tasks::output(&result)
+        tasks::output(result)
     }
 
     fn output_schema(&self) -> Option<Map<String, Value>> {

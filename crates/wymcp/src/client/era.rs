@@ -3,23 +3,27 @@
 //! speak; and what each era puts on a request (the `_meta` envelope and headers, or the
 //! session's headers).
 
-use reqwest::header::HeaderMap;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Map, Value, json};
 
 use crate::protocol::ProtocolVersion;
 use crate::protocol::headers::{METHOD, NAME, PROTOCOL_VERSION, SESSION_ID};
-use crate::protocol::stateless::{CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, PROTOCOL_VERSION_KEY};
 
 use super::builder::Settings;
 use super::http::header;
 use super::link::Link;
-use super::{ClientError, Malformed};
+use super::outgoing::{Envelope, Outgoing, client_info};
+use super::{ClientError, Malformed, TransportError};
 
 /// The negotiated era.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub(crate) enum Era {
-    /// 2026-07-28 and later: every request carries the envelope; no session.
-    Stateless(ProtocolVersion),
+    /// 2026-07-28 and later: every request carries the envelope (serialized once, at
+    /// connect); no session.
+    Stateless {
+        version: ProtocolVersion,
+        envelope: Envelope,
+    },
     /// `initialize` done at this revision; the session's id when the server gave one.
     Session {
         version: ProtocolVersion,
@@ -30,36 +34,39 @@ pub(crate) enum Era {
 impl Era {
     pub(crate) fn version(&self) -> ProtocolVersion {
         match self {
-            Era::Stateless(version) | Era::Session { version, .. } => *version,
+            Era::Stateless { version, .. } | Era::Session { version, .. } => *version,
         }
     }
 
-    /// The request's body, with the envelope in `params._meta` in the stateless era.
+    /// The stateless era at `version`, its envelope that of the client `settings` describe.
+    pub(crate) fn stateless(
+        version: ProtocolVersion,
+        settings: &Settings,
+    ) -> Result<Era, ClientError> {
+        let envelope = Envelope::new(version, settings).map_err(|e| ClientError::Transport {
+            method: "connect".to_owned(),
+            source: TransportError::new(e),
+        })?;
+        Ok(Era::Stateless { version, envelope })
+    }
+
+    /// The message of `method` (a request with `id`, or a notification), with `meta` in its
+    /// `params._meta`, and the envelope there in the stateless era.
     pub(crate) fn body(
         &self,
-        settings: &Settings,
         id: Option<i64>,
         method: &str,
-        mut params: Map<String, Value>,
-    ) -> Value {
-        if let Era::Stateless(version) = self {
-            let meta = params
-                .entry("_meta")
-                .or_insert_with(|| Value::Object(Map::new()));
-            if let Some(meta) = meta.as_object_mut() {
-                meta.insert(PROTOCOL_VERSION_KEY.to_owned(), json!(version.as_str()));
-                // A request declaring capabilities of its own keeps them (`Client::request`;
-                // a task-augmented call declares the client's with the extension beside them).
-                meta.entry(CLIENT_CAPABILITIES_KEY)
-                    .or_insert_with(|| settings.capabilities.clone());
-                meta.insert(CLIENT_INFO_KEY.to_owned(), client_info(settings));
-            }
-        }
-        let mut body = json!({"jsonrpc": "2.0", "method": method, "params": params});
-        if let (Some(id), Some(obj)) = (id, body.as_object_mut()) {
-            obj.insert("id".to_owned(), json!(id));
-        }
-        body
+        params: &Map<String, Value>,
+        meta: &Map<String, Value>,
+    ) -> Result<Outgoing, ClientError> {
+        let envelope = match self {
+            Era::Stateless { envelope, .. } => Some(envelope),
+            Era::Session { .. } => None,
+        };
+        Outgoing::new(id, method, params, meta, envelope).map_err(|e| ClientError::Transport {
+            method: method.to_owned(),
+            source: TransportError::new(e),
+        })
     }
 
     /// The request's headers: `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` in the
@@ -72,8 +79,11 @@ impl Era {
     ) -> Result<HeaderMap, ClientError> {
         let mut headers = HeaderMap::new();
         match self {
-            Era::Stateless(version) => {
-                header(&mut headers, PROTOCOL_VERSION, version.as_str())?;
+            Era::Stateless { version, .. } => {
+                headers.insert(
+                    HeaderName::from_static(PROTOCOL_VERSION),
+                    HeaderValue::from_static(version.as_str()),
+                );
                 header(&mut headers, METHOD, method)?;
                 if let Some(name) = name {
                     header(&mut headers, NAME, name)?;
@@ -87,7 +97,10 @@ impl Era {
                     header(&mut headers, SESSION_ID, id)?;
                 }
                 if version.has_version_header() {
-                    header(&mut headers, PROTOCOL_VERSION, version.as_str())?;
+                    headers.insert(
+                        HeaderName::from_static(PROTOCOL_VERSION),
+                        HeaderValue::from_static(version.as_str()),
+                    );
                 }
             }
         }
@@ -153,8 +166,8 @@ async fn discover(
     version: ProtocolVersion,
 ) -> Result<(Option<Era>, Value), ClientError> {
     const DISCOVER: &str = "server/discover";
-    let probe = Era::Stateless(version);
-    let body = probe.body(conn.settings(), Some(0), DISCOVER, Map::new());
+    let probe = Era::stateless(version, conn.settings())?;
+    let body = probe.body(Some(0), DISCOVER, &Map::new(), &Map::new())?;
     let answer = conn
         .send(DISCOVER, Some(0), &body, probe.headers(DISCOVER, None)?)
         .await?;
@@ -172,7 +185,11 @@ async fn discover(
         .versions
         .iter()
         .find(|v| v.is_stateless() && supported.contains(v));
-    Ok((shared.map(|v| Era::Stateless(*v)), answer.result))
+    let era = match shared {
+        Some(&version) => Some(Era::stateless(version, conn.settings())?),
+        None => None,
+    };
+    Ok((era, answer.result))
 }
 
 /// `initialize` at `version`, then `notifications/initialized` in the session it opened.
@@ -184,6 +201,10 @@ async fn initialize(conn: &Link, version: ProtocolVersion) -> Result<(Era, Value
         "clientInfo": client_info(conn.settings()),
     });
     let body = json!({"jsonrpc": "2.0", "id": 0, "method": INITIALIZE, "params": params});
+    let body = Outgoing::value(&body).map_err(|e| ClientError::Transport {
+        method: INITIALIZE.to_owned(),
+        source: TransportError::new(e),
+    })?;
     let answer = conn
         .send(INITIALIZE, Some(0), &body, HeaderMap::new())
         .await?;
@@ -210,12 +231,8 @@ async fn initialize(conn: &Link, version: ProtocolVersion) -> Result<(Era, Value
         session_id,
     };
     const INITIALIZED: &str = "notifications/initialized";
-    let note = era.body(conn.settings(), None, INITIALIZED, Map::new());
+    let note = era.body(None, INITIALIZED, &Map::new(), &Map::new())?;
     conn.send(INITIALIZED, None, &note, era.headers(INITIALIZED, None)?)
         .await?;
     Ok((era, answer.result))
-}
-
-fn client_info(settings: &Settings) -> Value {
-    json!({"name": settings.name, "version": settings.version})
 }

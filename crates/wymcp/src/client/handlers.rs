@@ -78,11 +78,6 @@ pub fn related_input_key() -> Option<String> {
     ORIGIN.try_with(|origin| origin.key.clone()).ok().flatten()
 }
 
-/// The `_meta.progressToken` of a request's `params`, when it has one.
-pub(crate) fn progress_token_of(params: Option<&Value>) -> Option<Value> {
-    params?.get("_meta")?.get("progressToken").cloned()
-}
-
 /// The methods a server may ask of its client, and the capability each declares.
 pub(crate) const SAMPLING: &str = "sampling/createMessage";
 pub(crate) const ELICITATION: &str = "elicitation/create";

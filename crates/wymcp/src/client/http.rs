@@ -4,14 +4,16 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use bytes::Bytes;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
 
 use crate::protocol::RpcError;
 
 use super::builder::Settings;
-use super::handlers::{Handlers, is_request, progress_token_of};
+use super::handlers::{Handlers, is_request};
 use super::notifications::{Notification, Queue};
+use super::outgoing::Outgoing;
 use super::sse::{Event, SseReader};
 
 /// The header a resumption carries: the id of the last event the client read.
@@ -25,6 +27,8 @@ pub(crate) struct Connection {
     pub(crate) http: reqwest::Client,
     pub(crate) url: reqwest::Url,
     pub(crate) headers: HeaderMap,
+    /// What every POST carries: `headers`, then `Accept` and `Content-Type` (built once).
+    pub(crate) post_headers: HeaderMap,
     pub(crate) settings: Settings,
     pub(crate) notes: Arc<Queue>,
     pub(crate) handlers: Handlers,
@@ -45,7 +49,7 @@ impl Connection {
         &self,
         method: &str,
         id: Option<i64>,
-        body: &Value,
+        body: &Outgoing,
         extra: HeaderMap,
     ) -> Result<Answer, ClientError> {
         self.timed(method, self.exchange(method, id, body, extra))
@@ -72,17 +76,24 @@ impl Connection {
     async fn send(
         &self,
         method: &str,
-        body: &Value,
+        body: Bytes,
         extra: &HeaderMap,
     ) -> Result<reqwest::Response, ClientError> {
+        let mut request = reqwest::Request::new(reqwest::Method::POST, self.url.clone());
+        let headers = request.headers_mut();
+        *headers = self.post_headers.clone();
+        // As `RequestBuilder::headers`: each of `extra` replaces the headers of its name.
+        let mut last = None;
+        for (name, value) in extra {
+            if last != Some(name) {
+                headers.remove(name);
+                last = Some(name);
+            }
+            headers.append(name, value.clone());
+        }
+        *request.body_mut() = Some(body.into());
         self.http
-            .post(self.url.clone())
-            .headers(self.headers.clone())
-            .header(ACCEPT, "application/json, text/event-stream")
-            .header(CONTENT_TYPE, "application/json")
-            .headers(extra.clone())
-            .body(body.to_string())
-            .send()
+            .execute(request)
             .await
             .map_err(|e| transport(method, e))
     }
@@ -112,12 +123,13 @@ impl Connection {
         &self,
         method: &str,
         id: Option<i64>,
-        body: &Value,
+        body: &Outgoing,
         extra: HeaderMap,
     ) -> Result<Answer, ClientError> {
-        let mut response = self.send(method, body, &extra).await?;
+        let mut response = self.send(method, body.text().clone(), &extra).await?;
         let status = response.status();
-        let headers = response.headers().clone();
+        // Taken, not copied: reading the body needs no headers.
+        let headers = std::mem::take(response.headers_mut());
         let Some(id) = id else {
             return if status.is_success() {
                 Ok(Answer {
@@ -130,8 +142,7 @@ impl Connection {
         };
         let is_sse = is_event_stream(&headers);
         let result = if status.is_success() && is_sse {
-            let related = progress_token_of(body.get("params"));
-            self.read_sse(method, id, related.as_ref(), &mut response, &extra)
+            self.read_sse(method, id, body.token(), &mut response, &extra)
                 .await?
         } else {
             let bytes = self.read_body(method, &mut response).await?;
@@ -384,7 +395,9 @@ impl Connection {
         reply: &Value,
         extra: &HeaderMap,
     ) -> Result<(), ClientError> {
-        let response = self.send(method, reply, extra).await?;
+        let response = self
+            .send(method, Bytes::from(reply.to_string()), extra)
+            .await?;
         let status = response.status();
         if status.is_success() {
             Ok(())

@@ -2,12 +2,12 @@
 //! stdio, behind one way of sending a message.
 
 use reqwest::header::HeaderMap;
-use serde_json::Value;
 
 use super::ClientError;
 use super::builder::Settings;
 use super::http::{Answer, Connection};
 use super::notifications::Queue;
+use super::outgoing::Outgoing;
 use super::stdio::Process;
 
 /// The transport of a connected client.
@@ -38,7 +38,7 @@ impl Link {
         &self,
         method: &str,
         id: Option<i64>,
-        body: &Value,
+        body: &Outgoing,
         headers: HeaderMap,
     ) -> Result<Answer, ClientError> {
         match self {

@@ -47,6 +47,7 @@ mod listen;
 #[cfg(feature = "otel")]
 mod metrics;
 mod notifications;
+mod outgoing;
 pub(crate) mod sse;
 mod stdio;
 mod tasks;
@@ -56,7 +57,7 @@ mod trace;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Map, Value, json};
 use tracing::Instrument as _;
 
@@ -188,7 +189,7 @@ impl Client {
     pub fn session_id(&self) -> Option<&str> {
         match &self.shared.era {
             Era::Session { session_id, .. } => session_id.as_deref(),
-            Era::Stateless(_) => None,
+            Era::Stateless { .. } => None,
         }
     }
 
@@ -340,7 +341,7 @@ impl Client {
     /// (`io.modelcontextprotocol/logLevel`), and the server sends the log messages of that
     /// request at or above it (without, it sends none).
     pub async fn set_logging_level(&self, level: LogLevel) -> Result<(), ClientError> {
-        if let Era::Stateless(_) = self.shared.era {
+        if let Era::Stateless { .. } = self.shared.era {
             *self
                 .shared
                 .log_level
@@ -357,7 +358,7 @@ impl Client {
     /// stateless one, which has no `ping`.
     pub async fn ping(&self) -> Result<(), ClientError> {
         let method = match self.shared.era {
-            Era::Stateless(_) => "server/discover",
+            Era::Stateless { .. } => "server/discover",
             Era::Session { .. } => "ping",
         };
         self.perform(method, Map::new(), None).await.map(drop)
@@ -515,8 +516,10 @@ impl Client {
         let mut params = params;
         let mut round = 0;
         loop {
-            let result = self.send_request(method, params.clone(), name).await?;
-            if !matches!(self.shared.era, Era::Stateless(_)) || !input::is_input_required(&result) {
+            let result = self.send_request(method, &params, name).await?;
+            if !matches!(self.shared.era, Era::Stateless { .. })
+                || !input::is_input_required(&result)
+            {
                 return Ok(result);
             }
             if round == max {
@@ -535,7 +538,7 @@ impl Client {
     async fn send_request(
         &self,
         method: &str,
-        params: Map<String, Value>,
+        params: &Map<String, Value>,
         name: Option<&str>,
     ) -> Result<Value, ClientError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
@@ -550,23 +553,17 @@ impl Client {
             };
             metrics::Measure::start(method, name, shared.era.version(), server)
         };
-        let mut params = params;
-        trace::inject(&span, &mut params);
-        let mut body = shared
-            .era
-            .body(shared.link.settings(), Some(id), method, params);
+        // What `params._meta` gets besides the envelope: the trace context, the log level.
+        let mut meta = Map::new();
+        trace::inject(&span, &mut meta);
         let level = *shared
             .log_level
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        // (Looked up without indexing: `body["params"]` would add a `null` where none is.)
-        let meta = body
-            .get_mut("params")
-            .and_then(|params| params.get_mut("_meta"))
-            .and_then(Value::as_object_mut);
-        if let (Some(level), Some(meta)) = (level, meta) {
+        if let Some(level) = level {
             meta.insert(LOG_LEVEL_KEY.to_owned(), json!(level.as_str()));
         }
+        let body = shared.era.body(Some(id), method, params, &meta)?;
         let headers = shared.era.headers(method, name)?;
         let mut guard = Cancel {
             shared: Some(shared.clone()),
@@ -645,14 +642,17 @@ impl Drop for Cancel {
             "reason".to_owned(),
             json!("the client stopped waiting (timeout or call dropped)"),
         );
-        let body = shared
-            .era
-            .body(shared.link.settings(), None, CANCELLED, params);
+        let Ok(body) = shared.era.body(None, CANCELLED, &params, &Map::new()) else {
+            if let Some(exchange) = exchange {
+                exchange.abort();
+            }
+            return;
+        };
         match &shared.link {
             Link::Stdio(process) => process.notify(&body),
             // Stateless over HTTP, the request's connection closed with its future is the
             // cancellation; in a session the server is told.
-            Link::Http(_) if matches!(shared.era, Era::Stateless(_)) => {}
+            Link::Http(_) if matches!(shared.era, Era::Stateless { .. }) => {}
             Link::Http(_) => {
                 let (Ok(runtime), Ok(headers)) = (
                     tokio::runtime::Handle::try_current(),
@@ -696,6 +696,12 @@ fn http_connection(
         value.set_sensitive(sensitive);
         map.append(key, value);
     }
+    let mut post_headers = map.clone();
+    post_headers.append(
+        ACCEPT,
+        HeaderValue::from_static("application/json, text/event-stream"),
+    );
+    post_headers.append(CONTENT_TYPE, HeaderValue::from_static("application/json"));
     let http = reqwest::Client::builder()
         .build()
         .map_err(|e| ClientError::Transport {
@@ -706,6 +712,7 @@ fn http_connection(
         http,
         url: parsed,
         headers: map,
+        post_headers,
         notes: Arc::new(Queue::new(
             settings.max_notifications,
             handlers.notification.clone(),

@@ -19,6 +19,7 @@ use super::builder::Settings;
 use super::handlers::{Handlers, is_request};
 use super::http::response_to;
 use super::notifications::{Notification, Queue};
+use super::outgoing::Outgoing;
 use super::{ClientError, Limit};
 
 /// A running server process and the tasks serving its pipes.
@@ -167,9 +168,9 @@ impl Process {
         &self,
         method: &str,
         id: Option<i64>,
-        body: &Value,
+        body: &Outgoing,
     ) -> Result<Value, ClientError> {
-        let mut line = body.to_string().into_bytes();
+        let mut line = body.text().to_vec();
         line.push(b'\n');
         let Some(id) = id else {
             if let Some(ended) = self.state.lock().ended {
@@ -211,8 +212,8 @@ impl Process {
     }
 
     /// Writes a notification without waiting (a cancellation from a dropped call's guard).
-    pub(crate) fn notify(&self, body: &Value) {
-        let mut line = body.to_string().into_bytes();
+    pub(crate) fn notify(&self, body: &Outgoing) {
+        let mut line = body.text().to_vec();
         line.push(b'\n');
         let _ = self.writer.send(line);
     }

@@ -132,4 +132,19 @@ impl ToolResult {
     pub fn raw(&self) -> &Value {
         &self.raw
     }
+
+    /// The [`content`](Self::content) items and the [`raw`](Self::raw) result, taken
+    /// without a copy (a proxy passing the answer on).
+    ///
+    /// ```no_run
+    /// # async fn run(client: wymcp::client::Client) -> Result<(), wymcp::client::ClientError> {
+    /// let result = client.call_tool("add", serde_json::json!({"a": 1, "b": 2})).await?;
+    /// let (content, mut raw) = result.into_parts();
+    /// let structured = raw.get_mut("structuredContent").map(serde_json::Value::take);
+    /// println!("{} items, structured: {structured:?}", content.len());
+    /// # Ok(()) }
+    /// ```
+    pub fn into_parts(self) -> (Vec<Content>, Value) {
+        (self.content, self.raw)
+    }
 }

@@ -60,29 +60,21 @@ pub(super) fn request_span(
     span
 }
 
-/// Puts `span`'s context in `params._meta` (feature `otel`; without it, or with no
-/// OpenTelemetry layer, nothing).
-pub(super) fn inject(span: &Span, params: &mut Map<String, Value>) {
+/// Puts `span`'s context in `meta`, the members the request's `params._meta` gets (feature
+/// `otel`; without it, or with no OpenTelemetry layer, nothing).
+pub(super) fn inject(span: &Span, meta: &mut Map<String, Value>) {
     #[cfg(feature = "otel")]
     if !span.is_disabled() {
         use tracing_opentelemetry::OpenTelemetrySpanExt as _;
         let cx = span.context();
         let mut fields = std::collections::HashMap::new();
         opentelemetry::global::get_text_map_propagator(|p| p.inject_context(&cx, &mut fields));
-        if fields.is_empty() {
-            return;
-        }
-        let meta = params
-            .entry("_meta")
-            .or_insert_with(|| Value::Object(Map::new()));
-        if let Some(meta) = meta.as_object_mut() {
-            for (key, value) in fields {
-                meta.insert(key, Value::String(value));
-            }
+        for (key, value) in fields {
+            meta.insert(key, Value::String(value));
         }
     }
     #[cfg(not(feature = "otel"))]
-    let _ = (span, params);
+    let _ = (span, meta);
 }
 
 /// Writes a failed request's error on its span.
