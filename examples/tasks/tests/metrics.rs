@@ -1,11 +1,13 @@
 //! `tasks --metrics ADDR` (cargo feature `otel`): after real calls over Streamable HTTP, a
 //! scrape of `http://ADDR/metrics` shows OpenTelemetry's MCP metrics and wymcp's counters in
-//! Prometheus's text format, with the labels and counts of those calls.
+//! Prometheus's text format, with the labels and counts of those calls; and a real Prometheus
+//! (`prometheus` on `PATH`: Debian's package, which `.ci/run` installs) scraping that endpoint
+//! finds the same series through its query API.
 
 #![allow(clippy::unwrap_used, missing_docs)]
 
 use std::collections::BTreeMap;
-use std::io::{BufRead as _, BufReader};
+use std::io::{BufRead as _, BufReader, Write as _};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -240,7 +242,111 @@ async fn a_scrape_after_a_call_and_a_refusal_shows_their_durations_and_the_refus
     // Only /metrics is served there.
     let elsewhere = metrics.replace("/metrics", "/mcp");
     assert_eq!(http.get(&elsewhere).send().await.unwrap().status(), 404);
+
+    prometheus_finds_the_series(&http, &metrics, &data).await;
     let _ = std::fs::remove_dir_all(&data);
+}
+
+/// What a skipped check says, and the variable that makes its skip a failure.
+const REQUIRE: &str = "WYMCP_REQUIRE_SERVICES";
+
+/// A real Prometheus scraping `metrics` every second: its query API answers the call's duration
+/// count and the refusal counter with their labels (and Prometheus's `job`). Without
+/// `prometheus` on `PATH` it says so on one line and returns, or fails when
+/// `WYMCP_REQUIRE_SERVICES=1`.
+async fn prometheus_finds_the_series(
+    http: &reqwest::Client,
+    metrics: &str,
+    data: &std::path::Path,
+) {
+    let installed = Command::new("prometheus")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success());
+    if !installed {
+        let install = "prometheus is not on PATH (Debian/Ubuntu: apt-get install prometheus)";
+        assert!(
+            std::env::var(REQUIRE).as_deref() != Ok("1"),
+            "metrics: the real Prometheus scrape: {install}, and {REQUIRE}=1 requires it"
+        );
+        let _ = writeln!(
+            std::io::stderr(),
+            "skipped metrics: the real Prometheus scrape: {install}; {REQUIRE}=1 makes this a failure"
+        );
+        return;
+    }
+    let target = metrics
+        .trim_start_matches("http://")
+        .trim_end_matches("/metrics");
+    let dir = data.join("prometheus");
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("prometheus.yml");
+    std::fs::write(
+        &config,
+        format!(
+            "global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: tasks\n    static_configs:\n      - targets: ['{target}']\n"
+        ),
+    )
+    .unwrap();
+    // A free port, released for Prometheus (which prints no port it picked itself).
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let child = Command::new("prometheus")
+        .arg(format!("--config.file={}", config.display()))
+        .arg(format!(
+            "--storage.tsdb.path={}",
+            dir.join("tsdb").display()
+        ))
+        .arg(format!("--web.listen-address=127.0.0.1:{port}"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let _prometheus = Server(child);
+    let query = |promql: &'static str| {
+        let url = format!("http://127.0.0.1:{port}/api/v1/query");
+        async move {
+            // Bounded: a scrape a second, 60 tries half a second apart.
+            for _ in 0..60 {
+                if let Ok(answer) = http.get(&url).query(&[("query", promql)]).send().await
+                    && let Ok(body) = answer.json::<Value>().await
+                    && body["status"] == "success"
+                    && body["data"]["result"]
+                        .as_array()
+                        .is_some_and(|r| !r.is_empty())
+                {
+                    return body["data"]["result"].clone();
+                }
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+            panic!("Prometheus found no series for {promql} within 30 s");
+        }
+    };
+    let created = query(
+        r#"mcp_server_operation_duration_seconds_count{mcp_method_name="tools/call",gen_ai_tool_name="tasks",wymcp_action="create"}"#,
+    )
+    .await;
+    assert_eq!(created.as_array().unwrap().len(), 1, "{created}");
+    assert_eq!(created[0]["metric"]["job"], "tasks", "{created}");
+    assert_eq!(
+        created[0]["metric"]["mcp_protocol_version"], "2025-11-25",
+        "{created}"
+    );
+    assert_eq!(created[0]["value"][1], "1", "{created}");
+    let refusals = query(r#"wymcp_server_refusals_total{gen_ai_tool_name="tasks"}"#).await;
+    assert_eq!(refusals.as_array().unwrap().len(), 1, "{refusals}");
+    assert_eq!(
+        refusals[0]["metric"]["wymcp_refusal"], "missing_required_group",
+        "{refusals}"
+    );
+    assert_eq!(refusals[0]["metric"]["wymcp_action"], "get", "{refusals}");
+    assert_eq!(refusals[0]["value"][1], "1", "{refusals}");
 }
 
 /// `--metrics` that is no address and port is a refused command line (status 2, the usage);
