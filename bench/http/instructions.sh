@@ -26,6 +26,8 @@
 # IDLE_SESSIONS=N (session era) opens N more sessions that stay idle during the calls.
 # PAD=N (bare, floor, wymcp) adds a string `note` of N bytes to each call's `data` (the
 # argument-size figure: `MCPLOAD_PAD`; wymcp_calc then declares it, `WYMCP_CALC_NOTE=1`).
+# The `otel` feature's A/B (issue 44): wymcp_calc built with `--features otel` is run as
+# wymcp=PATH, with WYMCP_CALC_METRICS=1 for metrics on (docs/performance.md).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 CALLS="${CALLS:-2000}"

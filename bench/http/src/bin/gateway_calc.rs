@@ -18,7 +18,9 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let addr = args.next().unwrap_or_else(|| "127.0.0.1:0".to_owned());
-    let upstream = args.next().ok_or("usage: gateway_calc <addr> <upstream-url>")?;
+    let upstream = args
+        .next()
+        .ok_or("usage: gateway_calc <addr> <upstream-url>")?;
     let config = GatewayConfig::new().upstream(
         UpstreamConfig::http("calc", upstream)
             .expose(Expose::Tools)

@@ -12,7 +12,9 @@
 //! `MCPLOAD_PAD`). `WYMCP_CALC_STREAMS=1` lets one client hold 20,000 GET streams with no
 //! keep-alive comments, on as many connections, and makes each `SIGUSR1` fan one
 //! `notifications/tools/list_changed` out to every session (`Server::notify_tools_list_changed`):
-//! the open-streams figure.
+//! the open-streams figure. Built with `--features otel` (wymcp's `otel`), `WYMCP_CALC_METRICS=1`
+//! installs OpenTelemetry's SDK meter provider read by the Prometheus exporter, as `wymcp::run`'s
+//! `--metrics` does, as the global one before serving (metrics on; nothing scrapes it).
 
 use serde_json::json;
 use tokio::signal::unix::SignalKind;
@@ -98,6 +100,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let addr = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "127.0.0.1:0".to_owned());
+    #[cfg(feature = "otel")]
+    let _meters = metrics_on()?;
     let mut builder = Server::builder().name("calc").version("1.0.0");
     let actions = count("WYMCP_CALC_ACTIONS", 10)?;
     for i in 0..count("WYMCP_CALC_TOOLS", 0)? {
@@ -140,6 +144,24 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("listening on {}", http.local_addr()?);
     http.run().await?;
     Ok(())
+}
+
+/// `WYMCP_CALC_METRICS=1`: the SDK's meter provider with the Prometheus exporter as its reader
+/// (what `--metrics` installs), set as the global one. Kept alive by the caller.
+#[cfg(feature = "otel")]
+fn metrics_on()
+-> Result<Option<opentelemetry_sdk::metrics::SdkMeterProvider>, Box<dyn std::error::Error>> {
+    if std::env::var_os("WYMCP_CALC_METRICS").is_none_or(|v| v != "1") {
+        return Ok(None);
+    }
+    let exporter = opentelemetry_prometheus::exporter()
+        .with_registry(prometheus::Registry::new())
+        .build()?;
+    let meters = opentelemetry_sdk::metrics::SdkMeterProvider::builder()
+        .with_reader(exporter)
+        .build();
+    opentelemetry::global::set_meter_provider(meters.clone());
+    Ok(Some(meters))
 }
 
 /// `builder` with the layer `name` names (none for `None`).
