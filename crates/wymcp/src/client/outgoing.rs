@@ -162,8 +162,15 @@ struct Meta<'a> {
 impl Serialize for Meta<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(None)?;
-        let replaced =
-            |key: &str| self.meta.contains_key(key) || self.envelope.is_some_and(|e| e.has(key));
+        // A request declaring capabilities of its own keeps them (`Client::request`; a
+        // task-augmented call declares the client's with the extension beside them).
+        let own_wins = |key: &str| {
+            key == CLIENT_CAPABILITIES_KEY && self.own.is_some_and(|own| own.contains_key(key))
+        };
+        let replaced = |key: &str| {
+            self.meta.contains_key(key)
+                || (self.envelope.is_some_and(|e| e.has(key)) && !own_wins(key))
+        };
         for (key, value) in self.own.into_iter().flatten() {
             if !replaced(key) {
                 map.serialize_entry(key, value)?;
@@ -175,7 +182,9 @@ impl Serialize for Meta<'_> {
             }
         }
         for (key, value) in self.envelope.iter().flat_map(|e| &e.members) {
-            map.serialize_entry(key, value)?;
+            if !own_wins(key) {
+                map.serialize_entry(key, value)?;
+            }
         }
         map.end()
     }
@@ -192,6 +201,30 @@ mod tests {
 
     fn parsed(outgoing: &Outgoing) -> Value {
         serde_json::from_slice(outgoing.text()).unwrap_or(Value::Null)
+    }
+
+    #[test]
+    fn a_request_declaring_its_own_capabilities_keeps_them() {
+        let settings = settings();
+        let envelope = Envelope::new(ProtocolVersion::V2026_07_28, &settings).ok();
+        let params = json!({"name": "x", "_meta": {CLIENT_CAPABILITIES_KEY: {"sampling": {}}}});
+        let params = params.as_object().cloned().unwrap_or_default();
+        let out = Outgoing::new(
+            Some(1),
+            "tools/call",
+            &params,
+            &Map::new(),
+            envelope.as_ref(),
+        );
+        let body = out.as_ref().map(parsed).unwrap_or(Value::Null);
+        assert_eq!(
+            body["params"]["_meta"][CLIENT_CAPABILITIES_KEY],
+            json!({"sampling": {}})
+        );
+        assert_eq!(
+            body["params"]["_meta"][PROTOCOL_VERSION_KEY],
+            json!("2026-07-28")
+        );
     }
 
     #[test]
