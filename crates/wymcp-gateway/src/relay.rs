@@ -207,7 +207,7 @@ impl Relay {
                     }
                     None => Err(ClientRequestError::Client(serde_json::json!({
                         "code": RpcError::INVALID_PARAMS,
-                        "message": "elicitation/create needs a message, and a requestedSchema (form mode) or a url and an elicitationId (url mode)",
+                        "message": ELICITATION_INCOMPLETE,
                     }))),
                 },
                 Ask::Roots => {
@@ -312,9 +312,12 @@ pub(crate) async fn require(ctx: &Context, required: &Value) {
     }
 }
 
+/// Why an upstream's `elicitation/create` is not relayed: what either mode needs is missing.
+pub(crate) const ELICITATION_INCOMPLETE: &str = "elicitation/create needs a message, and a requestedSchema (form mode) or a url and an elicitationId (url mode)";
+
 /// The downstream `sampling/createMessage` of the upstream's `params`: its messages and every
 /// other param as sent.
-fn sampling(params: Value, timeout: Duration) -> Sampling {
+pub(crate) fn sampling(params: Value, timeout: Duration) -> Sampling {
     let mut params = match params {
         Value::Object(params) => params,
         _ => Map::new(),
@@ -333,7 +336,7 @@ fn sampling(params: Value, timeout: Duration) -> Sampling {
 
 /// The downstream `elicitation/create` of the upstream's `params`: URL mode when it says so,
 /// else form mode; `None` when what the mode needs is missing.
-fn elicitation(params: Value, timeout: Duration) -> Option<Elicitation> {
+pub(crate) fn elicitation(params: Value, timeout: Duration) -> Option<Elicitation> {
     let text = |key: &str| params.get(key).and_then(Value::as_str);
     let message = text("message")?;
     let request = if text("mode") == Some("url") {

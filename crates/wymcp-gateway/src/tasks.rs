@@ -27,11 +27,12 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 use tokio::time::Instant;
 use wymcp::client::ToolResult;
-use wymcp::session::{ClientRequestError, Elicitation, ListRoots, Sampling};
+use wymcp::session::{ClientRequestError, ListRoots};
 use wymcp::task::{DEFAULT_TASK_TTL, TASKS_EXTENSION};
 use wymcp::{CallError, CallOutput, CallResult, Context, RpcError};
 
 use crate::error::UpstreamError;
+use crate::relay;
 use crate::upstream::Upstream;
 
 /// The JSON-RPC code of a missing required client capability (SEP-2575).
@@ -263,41 +264,14 @@ async fn ask(
             "message": why,
         }))
     };
+    // The same readings of the upstream's params as the requests `crate::relay` relays.
     match request.get("method").and_then(Value::as_str) {
-        Some("elicitation/create") => {
-            let text = |name: &str| params.get(name).and_then(Value::as_str);
-            let elicitation = match (text("mode"), text("message")) {
-                (Some("url"), Some(message)) => match (text("url"), text("elicitationId")) {
-                    (Some(url), Some(id)) => Elicitation::url(message, url, id),
-                    _ => {
-                        return Err(not_asked(
-                            "a url elicitation needs a url and an elicitationId",
-                        ));
-                    }
-                },
-                (_, Some(message)) => match params.get("requestedSchema") {
-                    Some(schema) => Elicitation::form(message, schema.clone()),
-                    None => return Err(not_asked("a form elicitation needs a requestedSchema")),
-                },
-                (_, None) => return Err(not_asked("an elicitation needs a message")),
-            };
-            ctx.elicit(elicitation.key(key).timeout(timeout)).await
-        }
+        Some("elicitation/create") => match relay::elicitation(params, timeout) {
+            Some(elicitation) => ctx.elicit(elicitation.key(key)).await,
+            None => Err(not_asked(relay::ELICITATION_INCOMPLETE)),
+        },
         Some("sampling/createMessage") => {
-            let mut params = match params {
-                Value::Object(params) => params,
-                _ => Map::new(),
-            };
-            let messages = match params.remove("messages") {
-                Some(Value::Array(messages)) => messages,
-                _ => Vec::new(),
-            };
-            let sampling = params
-                .into_iter()
-                .fold(Sampling::messages(messages), |request, (name, value)| {
-                    request.param(name, value)
-                });
-            ctx.sample(sampling.key(key).timeout(timeout)).await
+            ctx.sample(relay::sampling(params, timeout).key(key)).await
         }
         Some("roots/list") => {
             ctx.list_roots(ListRoots::new().key(key).timeout(timeout))
