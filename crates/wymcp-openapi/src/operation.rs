@@ -192,6 +192,9 @@ pub(crate) fn read(
     }
 
     let mut has_body = false;
+    // An optional body wymcp cannot send (not JSON): the operation is served without it, and
+    // its notes say so, so that neither the model nor the operator takes it for sent.
+    let mut unsent_body = None;
     if let Some(body) = operation.get("requestBody") {
         let body = resolver.resolve(body)?;
         let body_required = body.get("required") == Some(&Value::Bool(true));
@@ -211,18 +214,23 @@ pub(crate) fn read(
                 }
                 has_body = true;
             }
-            None if body_required => {
+            None => {
                 let types: Vec<&str> = body
                     .get("content")
                     .and_then(Value::as_object)
                     .map(|c| c.keys().map(String::as_str).collect())
                     .unwrap_or_default();
-                return Ok(Read::Skipped(format!(
-                    "its required request body is {}, not JSON",
+                if body_required {
+                    return Ok(Read::Skipped(format!(
+                        "its required request body is {}, not JSON",
+                        types.join(", ")
+                    )));
+                }
+                unsent_body = Some(format!(
+                    "Its optional request body ({}) is not sent: only JSON bodies are.",
                     types.join(", ")
-                )));
+                ));
             }
-            None => {}
         }
     }
 
@@ -241,6 +249,10 @@ pub(crate) fn read(
         (Some(_), Some(long)) => format!("{http}\n\n{long}"),
         _ => http,
     };
+    if let Some(unsent) = unsent_body {
+        notes.push_str("\n\n");
+        notes.push_str(&unsent);
+    }
     if let Some(answer) = answer_note(document, &label, operation, bounds) {
         notes.push_str("\n\n");
         notes.push_str(&answer);

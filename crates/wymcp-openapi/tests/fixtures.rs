@@ -221,3 +221,89 @@ fn the_action_catalogue_is_smaller_than_flat_tools() {
     );
     assert!(action_bytes < flat_bytes, "{action_bytes} >= {flat_bytes}");
 }
+
+/// Swagger's own Petstore samples (3.0 JSON and 3.1 YAML, shipped unchanged under their
+/// license, `tests/fixtures/swagger-petstore.LICENSE`): all 20 operations of each served as
+/// actions of one tool per tag, none skipped; the two optional bodies that are not JSON (a
+/// form and a multipart upload) said in the action's notes; the same catalogue from either
+/// version, and its size against flat tools (reported in docs/openapi.md).
+#[test]
+fn swaggers_petstore_samples_load_every_operation_served_or_reported() {
+    let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let mut catalogues = Vec::new();
+    // The upload's body is multipart in 3.0 and bytes in 3.1.
+    for (file, upload_body) in [
+        ("swagger-petstore-3.0.json", "multipart/form-data"),
+        ("swagger-petstore-3.1.yaml", "application/octet-stream"),
+    ] {
+        let api = OpenApi::builder().load_file(fixture(file)).unwrap();
+        assert!(api.skipped().is_empty(), "{file}: {:?}", api.skipped());
+        let tools = api.into_tools();
+        assert_eq!(
+            shape(&tools),
+            [
+                (
+                    "pet".to_owned(),
+                    strings(&[
+                        "addPet",
+                        "deletePet",
+                        "findPetsByStatus",
+                        "findPetsByTags",
+                        "getPetById",
+                        "updatePet",
+                        "updatePetWithForm",
+                        "uploadFile"
+                    ])
+                ),
+                (
+                    "store".to_owned(),
+                    strings(&["deleteOrder", "getInventory", "getOrderById", "placeOrder"])
+                ),
+                (
+                    "user".to_owned(),
+                    strings(&[
+                        "createUser",
+                        "createUsersWithArrayInput",
+                        "createUsersWithListInput",
+                        "deleteUser",
+                        "getUserByName",
+                        "loginUser",
+                        "logoutUser",
+                        "updateUser"
+                    ])
+                ),
+            ],
+            "{file}"
+        );
+        let upload = action(&tools, "pet", "uploadFile");
+        assert_eq!(upload["required"], json!(["petId"]), "{file}");
+        assert!(
+            upload["notes"].as_str().unwrap().contains(&format!(
+                "Its optional request body ({upload_body}) is not sent: only JSON bodies are."
+            )),
+            "{file}: {}",
+            upload["notes"]
+        );
+        let form = action(&tools, "pet", "updatePetWithForm");
+        assert!(
+            form["notes"].as_str().unwrap().contains(
+                "Its optional request body (application/x-www-form-urlencoded) is not sent"
+            ),
+            "{file}: {}",
+            form["notes"]
+        );
+        // A JSON body by `$ref` to `components/requestBodies`, required.
+        let list = action(&tools, "user", "createUsersWithListInput");
+        assert_eq!(list["required"], json!(["body"]), "{file}");
+        assert_eq!(list["properties"]["body"]["type"], "array", "{file}");
+        catalogues.push(support::catalogue::sizes(tools));
+    }
+    assert_eq!(catalogues[0], catalogues[1], "3.0 and 3.1 fold alike");
+    let (action_bytes, flat_bytes, operations) = catalogues[0];
+    assert_eq!(operations, 20);
+    let ratio = action_bytes as f64 / flat_bytes as f64;
+    println!(
+        "Swagger Petstore: {action_bytes} bytes as actions, {flat_bytes} as flat tools: {ratio:.3}"
+    );
+    assert!(ratio < 0.3, "{ratio:.3}");
+}
