@@ -56,7 +56,10 @@ impl Changes {
                 }
             }
             "notifications/resources/updated" => {
-                let uri = note.params().and_then(|p| p.get("uri")).and_then(Value::as_str);
+                let uri = note
+                    .params()
+                    .and_then(|p| p.get("uri"))
+                    .and_then(Value::as_str);
                 if let (Some(uri), Some(server)) = (uri, server()) {
                     let uri = uri.to_owned();
                     // Off the client's reader: the shared subscription store may be asked.
@@ -124,10 +127,9 @@ impl Refresher {
         for notice in notices {
             tracing::warn!(target: "wymcp_gateway", "{notice}");
         }
-        let mut change = self
-            .served
-            .iter()
-            .fold(ToolChange::new(), |change, name| change.remove(name.clone()));
+        let mut change = self.served.iter().fold(ToolChange::new(), |change, name| {
+            change.remove(name.clone())
+        });
         let mut served = Vec::with_capacity(made.len());
         for tool in made {
             change = match tool {
@@ -142,7 +144,10 @@ impl Refresher {
                 _ => change,
             };
         }
-        self.changes.live.change(change).map_err(|e| e.to_string())?;
+        self.changes
+            .live
+            .change(change)
+            .map_err(|e| e.to_string())?;
         tracing::info!(target: "wymcp_gateway", upstream = %upstream.name(), tools = served.len(), "tools refreshed");
         self.served = served;
         Ok(())

@@ -329,7 +329,8 @@ pub(crate) fn upstream_tools(
                     continue;
                 }
                 let (fallback, tasks) = (config.fallback, tasks(&name));
-                if let Some(made) = UpstreamTool::new(name, tool, upstream, fallback, tasks, notices)
+                if let Some(made) =
+                    UpstreamTool::new(name, tool, upstream, fallback, tasks, notices)
                 {
                     served.push(Served::Tool(made));
                 }
@@ -408,7 +409,9 @@ fn claim(
         notices.push(Notice::new(
             &config.name,
             tool,
-            format!("left out: {name:?} is not a tool name (letters, digits, _ . - only); set a prefix"),
+            format!(
+                "left out: {name:?} is not a tool name (letters, digits, _ . - only); set a prefix"
+            ),
         ));
         return false;
     }

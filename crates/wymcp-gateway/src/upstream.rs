@@ -13,9 +13,9 @@ use wymcp::client::{Client, ClientBuilder, ToolInfo, ToolResult};
 use wymcp::protocol::LogLevel;
 use wymcp::protocol::stateless::{CLIENT_CAPABILITIES_KEY, MISSING_REQUIRED_CLIENT_CAPABILITY};
 
+use crate::changes::Changes;
 use crate::config::{Target, UpstreamConfig};
 use crate::error::UpstreamError;
-use crate::changes::Changes;
 use crate::relay::{self, Ask, Relay};
 use crate::skills::{self, Skills};
 
@@ -431,7 +431,9 @@ impl Upstream {
 /// Whether the upstream declares `resources.subscribe`.
 fn declares_subscribe(client: &Client) -> bool {
     let capabilities = client.server_capabilities();
-    let subscribe = capabilities.get("resources").and_then(|r| r.get("subscribe"));
+    let subscribe = capabilities
+        .get("resources")
+        .and_then(|r| r.get("subscribe"));
     subscribe.and_then(Value::as_bool) == Some(true)
 }
 

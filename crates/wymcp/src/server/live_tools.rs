@@ -100,7 +100,8 @@ impl ToolChange {
 
     /// Adds an action tool.
     pub fn tool<T: ActionTool>(mut self, tool: T) -> Self {
-        self.add.push(Pending::Action(Arc::new(ActionAdapter(tool))));
+        self.add
+            .push(Pending::Action(Arc::new(ActionAdapter(tool))));
         self
     }
 
@@ -129,7 +130,9 @@ impl LiveTools {
             visibility,
         };
         if self.attached.set(attached).is_err() {
-            tracing::warn!("LiveTools given to a second ServerBuilder: it changes the first server's tools only");
+            tracing::warn!(
+                "LiveTools given to a second ServerBuilder: it changes the first server's tools only"
+            );
         }
     }
 
@@ -175,10 +178,9 @@ impl LiveTools {
             let mut names: HashSet<String> = list.iter().map(|t| t.name.clone()).collect();
             for tool in added {
                 if !names.insert(tool.name.clone()) {
-                    return Err(ConfigurationError::new(Problem::DuplicateTool(
-                        tool.name.clone(),
-                    ))
-                    .into());
+                    return Err(
+                        ConfigurationError::new(Problem::DuplicateTool(tool.name.clone())).into(),
+                    );
                 }
                 list.push(tool);
             }

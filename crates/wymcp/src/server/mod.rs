@@ -92,8 +92,6 @@ impl Server {
         }
     }
 
-
-
     pub(crate) fn features(&self) -> &features::Features {
         &self.inner.features
     }
