@@ -5,9 +5,10 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use wymcp::client::ToolInfo;
-use wymcp::{ActionTool as _, ServerBuilder};
+use wymcp::{ActionTool as _, LiveTools, ServerBuilder};
 
 use crate::actions::{self, UpstreamActions};
+use crate::changes::{Changes, Refresher};
 use crate::completion::{Completed, Forward, ForwardCompletion};
 use crate::config::{Expose, GatewayConfig, UpstreamConfig};
 use crate::openapi::OpenApiUpstream;
@@ -20,7 +21,7 @@ use crate::upstream::{Catalogue, Upstream};
 const HELP: &str = "help";
 
 /// One tool, resource, template or prompt the gateway serves.
-enum Served {
+pub(crate) enum Served {
     Actions(UpstreamActions),
     Tool(UpstreamTool),
     Resource(wymcp::Resource),
@@ -70,17 +71,22 @@ pub struct Gateway {
     served: Vec<Served>,
     notices: Vec<Notice>,
     upstreams: Vec<String>,
+    /// The tools of the server the gateway is registered on, replaced when an upstream's
+    /// change.
+    live: LiveTools,
 }
 
 impl Gateway {
     /// Connects every upstream of `config` (at once), lists their tools and makes the tools
     /// the gateway serves.
     pub async fn start(config: GatewayConfig) -> Gateway {
+        let live = LiveTools::new();
         let mut set = tokio::task::JoinSet::new();
         for (index, upstream) in config.upstreams().iter().cloned().enumerate() {
+            let changes = Changes::new(live.clone());
             set.spawn(async move {
                 let name = upstream.name.clone();
-                (index, name, Upstream::start(upstream).await)
+                (index, name, Upstream::start(upstream, changes).await)
             });
         }
         let mut started = Vec::new();
@@ -102,6 +108,7 @@ impl Gateway {
             served: Vec::new(),
             notices,
             upstreams: Vec::new(),
+            live,
         };
         let mut names = BTreeSet::from([HELP.to_owned()]);
         let (mut uris, mut prompts) = (BTreeSet::new(), BTreeSet::new());
@@ -215,8 +222,12 @@ impl Gateway {
         }
     }
 
-    /// Registers the gateway's tools on `builder`.
-    pub fn register(self, mut builder: ServerBuilder) -> ServerBuilder {
+    /// Registers the gateway's tools on `builder`. The server built from it follows the
+    /// upstreams' changes: an upstream's `notifications/tools/list_changed` replaces its tools
+    /// ([`LiveTools`]), and its list changes and resource updates are sent on to the clients
+    /// (the server declares `listChanged`).
+    pub fn register(self, builder: ServerBuilder) -> ServerBuilder {
+        let mut builder = builder.live_tools(&self.live).list_changed(true);
         for served in self.served {
             builder = match served {
                 Served::Actions(tool) => builder.tool(tool),
@@ -263,114 +274,156 @@ impl Gateway {
         catalogue: &Catalogue,
         names: &mut BTreeSet<String>,
     ) {
-        let tools = &catalogue.tools;
-        let config = upstream.config().clone();
-        match config.expose {
-            Expose::Tools => {
-                for tool in tools {
-                    let prefix = config.effective_prefix();
-                    let name = if prefix.is_empty() {
-                        tool.name().to_owned()
-                    } else {
-                        format!("{prefix}_{}", tool.name())
-                    };
-                    if !self.claim(&config, &name, tool.name(), names) {
-                        continue;
-                    }
-                    let (fallback, tasks) = (config.fallback, catalogue.tasks);
-                    let notices = &mut self.notices;
-                    if let Some(served) =
-                        UpstreamTool::new(name, tool, upstream, fallback, tasks, notices)
-                    {
-                        self.served.push(Served::Tool(served));
-                    }
+        let tasks = catalogue.tasks;
+        let made = upstream_tools(
+            upstream,
+            &catalogue.tools,
+            |_| tasks,
+            names,
+            &mut self.notices,
+        );
+        let served: Vec<String> = made
+            .iter()
+            .filter_map(|served| match served {
+                Served::Actions(tool) => Some(tool.name().to_owned()),
+                Served::Tool(tool) => Some(wymcp::PlainTool::name(tool).to_owned()),
+                _ => None,
+            })
+            .collect();
+        self.served.extend(made);
+        // Its `list_changed` refreshes them while the server runs.
+        let refresher = Refresher {
+            upstream: Arc::downgrade(upstream),
+            changes: upstream.changes().clone(),
+            at_start: served.iter().cloned().collect(),
+            served,
+            tasks,
+        };
+        tokio::spawn(refresher.run());
+    }
+}
+
+/// The tools made of one upstream's `tools`, served as its configuration says; `names` holds
+/// the names taken (and takes theirs), `notices` says what was left out or widened and why.
+/// `tasks` tells whether a tool served under a name runs as a task when the upstream makes
+/// it one (`tools` mode).
+pub(crate) fn upstream_tools(
+    upstream: &Arc<Upstream>,
+    tools: &[ToolInfo],
+    tasks: impl Fn(&str) -> bool,
+    names: &mut BTreeSet<String>,
+    notices: &mut Vec<Notice>,
+) -> Vec<Served> {
+    let config = upstream.config().clone();
+    let mut served = Vec::new();
+    match config.expose {
+        Expose::Tools => {
+            for tool in tools {
+                let prefix = config.effective_prefix();
+                let name = if prefix.is_empty() {
+                    tool.name().to_owned()
+                } else {
+                    format!("{prefix}_{}", tool.name())
+                };
+                if !claim(&config, &name, tool.name(), names, notices) {
+                    continue;
+                }
+                let (fallback, tasks) = (config.fallback, tasks(&name));
+                if let Some(made) =
+                    UpstreamTool::new(name, tool, upstream, fallback, tasks, notices)
+                {
+                    served.push(Served::Tool(made));
                 }
             }
-            // `#[non_exhaustive]` is for other crates; every mode is handled here.
-            Expose::Actions => self.serve_actions(upstream, tools, names, &config),
         }
+        // `#[non_exhaustive]` is for other crates; every mode is handled here.
+        Expose::Actions => serve_actions(upstream, tools, names, &config, notices, &mut served),
     }
+    served
+}
 
-    fn serve_actions(
-        &mut self,
-        upstream: &Arc<Upstream>,
-        tools: &[ToolInfo],
-        names: &mut BTreeSet<String>,
-        config: &UpstreamConfig,
-    ) {
-        let default = match config.effective_prefix() {
-            "" => config.name.clone(),
-            prefix => prefix.to_owned(),
+fn serve_actions(
+    upstream: &Arc<Upstream>,
+    tools: &[ToolInfo],
+    names: &mut BTreeSet<String>,
+    config: &UpstreamConfig,
+    notices: &mut Vec<Notice>,
+    served: &mut Vec<Served>,
+) {
+    let default = match config.effective_prefix() {
+        "" => config.name.clone(),
+        prefix => prefix.to_owned(),
+    };
+    // (tool name, actions), the default tool first.
+    let mut groups: Vec<(String, Vec<actions::Action>)> = vec![(default.clone(), Vec::new())];
+    for (group, _) in &config.groups {
+        groups.push((group.clone(), Vec::new()));
+    }
+    for tool in tools {
+        let Some(action) = actions::action(
+            &config.name,
+            tool,
+            config.scopes.get(tool.name()),
+            config.fallback,
+            notices,
+        ) else {
+            continue;
         };
-        // (tool name, actions), the default tool first.
-        let mut groups: Vec<(String, Vec<actions::Action>)> = vec![(default.clone(), Vec::new())];
-        for (group, _) in &config.groups {
-            groups.push((group.clone(), Vec::new()));
-        }
-        for tool in tools {
-            let Some(action) = actions::action(
-                &config.name,
-                tool,
-                config.scopes.get(tool.name()),
-                config.fallback,
-                &mut self.notices,
-            ) else {
-                continue;
-            };
-            let group = config
-                .groups
-                .iter()
-                .position(|(_, patterns)| patterns.iter().any(|p| matches(p, tool.name())))
-                .map_or(0, |i| i + 1);
-            groups[group].1.push(action);
-        }
-        for (name, actions) in groups {
-            if actions.is_empty() {
-                continue;
-            }
-            let first = actions[0].name.clone();
-            if !self.claim(config, &name, &first, names) {
-                continue;
-            }
-            self.served.push(Served::Actions(UpstreamActions::new(
-                name,
-                actions,
-                Arc::clone(upstream),
-            )));
-        }
+        let group = config
+            .groups
+            .iter()
+            .position(|(_, patterns)| patterns.iter().any(|p| matches(p, tool.name())))
+            .map_or(0, |i| i + 1);
+        groups[group].1.push(action);
     }
+    for (name, actions) in groups {
+        if actions.is_empty() {
+            continue;
+        }
+        let first = actions[0].name.clone();
+        if !claim(config, &name, &first, names, notices) {
+            continue;
+        }
+        served.push(Served::Actions(UpstreamActions::new(
+            name,
+            actions,
+            Arc::clone(upstream),
+        )));
+    }
+}
 
-    /// Takes `name` for a served tool, or reports why it cannot be (not a tool name wymcp
-    /// serves, or taken by another tool).
-    fn claim(
-        &mut self,
-        config: &UpstreamConfig,
-        name: &str,
-        tool: &str,
-        names: &mut BTreeSet<String>,
-    ) -> bool {
-        let valid = !name.is_empty()
-            && name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
-        if !valid {
-            self.notices.push(Notice::new(
-                &config.name,
-                tool,
-                format!("left out: {name:?} is not a tool name (letters, digits, _ . - only); set a prefix"),
-            ));
-            return false;
-        }
-        if !names.insert(name.to_owned()) {
-            self.notices.push(Notice::new(
-                &config.name,
-                tool,
-                format!("left out: the name {name:?} is taken by another tool; set a prefix"),
-            ));
-            return false;
-        }
-        true
+/// Takes `name` for a served tool, or reports why it cannot be (not a tool name wymcp
+/// serves, or taken by another tool).
+fn claim(
+    config: &UpstreamConfig,
+    name: &str,
+    tool: &str,
+    names: &mut BTreeSet<String>,
+    notices: &mut Vec<Notice>,
+) -> bool {
+    let valid = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+    if !valid {
+        notices.push(Notice::new(
+            &config.name,
+            tool,
+            format!(
+                "left out: {name:?} is not a tool name (letters, digits, _ . - only); set a prefix"
+            ),
+        ));
+        return false;
     }
+    if !names.insert(name.to_owned()) {
+        notices.push(Notice::new(
+            &config.name,
+            tool,
+            format!("left out: the name {name:?} is taken by another tool; set a prefix"),
+        ));
+        return false;
+    }
+    true
 }
 
 /// Whether `name` matches `pattern`, where `*` matches any run of characters.

@@ -26,6 +26,7 @@
 //! ```
 
 mod actions;
+mod changes;
 mod completion;
 pub mod config;
 mod error;

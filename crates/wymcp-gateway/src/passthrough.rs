@@ -42,6 +42,23 @@ impl ReadResource for ForwardRead {
             .unwrap_or_default();
         Ok(items.iter().filter_map(contents).collect())
     }
+
+    /// Forwarded upstream (the first downstream subscriber of the URI subscribes there), so
+    /// that its `notifications/resources/updated` come to be relayed.
+    async fn subscribed(&self, uri: &str, ctx: Context) -> Result<(), ResourceError> {
+        self.0
+            .subscribe(uri, &ctx)
+            .await
+            .map_err(|e| match e.rpc_code() {
+                Some(-32002) => ResourceError::NotFound,
+                _ => ResourceError::Failed(e.to_string()),
+            })
+    }
+
+    /// Forwarded upstream when the last downstream subscriber left.
+    async fn unsubscribed(&self, uri: &str, ctx: Context) {
+        self.0.unsubscribe(uri, &ctx).await;
+    }
 }
 
 /// One item of a `resources/read` result.

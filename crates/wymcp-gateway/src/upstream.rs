@@ -1,6 +1,7 @@
 //! [`Upstream`]: one connected upstream MCP server: its client, the timeout of each call, and
 //! the restart with backoff of a connection that ended.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -12,6 +13,7 @@ use wymcp::client::{Client, ClientBuilder, ToolInfo, ToolResult};
 use wymcp::protocol::LogLevel;
 use wymcp::protocol::stateless::{CLIENT_CAPABILITIES_KEY, MISSING_REQUIRED_CLIENT_CAPABILITY};
 
+use crate::changes::Changes;
 use crate::config::{Target, UpstreamConfig};
 use crate::error::UpstreamError;
 use crate::relay::{self, Ask, Relay};
@@ -53,6 +55,11 @@ pub(crate) struct Upstream {
     conn: Mutex<Conn>,
     /// The calls in flight, and what the upstream sends about them relayed downstream.
     relay: Arc<Relay>,
+    /// Where its list changes and resource updates go.
+    changes: Changes,
+    /// The URIs subscribed upstream, each with the downstream sessions subscribed to it
+    /// (`None`: a client without a session): unsubscribed upstream when the last leaves.
+    subscribed: std::sync::Mutex<BTreeMap<String, BTreeSet<Option<String>>>>,
 }
 
 impl std::fmt::Debug for Upstream {
@@ -68,9 +75,10 @@ impl Upstream {
     /// resources, templates and prompts when it declares them.
     pub(crate) async fn start(
         config: UpstreamConfig,
+        changes: Changes,
     ) -> Result<(Arc<Upstream>, Catalogue), UpstreamError> {
         let relay = Relay::new(&config.name, config.timeout);
-        let client = connect(&config, &relay).await?;
+        let client = connect(&config, &relay, &changes).await?;
         let failed = |e| UpstreamError::client(&config.name, e);
         let tools = client.list_tools().await.map_err(failed)?;
         let declares = |capability: &str| client.server_capabilities().get(capability).is_some();
@@ -99,6 +107,8 @@ impl Upstream {
             config,
             conn: Mutex::new(Conn::Up(client)),
             relay,
+            changes,
+            subscribed: std::sync::Mutex::default(),
         };
         Ok((Arc::new(upstream), catalogue))
     }
@@ -109,6 +119,86 @@ impl Upstream {
 
     pub(crate) fn config(&self) -> &UpstreamConfig {
         &self.config
+    }
+
+    pub(crate) fn changes(&self) -> &Changes {
+        &self.changes
+    }
+
+    /// Every tool the upstream lists now (paged, within its limits, as at start).
+    pub(crate) async fn list_tools(&self) -> Result<Vec<ToolInfo>, UpstreamError> {
+        let ctx = Context::default();
+        self.with_client(&ctx, |client| async move { client.list_tools().await })
+            .await
+    }
+
+    /// The downstream session of `ctx` subscribed to `uri`: subscribed upstream when it is
+    /// the first (an upstream that does not declare `resources.subscribe` is not asked).
+    pub(crate) async fn subscribe(&self, uri: &str, ctx: &Context) -> Result<(), UpstreamError> {
+        let session = ctx.session_id().map(str::to_owned);
+        let first = {
+            let mut subscribed = self.lock_subscribed();
+            let sessions = subscribed.entry(uri.to_owned()).or_default();
+            let first = sessions.is_empty();
+            sessions.insert(session.clone());
+            first
+        };
+        if !first {
+            return Ok(());
+        }
+        let outcome = self
+            .with_client(ctx, |client| async move {
+                match declares_subscribe(&client) {
+                    true => client.subscribe(uri).await,
+                    false => Ok(()),
+                }
+            })
+            .await;
+        if outcome.is_err() {
+            self.forget_subscriber(uri, &session);
+        }
+        outcome
+    }
+
+    /// The downstream session of `ctx` unsubscribed from `uri`: unsubscribed upstream when
+    /// it was the last.
+    pub(crate) async fn unsubscribe(&self, uri: &str, ctx: &Context) {
+        let session = ctx.session_id().map(str::to_owned);
+        if !self.forget_subscriber(uri, &session) {
+            return;
+        }
+        let outcome = self
+            .with_client(ctx, |client| async move {
+                match declares_subscribe(&client) {
+                    true => client.unsubscribe(uri).await,
+                    false => Ok(()),
+                }
+            })
+            .await;
+        if let Err(error) = outcome {
+            tracing::debug!(target: "wymcp_gateway", upstream = %self.name(), %uri, %error, "resources/unsubscribe not forwarded");
+        }
+    }
+
+    /// Drops `session`'s subscription to `uri`; whether it was the last.
+    fn forget_subscriber(&self, uri: &str, session: &Option<String>) -> bool {
+        let mut subscribed = self.lock_subscribed();
+        let Some(sessions) = subscribed.get_mut(uri) else {
+            return false;
+        };
+        if !sessions.remove(session) || !sessions.is_empty() {
+            return false;
+        }
+        subscribed.remove(uri);
+        true
+    }
+
+    fn lock_subscribed(
+        &self,
+    ) -> std::sync::MutexGuard<'_, BTreeMap<String, BTreeSet<Option<String>>>> {
+        self.subscribed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Calls the upstream tool `tool` with `arguments`: within the upstream's timeout,
@@ -298,7 +388,7 @@ impl Upstream {
             tokio::time::sleep(wait).await;
         }
         tracing::info!(target: "wymcp_gateway", upstream = %self.name(), "reconnecting");
-        match connect(&self.config, &self.relay).await {
+        match connect(&self.config, &self.relay, &self.changes).await {
             Ok(client) => {
                 *conn = Conn::Up(Arc::clone(&client));
                 Ok(client)
@@ -338,12 +428,22 @@ impl Upstream {
     }
 }
 
+/// Whether the upstream declares `resources.subscribe`.
+fn declares_subscribe(client: &Client) -> bool {
+    let capabilities = client.server_capabilities();
+    let subscribe = capabilities
+        .get("resources")
+        .and_then(|r| r.get("subscribe"));
+    subscribe.and_then(Value::as_bool) == Some(true)
+}
+
 /// A client of the upstream `config` names, connected: the upstream's sampling, elicitation
 /// and roots requests and its notifications relayed by `relay`, its log messages asked for
 /// at every level (the downstream's own level filters them).
 async fn connect(
     config: &UpstreamConfig,
     relay: &Arc<Relay>,
+    changes: &Changes,
 ) -> Result<Arc<Client>, UpstreamError> {
     let builder: ClientBuilder = match &config.target {
         Target::Stdio {
@@ -387,8 +487,13 @@ async fn connect(
         .on_notification({
             // Inline, on the client's reader: a call's progress and log messages reach its
             // downstream caller before its answer does.
-            let relay = Arc::clone(relay);
-            move |note| relay.notify(note)
+            // Its list changes and resource updates go to the server's clients.
+            let (relay, changes, name) = (Arc::clone(relay), changes.clone(), config.name.clone());
+            move |note| {
+                if !changes.relay(&name, &note) {
+                    relay.notify(note);
+                }
+            }
         })
         .connect()
         .await

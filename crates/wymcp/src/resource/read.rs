@@ -109,6 +109,25 @@ pub trait ReadResource: Send + Sync + 'static {
         vars: Variables,
         ctx: Context,
     ) -> impl Future<Output = Result<Vec<ResourceContents>, ResourceError>> + Send;
+
+    /// A client subscribed to `uri` (`resources/subscribe`, after the server recorded it):
+    /// a reader whose contents live elsewhere subscribes there (the gateway forwards it to
+    /// the upstream). An error refuses the subscribe and drops what was recorded. Default:
+    /// nothing to do.
+    fn subscribed(
+        &self,
+        uri: &str,
+        ctx: Context,
+    ) -> impl Future<Output = Result<(), ResourceError>> + Send {
+        let _ = (uri, ctx);
+        async { Ok(()) }
+    }
+
+    /// A client unsubscribed from `uri` (`resources/unsubscribe`). Default: nothing to do.
+    fn unsubscribed(&self, uri: &str, ctx: Context) -> impl Future<Output = ()> + Send {
+        let _ = (uri, ctx);
+        async {}
+    }
 }
 
 /// The object-safe form of [`ReadResource`].
@@ -119,6 +138,14 @@ pub(crate) trait DynRead: Send + Sync {
         vars: Variables,
         ctx: Context,
     ) -> BoxFuture<'a, Result<Vec<ResourceContents>, ResourceError>>;
+
+    fn subscribed<'a>(
+        &'a self,
+        uri: &'a str,
+        ctx: Context,
+    ) -> BoxFuture<'a, Result<(), ResourceError>>;
+
+    fn unsubscribed<'a>(&'a self, uri: &'a str, ctx: Context) -> BoxFuture<'a, ()>;
 }
 
 impl<T: ReadResource> DynRead for T {
@@ -129,6 +156,18 @@ impl<T: ReadResource> DynRead for T {
         ctx: Context,
     ) -> BoxFuture<'a, Result<Vec<ResourceContents>, ResourceError>> {
         Box::pin(ReadResource::read(self, uri, vars, ctx))
+    }
+
+    fn subscribed<'a>(
+        &'a self,
+        uri: &'a str,
+        ctx: Context,
+    ) -> BoxFuture<'a, Result<(), ResourceError>> {
+        Box::pin(ReadResource::subscribed(self, uri, ctx))
+    }
+
+    fn unsubscribed<'a>(&'a self, uri: &'a str, ctx: Context) -> BoxFuture<'a, ()> {
+        Box::pin(ReadResource::unsubscribed(self, uri, ctx))
     }
 }
 

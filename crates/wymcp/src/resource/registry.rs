@@ -249,6 +249,18 @@ impl ResourceRegistry {
         }
     }
 
+    /// The reader `uri` resolves to (a dynamic resource's, else the first matching
+    /// template's); `None` for a static resource or no match.
+    pub(crate) fn reader_of(&self, uri: &str) -> Option<&crate::resource::read::Reader> {
+        match self.by_uri.get(uri).map(|&i| &self.resources[i]) {
+            Some(resource) => match &resource.source {
+                Source::Reader(reader) => Some(reader),
+                Source::Text(_) | Source::Blob(_) => None,
+            },
+            None => self.matching_template(uri).ok().map(|(t, _)| &t.reader),
+        }
+    }
+
     /// Reads `uri`: a resource by exact URI first, then the first template it matches; a
     /// caller lacking their scopes is refused before anything is read.
     pub(crate) async fn read(&self, uri: &str, ctx: Context) -> Result<Value, RpcError> {

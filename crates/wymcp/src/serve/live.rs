@@ -45,7 +45,7 @@ impl LiveSessions {
             .or_insert_with(|| {
                 SessionHandle::live(
                     record.id.clone(),
-                    server.registered().clone(),
+                    server.configured(),
                     record.version,
                     record.log_level,
                     Some(standalone()),

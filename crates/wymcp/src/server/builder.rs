@@ -26,7 +26,7 @@ use crate::tool::registered::RegisteredTool;
 use crate::tool::typed::Typed;
 use crate::tool::{ActionTool, PlainTool, TypedActionTool};
 
-pub(super) enum Pending {
+pub(crate) enum Pending {
     Action(Arc<dyn crate::tool::erased::DynActionTool>),
     Plain(Arc<dyn crate::tool::erased::DynPlainTool>),
 }
@@ -62,6 +62,8 @@ pub struct ServerBuilder {
     pub(super) visibility: crate::tool::visibility::Visibility,
     page_size: Option<usize>,
     list_changed: bool,
+    /// The handle the server's tools change through, when they may change.
+    live: Option<super::LiveTools>,
     request_state: RequestStateConfig,
     limits: crate::Limits,
     layers: Layers,
@@ -124,6 +126,7 @@ impl ServerBuilder {
             visibility: crate::tool::visibility::Visibility::default(),
             page_size: None,
             list_changed: false,
+            live: None,
             request_state: RequestStateConfig {
                 keys: None,
                 lifetime: crate::mrtr::DEFAULT_LIFETIME,
@@ -443,6 +446,16 @@ impl ServerBuilder {
         self
     }
 
+    /// Lets the server's tools change while it runs, through `handle`
+    /// ([`LiveTools::change`](super::LiveTools::change)): the handle reaches the server once
+    /// it is built. Without it (the default) the tools are fixed at `build()`, and a call
+    /// reads them in place; with it, each call reads the tools of the moment (one lock taken
+    /// to clone a reference).
+    pub fn live_tools(mut self, handle: &super::LiveTools) -> Self {
+        self.live = Some(handle.clone());
+        self
+    }
+
     /// The keys the stateless era's `requestState` (multi round-trip requests,
     /// [`crate::mrtr`]) is sealed with: the first signs, every one verifies (rotation: put the
     /// new key first, keep the old one until its states expired). Every node serving the
@@ -564,11 +577,20 @@ impl ServerBuilder {
             limits: self.limits,
             ..Features::default()
         };
-        Ok(Server::from_parts(
-            self.info,
-            self.instructions,
-            tools,
-            features,
-        ))
+        let tools = crate::tool::table::Tools::new(tools);
+        let Some(handle) = self.live else {
+            let table = crate::tool::table::ToolTable::Fixed(tools);
+            return Ok(Server::from_parts(
+                self.info,
+                self.instructions,
+                table,
+                features,
+            ));
+        };
+        let live = Arc::new(std::sync::RwLock::new(Arc::new(tools)));
+        let table = crate::tool::table::ToolTable::Live(live);
+        let server = Server::from_parts(self.info, self.instructions, table, features);
+        handle.attach(&server, self.visibility);
+        Ok(server)
     }
 }

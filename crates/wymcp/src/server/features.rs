@@ -262,15 +262,26 @@ impl Server {
                     .subscribe(uri, Subscriber::of(&ctx), &features.limits)
                     .await
                     .map_err(subscription_refused)?;
+                // A reader whose contents live elsewhere subscribes there too.
+                if let Some(reader) = resources.reader_of(uri)
+                    && let Err(error) = reader.subscribed(uri, ctx.clone()).await
+                {
+                    let _ = subscriptions.unsubscribe(uri, Subscriber::of(&ctx)).await;
+                    return Err(error.to_rpc_error(uri, version).bounded(max));
+                }
                 Ok(json!({}))
             }
             Method::ResourcesUnsubscribe => {
                 let params = object()?;
+                let uri = uri_param(&params)?;
                 let subscriptions = &resources.subscriptions;
                 subscriptions
-                    .unsubscribe(uri_param(&params)?, Subscriber::of(&ctx))
+                    .unsubscribe(uri, Subscriber::of(&ctx))
                     .await
                     .map_err(subscription_refused)?;
+                if let Some(reader) = resources.reader_of(uri) {
+                    reader.unsubscribed(uri, ctx.clone()).await;
+                }
                 Ok(json!({}))
             }
             Method::PromptsList => prompts.list(&object()?, size, (version, ctx.identity())),

@@ -4,6 +4,7 @@ mod builder;
 mod checks;
 pub(crate) mod extension;
 mod features;
+mod live_tools;
 mod mount;
 pub(crate) mod notify;
 mod policy;
@@ -14,7 +15,6 @@ mod skills;
 mod task_builder;
 mod tasks;
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
@@ -24,9 +24,11 @@ use crate::context::Identity;
 use crate::dispatch::{self, CallToolResult};
 use crate::protocol::{ProtocolVersion, RpcError};
 use crate::tool::registered::RegisteredTool;
+use crate::tool::table::{Configured, ToolTable, Tools};
 
 pub use crate::card::info::ServerInfo;
 pub use builder::ServerBuilder;
+pub use live_tools::{LiveTools, ToolChange, ToolChangeError};
 pub use policy::ToolPolicy;
 
 /// A built MCP server: every tool validated, every definition and validator built once.
@@ -62,9 +64,9 @@ pub struct Server {
 struct Inner {
     info: ServerInfo,
     instructions: Option<String>,
-    /// Shared with every live session (its runtime tools are merged over them).
-    tools: Arc<[Arc<RegisteredTool>]>,
-    index: HashMap<String, usize>,
+    /// Shared with every live session (its runtime tools are merged over them); fixed
+    /// unless the server was built with [`ServerBuilder::live_tools`].
+    tools: ToolTable,
     features: features::Features,
 }
 
@@ -77,20 +79,14 @@ impl Server {
     pub(crate) fn from_parts(
         info: ServerInfo,
         instructions: Option<String>,
-        tools: Vec<Arc<RegisteredTool>>,
+        tools: ToolTable,
         features: features::Features,
     ) -> Self {
-        let index = tools
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (t.name.clone(), i))
-            .collect();
         Server {
             inner: Arc::new(Inner {
                 info,
                 instructions,
-                tools: tools.into(),
-                index,
+                tools,
                 features,
             }),
         }
@@ -143,15 +139,32 @@ impl Server {
         self.inner.instructions.as_deref()
     }
 
-    /// The configured tools in order, help last.
-    pub(crate) fn registered(&self) -> &Arc<[Arc<RegisteredTool>]> {
-        &self.inner.tools
+    /// Runs `f` on the configured tools as they are now (a live server's current snapshot).
+    fn with_tools<R>(&self, f: impl FnOnce(&Tools) -> R) -> R {
+        match &self.inner.tools {
+            ToolTable::Fixed(tools) => f(tools),
+            ToolTable::Live(live) => f(&ToolTable::load_live(live)),
+        }
     }
 
-    /// The configured tool `name` (runtime tools are a session's, not the server's).
-    pub(crate) fn registered_tool(&self, name: &str) -> Option<&RegisteredTool> {
-        let &i = self.inner.index.get(name)?;
-        Some(&self.inner.tools[i])
+    /// The configured tools in order, help last.
+    pub(crate) fn registered(&self) -> Arc<[Arc<RegisteredTool>]> {
+        self.with_tools(|tools| Arc::clone(&tools.list))
+    }
+
+    /// What a live session reads the configured tools from.
+    pub(crate) fn configured(&self) -> Configured {
+        self.inner.tools.configured()
+    }
+
+    /// Runs `f` on the configured tool `name` (runtime tools are a session's, not the
+    /// server's), `None` when there is none.
+    pub(crate) fn with_registered_tool<R>(
+        &self,
+        name: &str,
+        f: impl FnOnce(Option<&RegisteredTool>) -> R,
+    ) -> R {
+        self.with_tools(|tools| f(tools.get(name).map(|t| &**t)))
     }
 
     /// Every OAuth scope a tool, action, resource, resource template or prompt declares,
@@ -180,9 +193,8 @@ impl Server {
     /// ```
     pub fn declared_scopes(&self) -> Vec<String> {
         let features = self.features();
-        let scopes: std::collections::BTreeSet<&String> = self
-            .inner
-            .tools
+        let tools = self.registered();
+        let scopes: std::collections::BTreeSet<&String> = tools
             .iter()
             .flat_map(|tool| tool.declared_scopes())
             .chain(features.resources.declared_scopes())
@@ -192,26 +204,27 @@ impl Server {
     }
 
     /// Tool names in `tools/list` order (help last).
-    pub fn tool_names(&self) -> Vec<&str> {
-        self.inner.tools.iter().map(|t| t.name.as_str()).collect()
+    pub fn tool_names(&self) -> Vec<String> {
+        self.with_tools(|tools| tools.list.iter().map(|t| t.name.clone()).collect())
     }
 
     /// The `tools/list` result for a session of `version`: stored definitions, `title` and
     /// `outputSchema` left out for 2025-03-26. No pagination.
     pub fn list_tools(&self, version: ProtocolVersion) -> Value {
-        let tools: Vec<Value> = self
-            .inner
-            .tools
-            .iter()
-            .map(|t| t.definition.for_version(version).clone())
-            .collect();
+        let tools: Vec<Value> = self.with_tools(|tools| {
+            tools
+                .list
+                .iter()
+                .map(|t| t.definition.for_version(version).clone())
+                .collect()
+        });
         json!({ "tools": tools })
     }
 
     /// The `tools/list` result as `identity` sees it: only what it may call (an action tool
     /// lists the actions whose scopes it holds; a tool with none is left out).
     pub fn list_tools_for(&self, version: ProtocolVersion, identity: Option<&Identity>) -> Value {
-        crate::tool::visibility::list(&self.inner.tools, version, identity)
+        self.with_tools(|tools| crate::tool::visibility::list(&tools.list, version, identity))
     }
 
     /// Calls a tool by name. `arguments` absent or `null` reads as `{}`. When the context
@@ -248,12 +261,21 @@ impl Server {
             let result = dispatch::call(&merged, &tool, arguments, ctx, self.limits(), stack);
             return Ok(result.await);
         }
-        let Some(&i) = self.inner.index.get(name) else {
+        // A fixed table is read in place; a live one from the snapshot taken now.
+        let snapshot;
+        let table = match &self.inner.tools {
+            ToolTable::Fixed(tools) => tools,
+            ToolTable::Live(live) => {
+                snapshot = ToolTable::load_live(live);
+                &*snapshot
+            }
+        };
+        let Some(&i) = table.index.get(name) else {
             return Err(RpcError::unknown_tool(name));
         };
-        let tool = &self.inner.tools[i];
+        let tool = &table.list[i];
         let stack = self.after_gates();
-        let tools = &self.inner.tools;
+        let tools = &table.list;
         Ok(dispatch::call(tools, tool, arguments, ctx, self.limits(), stack).await)
     }
 

@@ -16,6 +16,7 @@ pub(crate) mod plain;
 pub(crate) mod registered;
 pub(crate) mod reply;
 mod runtime;
+pub(crate) mod table;
 pub(crate) mod typed;
 pub(crate) mod visibility;
 

@@ -17,13 +17,15 @@ use crate::protocol::{LogLevel, ProtocolVersion};
 use crate::session::{Notifier, SessionHandle, ToolList};
 use crate::tool::erased::{ActionAdapter, PlainAdapter};
 use crate::tool::registered::{HELP, RegisteredTool};
+use crate::tool::table::Configured;
 use crate::tool::typed::Typed;
 use crate::tool::{ActionTool, PlainTool, TypedActionTool};
 
 /// A live session's tool list: runtime tools (newest first) over the configured ones.
 pub(crate) struct SessionTools {
-    /// The server's configured tools, help last.
-    configured: Arc<[Arc<RegisteredTool>]>,
+    /// The server's configured tools, help last (read anew each time: a live server's
+    /// change).
+    configured: Configured,
     /// The session's revision: what `tools/list` serves is its definitions.
     version: ProtocolVersion,
     state: Mutex<ToolState>,
@@ -80,7 +82,7 @@ impl SessionTools {
 
     /// What `tools/list` would serve, as a set: name → definition.
     fn served(&self, runtime: &[Arc<RegisteredTool>]) -> BTreeMap<String, Value> {
-        merge(&self.configured, runtime)
+        merge(&self.configured.list(), runtime)
             .iter()
             .map(|t| {
                 let definition = t.definition.for_version(self.version);
@@ -94,13 +96,13 @@ impl SessionHandle {
     /// A live session whose tool list starts as the server's `configured` tools.
     pub(crate) fn live(
         id: impl Into<String>,
-        configured: Arc<[Arc<RegisteredTool>]>,
+        configured: impl Into<Configured>,
         version: ProtocolVersion,
         log_level: Option<LogLevel>,
         standalone: Option<Notifier>,
     ) -> Self {
         let tools = SessionTools {
-            configured,
+            configured: configured.into(),
             version,
             state: Mutex::default(),
         };
@@ -164,7 +166,7 @@ impl SessionHandle {
     /// The session's tool names in `tools/list` order, without clearing the dirty flag.
     pub fn tool_names(&self) -> Vec<String> {
         let tools = self.tools();
-        merge(&tools.configured, &tools.lock().runtime)
+        merge(&tools.configured.list(), &tools.lock().runtime)
             .iter()
             .map(|t| t.name.clone())
             .collect()
@@ -176,7 +178,7 @@ impl SessionHandle {
     pub(crate) fn runtime_tools_merged(&self) -> Option<Vec<Arc<RegisteredTool>>> {
         let tools = self.tools();
         let state = tools.lock();
-        (!state.runtime.is_empty()).then(|| merge(&tools.configured, &state.runtime))
+        (!state.runtime.is_empty()).then(|| merge(&tools.configured.list(), &state.runtime))
     }
 
     /// Serves `tools/list`: the merged list for the session's revision; clears the dirty flag
@@ -190,7 +192,7 @@ impl SessionHandle {
         let tools = self.tools();
         let mut state = tools.lock();
         state.dirty = false;
-        let merged = merge(&tools.configured, &state.runtime);
+        let merged = merge(&tools.configured.list(), &state.runtime);
         crate::tool::visibility::list(&merged, tools.version, identity)
     }
 

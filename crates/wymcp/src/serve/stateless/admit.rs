@@ -143,9 +143,21 @@ impl Incoming {
         let Some(name) = params.and_then(|p| p.get("name")).and_then(Value::as_str) else {
             return Ok(());
         };
-        let Some(tool) = server.registered_tool(name) else {
-            return Ok(());
-        };
+        server.with_registered_tool(name, |tool| {
+            let Some(tool) = tool else {
+                return Ok(());
+            };
+            self.check_header_params(tool, params, headers)
+        })
+    }
+
+    /// The `Mcp-Param-*` headers of `tool`'s call match its arguments.
+    fn check_header_params(
+        &self,
+        tool: &crate::tool::registered::RegisteredTool,
+        params: Option<&Value>,
+        headers: &dyn RoutingHeaders,
+    ) -> Result<(), Refusal> {
         let arguments = params.and_then(|p| p.get("arguments"));
         for param in tool.definition.header_params() {
             let sent = headers.get(&param.lookup).map(str::trim);

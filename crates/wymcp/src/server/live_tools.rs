@@ -1,0 +1,193 @@
+//! [`LiveTools`]: the handle through which a server's tools change while it runs, and
+//! [`ToolChange`], one change made through it.
+
+use std::collections::HashSet;
+use std::sync::{Arc, OnceLock, PoisonError, Weak};
+
+use wymcp_core::{ConfigurationError, Problem};
+
+use super::builder::Pending;
+use super::{Inner, Server};
+use crate::tool::erased::{ActionAdapter, PlainAdapter};
+use crate::tool::registered::{HELP, RegisteredTool};
+use crate::tool::table::{ToolTable, Tools};
+use crate::tool::typed::Typed;
+use crate::tool::visibility::Visibility;
+use crate::tool::{ActionTool, PlainTool, TypedActionTool};
+
+/// A handle to the tools of the server built with it
+/// ([`ServerBuilder::live_tools`](crate::ServerBuilder::live_tools)): [`change`](Self::change)
+/// removes and adds tools while the server runs, and every client is told
+/// (`notifications/tools/list_changed`, as [`Server::notify_tools_list_changed`] sends it).
+///
+/// A call that started before a change finishes with the tools it started with; the next
+/// `tools/list` and `tools/call` see the change. A tool added is validated as `build()`
+/// validates one; the policies given by name at build ([`ToolPolicy`](crate::ToolPolicy): its
+/// layers, its task support) apply to a tool of that name added later. The handle holds no
+/// strong reference to the server.
+///
+/// ```
+/// use serde_json::{Map, Value};
+/// use wymcp::{CallResult, Context, LiveTools, PlainTool, Server, ToolChange};
+///
+/// struct Echo(&'static str);
+/// impl PlainTool for Echo {
+///     fn name(&self) -> &str { self.0 }
+///     fn description(&self) -> &str { "Echoes" }
+///     fn input_schema(&self) -> Map<String, Value> { Map::new() }
+///     async fn run(&self, arguments: Map<String, Value>, _: Context) -> CallResult {
+///         Ok(Value::Object(arguments).into())
+///     }
+/// }
+///
+/// let live = LiveTools::new();
+/// let server = Server::builder().plain_tool(Echo("a")).live_tools(&live).build().unwrap();
+/// live.change(ToolChange::new().remove("a").plain_tool(Echo("b"))).unwrap();
+/// assert_eq!(server.tool_names(), ["b", "help"]);
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct LiveTools {
+    attached: Arc<OnceLock<Attached>>,
+}
+
+#[derive(Debug)]
+struct Attached {
+    server: Weak<Inner>,
+    visibility: Visibility,
+}
+
+/// Why a [`ToolChange`] was not made (the server's tools are then as they were).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ToolChangeError {
+    /// No server was built with the handle, or it was dropped.
+    #[error("no running server was built with these live tools (ServerBuilder::live_tools)")]
+    NoServer,
+    /// A tool added is refused, as `build()` would refuse it, or its name is taken.
+    #[error(transparent)]
+    Refused(#[from] ConfigurationError),
+}
+
+/// One change of a server's tools: the names removed, then the tools added (in order,
+/// before `help`); made whole or not at all by [`LiveTools::change`].
+#[derive(Default)]
+pub struct ToolChange {
+    remove: Vec<String>,
+    add: Vec<Pending>,
+}
+
+impl std::fmt::Debug for ToolChange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolChange")
+            .field("remove", &self.remove)
+            .field("add", &self.add.len())
+            .finish()
+    }
+}
+
+impl ToolChange {
+    /// An empty change.
+    pub fn new() -> Self {
+        ToolChange::default()
+    }
+
+    /// Removes the tool `name` (a name the server does not serve changes nothing; `help`
+    /// stays).
+    pub fn remove(mut self, name: impl Into<String>) -> Self {
+        self.remove.push(name.into());
+        self
+    }
+
+    /// Adds an action tool.
+    pub fn tool<T: ActionTool>(mut self, tool: T) -> Self {
+        self.add
+            .push(Pending::Action(Arc::new(ActionAdapter(tool))));
+        self
+    }
+
+    /// Adds a typed action tool.
+    pub fn typed_tool<T: TypedActionTool>(self, tool: T) -> Self {
+        self.tool(Typed(tool))
+    }
+
+    /// Adds a plain tool.
+    pub fn plain_tool<T: PlainTool>(mut self, tool: T) -> Self {
+        self.add.push(Pending::Plain(Arc::new(PlainAdapter(tool))));
+        self
+    }
+}
+
+impl LiveTools {
+    /// A handle to give [`ServerBuilder::live_tools`](crate::ServerBuilder::live_tools).
+    pub fn new() -> Self {
+        LiveTools::default()
+    }
+
+    /// Called by `build()`: the handle now reaches `server`.
+    pub(super) fn attach(&self, server: &Server, visibility: Visibility) {
+        let attached = Attached {
+            server: Arc::downgrade(&server.inner),
+            visibility,
+        };
+        if self.attached.set(attached).is_err() {
+            tracing::warn!(
+                "LiveTools given to a second ServerBuilder: it changes the first server's tools only"
+            );
+        }
+    }
+
+    /// The server built with the handle, while it runs.
+    pub fn server(&self) -> Option<Server> {
+        let inner = self.attached.get()?.server.upgrade()?;
+        Some(Server { inner })
+    }
+
+    /// Makes `change` (all of it, or nothing when a tool added is refused) and tells every
+    /// client the tools changed.
+    pub fn change(&self, change: ToolChange) -> Result<(), ToolChangeError> {
+        let attached = self.attached.get().ok_or(ToolChangeError::NoServer)?;
+        let server = self.server().ok_or(ToolChangeError::NoServer)?;
+        let ToolTable::Live(live) = &server.inner.tools else {
+            return Err(ToolChangeError::NoServer);
+        };
+        let mut added = Vec::with_capacity(change.add.len());
+        for pending in change.add {
+            let mut tool = match pending {
+                Pending::Action(t) => RegisteredTool::action(t)?,
+                Pending::Plain(t) => RegisteredTool::plain(t)?,
+            };
+            tool.visibility = attached.visibility;
+            added.push(Arc::new(tool));
+        }
+        {
+            let mut current = live.write().unwrap_or_else(PoisonError::into_inner);
+            let removed: HashSet<&str> = change
+                .remove
+                .iter()
+                .map(String::as_str)
+                .filter(|n| *n != HELP)
+                .collect();
+            let mut list: Vec<Arc<RegisteredTool>> = current
+                .list
+                .iter()
+                .filter(|t| !removed.contains(t.name.as_str()))
+                .cloned()
+                .collect();
+            // Help stays last.
+            let help = list.pop();
+            let mut names: HashSet<String> = list.iter().map(|t| t.name.clone()).collect();
+            for tool in added {
+                if !names.insert(tool.name.clone()) {
+                    return Err(
+                        ConfigurationError::new(Problem::DuplicateTool(tool.name.clone())).into(),
+                    );
+                }
+                list.push(tool);
+            }
+            list.extend(help);
+            *current = Arc::new(Tools::new(list));
+        }
+        server.notify_tools_list_changed();
+        Ok(())
+    }
+}
