@@ -219,7 +219,8 @@ impl Server {
     /// Tests reach it through [`crate::testing::call_tool`]; transports through `tools_call`.
     ///
     /// Everything inside the arguments is the gates' to refuse (an `isError` result); only an
-    /// unknown tool or arguments that are not an object are protocol errors (`-32602`).
+    /// unknown tool or arguments that are not an object are protocol errors (`-32602`), and
+    /// the error a tool fails its request with ([`crate::CallError::protocol`]).
     pub(crate) async fn call_tool(
         &self,
         name: &str,
@@ -246,7 +247,7 @@ impl Server {
             };
             let stack = self.after_gates();
             let result = dispatch::call(&merged, &tool, arguments, ctx, self.limits(), stack);
-            return Ok(result.await);
+            return result.await.into_answer();
         }
         let Some(&i) = self.inner.index.get(name) else {
             return Err(RpcError::unknown_tool(name));
@@ -254,7 +255,9 @@ impl Server {
         let tool = &self.inner.tools[i];
         let stack = self.after_gates();
         let tools = &self.inner.tools;
-        Ok(dispatch::call(tools, tool, arguments, ctx, self.limits(), stack).await)
+        dispatch::call(tools, tool, arguments, ctx, self.limits(), stack)
+            .await
+            .into_answer()
     }
 
     /// Serves a `tools/call` request's `params` (`name`, `arguments`) as a transport receives
