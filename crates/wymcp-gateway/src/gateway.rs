@@ -4,7 +4,6 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use wymcp::client::ToolInfo;
 use wymcp::{ActionTool as _, ServerBuilder};
 
 use crate::actions::{self, UpstreamActions};
@@ -219,7 +218,10 @@ impl Gateway {
     pub fn register(self, mut builder: ServerBuilder) -> ServerBuilder {
         for served in self.served {
             builder = match served {
-                Served::Actions(tool) => builder.tool(tool),
+                Served::Actions(tool) => {
+                    let policy = tool.policy();
+                    builder.tool_with(tool, policy)
+                }
                 Served::Tool(tool) => {
                     let policy = tool.policy();
                     builder.plain_tool_with(tool, policy)
@@ -287,14 +289,14 @@ impl Gateway {
                 }
             }
             // `#[non_exhaustive]` is for other crates; every mode is handled here.
-            Expose::Actions => self.serve_actions(upstream, tools, names, &config),
+            Expose::Actions => self.serve_actions(upstream, catalogue, names, &config),
         }
     }
 
     fn serve_actions(
         &mut self,
         upstream: &Arc<Upstream>,
-        tools: &[ToolInfo],
+        catalogue: &Catalogue,
         names: &mut BTreeSet<String>,
         config: &UpstreamConfig,
     ) {
@@ -307,7 +309,7 @@ impl Gateway {
         for (group, _) in &config.groups {
             groups.push((group.clone(), Vec::new()));
         }
-        for tool in tools {
+        for tool in &catalogue.tools {
             let Some(action) = actions::action(
                 &config.name,
                 tool,
@@ -336,6 +338,7 @@ impl Gateway {
                 name,
                 actions,
                 Arc::clone(upstream),
+                catalogue.tasks,
             )));
         }
     }
