@@ -1,16 +1,22 @@
 //! `expose = "actions"`: upstream tools as the actions of one action-dispatched tool
 //! ([`UpstreamActions`]), each action's schema made from the tool's `inputSchema`
-//! ([`action_schema`]) and validated at start like any action schema.
+//! ([`action_schema`]) and validated at start like any action schema. A task-augmented call
+//! of an upstream that serves tasks runs as the gateway's task, as in `tools` mode
+//! (`crate::tasks`).
 
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 use wymcp::client::ToolInfo;
+use wymcp::task::{TaskStart, TaskSupport};
 use wymcp::tool::Failure;
-use wymcp::{ActionError, ActionResult, ActionTool, Actions, Context, Data, Reply};
+use wymcp::{
+    ActionError, ActionResult, ActionTool, Actions, CallError, Context, Data, Reply, ToolPolicy,
+};
 
 use crate::config::SchemaFallback;
 use crate::report::Notice;
+use crate::tasks;
 use crate::upstream::Upstream;
 
 /// One upstream tool served as an action: its name and the validated action schema.
@@ -20,6 +26,9 @@ pub(crate) struct Action {
     schema: Value,
     read_only: bool,
     destructive: bool,
+    /// Whether it runs as a task, as the upstream tool's definition says
+    /// ([`tasks::support_of`]).
+    task_support: TaskSupport,
 }
 
 /// Upstream tools served as the actions of one tool: each call checked by wymcp's gates
@@ -30,10 +39,18 @@ pub(crate) struct UpstreamActions {
     description: String,
     actions: Vec<Action>,
     upstream: Arc<Upstream>,
+    /// Whether the upstream serves tasks: a call whose downstream request declares the
+    /// extension is then forwarded declaring it too (`crate::tasks`).
+    tasks: bool,
 }
 
 impl UpstreamActions {
-    pub(crate) fn new(name: String, actions: Vec<Action>, upstream: Arc<Upstream>) -> Self {
+    pub(crate) fn new(
+        name: String,
+        actions: Vec<Action>,
+        upstream: Arc<Upstream>,
+        tasks: bool,
+    ) -> Self {
         let names: Vec<&str> = actions.iter().map(|a| a.name.as_str()).collect();
         let description = format!(
             "The tools of the MCP server {:?} as actions: {}. Call with {{\"action\": NAME, \"data\": {{...}}}}; help(tool, action) shows an action's data.",
@@ -45,7 +62,55 @@ impl UpstreamActions {
             description,
             actions,
             upstream,
+            tasks,
         }
+    }
+
+    /// The policy it is registered with: for an upstream that serves tasks, each action's
+    /// task support as its upstream tool's (`Optional` when the tool does not say), started
+    /// when the call hands off, as `tools` mode registers each tool
+    /// (`UpstreamTool::policy`).
+    pub(crate) fn policy(&self) -> ToolPolicy {
+        if !self.tasks {
+            return ToolPolicy::new();
+        }
+        self.actions.iter().fold(
+            ToolPolicy::new().task_start(TaskStart::OnHandOff),
+            |policy, action| policy.action_task_support(action.name.clone(), action.task_support),
+        )
+    }
+
+    /// The failure of an upstream `isError` answer, its text the upstream's.
+    fn answered_error(&self, text: &str) -> Failure {
+        Failure::msg(format!(
+            "upstream {} answered an error: {text}",
+            self.upstream.name()
+        ))
+    }
+}
+
+/// The reply of an upstream tool result `raw`: its `content` and its `structuredContent`,
+/// taken from the answer, not copied.
+fn reply(mut raw: Value) -> Value {
+    let mut reply = Map::new();
+    reply.insert(
+        "content".to_owned(),
+        raw.get_mut("content")
+            .map(Value::take)
+            .unwrap_or_else(|| json!([])),
+    );
+    if let Some(structured) = raw.get_mut("structuredContent").map(Value::take) {
+        reply.insert("structuredContent".to_owned(), structured);
+    }
+    Value::Object(reply)
+}
+
+/// The action's failure for the error a task-augmented call ended with (`crate::tasks`): the
+/// upstream task's JSON-RPC error as it is, else its text.
+fn failure(error: CallError) -> Failure {
+    match error.protocol_error() {
+        Some(failed) => Failure::protocol(failed.clone()),
+        None => Failure::msg(error.message()),
     }
 }
 
@@ -66,33 +131,33 @@ impl ActionTool for UpstreamActions {
 
     /// The upstream's answer as it sent it: `{"content": [...]}` with `structuredContent`
     /// when it sent one. An upstream `isError` answer is this action's failure, its text
-    /// the upstream's.
+    /// the upstream's. Forwarded declaring the tasks extension when the upstream serves
+    /// tasks and the downstream request declares it (`crate::tasks`).
     async fn run_action(&self, action: &str, data: Data, ctx: Context) -> ActionResult {
+        if self.tasks && tasks::declares_tasks(&ctx) {
+            let result = tasks::call(&self.upstream, action, data.into_value(), &ctx)
+                .await
+                .map_err(failure)?;
+            if result.is_error() {
+                return Err(self.answered_error(&result.text()));
+            }
+            let (_, raw) = result.into_parts();
+            return Ok(Reply::new(reply(raw)));
+        }
         let result = self
             .upstream
             .call_tool(action, data.into_value(), &ctx)
             .await
-            .map_err(Failure::new)?;
+            .map_err(|error| {
+                tasks::relay_required(&error, &ctx);
+                Failure::new(error)
+            })?;
         if result.is_error() {
-            return Err(Failure::msg(format!(
-                "upstream {} answered an error: {}",
-                self.upstream.name(),
-                result.text()
-            )));
+            return Err(self.answered_error(&result.text()));
         }
         // Taken from the answer, not copied.
-        let (_, mut raw) = result.into_parts();
-        let mut reply = Map::new();
-        reply.insert(
-            "content".to_owned(),
-            raw.get_mut("content")
-                .map(Value::take)
-                .unwrap_or_else(|| json!([])),
-        );
-        if let Some(structured) = raw.get_mut("structuredContent").map(Value::take) {
-            reply.insert("structuredContent".to_owned(), structured);
-        }
-        Ok(Reply::new(Value::Object(reply)))
+        let (_, raw) = result.into_parts();
+        Ok(Reply::new(reply(raw)))
     }
 
     /// The reason as it is: it names the upstream already.
@@ -140,6 +205,7 @@ pub(crate) fn action(
                 schema,
                 read_only,
                 destructive,
+                task_support: tasks::support_of(tool),
             });
         }
         Err(problem) => problem.to_string(),
@@ -165,6 +231,7 @@ pub(crate) fn action(
                 schema: widened,
                 read_only,
                 destructive,
+                task_support: tasks::support_of(tool),
             })
         }
         Err(again) => {

@@ -230,7 +230,10 @@ impl Gateway {
         let mut builder = builder.live_tools(&self.live).list_changed(true);
         for served in self.served {
             builder = match served {
-                Served::Actions(tool) => builder.tool(tool),
+                Served::Actions(tool) => {
+                    let policy = tool.policy();
+                    builder.tool_with(tool, policy)
+                }
                 Served::Tool(tool) => {
                     let policy = tool.policy();
                     builder.plain_tool_with(tool, policy)
@@ -337,7 +340,15 @@ pub(crate) fn upstream_tools(
             }
         }
         // `#[non_exhaustive]` is for other crates; every mode is handled here.
-        Expose::Actions => serve_actions(upstream, tools, names, &config, notices, &mut served),
+        Expose::Actions => serve_actions(
+            upstream,
+            tools,
+            &tasks,
+            names,
+            &config,
+            notices,
+            &mut served,
+        ),
     }
     served
 }
@@ -345,6 +356,7 @@ pub(crate) fn upstream_tools(
 fn serve_actions(
     upstream: &Arc<Upstream>,
     tools: &[ToolInfo],
+    tasks: &impl Fn(&str) -> bool,
     names: &mut BTreeSet<String>,
     config: &UpstreamConfig,
     notices: &mut Vec<Notice>,
@@ -384,10 +396,12 @@ fn serve_actions(
         if !claim(config, &name, &first, names, notices) {
             continue;
         }
+        let tasks = tasks(&name);
         served.push(Served::Actions(UpstreamActions::new(
             name,
             actions,
             Arc::clone(upstream),
+            tasks,
         )));
     }
 }

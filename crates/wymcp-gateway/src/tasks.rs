@@ -1,7 +1,8 @@
 //! Task-augmented calls through the gateway (the tasks extension, `io.modelcontextprotocol/tasks`).
 //!
-//! The downstream's task is the gateway's own: an upstream that serves tasks has its tools
-//! served with task support `Optional` and [`TaskStart::OnHandOff`], so wymcp's task machinery
+//! The downstream's task is the gateway's own: an upstream that serves tasks has its tools (in
+//! `actions` mode, its actions) served with task support ([`support_of`]) and
+//! [`TaskStart::OnHandOff`], so wymcp's task machinery
 //! answers `tasks/get`, `tasks/update` and `tasks/cancel` from the gateway's task store (in
 //! Redis with `--redis`, any node answering). Underneath, the forwarded call declares the
 //! extension upstream ([`call`]):
@@ -14,7 +15,8 @@
 //!   ([`Context::hand_off_to_task`]), so the downstream gets the gateway's task handle, and
 //!   follows the upstream's task ([`follow`]) until it ends: its input requests asked in the
 //!   gateway's task under the upstream's keys and answered upstream with `tasks/update`, the
-//!   gateway's cancel sent upstream as `tasks/cancel`, its result the gateway task's result.
+//!   gateway's cancel sent upstream as `tasks/cancel`, its result the gateway task's result,
+//!   its failure (`failed`, a JSON-RPC error) the gateway task's, as the upstream sent it.
 //!
 //! An upstream's `-32021` refusal (a tool that runs only as a task, called by a client that
 //! did not declare the extension) is the downstream request's refusal too ([`relay_required`]).
@@ -26,9 +28,9 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 use tokio::time::Instant;
-use wymcp::client::ToolResult;
+use wymcp::client::{ToolInfo, ToolResult};
 use wymcp::session::{ClientRequestError, ListRoots};
-use wymcp::task::{DEFAULT_TASK_TTL, TASKS_EXTENSION};
+use wymcp::task::{DEFAULT_TASK_TTL, TASKS_EXTENSION, TaskSupport};
 use wymcp::{CallError, CallOutput, CallResult, Context, RpcError};
 
 use crate::error::UpstreamError;
@@ -84,14 +86,33 @@ pub(crate) fn output(result: ToolResult) -> CallResult {
     Ok(output)
 }
 
+/// The task support of the upstream tool `tool` as its definition declares it
+/// (`execution.taskSupport`, as MCP 2025-11-25 defines it): `"forbidden"` is `Forbidden`,
+/// `"required"` `Required` (the gateway refuses a request without the extension `-32021`
+/// itself); anything else `Optional`, since a 2026-07-28 tool definition does not say which
+/// tools run as tasks (SEP-2663 leaves that to the server), so the upstream decides.
+pub(crate) fn support_of(tool: &ToolInfo) -> TaskSupport {
+    let declared = tool
+        .raw()
+        .get("execution")
+        .and_then(|execution| execution.get("taskSupport"))
+        .and_then(Value::as_str);
+    match declared {
+        Some("forbidden") => TaskSupport::Forbidden,
+        Some("required") => TaskSupport::Required,
+        _ => TaskSupport::Optional,
+    }
+}
+
 /// Calls `tool` of `upstream` declaring the tasks extension, for a downstream request that
-/// declares it (see the module's documentation).
+/// declares it (see the module's documentation): the upstream's tool result (an `isError`
+/// one included), or why there is none.
 pub(crate) async fn call(
     upstream: &Upstream,
     tool: &str,
     arguments: Value,
     ctx: &Context,
-) -> CallResult {
+) -> Result<ToolResult, CallError> {
     let answer = upstream
         .call_tool_with_tasks(tool, arguments, ctx)
         .await
@@ -100,7 +121,7 @@ pub(crate) async fn call(
             CallError::tool(error.to_string())
         })?;
     if answer.get("resultType").and_then(Value::as_str) != Some("task") {
-        return output(ToolResult::from_raw(answer));
+        return Ok(ToolResult::from_raw(answer));
     }
     let Some(id) = answer.get("taskId").and_then(Value::as_str) else {
         return Err(CallError::tool(format!(
@@ -140,7 +161,7 @@ async fn follow(
     mut poll: Duration,
     ttl: Duration,
     ctx: &Context,
-) -> CallResult {
+) -> Result<ToolResult, CallError> {
     let failed = |error: UpstreamError| CallError::tool(error.to_string());
     let deadline = Instant::now() + ttl;
     let mut asked = BTreeSet::new();
@@ -196,9 +217,9 @@ async fn follow(
         match task.get("status").and_then(Value::as_str) {
             Some("completed") => {
                 let result = task.get("result").cloned().unwrap_or(Value::Null);
-                return output(ToolResult::from_raw(result));
+                return Ok(ToolResult::from_raw(result));
             }
-            Some("failed") => fail(upstream.name(), id, task.get("error")),
+            Some("failed") => return Err(failed_upstream(upstream.name(), id, task.get("error"))),
             Some("cancelled") => {
                 return Err(CallError::tool(format!(
                     "upstream {}: task {id} was cancelled upstream",
@@ -223,17 +244,27 @@ async fn follow(
     }
 }
 
-/// Ends the gateway's task `failed`, as the upstream's failed. wymcp ends a task `failed`
-/// for a protocol-level error or a fault of its call (an unwinding, caught by dispatch:
-/// `-32603` "The tool faulted", the fault's text in `data`), and a tool has no way to answer
-/// a protocol-level error; so the gateway unwinds (without the panic hook: nothing printed)
-/// with a text naming the upstream's error, which `data` of the task's `error` carries.
-fn fail(upstream: &str, id: &str, error: Option<&Value>) -> ! {
+/// The gateway's task fails as the upstream's failed: with the upstream's JSON-RPC error,
+/// its `code`, `message` and `data` as the upstream sent them ([`CallError::protocol`]). An
+/// error without an integer `code` or a string `message` (not a JSON-RPC error) fails it
+/// `-32603`, naming the upstream and carrying what it sent in `data`.
+fn failed_upstream(upstream: &str, id: &str, error: Option<&Value>) -> CallError {
     let error = error.cloned().unwrap_or(Value::Null);
-    tracing::warn!(target: "wymcp_gateway", %upstream, task = %id, %error, "the upstream's task failed: the gateway's task fails");
-    std::panic::resume_unwind(Box::new(format!(
-        "upstream {upstream}: task {id} failed: {error}"
-    )))
+    tracing::debug!(target: "wymcp_gateway", %upstream, task = %id, %error, "the upstream's task failed: the gateway's task fails");
+    let code = error.get("code").and_then(Value::as_i64);
+    let message = error.get("message").and_then(Value::as_str);
+    let failed = match (code, message) {
+        (Some(code), Some(message)) => {
+            let data = error.get("data").filter(|data| !data.is_null()).cloned();
+            RpcError::new(code, message, data)
+        }
+        _ => RpcError::new(
+            RpcError::INTERNAL_ERROR,
+            format!("upstream {upstream}: task {id} failed without a JSON-RPC error"),
+            Some(error),
+        ),
+    };
+    CallError::protocol(failed)
 }
 
 /// Sends `tasks/cancel` of the task `id` upstream, whatever became of the downstream's call;

@@ -30,6 +30,9 @@ pub(crate) struct UpstreamTool {
     /// Whether the upstream serves tasks: a call whose downstream request declares the
     /// extension is then forwarded declaring it too (`crate::tasks`).
     tasks: bool,
+    /// Whether it runs as a task, as the upstream tool's definition says
+    /// ([`tasks::support_of`]).
+    task_support: TaskSupport,
 }
 
 impl UpstreamTool {
@@ -102,18 +105,20 @@ impl UpstreamTool {
                 .unwrap_or_default(),
             upstream: Arc::clone(upstream),
             tasks,
+            task_support: tasks::support_of(tool),
         })
     }
 
     /// The policy it is registered with: an upstream that serves tasks has each of its tools
-    /// run as the gateway's task when the upstream makes it one (`Optional`, started when the
-    /// call hands off), since a tool definition does not say which of its tools do.
+    /// run as the gateway's task when the upstream makes it one (started when the call hands
+    /// off), with the task support its definition declares, `Optional` when it does not
+    /// ([`tasks::support_of`]).
     pub(crate) fn policy(&self) -> ToolPolicy {
         if !self.tasks {
             return ToolPolicy::new();
         }
         ToolPolicy::new()
-            .task_support(TaskSupport::Optional)
+            .task_support(self.task_support)
             .task_start(TaskStart::OnHandOff)
     }
 }
@@ -138,7 +143,8 @@ impl PlainTool for UpstreamTool {
     async fn run(&self, arguments: Map<String, Value>, ctx: Context) -> CallResult {
         let arguments = Value::Object(arguments);
         if self.tasks && tasks::declares_tasks(&ctx) {
-            return tasks::call(&self.upstream, &self.upstream_name, arguments, &ctx).await;
+            let result = tasks::call(&self.upstream, &self.upstream_name, arguments, &ctx).await;
+            return result.and_then(tasks::output);
         }
         let result = self
             .upstream

@@ -18,7 +18,8 @@ use wymcp::session::Elicitation;
 use wymcp::task::TaskSupport;
 use wymcp::transport::http::{HttpServer, StreamableHttp};
 use wymcp::{
-    CallError, CallOutput, CallResult, Context, PlainTool, ProtocolVersion, Server, ToolPolicy,
+    CallError, CallOutput, CallResult, Context, PlainTool, ProtocolVersion, RpcError, Server,
+    ToolPolicy,
 };
 use wymcp_gateway::{Expose, Gateway, GatewayConfig, UpstreamConfig};
 
@@ -38,6 +39,10 @@ enum Job {
     Report(Arc<Shared>),
     /// Asks the user to confirm, then answers what they said.
     Confirm,
+    /// Panics: its task fails `-32603` "The tool faulted".
+    Explode,
+    /// Fails its call with a JSON-RPC error of its own (`CallError::protocol`).
+    Quota,
 }
 
 impl PlainTool for Job {
@@ -45,6 +50,8 @@ impl PlainTool for Job {
         match self {
             Job::Report(_) => "report",
             Job::Confirm => "confirm",
+            Job::Explode => "explode",
+            Job::Quota => "quota",
         }
     }
 
@@ -87,6 +94,12 @@ impl PlainTool for Job {
                     answer["content"]["confirm"]
                 )))
             }
+            Job::Explode => panic!("the report blew up"),
+            Job::Quota => Err(CallError::protocol(RpcError::new(
+                -32050,
+                "Quota exhausted",
+                Some(json!({"retryAfterMs": 60000})),
+            ))),
         }
     }
 }
@@ -110,15 +123,23 @@ async fn setup(shared: &Arc<Shared>) -> Client {
 
 /// [`setup`] with the upstream's `timeout`.
 async fn setup_with_timeout(shared: &Arc<Shared>, timeout: Duration) -> Client {
+    setup_exposed(shared, timeout, Expose::Tools).await
+}
+
+/// [`setup`] with the upstream's `timeout`, its tools exposed as `expose` says (as the
+/// actions of the tool `up` in `actions` mode).
+async fn setup_exposed(shared: &Arc<Shared>, timeout: Duration, expose: Expose) -> Client {
     let runs_as_task = || ToolPolicy::new().task_support(TaskSupport::Optional);
     let upstream = Server::builder()
         .name("tasks-upstream")
         .plain_tool_with(Job::Report(Arc::clone(shared)), runs_as_task())
         .plain_tool_with(Job::Confirm, runs_as_task())
+        .plain_tool_with(Job::Explode, runs_as_task())
+        .plain_tool_with(Job::Quota, runs_as_task())
         .build()
         .unwrap();
     let upstream = UpstreamConfig::http("up", serve_http(upstream).await)
-        .expose(Expose::Tools)
+        .expose(expose)
         .prefix("")
         .timeout(timeout);
     let gateway = Gateway::start(GatewayConfig::new().upstream(upstream)).await;
@@ -310,5 +331,139 @@ async fn an_input_request_left_unanswered_ends_the_task_at_the_upstreams_timeout
     assert!(
         text.ends_with(": input request confirm not answered: no answer within the timeout"),
         "{text}"
+    );
+}
+
+#[tokio::test]
+async fn an_upstream_task_that_fails_fails_the_gateways_task_with_the_upstreams_error() {
+    let shared = Arc::new(Shared::default());
+    let client = setup(&shared).await;
+    let handle = client
+        .call_tool_with_tasks("explode", json!({}), "down-5")
+        .await
+        .unwrap();
+    assert_eq!(handle["resultType"], "task", "{handle}");
+    let id = handle["taskId"].as_str().unwrap().to_owned();
+    let failed = until(&client, &id, "failed").await;
+    assert!(failed.get("result").is_none(), "{failed}");
+    // The upstream's error as the upstream's task store recorded it: its tool faulted, and
+    // `data` is the upstream's fault result, naming its tool and its panic.
+    let error = &failed["error"];
+    assert_eq!(error["code"], -32603, "{failed}");
+    assert_eq!(error["message"], "The tool faulted", "{failed}");
+    assert_eq!(error["data"]["isError"], true, "{failed}");
+    let fault: Value =
+        serde_json::from_str(error["data"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        fault,
+        json!({"errorType": "tool_fault", "tool": "explode", "exception": "panic",
+               "message": "the report blew up"}),
+        "{failed}"
+    );
+
+    // A JSON-RPC error of the upstream's own making reaches the downstream as it is.
+    let handle = client
+        .call_tool_with_tasks("quota", json!({}), "down-6")
+        .await
+        .unwrap();
+    let id = handle["taskId"].as_str().unwrap().to_owned();
+    let failed = until(&client, &id, "failed").await;
+    assert_eq!(
+        failed["error"],
+        json!({"code": -32050, "message": "Quota exhausted", "data": {"retryAfterMs": 60000}}),
+        "{failed}"
+    );
+}
+
+/// `{"action": action, "data": data}`: a call of the upstream's action tool `up`.
+fn action(action: &str, data: Value) -> Value {
+    json!({"action": action, "data": data})
+}
+
+#[tokio::test]
+async fn in_actions_mode_a_task_augmented_call_of_an_action_runs_as_the_gateways_task() {
+    let shared = Arc::new(Shared::default());
+    let client = setup_exposed(&shared, Duration::from_secs(30), Expose::Actions).await;
+    assert!(
+        client.server_capabilities()["extensions"]["io.modelcontextprotocol/tasks"].is_object(),
+        "{}",
+        client.server_capabilities()
+    );
+    let handle = client
+        .call_tool_with_tasks(
+            "up",
+            action("report", json!({"month": "2027-02"})),
+            "down-7",
+        )
+        .await
+        .unwrap();
+    assert_eq!(handle["resultType"], "task", "{handle}");
+    let id = handle["taskId"].as_str().unwrap().to_owned();
+    let working = client.get_task(&id).await.unwrap();
+    assert_eq!(working["status"], "working", "{working}");
+    shared.release.notify_one();
+    let completed = until(&client, &id, "completed").await;
+    // The action's reply: the upstream's content, as `actions` mode answers any call.
+    let result = &completed["result"];
+    assert_eq!(result["isError"], false, "{completed}");
+    let reply: Value =
+        serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        reply,
+        json!({"content": [{"type": "text", "text": "report for 2027-02"}]}),
+        "{completed}"
+    );
+
+    // Its input requests are asked in the gateway's task, under the upstream's keys.
+    let handle = client
+        .call_tool_with_tasks("up", action("confirm", json!({})), "down-8")
+        .await
+        .unwrap();
+    let id = handle["taskId"].as_str().unwrap().to_owned();
+    let waiting = until(&client, &id, "input_required").await;
+    assert_eq!(
+        waiting["inputRequests"]["confirm"]["method"], "elicitation/create",
+        "{waiting}"
+    );
+    let mut answer = Map::new();
+    answer.insert(
+        "confirm".to_owned(),
+        json!({"action": "accept", "content": {"confirm": true}}),
+    );
+    assert_ack(&client.update_task(&id, answer).await.unwrap());
+    let completed = until(&client, &id, "completed").await;
+    let text = completed["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("confirmed: true"), "{completed}");
+
+    // A failed upstream task fails the action's task with the upstream's error.
+    let handle = client
+        .call_tool_with_tasks("up", action("quota", json!({})), "down-9")
+        .await
+        .unwrap();
+    let id = handle["taskId"].as_str().unwrap().to_owned();
+    let failed = until(&client, &id, "failed").await;
+    assert_eq!(
+        failed["error"],
+        json!({"code": -32050, "message": "Quota exhausted", "data": {"retryAfterMs": 60000}}),
+        "{failed}"
+    );
+
+    // The gates still refuse a bad call before the upstream sees it, and a client without
+    // the extension gets the action's result at once.
+    let refused = client
+        .call_tool_with_tasks("up", action("report", json!({"month": 7})), "down-10")
+        .await
+        .unwrap();
+    assert_eq!(refused["isError"], true, "{refused}");
+    shared.release.notify_one();
+    let plain = client
+        .call_tool("up", action("report", json!({"month": "2027-03"})))
+        .await
+        .unwrap();
+    assert!(plain.raw().get("taskId").is_none(), "{:?}", plain.raw());
+    assert!(
+        plain.text().contains("report for 2027-03"),
+        "{}",
+        plain.text()
     );
 }

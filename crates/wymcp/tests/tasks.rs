@@ -334,3 +334,90 @@ async fn one_action_of_an_action_tool_runs_as_a_task_and_the_others_do_not() {
         "task support is declared for unknown tool \"reports (action nope)\""
     );
 }
+
+/// The error both of `Quota`'s ways fail their request with.
+fn quota_exhausted() -> wymcp::RpcError {
+    wymcp::RpcError::new(
+        -32050,
+        "Quota exhausted",
+        Some(json!({"retryAfterMs": 60000})),
+    )
+}
+
+/// Fails every call with a JSON-RPC error: `charge` (plain) with `CallError::protocol`,
+/// `ledger`'s `close` (an action) with `Failure::protocol`.
+struct Quota;
+
+impl wymcp::PlainTool for Quota {
+    fn name(&self) -> &str {
+        "charge"
+    }
+    fn description(&self) -> &str {
+        "Charges the account"
+    }
+    fn input_schema(&self) -> serde_json::Map<String, serde_json::Value> {
+        json!({"type": "object"}).as_object().cloned().unwrap()
+    }
+    async fn run(
+        &self,
+        _arguments: serde_json::Map<String, serde_json::Value>,
+        _ctx: wymcp::Context,
+    ) -> wymcp::CallResult {
+        Err(wymcp::CallError::protocol(quota_exhausted()))
+    }
+}
+
+impl wymcp::ActionTool for Quota {
+    fn name(&self) -> &str {
+        "ledger"
+    }
+    fn description(&self) -> &str {
+        "Closes the ledger"
+    }
+    fn actions(&self) -> wymcp::Actions {
+        wymcp::Actions::new().action("close", wymcp::ActionSchema::new("Close the ledger"))
+    }
+    async fn run_action(
+        &self,
+        _action: &str,
+        _data: wymcp::Data,
+        _ctx: wymcp::Context,
+    ) -> wymcp::ActionResult {
+        Err(wymcp::tool::Failure::protocol(quota_exhausted()))
+    }
+}
+
+#[tokio::test]
+async fn a_tool_that_fails_its_call_with_a_protocol_error_fails_its_task_with_that_error() {
+    let optional = || ToolPolicy::new().task_support(TaskSupport::Optional);
+    let server = Server::builder()
+        .plain_tool_with(Quota, optional())
+        .tool_with(Quota, optional())
+        .build()
+        .unwrap();
+    let http = tasks_kit::serve_server(server).await;
+    let expected =
+        json!({"code": -32050, "message": "Quota exhausted", "data": {"retryAfterMs": 60000}});
+    let calls = [
+        json!({"name": "charge", "arguments": {}}),
+        json!({"name": "ledger", "arguments": {"action": "close", "data": {}}}),
+    ];
+    for args in calls {
+        // As a task: the task ends `failed`, its error the tool's, as it is.
+        let created = call(&http, "alice-token", true, "tools/call", args.clone())
+            .await
+            .json();
+        assert_eq!(created["result"]["resultType"], "task", "{created}");
+        let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+        let failed = poll_until_terminal(&http, &id).await;
+        assert_eq!(failed["status"], "failed", "{failed}");
+        assert_eq!(failed["error"], expected, "{failed}");
+        assert!(failed.get("result").is_none(), "{failed}");
+        // A plain call: the request is answered with the error, not with a result.
+        let plain = call(&http, "alice-token", false, "tools/call", args)
+            .await
+            .json();
+        assert_eq!(plain["error"], expected, "{plain}");
+        assert!(plain.get("result").is_none(), "{plain}");
+    }
+}

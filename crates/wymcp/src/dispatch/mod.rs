@@ -16,6 +16,7 @@ use serde_json::{Map, Value};
 
 use crate::Limits;
 use crate::context::Context;
+use crate::protocol::RpcError;
 
 use crate::tool::erased::DynActionTool;
 use crate::tool::registered::{Kind, RegisteredTool};
@@ -52,6 +53,9 @@ pub(crate) enum Outcome {
         content: Vec<Content>,
         scopes: Vec<String>,
     },
+    /// The tool failed the request with a JSON-RPC error (`CallError::protocol`,
+    /// `Failure::protocol`).
+    Failed(RpcError),
 }
 
 impl Outcome {
@@ -71,6 +75,10 @@ impl Outcome {
     }
 
     fn from_call_error(error: CallError, limits: &Limits) -> Self {
+        let error = match error.into_protocol() {
+            Ok(failed) => return Outcome::Failed(failed),
+            Err(error) => error,
+        };
         Outcome::Err {
             content: vec![Content::text(limits.error_text(error.message().to_owned()))],
             kind: error.kind(),
@@ -186,6 +194,7 @@ fn faulted(
         structured: None,
         error_kind: None,
         scopes_needed: None,
+        failure: None,
     }
 }
 
@@ -216,6 +225,7 @@ pub(crate) fn timed_out(tool: &str, timeout: std::time::Duration, setting: &str)
         structured: None,
         error_kind: None,
         scopes_needed: None,
+        failure: None,
     }
 }
 
@@ -361,6 +371,10 @@ fn failed(
     ctx: &Context,
     limits: &Limits,
 ) -> Outcome {
+    let failure = match failure.into_protocol() {
+        Ok(failed) => return Outcome::Failed(failed),
+        Err(failure) => failure,
+    };
     let (reason, hint_context) = failure.into_parts();
     let message = limits.error_text(tool.handle_error(&reason));
     let Some(hc) = hint_context else {
@@ -432,6 +446,15 @@ fn finish(tool: &RegisteredTool, outcome: Outcome) -> CallToolResult {
             structured: None,
             error_kind: Some(ErrorKind::Dispatch),
             scopes_needed: Some(scopes),
+            failure: None,
+        },
+        Outcome::Failed(error) => CallToolResult {
+            content: vec![Content::text(error.message())],
+            is_error: true,
+            structured: None,
+            error_kind: Some(ErrorKind::Tool),
+            scopes_needed: None,
+            failure: Some(Box::new(error)),
         },
         Outcome::Err { content, kind } => CallToolResult {
             content,
@@ -439,6 +462,7 @@ fn finish(tool: &RegisteredTool, outcome: Outcome) -> CallToolResult {
             structured: None,
             error_kind: Some(kind),
             scopes_needed: None,
+            failure: None,
         },
         Outcome::Ok {
             content,
@@ -473,6 +497,7 @@ fn finish(tool: &RegisteredTool, outcome: Outcome) -> CallToolResult {
                 structured,
                 error_kind: None,
                 scopes_needed: None,
+                failure: None,
             }
         }
     }

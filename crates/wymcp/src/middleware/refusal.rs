@@ -99,6 +99,7 @@ impl Refusal {
             structured: None,
             error_kind: Some(ErrorKind::Dispatch),
             scopes_needed: None,
+            failure: None,
         }
     }
 }

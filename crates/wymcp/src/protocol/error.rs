@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 /// assert_eq!(err.code(), -32602);
 /// assert_eq!(err.message(), "Unknown tool: nope");
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
 #[error("JSON-RPC error {code}: {message}")]
 pub struct RpcError {
     code: i64,

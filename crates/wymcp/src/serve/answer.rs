@@ -128,6 +128,7 @@ mod tests {
                 structured: None,
                 error_kind: None,
                 scopes_needed: None,
+                failure: None,
             },
             version: ProtocolVersion::V2025_11_25,
         };

@@ -232,7 +232,8 @@ impl Server {
     /// Tests reach it through [`crate::testing::call_tool`]; transports through `tools_call`.
     ///
     /// Everything inside the arguments is the gates' to refuse (an `isError` result); only an
-    /// unknown tool or arguments that are not an object are protocol errors (`-32602`).
+    /// unknown tool or arguments that are not an object are protocol errors (`-32602`), and
+    /// the error a tool fails its request with ([`crate::CallError::protocol`]).
     pub(crate) async fn call_tool(
         &self,
         name: &str,
@@ -259,7 +260,7 @@ impl Server {
             };
             let stack = self.after_gates();
             let result = dispatch::call(&merged, &tool, arguments, ctx, self.limits(), stack);
-            return Ok(result.await);
+            return result.await.into_answer();
         }
         // A fixed table is read in place; a live one from the snapshot taken now.
         let snapshot;
@@ -276,7 +277,9 @@ impl Server {
         let tool = &table.list[i];
         let stack = self.after_gates();
         let tools = &table.list;
-        Ok(dispatch::call(tools, tool, arguments, ctx, self.limits(), stack).await)
+        dispatch::call(tools, tool, arguments, ctx, self.limits(), stack)
+            .await
+            .into_answer()
     }
 
     /// Serves a `tools/call` request's `params` (`name`, `arguments`) as a transport receives

@@ -295,6 +295,7 @@ impl TestClient {
                 structured: None,
                 error_kind: Some(crate::tool::ErrorKind::Dispatch),
                 scopes_needed: None,
+                failure: None,
             }),
         }
     }

@@ -5,6 +5,7 @@ use std::future::Future;
 use serde_json::{Map, Value};
 
 use crate::context::Context;
+use crate::protocol::RpcError;
 use crate::tool::Content;
 
 /// What a plain tool's run returns.
@@ -143,12 +144,15 @@ impl ErrorKind {
     }
 }
 
-/// A failed tool result: the text the caller reads, and its classification.
+/// A failed tool result: the text the caller reads, and its classification; or, made with
+/// [`CallError::protocol`], a JSON-RPC error that fails the request itself.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct CallError {
     message: String,
     kind: ErrorKind,
+    /// The JSON-RPC error the request fails with, in place of an `isError` result.
+    protocol: Option<Box<RpcError>>,
 }
 
 impl CallError {
@@ -157,6 +161,7 @@ impl CallError {
         CallError {
             message: message.into(),
             kind: ErrorKind::Tool,
+            protocol: None,
         }
     }
 
@@ -165,6 +170,43 @@ impl CallError {
         CallError {
             message: message.into(),
             kind: ErrorKind::Dispatch,
+            protocol: None,
+        }
+    }
+
+    /// The call fails with the JSON-RPC error `error` (a protocol-level error), not with a
+    /// tool result: a plain request is answered with it, and a call running as a task
+    /// ([`crate::task`]) ends the task `failed` with it, its `code`, `message` and `data` as
+    /// they are. For an error the caller should read and act on, [`CallError::tool`] (an
+    /// `isError` result) is the usual answer; this one is for a failure of the request
+    /// itself, such as another server's failed task passed on as it failed.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use wymcp::{CallError, RpcError};
+    ///
+    /// let quota = RpcError::new(-32050, "Quota exhausted", Some(json!({"retryAfterMs": 60000})));
+    /// let error = CallError::protocol(quota.clone());
+    /// assert_eq!(error.protocol_error(), Some(&quota));
+    /// assert_eq!(error.message(), "Quota exhausted");
+    /// ```
+    pub fn protocol(error: RpcError) -> Self {
+        CallError {
+            message: error.message().to_owned(),
+            kind: ErrorKind::Tool,
+            protocol: Some(Box::new(error)),
+        }
+    }
+
+    /// The JSON-RPC error the request fails with, when made with [`CallError::protocol`].
+    pub fn protocol_error(&self) -> Option<&RpcError> {
+        self.protocol.as_deref()
+    }
+
+    pub(crate) fn into_protocol(self) -> Result<RpcError, Self> {
+        match self.protocol {
+            Some(error) => Ok(*error),
+            None => Err(self),
         }
     }
 

@@ -8,6 +8,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+use crate::protocol::RpcError;
+
 /// What an action returns: `Ok(Reply)` or `Err(Failure)`.
 pub type ActionResult = Result<Reply, Failure>;
 
@@ -120,6 +122,8 @@ impl<E: StdError + Send + Sync + 'static> From<E> for ActionError {
 pub struct Failure {
     reason: ActionError,
     hint_context: Option<Value>,
+    /// The JSON-RPC error the request fails with, in place of an `isError` result.
+    protocol: Option<Box<RpcError>>,
 }
 
 impl Failure {
@@ -128,6 +132,26 @@ impl Failure {
         Failure {
             reason: reason.into(),
             hint_context: None,
+            protocol: None,
+        }
+    }
+
+    /// The action fails with the JSON-RPC error `error`, not with a tool result: as
+    /// [`CallError::protocol`](crate::CallError::protocol) for a plain tool (a plain
+    /// request is answered with it; a call running as a task ends the task `failed` with it).
+    ///
+    /// ```
+    /// use wymcp::RpcError;
+    /// use wymcp::tool::Failure;
+    ///
+    /// let failure = Failure::protocol(RpcError::new(-32050, "Quota exhausted", None));
+    /// assert_eq!(failure.reason().to_string(), "Quota exhausted");
+    /// ```
+    pub fn protocol(error: RpcError) -> Self {
+        Failure {
+            reason: ActionError::msg(error.message()),
+            hint_context: None,
+            protocol: Some(Box::new(error)),
         }
     }
 
@@ -154,6 +178,14 @@ impl Failure {
 
     pub(crate) fn into_parts(self) -> (ActionError, Option<Value>) {
         (self.reason, self.hint_context)
+    }
+
+    /// The JSON-RPC error, when made with [`Failure::protocol`]; else the failure itself.
+    pub(crate) fn into_protocol(self) -> Result<RpcError, Self> {
+        match self.protocol {
+            Some(error) => Ok(*error),
+            None => Err(self),
+        }
     }
 }
 
