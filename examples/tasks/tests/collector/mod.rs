@@ -17,10 +17,10 @@ use opentelemetry_proto::tonic::trace::v1::Span;
 use prost::Message as _;
 
 /// One request the collector received: its path, content type and body.
-pub type Request = (String, String, Bytes);
+pub(crate) type Request = (String, String, Bytes);
 
 /// What the collector received, in order.
-pub type Received = Arc<Mutex<Vec<Request>>>;
+pub(crate) type Received = Arc<Mutex<Vec<Request>>>;
 
 async fn collect(
     State(received): State<Received>,
@@ -43,7 +43,7 @@ async fn collect(
 /// An OTLP/HTTP collector on 127.0.0.1 (a free port): its base URL (what `--otlp` takes) and
 /// what it receives. `/v1/traces` and `/v1/metrics` are answered 200 (an empty protobuf
 /// answer: full success).
-pub async fn collector() -> (String, Received) {
+pub(crate) async fn collector() -> (String, Received) {
     let received = Received::default();
     let app = axum::Router::new()
         .route("/v1/traces", axum::routing::post(collect))
@@ -56,12 +56,12 @@ pub async fn collector() -> (String, Received) {
 }
 
 /// Lower-case hex, as trace and span ids are written.
-pub fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The string value of `key` among `attributes`, `None` when absent or not a string.
-pub fn text<'a>(attributes: &'a [KeyValue], key: &str) -> Option<&'a str> {
+pub(crate) fn text<'a>(attributes: &'a [KeyValue], key: &str) -> Option<&'a str> {
     attributes
         .iter()
         .find(|kv| kv.key == key)
@@ -75,7 +75,7 @@ pub fn text<'a>(attributes: &'a [KeyValue], key: &str) -> Option<&'a str> {
 
 /// The spans of every `/v1/traces` request `received` holds, each resource's `service.name`
 /// asserted to be `service`.
-pub fn spans(received: &[Request], service: &str) -> Vec<Span> {
+pub(crate) fn spans(received: &[Request], service: &str) -> Vec<Span> {
     let mut spans = Vec::new();
     for (_, _, body) in received.iter().filter(|(p, _, _)| p == "/v1/traces") {
         let request = ExportTraceServiceRequest::decode(body.clone()).unwrap();
@@ -91,7 +91,7 @@ pub fn spans(received: &[Request], service: &str) -> Vec<Span> {
 }
 
 /// The names of the metrics of every `/v1/metrics` request `received` holds.
-pub fn metric_names(received: &[Request]) -> Vec<String> {
+pub(crate) fn metric_names(received: &[Request]) -> Vec<String> {
     let mut names = Vec::new();
     for (_, _, body) in received.iter().filter(|(p, _, _)| p == "/v1/metrics") {
         let request = ExportMetricsServiceRequest::decode(body.clone()).unwrap();
