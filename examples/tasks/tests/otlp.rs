@@ -7,20 +7,17 @@
 
 #![allow(clippy::unwrap_used, missing_docs)]
 
+mod collector;
+
 use std::io::{BufRead as _, BufReader};
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex, mpsc};
+use std::sync::mpsc;
 use std::time::Duration;
 
-use axum::body::Bytes;
-use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode, Uri};
-use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
-use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
-use opentelemetry_proto::tonic::common::v1::{AnyValue, KeyValue, any_value};
 use opentelemetry_proto::tonic::trace::v1::{Span, span::SpanKind, status::StatusCode as Status};
-use prost::Message as _;
 use serde_json::{Value, json};
+
+use collector::{collector, hex, metric_names, spans, text};
 
 const BIN: &str = env!("CARGO_BIN_EXE_tasks");
 /// How long the banner, and the process's exit after SIGTERM, may take before the test gives up.
@@ -38,58 +35,6 @@ impl Drop for Server {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
-}
-
-/// What the collector received: each request's path, content type and body.
-type Received = Arc<Mutex<Vec<(String, String, Bytes)>>>;
-
-async fn collect(
-    State(received): State<Received>,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Bytes,
-) -> StatusCode {
-    let content_type = headers
-        .get("content-type")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default()
-        .to_owned();
-    received
-        .lock()
-        .unwrap()
-        .push((uri.path().to_owned(), content_type, body));
-    StatusCode::OK
-}
-
-/// An OTLP/HTTP collector on 127.0.0.1: `/v1/traces` and `/v1/metrics` answered 200 (an empty
-/// protobuf answer: full success).
-async fn collector() -> (String, Received) {
-    let received = Received::default();
-    let app = axum::Router::new()
-        .route("/v1/traces", axum::routing::post(collect))
-        .route("/v1/metrics", axum::routing::post(collect))
-        .with_state(received.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    (url, received)
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// The string value of `key` among `attributes`, `None` when absent or not a string.
-fn text<'a>(attributes: &'a [KeyValue], key: &str) -> Option<&'a str> {
-    attributes
-        .iter()
-        .find(|kv| kv.key == key)
-        .and_then(|kv| match kv.value.as_ref() {
-            Some(AnyValue {
-                value: Some(any_value::Value::StringValue(s)),
-            }) => Some(s.as_str()),
-            _ => None,
-        })
 }
 
 #[tokio::test]
@@ -207,17 +152,7 @@ async fn a_tools_call_is_exported_over_otlp_with_the_conventions_and_the_clients
         assert_eq!(content_type, "application/x-protobuf", "{path}");
     }
 
-    let mut spans: Vec<Span> = Vec::new();
-    for (_, _, body) in received.iter().filter(|(p, _, _)| p == "/v1/traces") {
-        let request = ExportTraceServiceRequest::decode(body.clone()).unwrap();
-        for resource in request.resource_spans {
-            let attributes = resource.resource.unwrap().attributes;
-            assert_eq!(text(&attributes, "service.name"), Some("tasks"));
-            for scope in resource.scope_spans {
-                spans.extend(scope.spans);
-            }
-        }
-    }
+    let spans = spans(&received, "tasks");
     let calls: Vec<&Span> = spans
         .iter()
         .filter(|s| s.name == "tools/call tasks")
@@ -277,15 +212,7 @@ async fn a_tools_call_is_exported_over_otlp_with_the_conventions_and_the_clients
     assert!(initialize.parent_span_id.is_empty());
 
     // The metrics, sent over OTLP too: the calls' durations.
-    let mut names = Vec::new();
-    for (_, _, body) in received.iter().filter(|(p, _, _)| p == "/v1/metrics") {
-        let request = ExportMetricsServiceRequest::decode(body.clone()).unwrap();
-        for resource in request.resource_metrics {
-            for scope in resource.scope_metrics {
-                names.extend(scope.metrics.into_iter().map(|m| m.name));
-            }
-        }
-    }
+    let names = metric_names(&received);
     assert!(
         names.iter().any(|n| n == "mcp.server.operation.duration"),
         "{names:?}"

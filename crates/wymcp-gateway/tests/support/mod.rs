@@ -170,6 +170,10 @@ pub(crate) async fn start(
         loop {
             let line = lines.next_line().await.unwrap().expect("the banner");
             banner.push(line.clone());
+            // The collector `--otlp` names is no URL of the gateway's.
+            if line.trim_start().starts_with("otlp") {
+                continue;
+            }
             if let Some(at) = line.find("http://127.0.0.1:") {
                 let url = line[at..].split_whitespace().next().unwrap().to_owned();
                 return url;

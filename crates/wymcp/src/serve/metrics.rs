@@ -5,8 +5,11 @@
 //! counters an operator watches: refusals by gate, rate-limited calls, live sessions.
 //!
 //! The instruments are made once per process, from the provider installed when the first
-//! message is measured: install the provider before serving (before or after building the
-//! server: `wymcp::run`'s `--metrics` installs its own once the server is built).
+//! message arrives: install the provider before serving (before or after building the
+//! server: `wymcp::run`'s `--metrics` installs its own once the server is built). When that
+//! provider is OpenTelemetry's no-op one (none was installed), no instrument is made and no
+//! message is measured: no clock read, no label (docs/performance.md, "The `otel` feature's
+//! cost per call").
 //!
 //! Every label is bounded in cardinality by the server, not the client: a method the server
 //! does not serve is `_OTHER`; a tool, an action or a prompt is named only when the server
@@ -50,51 +53,74 @@ struct Instruments {
     started: Mutex<HashMap<String, (Instant, Vec<KeyValue>)>>,
 }
 
-fn instruments() -> &'static Instruments {
-    static INSTRUMENTS: OnceLock<Instruments> = OnceLock::new();
-    INSTRUMENTS.get_or_init(|| {
-        let scope = opentelemetry::InstrumentationScope::builder("wymcp")
-            .with_version(env!("CARGO_PKG_VERSION"))
-            .build();
-        let meter = opentelemetry::global::meter_with_scope(scope);
-        Instruments {
-            operation: meter
-                .f64_histogram("mcp.server.operation.duration")
-                .with_unit("s")
-                .with_description(
-                    "MCP request or notification duration as observed on the receiver from \
-                     the time it was received until the result or ack is sent.",
-                )
-                .with_boundaries(BUCKETS.to_vec())
-                .build(),
-            session: meter
-                .f64_histogram("mcp.server.session.duration")
-                .with_unit("s")
-                .with_description("The duration of the MCP session as observed on the MCP server.")
-                .with_boundaries(BUCKETS.to_vec())
-                .build(),
-            refusals: meter
-                .u64_counter("wymcp.server.refusals")
-                .with_unit("{refusal}")
-                .with_description("Requests refused by a gate or a layer, by `wymcp.refusal`.")
-                .build(),
-            rate_limited: meter
-                .u64_counter("wymcp.server.rate_limited")
-                .with_unit("{call}")
-                .with_description("Calls refused by the rate limit (`rate_limited`).")
-                .build(),
-            sessions: meter
-                .i64_up_down_counter("wymcp.server.sessions")
-                .with_unit("{session}")
-                .with_description("Sessions started on this node and not ended.")
-                .build(),
-            started: Mutex::default(),
-        }
+/// The instruments, or `None` when no meter provider was installed when first asked.
+fn instruments() -> Option<&'static Instruments> {
+    static INSTRUMENTS: OnceLock<Option<Instruments>> = OnceLock::new();
+    INSTRUMENTS.get_or_init(make).as_ref()
+}
+
+/// Whether the server measures its messages: a meter provider was installed when it was
+/// first asked (then once and for all).
+#[inline]
+pub(super) fn enabled() -> bool {
+    instruments().is_some()
+}
+
+/// Whether the global meter provider is one a program installed, not OpenTelemetry's default.
+///
+/// The default is `NoopMeterProvider`, a zero-sized type, and the API offers no other way to
+/// tell it apart (no downcast, no `enabled` check on an instrument). A provider that records
+/// holds its readers and exporters (the SDK's is an `Arc`), so it has a size.
+fn provider_installed() -> bool {
+    std::mem::size_of_val(&*opentelemetry::global::meter_provider()) != 0
+}
+
+fn make() -> Option<Instruments> {
+    if !provider_installed() {
+        return None;
+    }
+    let scope = opentelemetry::InstrumentationScope::builder("wymcp")
+        .with_version(env!("CARGO_PKG_VERSION"))
+        .build();
+    let meter = opentelemetry::global::meter_with_scope(scope);
+    Some(Instruments {
+        operation: meter
+            .f64_histogram("mcp.server.operation.duration")
+            .with_unit("s")
+            .with_description(
+                "MCP request or notification duration as observed on the receiver from \
+                 the time it was received until the result or ack is sent.",
+            )
+            .with_boundaries(BUCKETS.to_vec())
+            .build(),
+        session: meter
+            .f64_histogram("mcp.server.session.duration")
+            .with_unit("s")
+            .with_description("The duration of the MCP session as observed on the MCP server.")
+            .with_boundaries(BUCKETS.to_vec())
+            .build(),
+        refusals: meter
+            .u64_counter("wymcp.server.refusals")
+            .with_unit("{refusal}")
+            .with_description("Requests refused by a gate or a layer, by `wymcp.refusal`.")
+            .build(),
+        rate_limited: meter
+            .u64_counter("wymcp.server.rate_limited")
+            .with_unit("{call}")
+            .with_description("Calls refused by the rate limit (`rate_limited`).")
+            .build(),
+        sessions: meter
+            .i64_up_down_counter("wymcp.server.sessions")
+            .with_unit("{session}")
+            .with_description("Sessions started on this node and not ended.")
+            .build(),
+        started: Mutex::default(),
     })
 }
 
 /// One operation's measurement: its start, and the labels known on arrival.
 pub(super) struct Measure {
+    instruments: &'static Instruments,
     started: Instant,
     method: &'static str,
     known: Option<Method>,
@@ -106,9 +132,12 @@ pub(super) struct Measure {
 }
 
 impl Measure {
-    pub(super) fn start(facts: &Facts<'_>) -> Self {
+    /// The measurement of the operation `facts` describe; `None` when the server does not
+    /// measure ([`enabled`]).
+    pub(super) fn start(facts: &Facts<'_>) -> Option<Self> {
         let echo = wymcp_core::bound::echo;
-        Measure {
+        Some(Measure {
+            instruments: instruments()?,
             started: Instant::now(),
             method: facts.known.map_or(OTHER, Method::as_str),
             known: facts.known,
@@ -117,35 +146,42 @@ impl Measure {
             version: facts.version,
             transport: facts.transport,
             era: facts.era,
-        }
+        })
     }
 
     /// Records the operation's duration and, when it was refused, the refusal.
     pub(super) fn finish(self, ended: Option<&Ended>) {
         let seconds = self.started.elapsed().as_secs_f64();
-        let instruments = instruments();
-        let mut labels = self.common();
+        let instruments = self.instruments;
+        // Every label but `wymcp.refusal` fits: the transport's two, the revision, the era,
+        // the method, the operation, the tool, the action, the error's two.
+        let mut labels = Vec::with_capacity(10);
+        self.transport_labels(&mut labels);
+        if let Some(version) = self.version {
+            labels.push(KeyValue::new("mcp.protocol.version", version.as_str()));
+        }
+        labels.push(KeyValue::new("wymcp.era", era_name(self.era)));
         labels.push(KeyValue::new("mcp.method.name", self.method));
         let answered = ended.is_some_and(|e| e.tool_answered);
         let refusal = ended.and_then(|e| e.refusal.as_deref());
         match self.known {
             Some(Method::ToolsCall) => {
                 labels.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
-                if answered && let Some(tool) = &self.target {
-                    labels.push(KeyValue::new("gen_ai.tool.name", tool.clone()));
+                if answered && let Some(tool) = self.target {
+                    labels.push(KeyValue::new("gen_ai.tool.name", tool));
                 }
                 if answered
                     && !refusal.is_some_and(|r| BEFORE_ACTION.contains(&r))
-                    && let Some(action) = &self.action
+                    && let Some(action) = self.action
                 {
-                    labels.push(KeyValue::new("wymcp.action", action.clone()));
+                    labels.push(KeyValue::new("wymcp.action", action));
                 }
             }
             Some(Method::PromptsGet) => {
                 if ended.is_some_and(|e| e.error_type.is_none())
-                    && let Some(prompt) = &self.target
+                    && let Some(prompt) = self.target
                 {
-                    labels.push(KeyValue::new("gen_ai.prompt.name", prompt.clone()));
+                    labels.push(KeyValue::new("gen_ai.prompt.name", prompt));
                 }
             }
             _ => {}
@@ -160,7 +196,7 @@ impl Measure {
         }
         if let Some(ended) = ended {
             if let Some(error_type) = &ended.error_type {
-                labels.push(KeyValue::new("error.type", error_type.to_string()));
+                labels.push(KeyValue::new("error.type", error_type.clone()));
             }
             if let Some(code) = &ended.code {
                 labels.push(KeyValue::new("rpc.response.status_code", code.clone()));
@@ -171,45 +207,35 @@ impl Measure {
 
     /// `initialize` started `session` (revision `version`): it is live from now on.
     pub(super) fn session_started(&self, session: &str, version: Option<ProtocolVersion>) {
-        let instruments = instruments();
-        let mut labels = self.transport_labels();
+        let mut labels = Vec::with_capacity(3);
+        self.transport_labels(&mut labels);
         if let Some(version) = version {
             labels.push(KeyValue::new("mcp.protocol.version", version.as_str()));
         }
-        instruments.sessions.add(1, &labels);
-        instruments
+        self.instruments.sessions.add(1, &labels);
+        self.instruments
             .started
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .insert(session.to_owned(), (Instant::now(), labels));
     }
 
-    /// The labels of every operation: the transport, the revision, the era.
-    fn common(&self) -> Vec<KeyValue> {
-        let mut labels = self.transport_labels();
-        if let Some(version) = self.version {
-            labels.push(KeyValue::new("mcp.protocol.version", version.as_str()));
-        }
-        labels.push(KeyValue::new("wymcp.era", era_name(self.era)));
-        labels
-    }
-
-    fn transport_labels(&self) -> Vec<KeyValue> {
-        let mut labels = Vec::with_capacity(8);
+    fn transport_labels(&self, labels: &mut Vec<KeyValue>) {
         if let Some(transport) = network_transport(self.transport) {
             labels.push(KeyValue::new("network.transport", transport));
         }
         if self.transport == TransportKind::Http {
             labels.push(KeyValue::new("network.protocol.name", "http"));
         }
-        labels
     }
 }
 
 /// Session `id` is gone from this node (ended, expired, ended elsewhere): its duration is
 /// recorded when this node started it.
 pub(crate) fn session_ended(id: &str) {
-    let instruments = instruments();
+    let Some(instruments) = instruments() else {
+        return;
+    };
     let started = instruments
         .started
         .lock()

@@ -10,7 +10,8 @@
 //! Cost when nobody listens: the span is DEBUG (as the tool events are), so without a
 //! subscriber, or under an `info` filter, [`Operation::start`] is the span's cached interest
 //! check and nothing else: the message is not looked at, no field is written, no clock read.
-//! (With `otel` the metrics always measure: a clock read and the labels per message.)
+//! With `otel`, the same unless a meter provider is installed (then a clock read and the
+//! labels per message: [`metrics`](super::metrics)).
 //!
 //! Every value quoting the client is bounded as refusals bound it (200 characters); no
 //! payload (arguments, results, a resource's contents) and no header but `traceparent` is read.
@@ -83,10 +84,14 @@ impl Operation {
         operation
     }
 
-    /// Whether anything records this operation: a subscriber took its span, or (`otel`) the
-    /// metrics are on.
+    /// Whether anything records this operation: a subscriber took its span, or (`otel`) a
+    /// meter provider is installed.
     fn is_observed(&self) -> bool {
-        cfg!(feature = "otel") || !self.span.is_disabled()
+        #[cfg(feature = "otel")]
+        if super::metrics::enabled() {
+            return true;
+        }
+        !self.span.is_disabled()
     }
 
     /// Whether the operation is observed and not yet ended.
@@ -118,7 +123,7 @@ impl Operation {
         }
         #[cfg(feature = "otel")]
         {
-            self.measure = Some(super::metrics::Measure::start(&facts));
+            self.measure = super::metrics::Measure::start(&facts);
         }
     }
 
@@ -454,5 +459,39 @@ fn refusal_name(content: &[Content]) -> String {
             ..
         }) => echo(name),
         _ => "_OTHER".to_owned(),
+    }
+}
+
+#[cfg(all(test, feature = "otel"))]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::testing::TestClient;
+
+    /// The unit tests install no meter provider and no global subscriber: with `otel` on, an
+    /// operation nobody observes is not described (no labels, no clock read), as without it.
+    #[tokio::test]
+    async fn with_no_meter_provider_and_no_subscriber_a_call_is_not_described() {
+        let client = TestClient::new(crate::Server::builder().name("quiet").build().unwrap());
+        let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "help", "arguments": {}}});
+        let inbound = Inbound {
+            message,
+            era: Era::Session,
+            session: None,
+            identity: None,
+            related: super::super::Related::None,
+            requested: None,
+            headers: None,
+            client: None,
+            loaded: None,
+            raw: None,
+        };
+        let operation = Operation::start(client.core(), &inbound);
+        assert!(operation.span().is_disabled());
+        assert!(!super::super::metrics::enabled());
+        assert!(!operation.is_open());
+        assert!(operation.measure.is_none());
     }
 }
