@@ -4,6 +4,7 @@ mod builder;
 mod checks;
 pub(crate) mod extension;
 mod features;
+mod methods;
 mod mount;
 pub(crate) mod notify;
 mod policy;
