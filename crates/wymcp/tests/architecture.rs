@@ -89,6 +89,45 @@ fn the_serving_core_names_no_extension() {
     assert!(named.is_empty(), "serve names an extension: {named:?}");
 }
 
+/// One method table, one dispatch: neither era's serving (`serve/session.rs`,
+/// `serve/stateless/`) matches on a `Method` variant; both read the handler column of the
+/// method table (`Method::handler`) and hand the server's methods to its one dispatch,
+/// `Server::serve_request` (`server/methods.rs`), so a method's handler is named once.
+#[test]
+fn both_eras_dispatch_through_the_method_table() {
+    let serve = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/serve");
+    let mut files = vec![serve.join("session.rs")];
+    rust_files(&serve.join("stateless"), &mut files);
+    let mut arms = Vec::new();
+    for file in &files {
+        let code = code_of(&std::fs::read_to_string(file).unwrap());
+        for (at, _) in code.match_indices("Method::") {
+            let rest = &code[at + "Method::".len()..];
+            let variant: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric())
+                .collect();
+            if !variant.starts_with(|c: char| c.is_ascii_uppercase()) {
+                continue;
+            }
+            let after = rest[variant.len()..].trim_start_matches([')', ' ']);
+            if after.starts_with("=>") || after.starts_with('|') || after.starts_with("if ") {
+                let name = file.strip_prefix(&serve).unwrap().display();
+                arms.push(format!("Method::{variant} in serve/{name}"));
+            }
+        }
+    }
+    assert!(files.len() > 3, "the scan found the eras' files: {files:?}");
+    assert!(arms.is_empty(), "an era matches on methods: {arms:?}");
+    for (file, era) in [("call.rs", "session"), ("stateless/mod.rs", "stateless")] {
+        let code = code_of(&std::fs::read_to_string(serve.join(file)).unwrap());
+        assert!(
+            code.contains(".serve_request("),
+            "the {era} era serves its requests by Server::serve_request (serve/{file})"
+        );
+    }
+}
+
 /// The crate root is the user API and stays small (issue 41: at most 40 names; modules are
 /// counted apart), and no public type has two paths. Read from the committed public-API
 /// snapshot (`api/wymcp.txt`, which `.ci/public-api` keeps equal to the code).

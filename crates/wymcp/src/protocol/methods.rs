@@ -85,11 +85,74 @@ enum Needs {
     Notifications,
 }
 
+/// What serves a method: the method table's handler column, one handler per method for both
+/// eras. The serving core answers the session's lifecycle and opens listen streams itself;
+/// every other method is the server's, served in either era by the one dispatch
+/// (`Server::serve_method`, `server/methods.rs`) with the request's context.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Handler {
+    /// A step of the session's lifecycle, answered by the serving core with the session's
+    /// record (`serve/session.rs`).
+    Lifecycle(Lifecycle),
+    /// `subscriptions/listen`: admitted by the serving core, its stream framed by the
+    /// transport (`serve/stateless/listen.rs`).
+    Listen,
+    /// `tools/call`: a call of its own (registered so it can be cancelled, its related
+    /// messages on the request's stream), served by `Server::call_tool`.
+    CallTool,
+    /// A request the server answers with a value, through the layers when they wrap it.
+    Serve(Serve),
+}
+
+/// The session's lifecycle: the handlers the serving core runs itself (session era).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Lifecycle {
+    /// `initialize`: starts a session (`serve/initialize.rs`).
+    Initialize,
+    /// `ping`: `{}`.
+    Ping,
+    /// `notifications/initialized`: the lifecycle gate opens.
+    Initialized,
+    /// `notifications/cancelled`: the named call is cancelled.
+    Cancel,
+    /// `logging/setLevel`: the session's log level.
+    SetLevel,
+}
+
+/// The server's handlers of the requests it answers with a value (`server/methods.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Serve {
+    /// `server/discover`: the versions, capabilities and instructions.
+    Discover,
+    /// `tools/list`: the tools as the caller sees them.
+    ListTools,
+    /// `resources/list`.
+    ListResources,
+    /// `resources/templates/list`.
+    ListResourceTemplates,
+    /// `resources/read`.
+    ReadResource,
+    /// `resources/subscribe`.
+    Subscribe,
+    /// `resources/unsubscribe`.
+    Unsubscribe,
+    /// `prompts/list`.
+    ListPrompts,
+    /// `prompts/get`.
+    GetPrompt,
+    /// `completion/complete`.
+    Complete,
+    /// A method of an extension, served by the extension that registers it
+    /// (`server/extension.rs`).
+    Extension,
+}
+
 /// One row of the method table.
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     method: Method,
     name: &'static str,
+    handler: Handler,
     /// Served in a session (2025-03-26 to 2025-11-25).
     session: bool,
     /// Served in the stateless era (2026-07-28).
@@ -112,6 +175,7 @@ const N: bool = false;
 const fn row(
     method: Method,
     name: &'static str,
+    handler: Handler,
     (session, stateless): (bool, bool),
     needs: Needs,
     layered: bool,
@@ -121,6 +185,7 @@ const fn row(
     Entry {
         method,
         name,
+        handler,
         session,
         stateless,
         needs,
@@ -130,38 +195,45 @@ const fn row(
     }
 }
 
+use Handler::{CallTool, Lifecycle as Core, Listen, Serve as Server};
+use Lifecycle::{Cancel, Initialize, Initialized, Ping, SetLevel};
 use Needs::{Capability as Cap, Extension as Ext, Nothing};
+use Serve::{
+    Complete, Discover, Extension, GetPrompt, ListPrompts, ListResourceTemplates, ListResources,
+    ListTools, ReadResource, Subscribe, Unsubscribe,
+};
 
-/// The method table, one row per [`Method`] in declaration order: its wire name, the eras that
-/// serve it, what the server must declare, whether layers wrap it, the param `Mcp-Name` mirrors,
-/// and whether a session still initializing may send it. Every question about a method reads
-/// its row; `tests` check the rows follow the enum.
+/// The method table, one row per [`Method`] in declaration order: its wire name, its handler,
+/// the eras that serve it, what the server must declare, whether layers wrap it, the param
+/// `Mcp-Name` mirrors, and whether a session still initializing may send it (`eras` is
+/// `(session, stateless)`). Every question about a method reads its row; `tests` check the
+/// rows follow the enum.
 #[rustfmt::skip]
 const TABLE: [Entry; 23] = [
-    //   method                           name                          (session, stateless) needs                     layered name_param    before_init
-    row(Method::Initialize,            "initialize",                  (S, N), Nothing,                      N, None,           S),
-    row(Method::Initialized,           "notifications/initialized",   (S, N), Nothing,                      N, None,           S),
-    row(Method::Ping,                  "ping",                        (S, N), Nothing,                      N, None,           S),
-    row(Method::ToolsList,             "tools/list",                  (S, S), Cap("tools"),                 S, None,           S),
-    row(Method::ToolsCall,             "tools/call",                  (S, S), Cap("tools"),                 N, Some("name"),   S),
-    row(Method::SetLevel,              "logging/setLevel",            (S, N), Cap("logging"),               N, None,           N),
-    row(Method::Cancelled,             "notifications/cancelled",     (S, N), Nothing,                      N, None,           N),
-    row(Method::ResourcesList,         "resources/list",              (S, S), Cap("resources"),             S, None,           N),
-    row(Method::ResourceTemplatesList, "resources/templates/list",    (S, S), Cap("resources"),             S, None,           N),
-    row(Method::ResourcesRead,         "resources/read",              (S, S), Cap("resources"),             S, Some("uri"),    N),
-    row(Method::ResourcesSubscribe,    "resources/subscribe",         (S, N), Cap("resources"),             S, None,           N),
-    row(Method::ResourcesUnsubscribe,  "resources/unsubscribe",       (S, N), Cap("resources"),             S, None,           N),
-    row(Method::PromptsList,           "prompts/list",                (S, S), Cap("prompts"),               S, None,           N),
-    row(Method::PromptsGet,            "prompts/get",                 (S, S), Cap("prompts"),               S, Some("name"),   N),
-    row(Method::Complete,              "completion/complete",         (S, S), Cap("completions"),           S, None,           N),
-    row(Method::Discover,              "server/discover",             (N, S), Nothing,                      N, None,           N),
-    row(Method::SubscriptionsListen,   "subscriptions/listen",        (N, S), Needs::Notifications,         N, None,           N),
-    row(Method::SkillsList,            "skills/list",                 (N, S), Ext(SKILLS_EXTENSION),        N, None,           N),
-    row(Method::SkillsGet,             "skills/get",                  (N, S), Ext(SKILLS_EXTENSION),        N, None,           N),
-    row(Method::ResourcesDirectoryRead,"resources/directory/read",    (N, S), Needs::SkillsDirectoryRead,   N, None,           N),
-    row(Method::TasksGet,              "tasks/get",                   (N, S), Ext(TASKS_EXTENSION),         N, Some("taskId"), N),
-    row(Method::TasksUpdate,           "tasks/update",                (N, S), Ext(TASKS_EXTENSION),         N, Some("taskId"), N),
-    row(Method::TasksCancel,           "tasks/cancel",                (N, S), Ext(TASKS_EXTENSION),         N, Some("taskId"), N),
+    //  method                          name                            handler                          eras    needs                    layered name_param  before_init
+    row(Method::Initialize,             "initialize",                   Core(Initialize),                (S, N), Nothing,                      N, None,           S),
+    row(Method::Initialized,            "notifications/initialized",    Core(Initialized),               (S, N), Nothing,                      N, None,           S),
+    row(Method::Ping,                   "ping",                         Core(Ping),                      (S, N), Nothing,                      N, None,           S),
+    row(Method::ToolsList,              "tools/list",                   Server(ListTools),               (S, S), Cap("tools"),                 S, None,           S),
+    row(Method::ToolsCall,              "tools/call",                   CallTool,                        (S, S), Cap("tools"),                 N, Some("name"),   S),
+    row(Method::SetLevel,               "logging/setLevel",             Core(SetLevel),                  (S, N), Cap("logging"),               N, None,           N),
+    row(Method::Cancelled,              "notifications/cancelled",      Core(Cancel),                    (S, N), Nothing,                      N, None,           N),
+    row(Method::ResourcesList,          "resources/list",               Server(ListResources),           (S, S), Cap("resources"),             S, None,           N),
+    row(Method::ResourceTemplatesList,  "resources/templates/list",     Server(ListResourceTemplates),   (S, S), Cap("resources"),             S, None,           N),
+    row(Method::ResourcesRead,          "resources/read",               Server(ReadResource),            (S, S), Cap("resources"),             S, Some("uri"),    N),
+    row(Method::ResourcesSubscribe,     "resources/subscribe",          Server(Subscribe),               (S, N), Cap("resources"),             S, None,           N),
+    row(Method::ResourcesUnsubscribe,   "resources/unsubscribe",        Server(Unsubscribe),             (S, N), Cap("resources"),             S, None,           N),
+    row(Method::PromptsList,            "prompts/list",                 Server(ListPrompts),             (S, S), Cap("prompts"),               S, None,           N),
+    row(Method::PromptsGet,             "prompts/get",                  Server(GetPrompt),               (S, S), Cap("prompts"),               S, Some("name"),   N),
+    row(Method::Complete,               "completion/complete",          Server(Complete),                (S, S), Cap("completions"),           S, None,           N),
+    row(Method::Discover,               "server/discover",              Server(Discover),                (N, S), Nothing,                      N, None,           N),
+    row(Method::SubscriptionsListen,    "subscriptions/listen",         Listen,                          (N, S), Needs::Notifications,         N, None,           N),
+    row(Method::SkillsList,             "skills/list",                  Server(Extension),               (N, S), Ext(SKILLS_EXTENSION),        N, None,           N),
+    row(Method::SkillsGet,              "skills/get",                   Server(Extension),               (N, S), Ext(SKILLS_EXTENSION),        N, None,           N),
+    row(Method::ResourcesDirectoryRead, "resources/directory/read",     Server(Extension),               (N, S), Needs::SkillsDirectoryRead,   N, None,           N),
+    row(Method::TasksGet,               "tasks/get",                    Server(Extension),               (N, S), Ext(TASKS_EXTENSION),         N, Some("taskId"), N),
+    row(Method::TasksUpdate,            "tasks/update",                 Server(Extension),               (N, S), Ext(TASKS_EXTENSION),         N, Some("taskId"), N),
+    row(Method::TasksCancel,            "tasks/cancel",                 Server(Extension),               (N, S), Ext(TASKS_EXTENSION),         N, Some("taskId"), N),
 ];
 
 impl Method {
@@ -201,6 +273,11 @@ impl Method {
             "tasks/cancel" => Method::TasksCancel,
             _ => return None,
         })
+    }
+
+    /// The method's handler, in either era.
+    pub(crate) fn handler(self) -> Handler {
+        self.entry().handler
     }
 
     /// The wire name.

@@ -19,5 +19,6 @@ pub(crate) use jsonrpc::{
 pub use lifecycle::LogLevel;
 pub(crate) use lifecycle::negotiate;
 pub use methods::Method;
+pub(crate) use methods::{Handler, Lifecycle, Serve};
 pub(crate) use version::ProtocolVersion;
 pub use version::UnsupportedVersion;

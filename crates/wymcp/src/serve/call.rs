@@ -18,7 +18,8 @@ use super::operation::Operation;
 use super::{Answer, Core, Refusal, Related, SharedAssigns};
 use crate::Context;
 use crate::context::{ContextBuilder, Origin};
-use crate::protocol::failure;
+use crate::protocol::{Method, failure, success};
+use crate::server::extension::Answered;
 use crate::session::{Delivery, Notifier};
 use crate::session::{RunningCall, SessionHandle, SessionRecord};
 
@@ -303,15 +304,18 @@ pub(super) fn in_session(
         Some(registration),
         move |ctx| {
             Box::pin(async move {
-                let result = core.server().tools_call(params, ctx.clone()).await;
+                let server = core.server();
+                let result = server.serve_request(Method::ToolsCall, params, &ctx, None);
+                let result = result.await;
                 ctx.complete();
                 write_back(&core, &record, &assigns).await;
                 Ok(match result {
-                    Ok(result) => Answer::Call {
+                    Ok(Answered::Call(result)) => Answer::Call {
                         id,
                         result,
                         version: record.version,
                     },
+                    Ok(Answered::Value(result)) => Answer::Message(success(id, result)),
                     Err(error) => Answer::Message(failure(id, &error)),
                 })
             })

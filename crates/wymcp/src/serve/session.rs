@@ -1,6 +1,7 @@
 //! The session era (2025-03-26 to 2025-11-25): `initialize` and `ping` without a session, then
-//! the session the transport names, the lifecycle gate, the envelope, and the method table;
-//! the 2025-03-26 batches.
+//! the session the transport names, the lifecycle gate, the envelope, and the request by its
+//! method's handler (the method table's): the session's lifecycle here, the rest the
+//! server's; the 2025-03-26 batches.
 
 use std::sync::Arc;
 
@@ -10,8 +11,10 @@ use super::call;
 use super::{Answer, Caller, Core, Identity, Inbound, Outcome, Refusal, Related};
 use crate::Context;
 use crate::protocol::{
-    Kind, LogLevel, Method, ProtocolVersion, RpcError, failure, success, validate_envelope,
+    Handler, Kind, Lifecycle, LogLevel, Method, ProtocolVersion, RpcError, failure, success,
+    validate_envelope,
 };
+use crate::server::extension::Answered;
 use crate::session::{SessionHandle, SessionRecord};
 
 /// Serves one message of the session era.
@@ -29,16 +32,16 @@ pub(super) async fn serve(core: &Core, inbound: Inbound<'_>) -> Result<Outcome, 
     let kind = Kind::of(&message);
     let rid = kind.rejection_id();
     if let Kind::Request { id, method } = &kind {
-        // A transport of one session (stdio) refuses a second `initialize` in the method table.
+        // A transport of one session (stdio) refuses a second `initialize` in the session.
         let starts = !(core.settings().one_session && session.is_some());
-        match Method::parse(method) {
-            Some(Method::Initialize) if starts => {
+        match Method::parse(method).map(Method::handler) {
+            Some(Handler::Lifecycle(Lifecycle::Initialize)) if starts => {
                 validate(&message, &rid)?;
                 let params = message.get("params");
                 let caller = super::quota::client_key(identity, client);
                 return super::initialize::start(core, id.clone(), params, identity, caller).await;
             }
-            Some(Method::Ping) => {
+            Some(Handler::Lifecycle(Lifecycle::Ping)) => {
                 validate(&message, &rid)?;
                 return Ok(reply(success(id.clone(), json!({}))));
             }
@@ -188,12 +191,14 @@ async fn in_session(
     let params = message.as_object_mut().and_then(|m| m.remove("params"));
     match kind {
         Kind::Notification { .. } => {
-            match method {
-                Some(Method::Initialized) => mark_initialized(core, &record, &rid).await?,
-                Some(Method::Cancelled) => cancel(core, &handle, params.as_ref()).await,
-                // Unknown notifications, and requests sent as notifications, are accepted
-                // and ignored.
-                _ => {}
+            // The lifecycle's notifications; any other notification, and a request sent as a
+            // notification, is accepted and ignored.
+            if let Some(Handler::Lifecycle(step @ (Lifecycle::Initialized | Lifecycle::Cancel))) =
+                method.map(Method::handler)
+            {
+                let step = lifecycle(core, &record, &handle, step, &rid, params.as_ref());
+                // A notification has no answer.
+                let _no_answer = step.await?;
             }
             Ok(Outcome::Accepted)
         }
@@ -207,7 +212,9 @@ async fn in_session(
     }
 }
 
-/// The method table of a session's requests.
+/// A session's request, by its method's handler: the session's lifecycle here, a
+/// `tools/call` as a call of its own, any other method answered inline by the server's one
+/// dispatch (`Server::serve_request`).
 async fn request(
     core: &Core,
     record: Arc<SessionRecord>,
@@ -217,29 +224,16 @@ async fn request(
     params: Option<Value>,
     (related, caller): (Related, Caller<'_>),
 ) -> Result<Outcome, Refusal> {
-    let identity = caller.identity;
-    let done = |result: Value| Ok(reply(success(id.clone(), result)));
-    visibility_follows(core, &handle, identity);
-    match method {
-        // A transport of one session: `initialize` again is refused here.
-        Method::Initialize => Err(Refusal::invalid(
-            id,
-            "The session is already initialized: this transport serves one session.",
-        )),
-        Method::Ping | Method::Cancelled => {
-            if method == Method::Cancelled {
-                cancel(core, &handle, params.as_ref()).await;
-            }
-            done(json!({}))
+    visibility_follows(core, &handle, caller.identity);
+    match method.handler() {
+        Handler::Lifecycle(step) => {
+            let answer = lifecycle(core, &record, &handle, step, &id, params.as_ref()).await?;
+            Ok(reply(match answer {
+                Ok(result) => success(id, result),
+                Err(error) => failure(id, &error),
+            }))
         }
-        Method::Initialized => {
-            mark_initialized(core, &record, &id).await?;
-            done(json!({}))
-        }
-        Method::ToolsList if !core.server().layers_wrap(method) => {
-            done(handle.list_tools_for(identity))
-        }
-        Method::ToolsCall => Ok(Outcome::Call(call::in_session(
+        Handler::CallTool => Ok(Outcome::Call(call::in_session(
             core,
             record,
             handle,
@@ -247,43 +241,52 @@ async fn request(
             params,
             (related, caller),
         )?)),
-        Method::SetLevel => set_level(core, &record, &handle, id, params.as_ref()).await,
-        _ => {
+        // Not served in a session (the table's era column): never here.
+        Handler::Listen => Err(Refusal::method_not_found(id)),
+        Handler::Serve(_) => {
             let ctx = request_context(core, &record, &handle, &id, caller);
-            // Boxed: these methods' futures (with the layers' branch) stay out of the
-            // future of every call this function serves (+0.8 % per session-era call inline,
-            // callgrind against c6c408b).
-            let result = Box::pin(serve_method(core, method, params, ctx)).await;
+            // Boxed: these methods' futures stay out of the future of every call this
+            // function serves (+0.8 % per session-era call inline, callgrind against c6c408b).
+            let result = Box::pin(core.server().serve_request(method, params, &ctx, None)).await;
             Ok(match result {
-                Ok(result) => reply(success(id, result)),
+                Ok(Answered::Value(result)) => reply(success(id, result)),
+                Ok(Answered::Call(result)) => Outcome::Message(Answer::Call {
+                    id,
+                    result,
+                    version: record.version,
+                }),
                 Err(error) => Outcome::Message(Answer::failure(id, &error)),
             })
         }
     }
 }
 
-/// A request of the methods beyond tools (and `tools/list` when layers wrap it).
-async fn serve_method(
+/// A step of the session's lifecycle (request `rid`, or a notification): its result, or the
+/// error the request is answered (a log level that is none).
+async fn lifecycle(
     core: &Core,
-    method: Method,
-    params: Option<Value>,
-    ctx: Context,
-) -> Result<Value, crate::protocol::RpcError> {
-    if method == Method::ToolsList {
-        let serve = |_, ctx: Context| async move { Ok(list_tools(&ctx)) };
-        return core
-            .server()
-            .through_layers(method, params, ctx, serve)
-            .await;
-    }
-    core.server().feature(method, params, ctx).await
-}
-
-/// `tools/list` as the context's session and caller see it.
-fn list_tools(ctx: &Context) -> Value {
-    match ctx.session() {
-        Some(handle) => handle.list_tools_for(ctx.identity()),
-        None => Value::Null,
+    record: &SessionRecord,
+    handle: &SessionHandle,
+    step: Lifecycle,
+    rid: &Value,
+    params: Option<&Value>,
+) -> Result<Result<Value, RpcError>, Refusal> {
+    match step {
+        // A transport of one session: `initialize` again is refused here.
+        Lifecycle::Initialize => Err(Refusal::invalid(
+            rid.clone(),
+            "The session is already initialized: this transport serves one session.",
+        )),
+        Lifecycle::Ping => Ok(Ok(json!({}))),
+        Lifecycle::Cancel => {
+            cancel(core, handle, params).await;
+            Ok(Ok(json!({})))
+        }
+        Lifecycle::Initialized => {
+            mark_initialized(core, record, rid).await?;
+            Ok(Ok(json!({})))
+        }
+        Lifecycle::SetLevel => set_level(core, record, handle, rid, params).await,
     }
 }
 
@@ -293,27 +296,27 @@ async fn mark_initialized(core: &Core, record: &SessionRecord, rid: &Value) -> R
     core.sessions().save(record, rid).await
 }
 
+/// `logging/setLevel`: the session's level, saved; a level that is none is `-32602`.
 async fn set_level(
     core: &Core,
     record: &SessionRecord,
     handle: &SessionHandle,
-    id: Value,
+    rid: &Value,
     params: Option<&Value>,
-) -> Result<Outcome, Refusal> {
+) -> Result<Result<Value, RpcError>, Refusal> {
     let raw = params.and_then(|p| p.get("level"));
     let Some(level) = raw.and_then(Value::as_str).and_then(LogLevel::parse) else {
         let shown = raw.map_or_else(|| "null".to_owned(), Value::to_string);
-        let error = RpcError::invalid_params_reason(format!(
+        return Ok(Err(RpcError::invalid_params_reason(format!(
             "Invalid log level: {}",
             wymcp_core::bound::echo(&shown)
-        ));
-        return Ok(reply(failure(id, &error)));
+        ))));
     };
     let mut record = record.clone();
     record.log_level = Some(level);
-    core.sessions().save(record, &id).await?;
+    core.sessions().save(record, rid).await?;
     handle.set_log_level(Some(level));
-    Ok(reply(success(id, json!({}))))
+    Ok(Ok(json!({})))
 }
 
 /// The context of a request answered inline (resources, prompts, completion): the session,

@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 
 use crate::context::Context;
 use crate::mrtr::Round;
-use crate::protocol::{Method, RpcError};
+use crate::protocol::{Handler, Method, RpcError, Serve};
 use crate::server::Server;
 use crate::tool::CallToolResult;
 
@@ -125,8 +125,18 @@ pub(crate) struct Extensions {
 }
 
 impl Extensions {
-    /// Registers `extension` (once: a second registration of the same id is ignored).
+    /// Registers `extension` (once: a second registration of the same id is ignored). Its
+    /// methods' rows in the method table name the extensions' handler
+    /// ([`Serve::Extension`]), which serves them by this registry.
     pub(crate) fn register(&mut self, extension: &'static dyn Extension) {
+        debug_assert!(
+            extension
+                .methods()
+                .iter()
+                .all(|m| m.handler() == Handler::Serve(Serve::Extension)),
+            "the method table hands {}'s methods to their extension",
+            extension.id()
+        );
         if !self.registered.iter().any(|e| e.id() == extension.id()) {
             self.registered.push(extension);
         }

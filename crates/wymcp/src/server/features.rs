@@ -1,19 +1,18 @@
-//! Resources, prompts and completion on [`Server`]: the registries, capabilities, the
-//! transport-neutral serving of their methods (crate-private: serving is the transports' and
-//! the testing kit's), and the server-initiated notifications.
+//! Resources, prompts and completion on [`Server`]: the registries, the capabilities (and the
+//! `server/discover` result that declares them), and what the server holds beside its tools.
+//! Their methods are served by the one dispatch (`methods.rs`).
 
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
 use crate::completion::registry::CompletionRegistry;
-use crate::context::Context;
-use crate::paging::{self, params_object};
+use crate::paging;
 use crate::prompt::registry::PromptRegistry;
-use crate::protocol::{Method, ProtocolVersion, RpcError};
+use crate::protocol::ProtocolVersion;
+use crate::protocol::stateless::supported_versions;
 use crate::resource::Hub;
-use crate::resource::registry::{ResourceRegistry, uri_param};
-use crate::resource::subscriptions::Subscriber;
+use crate::resource::registry::ResourceRegistry;
 use crate::server::Server;
 
 /// Everything beyond tools a server serves, validated at `build()`.
@@ -143,6 +142,28 @@ impl Server {
         Value::Object(caps)
     }
 
+    /// The capabilities of the stateless era ([`capabilities`](Self::capabilities) at
+    /// 2026-07-28), which every stateless request's method check reads: a server's
+    /// capabilities never change once built, so they are made on first use.
+    pub(crate) fn stateless_capabilities(&self) -> &Value {
+        self.features()
+            .stateless_capabilities
+            .get_or_init(|| self.capabilities(ProtocolVersion::V2026_07_28))
+    }
+
+    /// The `server/discover` result (2026-07-28), before the era's shaping: the revisions
+    /// served, the capabilities, the instructions.
+    pub(crate) fn discover(&self) -> Value {
+        let mut result = Map::new();
+        result.insert("supportedVersions".into(), json!(supported_versions()));
+        let capabilities = self.stateless_capabilities().clone();
+        result.insert("capabilities".into(), capabilities);
+        if let Some(instructions) = self.instructions() {
+            result.insert("instructions".into(), json!(instructions));
+        }
+        Value::Object(result)
+    }
+
     /// Resource URIs in `resources/list` order.
     pub fn resource_uris(&self) -> Vec<&str> {
         self.features().resources.uris()
@@ -157,159 +178,24 @@ impl Server {
     pub fn prompt_names(&self) -> Vec<&str> {
         self.features().prompts.names()
     }
-
-    /// Serves a resources, prompts or completion request through the server's layers (when it
-    /// has some: [`through_layers`](Self::through_layers)); any other method is "Method not
-    /// found" (`-32601`). Absent or `null` params read as `{}`; params of another type are
-    /// `-32602`.
-    ///
-    /// - `resources/list`, `resources/templates/list`, `prompts/list`: one page (see
-    ///   [`ServerBuilder::page_size`](crate::ServerBuilder::page_size)), `nextCursor` when more
-    ///   follow; an invalid cursor is `-32602`.
-    /// - `resources/read`: a resource by exact URI, else the first template the URI matches. An
-    ///   unknown URI is "resource not found" as the revision says: `-32002` with `data.uri` up
-    ///   to 2025-11-25, `-32602` with `data.uri` from 2026-07-28 on.
-    /// - `resources/subscribe`, `resources/unsubscribe`: for the context's session (subscribing
-    ///   to a URI that resolves to nothing is "resource not found"); answer `{}`.
-    /// - `prompts/get`: an unknown prompt, an undeclared argument, a missing required one or a
-    ///   non-string value is `-32602` naming it.
-    /// - `completion/complete`, for a prompt argument (`ref/prompt`) or a resource-template
-    ///   variable (`ref/resource`, `uri` the template as listed): an unknown prompt, template,
-    ///   argument or variable is `-32602`; one without a provider completes to no values.
-    pub(crate) async fn feature(
-        &self,
-        method: Method,
-        params: Option<Value>,
-        ctx: Context,
-    ) -> Result<Value, RpcError> {
-        if !self.layers_wrap(method) {
-            return self.serve_feature(method, params, ctx).await;
-        }
-        let server = self.clone();
-        let serve =
-            move |params, ctx| async move { server.serve_feature(method, params, ctx).await };
-        self.through_layers(method, params, ctx, serve).await
-    }
-
-    /// Whether a layer wraps requests of `method`: a server layer wraps the requests the
-    /// method table marks layered ([`Method::layered`]: the lists, reads, subscriptions, prompts
-    /// and completion) and the methods of the extensions that say so
-    /// ([`Extension::layered`](super::extension::Extension::layered): the skills methods);
-    /// `tools/call` passes them too, after the gates (see `dispatch`). The protocol's own
-    /// machinery (`initialize`, `ping`, `logging/setLevel`, notifications, `server/discover`,
-    /// `subscriptions/listen`, `tasks/*`) passes no layer.
-    pub(crate) fn layers_wrap(&self, method: Method) -> bool {
-        let features = self.features();
-        let stack = features.middleware.as_ref();
-        stack.is_some_and(crate::middleware::Stack::wraps_methods)
-            && (method.layered() || features.extensions.layered(method))
-    }
-
-    /// Serves a request of `method` (not `tools/call`): through the server's layers when
-    /// they wrap it (its params then are an object, else `-32602` before any layer), `serve`
-    /// answering after them on the params as the layers left them; else `serve` at once.
-    pub(crate) async fn through_layers<F, Fut>(
-        &self,
-        method: Method,
-        params: Option<Value>,
-        ctx: Context,
-        serve: F,
-    ) -> Result<Value, RpcError>
-    where
-        F: FnOnce(Option<Value>, Context) -> Fut + Send + 'static,
-        Fut: Future<Output = Result<Value, RpcError>> + Send + 'static,
-    {
-        let stack = self.features().middleware.as_ref();
-        let Some(stack) = stack.filter(|_| self.layers_wrap(method)) else {
-            return serve(params, ctx).await;
-        };
-        let params = params_object(params)?;
-        let serve: crate::middleware::Serve =
-            Box::new(move |params, ctx| Box::pin(serve(Some(Value::Object(params)), ctx)));
-        stack.serve_method(method, params, ctx, serve).await
-    }
-
-    /// [`feature`](Self::feature) past the layers.
-    async fn serve_feature(
-        &self,
-        method: Method,
-        params: Option<Value>,
-        ctx: Context,
-    ) -> Result<Value, RpcError> {
-        let features = self.features();
-        // The application's error texts (a resource's, a prompt's, a completion's) are bounded.
-        let max = features.limits.max_error_text;
-        if let Some(extension) = features.extensions.serving(method) {
-            let answer = extension.serve(self, method, params, ctx).await;
-            return answer.map_err(|error| error.bounded(max));
-        }
-        // Read only by the arm that runs: an unknown method is refused whatever its params.
-        let object = move || params_object(params);
-        let (resources, prompts) = (&features.resources, &features.prompts);
-        let (size, version) = (features.page_size, ctx.protocol_version());
-        let answer = match method {
-            Method::ResourcesList => resources.list(&object()?, size, (version, ctx.identity())),
-            Method::ResourceTemplatesList => {
-                resources.list_templates(&object()?, size, (version, ctx.identity()))
-            }
-            Method::ResourcesRead => resources.read(uri_param(&object()?)?, ctx).await,
-            Method::ResourcesSubscribe => {
-                let params = object()?;
-                let uri = uri_param(&params)?;
-                resources.check_resolves(uri, version, ctx.identity())?;
-                let subscriptions = &resources.subscriptions;
-                subscriptions
-                    .subscribe(uri, Subscriber::of(&ctx), &features.limits)
-                    .await
-                    .map_err(subscription_refused)?;
-                // A reader whose contents live elsewhere subscribes there too.
-                if let Some(reader) = resources.reader_of(uri)
-                    && let Err(error) = reader.subscribed(uri, ctx.clone()).await
-                {
-                    let _ = subscriptions.unsubscribe(uri, Subscriber::of(&ctx)).await;
-                    return Err(error.to_rpc_error(uri, version).bounded(max));
-                }
-                Ok(json!({}))
-            }
-            Method::ResourcesUnsubscribe => {
-                let params = object()?;
-                let uri = uri_param(&params)?;
-                let subscriptions = &resources.subscriptions;
-                subscriptions
-                    .unsubscribe(uri, Subscriber::of(&ctx))
-                    .await
-                    .map_err(subscription_refused)?;
-                if let Some(reader) = resources.reader_of(uri) {
-                    reader.unsubscribed(uri, ctx.clone()).await;
-                }
-                Ok(json!({}))
-            }
-            Method::PromptsList => prompts.list(&object()?, size, (version, ctx.identity())),
-            Method::PromptsGet => prompts.get(object()?, ctx).await,
-            Method::Complete => {
-                let completions = &features.completions;
-                completions
-                    .complete(object()?, prompts, resources, ctx)
-                    .await
-            }
-            _ => Err(RpcError::method_not_found()),
-        };
-        answer.map_err(|error| error.bounded(max))
-    }
 }
 
-/// A subscription a cap or the shared store refused: a cap is the client's to mend
-/// (`-32602`, naming it); a store failure is the server's (`-32603`).
-fn subscription_refused(refused: crate::resource::SubscriptionError) -> RpcError {
-    match refused {
-        crate::resource::SubscriptionError::Unavailable(reason) => {
-            tracing::warn!(%reason, "MCP subscription store failed");
-            RpcError::new(
-                RpcError::INTERNAL_ERROR,
-                "The subscription store is unavailable; try again.",
-                None,
-            )
-        }
-        cap => RpcError::invalid_params_reason(cap.to_string()),
+#[cfg(test)]
+mod tests {
+    use crate::Server;
+
+    #[test]
+    fn list_changed_is_declared_at_2026_07_28_only_when_the_server_declares_it() {
+        let plain = Server::builder().build().expect("builds");
+        let capabilities = plain.stateless_capabilities();
+        assert!(capabilities["tools"].get("listChanged").is_none());
+        let declared = Server::builder()
+            .list_changed(true)
+            .build()
+            .expect("builds");
+        assert_eq!(
+            declared.stateless_capabilities()["tools"]["listChanged"],
+            true
+        );
     }
 }

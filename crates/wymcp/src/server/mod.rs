@@ -5,6 +5,7 @@ mod checks;
 pub(crate) mod extension;
 mod features;
 mod live_tools;
+mod methods;
 mod mount;
 pub(crate) mod notify;
 mod policy;

@@ -7,7 +7,6 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::RoutingHeaders;
-use super::results;
 use crate::context::ContextBuilder;
 use crate::mrtr::{self, Round};
 use crate::protocol::stateless::{
@@ -73,7 +72,7 @@ pub(crate) fn admit(server: &Server, message: Map<String, Value>) -> Result<Inco
         }
     }
     let Some(method) = Method::parse(&name)
-        .filter(|m| m.served_stateless() && m.is_served_by(results::capabilities(server)))
+        .filter(|m| m.served_stateless() && m.is_served_by(server.stateless_capabilities()))
     else {
         return Err(Refusal::method_not_found(id));
     };

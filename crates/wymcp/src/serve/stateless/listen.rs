@@ -106,7 +106,7 @@ impl Filter {
     /// extension lets this caller watch (each once; an extension may refuse the request, as
     /// the tasks extension refuses `-32021` the task ids of a client that does not declare it).
     pub(crate) async fn honoured(self, server: &Server, ctx: &Context) -> Result<Filter, RpcError> {
-        let caps = results::capabilities(server);
+        let caps = server.stateless_capabilities();
         let declared = |kind: &str, flag: &str| caps[kind][flag] == Value::Bool(true);
         let mut uris: Vec<String> = Vec::new();
         if declared("resources", "subscribe") {

@@ -21,7 +21,6 @@
 //! | a client capability the handler needed, undeclared | `-32021` | 400 |
 
 mod admit;
-mod execute;
 pub(crate) mod listen;
 mod results;
 mod wire;
@@ -31,12 +30,12 @@ use tokio_util::sync::CancellationToken;
 
 use super::{Call, Core, Inbound, Outcome, Refusal, Related};
 use crate::context::{Context, Origin};
-use crate::protocol::{Method, RpcError};
+use crate::protocol::{Handler, RpcError};
 use crate::session::Work;
 
 pub(crate) use admit::claimed_in_body;
 use admit::{Prepared, admit};
-use execute::{answer, execute};
+use results::answer;
 pub(crate) use wire::{StatelessCall, meta};
 
 /// The request headers a transport has (Streamable HTTP's), by lower-case name: the era
@@ -111,7 +110,7 @@ pub(super) async fn serve(core: &Core, inbound: Inbound<'_>) -> Result<Outcome, 
     }
     let transport = core.settings().transport;
     prepared.ctx = prepared.ctx.origin(Origin { transport, client });
-    if prepared.method == Method::SubscriptionsListen {
+    if prepared.method.handler() == Handler::Listen {
         let (id, params, ctx) = (prepared.id, prepared.params, prepared.ctx.build());
         return Ok(Outcome::Listen(Listen { id, params, ctx }));
     }
@@ -157,7 +156,8 @@ fn call(core: &Core, prepared: Prepared, related: &Related) -> Result<Call, Refu
         move |ctx| {
             Box::pin(async move {
                 let server = core.server();
-                let result = execute(server, method, params, &ctx, round.as_deref()).await;
+                let result = server.serve_request(method, params, &ctx, round.as_deref());
+                let result = result.await;
                 ctx.complete();
                 answer(&core, &ctx, &name, id, result)
             })

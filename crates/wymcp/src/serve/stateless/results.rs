@@ -1,32 +1,13 @@
-//! The server's side of the stateless era's results: its capabilities, the `server/discover`
-//! result, and the shaping every result gets (`resultType`, `_meta` serverInfo, cache hints).
+//! The stateless era's answers: the shaping every result gets (`resultType`, `_meta`
+//! serverInfo, cache hints), and the answer to a request whose handler ran (`-32021` first).
 
 use serde_json::{Map, Value, json};
 
-use crate::Server;
-use crate::protocol::ProtocolVersion;
-use crate::protocol::stateless::{CacheHints, SERVER_INFO_KEY, supported_versions};
-
-/// The capabilities of the stateless era ([`Server::capabilities`] at 2026-07-28).
-pub(crate) fn capabilities(server: &Server) -> &Value {
-    // A server's capabilities never change once built: worked out on first use, then read
-    // by every request's method check.
-    server
-        .features()
-        .stateless_capabilities
-        .get_or_init(|| server.capabilities(ProtocolVersion::V2026_07_28))
-}
-
-/// The `server/discover` result (without the shaping [`complete`] adds).
-pub(crate) fn discover_result(server: &Server) -> Value {
-    let mut result = Map::new();
-    result.insert("supportedVersions".into(), json!(supported_versions()));
-    result.insert("capabilities".into(), capabilities(server).clone());
-    if let Some(instructions) = server.instructions() {
-        result.insert("instructions".into(), json!(instructions));
-    }
-    Value::Object(result)
-}
+use crate::protocol::stateless::{self, CacheHints, SERVER_INFO_KEY};
+use crate::protocol::{RpcError, success};
+use crate::serve::{Answer, Class, Core, Refusal};
+use crate::server::extension::Answered;
+use crate::{Context, Server};
 
 /// Shapes a result of the stateless era: `resultType: "complete"` unless set, the server's
 /// `{name, version}` in `_meta`, and `method`'s cache hint when it has one.
@@ -60,19 +41,32 @@ pub(crate) fn complete(server: &Server, method: &str, hints: &CacheHints, result
     Value::Object(map)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::capabilities;
-    use crate::Server;
-
-    #[test]
-    fn list_changed_is_declared_only_when_the_server_declares_it() {
-        let plain = Server::builder().build().expect("builds");
-        assert!(capabilities(&plain)["tools"].get("listChanged").is_none());
-        let declared = Server::builder()
-            .list_changed(true)
-            .build()
-            .expect("builds");
-        assert_eq!(capabilities(&declared)["tools"]["listChanged"], true);
+/// The answer to request `id` of method `name`, whose handler ran with `ctx` and gave
+/// `result`: `-32021` when the handler asked for a client capability the request did not
+/// declare (whatever it did next), else the result shaped for the era (`resultType`,
+/// `_meta` serverInfo, the method's cache hint) or the handler's error.
+pub(crate) fn answer(
+    core: &Core,
+    ctx: &Context,
+    name: &str,
+    id: Value,
+    result: Result<Answered, RpcError>,
+) -> Result<Answer, Refusal> {
+    if let Some(required) = ctx.required_capabilities() {
+        let error = stateless::missing_capability(required);
+        return Err(Refusal::new(Class::Invalid, id, error));
     }
+    Ok(match result {
+        Ok(Answered::Call(result)) => Answer::Stateless {
+            id,
+            result,
+            meta: core.stateless_meta().clone(),
+        },
+        Ok(Answered::Value(result)) => {
+            let hints = &core.settings().cache_hints;
+            let shaped = complete(core.server(), name, hints, result);
+            Answer::Message(success(id, shaped))
+        }
+        Err(error) => Answer::failure(id, &error),
+    })
 }

@@ -10,7 +10,7 @@ use crate::serve::{ClientCounts, Core, Listeners};
 
 /// Shared by every request of one service.
 pub(crate) struct State {
-    /// The serving core: sessions, both eras' method tables, the call runner.
+    /// The serving core: sessions, both eras, the call runner.
     pub(crate) core: Core,
     pub(crate) config: HttpConfig,
     pub(crate) auth: Option<Arc<dyn Authenticate>>,
