@@ -237,7 +237,11 @@ async fn request(
             done(json!({}))
         }
         Method::ToolsList if !core.server().layers_wrap(method) => {
-            done(handle.list_tools_for(identity))
+            let per_page = core.server().limits().tools_per_page;
+            match handle.list_tools_page(identity, per_page, params.as_ref()) {
+                Ok(result) => done(result),
+                Err(error) => Ok(Outcome::Message(Answer::failure(id, &error))),
+            }
         }
         Method::ToolsCall => Ok(Outcome::Call(call::in_session(
             core,
@@ -270,7 +274,10 @@ async fn serve_method(
     ctx: Context,
 ) -> Result<Value, crate::protocol::RpcError> {
     if method == Method::ToolsList {
-        let serve = |_, ctx: Context| async move { Ok(list_tools(&ctx)) };
+        let per_page = core.server().limits().tools_per_page;
+        let serve = move |params: Option<Value>, ctx: Context| async move {
+            list_tools(&ctx, per_page, params.as_ref())
+        };
         return core
             .server()
             .through_layers(method, params, ctx, serve)
@@ -280,10 +287,14 @@ async fn serve_method(
 }
 
 /// `tools/list` as the context's session and caller see it.
-fn list_tools(ctx: &Context) -> Value {
+fn list_tools(
+    ctx: &Context,
+    per_page: Option<usize>,
+    params: Option<&Value>,
+) -> Result<Value, crate::protocol::RpcError> {
     match ctx.session() {
-        Some(handle) => handle.list_tools_for(ctx.identity()),
-        None => Value::Null,
+        Some(handle) => handle.list_tools_page(ctx.identity(), per_page, params),
+        None => Ok(Value::Null),
     }
 }
 

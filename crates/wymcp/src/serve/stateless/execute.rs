@@ -27,8 +27,8 @@ pub(crate) async fn execute(
         Method::Discover => Ok(results::discover_result(server)),
         Method::ToolsList => {
             let lists = server.clone();
-            let serve = move |_, ctx: Context| async move {
-                Ok(lists.list_tools_for(ctx.protocol_version(), ctx.identity()))
+            let serve = move |params: Option<Value>, ctx: Context| async move {
+                lists.list_tools_page(ctx.protocol_version(), ctx.identity(), params.as_ref())
             };
             server.through_layers(method, params, ctx, serve).await
         }
