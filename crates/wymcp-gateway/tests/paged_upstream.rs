@@ -19,7 +19,9 @@ impl PlainTool for Numbered {
         "One of many"
     }
     fn input_schema(&self) -> Map<String, Value> {
-        Map::new()
+        let mut schema = Map::new();
+        schema.insert("type".into(), Value::String("object".into()));
+        schema
     }
     async fn run(&self, _arguments: Map<String, Value>, _ctx: Context) -> CallResult {
         Ok(CallOutput::text(self.0.clone()))
@@ -32,7 +34,7 @@ async fn a_gateway_lists_every_tool_of_a_paged_upstream() {
         .name("paged")
         .limits(Limits::default().tools_per_page(50));
     for i in 0..TOOLS {
-        builder = builder.tool(Numbered(format!("tool_{i:04}")));
+        builder = builder.plain_tool(Numbered(format!("tool_{i:04}")));
     }
     let upstream = builder.build().unwrap();
     let http = HttpServer::bind("127.0.0.1:0", StreamableHttp::builder(upstream))
