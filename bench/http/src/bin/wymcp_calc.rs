@@ -8,6 +8,8 @@
 //! `audit` (the built-ins, with limits the load never reaches). `WYMCP_CALC_TOOLS=N` registers
 //! N other action tools of `WYMCP_CALC_ACTIONS` actions each (default 10) before `calc`, for the
 //! cost of a call as the catalogue grows (docs/performance.md, "Cost as the work grows").
+//! `WYMCP_CALC_TOOLS_PER_PAGE=N` pages `tools/list` at N tools (`Limits::tools_per_page`; not
+//! paged by default): the cost of a page (`list_pages.sh`).
 //! `WYMCP_CALC_NOTE=1` gives `add` an optional string `note` (the argument-size figure:
 //! `MCPLOAD_PAD`). `WYMCP_CALC_STREAMS=1` lets one client hold 20,000 GET streams with no
 //! keep-alive comments, on as many connections, and makes each `SIGUSR1` fan one
@@ -110,6 +112,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let note = std::env::var_os("WYMCP_CALC_NOTE").is_some_and(|v| v == "1");
     let mut builder = builder.tool(Calc { note });
+    if std::env::var_os("WYMCP_CALC_TOOLS_PER_PAGE").is_some() {
+        let size = count("WYMCP_CALC_TOOLS_PER_PAGE", 0)?;
+        builder = builder.limits(wymcp::Limits::default().tools_per_page(size));
+    }
     // `WYMCP_CALC_REDIS=URL`: one node of a Redis deployment (docs/scale-out.md).
     if let Ok(url) = std::env::var("WYMCP_CALC_REDIS") {
         builder = builder.backends(wymcp_redis::Redis::connect(&url).await?.backends());

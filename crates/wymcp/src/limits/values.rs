@@ -100,6 +100,12 @@ pub struct Limits {
     /// the others are counted in `enum_omitted`. The `input_schema` digest still carries them
     /// all.
     pub max_listed_enum_values: usize,
+    /// Most tools one `tools/list` answer carries (`None`, the default: every tool in one
+    /// answer, `cursor` ignored, as the founding contract's LIST-11 has it). With `Some(n)` a
+    /// longer list is paged: `nextCursor` gives the next page's opaque cursor, and a `cursor`
+    /// that was not one (`Invalid cursor: ...`) or whose place the list no longer has
+    /// (`Stale cursor: ...`, after a session's runtime tools changed) is refused `-32602`.
+    pub tools_per_page: Option<usize>,
 }
 
 impl Default for Limits {
@@ -127,6 +133,7 @@ impl Default for Limits {
             max_listed_actions: DEFAULT_MAX_LISTED_ACTIONS,
             max_action_signature: DEFAULT_MAX_ACTION_SIGNATURE,
             max_listed_enum_values: DEFAULT_MAX_LISTED_ENUM_VALUES,
+            tools_per_page: None,
         }
     }
 }
@@ -210,6 +217,22 @@ impl Limits {
     /// `schemas` excerpt (default 10).
     pub fn max_listed_enum_values(mut self, max: usize) -> Self {
         self.max_listed_enum_values = max;
+        self
+    }
+
+    /// Pages `tools/list` at `max` tools per answer (0 reads as 1); by default it is not
+    /// paged (one answer, `cursor` ignored). A client following `nextCursor` (wymcp's
+    /// [`Client`](crate::Client) does) reads every tool once, in the unpaged list's order.
+    ///
+    /// ```
+    /// use wymcp::{Limits, Server};
+    ///
+    /// let server = Server::builder().limits(Limits::default().tools_per_page(50)).build()?;
+    /// assert_eq!(server.limits().tools_per_page, Some(50));
+    /// # Ok::<(), wymcp::ConfigurationError>(())
+    /// ```
+    pub fn tools_per_page(mut self, max: usize) -> Self {
+        self.tools_per_page = Some(max);
         self
     }
 

@@ -159,10 +159,13 @@ impl Server {
         let (size, version) = (features.page_size, ctx.protocol_version());
         let answer = match handler {
             Serve::Discover => Ok(self.discover()),
-            Serve::ListTools => Ok(match ctx.session() {
-                Some(session) => session.list_tools_for(ctx.identity()),
-                None => self.list_tools_for(version, ctx.identity()),
-            }),
+            Serve::ListTools => match ctx.session() {
+                Some(session) => {
+                    let per_page = features.limits.tools_per_page;
+                    session.list_tools_page(ctx.identity(), per_page, params.as_ref())
+                }
+                None => self.list_tools_page(version, ctx.identity(), params.as_ref()),
+            },
             Serve::ListResources => {
                 resources.list(&params_object(params)?, size, (version, ctx.identity()))
             }

@@ -228,6 +228,21 @@ impl Server {
         self.with_tools(|tools| crate::tool::visibility::list(&tools.list, version, identity))
     }
 
+    /// `tools/list` for a request's `params` as `identity` sees it, paged when
+    /// [`Limits::tools_per_page`](crate::Limits::tools_per_page) is set (a bad `cursor` is
+    /// `-32602`); the full list, `params` ignored, when it is not.
+    pub(crate) fn list_tools_page(
+        &self,
+        version: ProtocolVersion,
+        identity: Option<&Identity>,
+        params: Option<&Value>,
+    ) -> Result<Value, RpcError> {
+        let per_page = self.limits().tools_per_page;
+        self.with_tools(|tools| {
+            crate::tool::visibility::list_page(&tools.list, version, identity, per_page, params)
+        })
+    }
+
     /// Calls a tool by name. `arguments` absent or `null` reads as `{}`. When the context
     /// belongs to a session, the session's tool list (runtime tools included) is served.
     /// Tests reach it through [`crate::testing::call_tool`]; transports through `tools_call`.

@@ -196,6 +196,33 @@ impl SessionHandle {
         crate::tool::visibility::list(&merged, tools.version, identity)
     }
 
+    /// [`list_tools_for`](Self::list_tools_for) for a request's `params`, paged by
+    /// `per_page` ([`Limits::tools_per_page`](crate::Limits::tools_per_page)). A session
+    /// without runtime tools pages its server's list itself (no copy of it per page).
+    pub(crate) fn list_tools_page(
+        &self,
+        identity: Option<&crate::context::Identity>,
+        per_page: Option<usize>,
+        params: Option<&Value>,
+    ) -> Result<Value, crate::protocol::RpcError> {
+        let tools = self.tools();
+        let mut state = tools.lock();
+        state.dirty = false;
+        let version = tools.version;
+        let configured = tools.configured.list();
+        if state.runtime.is_empty() {
+            return crate::tool::visibility::list_page(
+                &configured,
+                version,
+                identity,
+                per_page,
+                params,
+            );
+        }
+        let merged = merge(&configured, &state.runtime);
+        crate::tool::visibility::list_page(&merged, version, identity, per_page, params)
+    }
+
     /// Whether the tool list changed since `tools/list` was last served.
     pub fn is_tool_list_dirty(&self) -> bool {
         self.tool_list().is_dirty()

@@ -15,7 +15,9 @@ use wymcp_core::ValidatedAction;
 
 use crate::context::Identity;
 use crate::context::missing_scopes;
+use crate::paging::ToolsCursor;
 use crate::protocol::ProtocolVersion;
+use crate::protocol::RpcError;
 use crate::tool::definition;
 use crate::tool::registered::{Kind, RegisteredTool};
 
@@ -144,6 +146,52 @@ pub(crate) fn list(
         .filter_map(|t| definition_for(t, version, identity).map(Cow::into_owned))
         .collect();
     serde_json::json!({ "tools": listed })
+}
+
+/// The `tools/list` result for a request's `params`: with `per_page` `None` (the default) the
+/// contract's single page, `cursor` ignored (LIST-11); with `Some(n)` at most `n` tools (0
+/// reads as 1) from the request's `cursor` on, and `nextCursor` when more follow (see
+/// [`ToolsCursor`]). A page costs what its own tools cost, wherever it is in the list: without
+/// an identity every tool is shown and the cursor's place is an index; with one, the tools
+/// before it are only tested for being seen, not rendered.
+pub(crate) fn list_page(
+    tools: &[Arc<RegisteredTool>],
+    version: ProtocolVersion,
+    identity: Option<&Identity>,
+    per_page: Option<usize>,
+    params: Option<&Value>,
+) -> Result<Value, RpcError> {
+    let Some(per_page) = per_page else {
+        return Ok(list(tools, version, identity));
+    };
+    let cursor = ToolsCursor::from_params(params)?;
+    let start = cursor.as_ref().map_or(0, |c| c.offset);
+    // The tools the caller sees from `start - 1` on (from 0 for the first page).
+    let from = start.saturating_sub(1);
+    let mut seen: Box<dyn Iterator<Item = &Arc<RegisteredTool>>> = match identity {
+        None => Box::new(tools.get(from..).unwrap_or_default().iter()),
+        Some(_) => Box::new(tools.iter().filter(|t| sees(t, identity)).skip(from)),
+    };
+    if let Some(cursor) = &cursor {
+        if seen.next().map(|t| t.name.as_str()) != Some(cursor.after.as_str()) {
+            return Err(ToolsCursor::stale());
+        }
+    }
+    let page: Vec<&Arc<RegisteredTool>> = seen.by_ref().take(per_page.max(1)).collect();
+    let mut result = serde_json::Map::new();
+    let next = match (page.last(), seen.next()) {
+        (Some(last), Some(_)) => Some(ToolsCursor::encode(start + page.len(), &last.name)),
+        _ => None,
+    };
+    let listed: Vec<Value> = page
+        .into_iter()
+        .filter_map(|t| definition_for(t, version, identity).map(Cow::into_owned))
+        .collect();
+    result.insert("tools".into(), Value::Array(listed));
+    if let Some(next) = next {
+        result.insert("nextCursor".into(), Value::String(next));
+    }
+    Ok(Value::Object(result))
 }
 
 /// Whether `identity` sees `tool` at all (help and plain tools always; an action tool when one
