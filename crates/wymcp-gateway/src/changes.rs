@@ -10,7 +10,7 @@ use std::sync::{Arc, Weak};
 use serde_json::Value;
 use tokio::sync::Notify;
 use wymcp::client::Notification;
-use wymcp::{LiveTools, ToolChange};
+use wymcp::live::{LiveTools, ToolChange};
 
 use crate::gateway::{Served, upstream_tools};
 use crate::upstream::Upstream;

@@ -5,7 +5,8 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use wymcp::client::ToolInfo;
-use wymcp::{ActionTool as _, LiveTools, ServerBuilder};
+use wymcp::live::LiveTools;
+use wymcp::{ActionTool as _, ServerBuilder};
 
 use crate::actions::{self, UpstreamActions};
 use crate::changes::{Changes, Refresher};

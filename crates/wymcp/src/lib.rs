@@ -82,6 +82,7 @@ mod dispatch;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod limits;
+pub mod live;
 pub mod middleware;
 pub mod mrtr;
 mod paging;
@@ -114,9 +115,7 @@ pub use protocol::version::ProtocolVersion;
 pub use resource::definition::{Resource, ResourceTemplate};
 #[cfg(any(feature = "http", feature = "stdio"))]
 pub use run::entry::{run, run_blocking};
-pub use server::{
-    LiveTools, Server, ServerBuilder, ServerInfo, ToolChange, ToolChangeError, ToolPolicy,
-};
+pub use server::{Server, ServerBuilder, ServerInfo, ToolPolicy};
 pub use tool::action::ActionTool;
 pub use tool::plain::{CallError, CallOutput, CallResult, PlainTool};
 pub use tool::reply::{ActionError, ActionResult, Data, Reply};

@@ -222,7 +222,7 @@ impl Limits {
 
     /// Pages `tools/list` at `max` tools per answer (0 reads as 1); by default it is not
     /// paged (one answer, `cursor` ignored). A client following `nextCursor` (wymcp's
-    /// [`Client`](crate::Client) does) reads every tool once, in the unpaged list's order.
+    /// `client::Client` does) reads every tool once, in the unpaged list's order.
     ///
     /// ```
     /// use wymcp::{Limits, Server};

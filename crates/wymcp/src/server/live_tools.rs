@@ -28,7 +28,8 @@ use crate::tool::{ActionTool, PlainTool, TypedActionTool};
 ///
 /// ```
 /// use serde_json::{Map, Value};
-/// use wymcp::{CallResult, Context, LiveTools, PlainTool, Server, ToolChange};
+/// use wymcp::live::{LiveTools, ToolChange};
+/// use wymcp::{CallResult, Context, PlainTool, Server};
 ///
 /// struct Echo(&'static str);
 /// impl PlainTool for Echo {
