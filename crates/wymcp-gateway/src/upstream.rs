@@ -490,7 +490,7 @@ async fn connect(
             // Its list changes and resource updates go to the server's clients.
             let (relay, changes, name) = (Arc::clone(relay), changes.clone(), config.name.clone());
             move |note| {
-                if !changes.relay(&name, &note) {
+                if !changes.relay(&name, note) {
                     relay.notify(note);
                 }
             }

@@ -172,6 +172,8 @@ struct Entry {
 const S: bool = true;
 const N: bool = false;
 
+// One argument per column, so that the table below reads as a table, one row a line.
+#[allow(clippy::too_many_arguments)]
 const fn row(
     method: Method,
     name: &'static str,

@@ -473,7 +473,12 @@ mod tests {
     /// operation nobody observes is not described (no labels, no clock read), as without it.
     #[tokio::test]
     async fn with_no_meter_provider_and_no_subscriber_a_call_is_not_described() {
-        let client = TestClient::new(crate::Server::builder().name("quiet").build().unwrap());
+        let client = TestClient::new(
+            crate::Server::builder()
+                .name("quiet")
+                .build()
+                .expect("a server of no tools builds"),
+        );
         let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
             "params": {"name": "help", "arguments": {}}});
         let inbound = Inbound {

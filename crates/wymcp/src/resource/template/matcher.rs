@@ -385,6 +385,16 @@ fn split_named<'a>(
         .map(|pair| pair.split_once('=').unwrap_or((pair, "")))
         .collect();
     if reading == Reading::Strict {
+        // As expansion writes an empty value (RFC 6570 §3.2.7-3.2.9's `ifemp`): `;name`
+        // with no `=` in a path parameter, `name=` in a query. A pair written otherwise is
+        // no expansion of any value (`;path=` read as an empty `path` re-expands as `;path`).
+        let as_expanded = |pair: &str| match pair.split_once('=') {
+            Some((_, value)) => !(matches!(op, Op::PathParam) && value.is_empty()),
+            None => matches!(op, Op::PathParam),
+        };
+        if !body.split(op.separator()).all(as_expanded) {
+            return None;
+        }
         let mut next = 0;
         let mut out = Vec::new();
         for (k, var) in vars.iter().enumerate() {

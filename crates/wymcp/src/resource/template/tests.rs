@@ -99,6 +99,31 @@ fn a_value_does_not_swallow_the_next_expression() {
         vars("{?id}{x,path}", "?id=va,w"),
         pairs(&[("id", "v"), ("path", "w"), ("x", "a")])
     );
+    // 7 December's thirty-minute campaign (seeds/templates/finding-empty-path-param): an
+    // empty value is written `;name` in a path parameter and `name=` in a query (RFC 6570's
+    // `ifemp`), so `;path=` is no expansion of an empty `path` (it re-expanded as `;path`).
+    // Read strictly first; a URI no expansion writes still reads leniently.
+    assert_eq!(
+        vars("x{;q,path}", "x;q=v;path="),
+        pairs(&[("path", ""), ("q", "v")])
+    );
+    assert_eq!(
+        vars("x{;q,path}", "x;q=v;path"),
+        pairs(&[("path", ""), ("q", "v")])
+    );
+    assert_eq!(vars("x{?q}", "x?q="), pairs(&[("q", "")]));
+    let t = "{+id}{+x}{;name}{;q:3,path}{+id,q}";
+    let uri = "vv;name=v;q=v;path=vv,v";
+    if let Some(found) = UriTemplate::parse(t).expect("valid").match_uri(uri) {
+        let reading: Vec<(String, String)> = found
+            .iter()
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .collect();
+        assert!(
+            !reading.iter().any(|(k, v)| k == "path" && v.is_empty()),
+            "{reading:?}"
+        );
+    }
 }
 
 #[test]
