@@ -76,12 +76,6 @@ impl std::fmt::Debug for TestClient {
 }
 
 impl TestClient {
-    /// The serving core this client calls (the crate's unit tests).
-    #[cfg(all(test, feature = "otel"))]
-    pub(crate) fn core(&self) -> &Core {
-        &self.core
-    }
-
     /// A client of `server`, speaking the latest session-era revision. Its sessions live in
     /// memory, never expire, and are counted against no quota.
     pub fn new(server: Server) -> Self {
