@@ -29,15 +29,17 @@ use crate::tool::{ActionTool, PlainTool, TypedActionTool};
 /// ```
 /// use serde_json::{Map, Value};
 /// use wymcp::live::{LiveTools, ToolChange};
-/// use wymcp::{CallResult, Context, PlainTool, Server};
+/// use wymcp::{CallOutput, CallResult, Context, PlainTool, Server};
 ///
 /// struct Echo(&'static str);
 /// impl PlainTool for Echo {
 ///     fn name(&self) -> &str { self.0 }
 ///     fn description(&self) -> &str { "Echoes" }
-///     fn input_schema(&self) -> Map<String, Value> { Map::new() }
+///     fn input_schema(&self) -> Map<String, Value> {
+///         Map::from_iter([("type".to_owned(), Value::from("object"))])
+///     }
 ///     async fn run(&self, arguments: Map<String, Value>, _: Context) -> CallResult {
-///         Ok(Value::Object(arguments).into())
+///         Ok(CallOutput::json(Value::Object(arguments)))
 ///     }
 /// }
 ///
