@@ -430,6 +430,12 @@ impl Upstream {
 
 /// Whether the upstream declares `resources.subscribe`.
 fn declares_subscribe(client: &Client) -> bool {
+    // `resources/subscribe` is a session-era method: a stateless (2026-07-28) upstream
+    // serves no subscription to forward (its changes come on `subscriptions/listen`), so the
+    // downstream's subscription is kept here alone, as before the relay.
+    if client.protocol_version().is_stateless() {
+        return false;
+    }
     let capabilities = client.server_capabilities();
     let subscribe = capabilities
         .get("resources")
