@@ -466,39 +466,18 @@ fn refusal_name(content: &[Content]) -> String {
 mod tests {
     use serde_json::json;
 
-    use std::sync::Arc;
-    use std::time::Duration;
-
     use super::*;
-    use crate::serve::{
-        Cluster, Core, InMemorySessionStore, SessionsConfig, Settings, TransportKind,
-    };
+    use crate::serve::Core;
 
     /// The unit tests install no meter provider and no global subscriber: with `otel` on, an
     /// operation nobody observes is not described (no labels, no clock read), as without it.
     #[tokio::test]
     async fn with_no_meter_provider_and_no_subscriber_a_call_is_not_described() {
-        // A core as `TestClient` makes one (`serve` may not import `testing`).
         let server = crate::Server::builder()
             .name("quiet")
             .build()
             .expect("a server of no tools builds");
-        let settings = Settings {
-            strict_version_header: false,
-            cache_hints: crate::protocol::stateless::CacheHints::default(),
-            one_session: false,
-            transport: TransportKind::Direct,
-        };
-        let sessions = SessionsConfig {
-            store: Arc::new(InMemorySessionStore::new()),
-            hooks: None,
-            events: None,
-            ttl: Duration::MAX,
-            max: usize::MAX,
-            standalone: "test",
-            cluster: Cluster::alone(),
-        };
-        let core = Core::new(server, sessions, settings, true);
+        let core = Core::direct(server, "test");
         let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
             "params": {"name": "help", "arguments": {}}});
         let inbound = Inbound {

@@ -57,6 +57,28 @@ impl Drop for Inner {
 }
 
 impl Core {
+    /// A core an in-process client calls directly (`TestClient`, the crate's unit tests): its
+    /// sessions in memory, never expiring, counted against no quota; `stream` names its
+    /// request streams.
+    pub(crate) fn direct(server: Server, stream: &'static str) -> Self {
+        let settings = Settings {
+            strict_version_header: false,
+            cache_hints: CacheHints::default(),
+            one_session: false,
+            transport: crate::context::TransportKind::Direct,
+        };
+        let sessions = SessionsConfig {
+            store: Arc::new(crate::session::InMemorySessionStore::new()),
+            hooks: None,
+            events: None,
+            ttl: std::time::Duration::MAX,
+            max: usize::MAX,
+            standalone: stream,
+            cluster: super::Cluster::alone(),
+        };
+        Core::new(server, sessions, settings, true)
+    }
+
     /// A core serving `server`, its sessions kept and living as `sessions` says; inside a
     /// Tokio runtime, what runs beside the requests starts with it.
     pub(crate) fn new(

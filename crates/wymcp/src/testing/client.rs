@@ -3,7 +3,6 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 use tokio::sync::OnceCell;
@@ -12,10 +11,7 @@ use super::ToolResult;
 use crate::context::Identity;
 use crate::protocol::stateless::{CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, PROTOCOL_VERSION_KEY};
 use crate::protocol::{ProtocolVersion, RpcError};
-use crate::serve::{
-    Answer, Cluster, Core, Era, Event, InMemorySessionStore, Inbound, Outcome, Refusal, Related,
-    SessionsConfig, Settings, SharedAssigns, TransportKind,
-};
+use crate::serve::{Answer, Core, Era, Event, Inbound, Outcome, Refusal, Related, SharedAssigns};
 use crate::server::Server;
 use crate::tool::CallToolResult;
 
@@ -79,23 +75,8 @@ impl TestClient {
     /// A client of `server`, speaking the latest session-era revision. Its sessions live in
     /// memory, never expire, and are counted against no quota.
     pub fn new(server: Server) -> Self {
-        let settings = Settings {
-            strict_version_header: false,
-            cache_hints: crate::protocol::stateless::CacheHints::default(),
-            one_session: false,
-            transport: TransportKind::Direct,
-        };
-        let sessions = SessionsConfig {
-            store: Arc::new(InMemorySessionStore::new()),
-            hooks: None,
-            events: None,
-            ttl: Duration::MAX,
-            max: usize::MAX,
-            standalone: STREAM,
-            cluster: Cluster::alone(),
-        };
         TestClient {
-            core: Core::new(server, sessions, settings, true),
+            core: Core::direct(server, STREAM),
             version: ProtocolVersion::LATEST_SESSION_ERA,
             identity: None,
             session: Arc::default(),
