@@ -157,6 +157,17 @@ async fn setup_exposed(shared: &Arc<Shared>, timeout: Duration, expose: Expose) 
         .unwrap()
 }
 
+/// A task-augmented call of `tool` with `arguments` under the task token `token`: asserts the
+/// answer is a task's and returns its id.
+async fn start(client: &Client, tool: &str, arguments: Value, token: &str) -> String {
+    let handle = client
+        .call_tool_with_tasks(tool, arguments, token)
+        .await
+        .unwrap();
+    assert_eq!(handle["resultType"], "task", "{handle}");
+    handle["taskId"].as_str().unwrap().to_owned()
+}
+
 /// `tasks/get` of `id` until its status is `status`, at most 200 times, 50 ms apart.
 async fn until(client: &Client, id: &str, status: &str) -> Value {
     let mut task = Value::Null;
@@ -230,12 +241,7 @@ async fn a_task_augmented_call_through_the_gateway_runs_as_a_task_and_ends_with_
 async fn input_the_upstreams_task_asks_is_asked_in_the_gateways_task() {
     let shared = Arc::new(Shared::default());
     let client = setup(&shared).await;
-    let handle = client
-        .call_tool_with_tasks("confirm", json!({}), "down-2")
-        .await
-        .unwrap();
-    assert_eq!(handle["resultType"], "task", "{handle}");
-    let id = handle["taskId"].as_str().unwrap().to_owned();
+    let id = start(&client, "confirm", json!({}), "down-2").await;
 
     let waiting = until(&client, &id, "input_required").await;
     assert_eq!(
@@ -265,15 +271,11 @@ async fn input_the_upstreams_task_asks_is_asked_in_the_gateways_task() {
 async fn cancelling_the_gateways_task_cancels_the_upstreams() {
     let shared = Arc::new(Shared::default());
     let client = setup(&shared).await;
-    let handle = client
-        .call_tool_with_tasks("report", json!({"month": "2026-12"}), "down-3")
-        .await
-        .unwrap();
-    let id = handle["taskId"].as_str().unwrap().to_owned();
+    let id = start(&client, "report", json!({"month": "2026-12"}), "down-3").await;
     assert_eq!(
         client.get_task(&id).await.unwrap()["status"],
         "working",
-        "{handle}"
+        "{id}"
     );
 
     let ack = client.cancel_task(&id).await.unwrap();
@@ -317,11 +319,7 @@ async fn a_client_without_the_extension_gets_the_result_at_once() {
 async fn an_input_request_left_unanswered_ends_the_task_at_the_upstreams_timeout() {
     let shared = Arc::new(Shared::default());
     let client = setup_with_timeout(&shared, Duration::from_millis(500)).await;
-    let handle = client
-        .call_tool_with_tasks("confirm", json!({}), "down-4")
-        .await
-        .unwrap();
-    let id = handle["taskId"].as_str().unwrap().to_owned();
+    let id = start(&client, "confirm", json!({}), "down-4").await;
     until(&client, &id, "input_required").await;
     // Nobody answers: after the upstream's timeout the gateway's task ends, naming why.
     let ended = until(&client, &id, "completed").await;
@@ -338,12 +336,7 @@ async fn an_input_request_left_unanswered_ends_the_task_at_the_upstreams_timeout
 async fn an_upstream_task_that_fails_fails_the_gateways_task_with_the_upstreams_error() {
     let shared = Arc::new(Shared::default());
     let client = setup(&shared).await;
-    let handle = client
-        .call_tool_with_tasks("explode", json!({}), "down-5")
-        .await
-        .unwrap();
-    assert_eq!(handle["resultType"], "task", "{handle}");
-    let id = handle["taskId"].as_str().unwrap().to_owned();
+    let id = start(&client, "explode", json!({}), "down-5").await;
     let failed = until(&client, &id, "failed").await;
     assert!(failed.get("result").is_none(), "{failed}");
     // The upstream's error as the upstream's task store recorded it: its tool faulted, and
@@ -362,11 +355,7 @@ async fn an_upstream_task_that_fails_fails_the_gateways_task_with_the_upstreams_
     );
 
     // A JSON-RPC error of the upstream's own making reaches the downstream as it is.
-    let handle = client
-        .call_tool_with_tasks("quota", json!({}), "down-6")
-        .await
-        .unwrap();
-    let id = handle["taskId"].as_str().unwrap().to_owned();
+    let id = start(&client, "quota", json!({}), "down-6").await;
     let failed = until(&client, &id, "failed").await;
     assert_eq!(
         failed["error"],
@@ -389,16 +378,13 @@ async fn in_actions_mode_a_task_augmented_call_of_an_action_runs_as_the_gateways
         "{}",
         client.server_capabilities()
     );
-    let handle = client
-        .call_tool_with_tasks(
-            "up",
-            action("report", json!({"month": "2027-02"})),
-            "down-7",
-        )
-        .await
-        .unwrap();
-    assert_eq!(handle["resultType"], "task", "{handle}");
-    let id = handle["taskId"].as_str().unwrap().to_owned();
+    let id = start(
+        &client,
+        "up",
+        action("report", json!({"month": "2027-02"})),
+        "down-7",
+    )
+    .await;
     let working = client.get_task(&id).await.unwrap();
     assert_eq!(working["status"], "working", "{working}");
     shared.release.notify_one();
@@ -415,11 +401,7 @@ async fn in_actions_mode_a_task_augmented_call_of_an_action_runs_as_the_gateways
     );
 
     // Its input requests are asked in the gateway's task, under the upstream's keys.
-    let handle = client
-        .call_tool_with_tasks("up", action("confirm", json!({})), "down-8")
-        .await
-        .unwrap();
-    let id = handle["taskId"].as_str().unwrap().to_owned();
+    let id = start(&client, "up", action("confirm", json!({})), "down-8").await;
     let waiting = until(&client, &id, "input_required").await;
     assert_eq!(
         waiting["inputRequests"]["confirm"]["method"], "elicitation/create",
@@ -436,11 +418,7 @@ async fn in_actions_mode_a_task_augmented_call_of_an_action_runs_as_the_gateways
     assert!(text.contains("confirmed: true"), "{completed}");
 
     // A failed upstream task fails the action's task with the upstream's error.
-    let handle = client
-        .call_tool_with_tasks("up", action("quota", json!({})), "down-9")
-        .await
-        .unwrap();
-    let id = handle["taskId"].as_str().unwrap().to_owned();
+    let id = start(&client, "up", action("quota", json!({})), "down-9").await;
     let failed = until(&client, &id, "failed").await;
     assert_eq!(
         failed["error"],
