@@ -181,7 +181,9 @@ impl Gateway {
                         ));
                     }
                 }
-                refresher.prompts.push(wymcp::Prompt::name(&prompt).to_owned());
+                refresher
+                    .prompts
+                    .push(wymcp::Prompt::name(&prompt).to_owned());
                 served.push(Served::Prompt(prompt));
             }
             served.extend(completions.into_iter().map(Served::Completion));

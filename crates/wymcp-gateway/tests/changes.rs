@@ -211,11 +211,18 @@ async fn prompts_and_resources_follow_the_upstreams_list_changed() {
         .unwrap();
     assert_eq!(got["messages"][0]["content"]["text"], "farewell, Ann");
     let gone = client
-        .request("prompts/get", Some(json!({"name": "greet", "arguments": {"who": "Ann"}})))
+        .request(
+            "prompts/get",
+            Some(json!({"name": "greet", "arguments": {"who": "Ann"}})),
+        )
         .await
         .unwrap_err();
     assert_eq!(gone.code(), -32602);
-    assert!(gone.message().contains("Unknown prompt: greet"), "{}", gone.message());
+    assert!(
+        gone.message().contains("Unknown prompt: greet"),
+        "{}",
+        gone.message()
+    );
     assert_eq!(received(&record, "prompts/get"), 1);
 
     // Resources and templates: re-listed, swapped in, told; a read through the new template
@@ -223,10 +230,19 @@ async fn prompts_and_resources_follow_the_upstreams_list_changed() {
     let relist = call_action(&client, "fx", "work", json!({"n": 2, "label": "relist"})).await;
     assert_ok(&relist);
     next(&mut sessions, "notifications/resources/list_changed").await;
-    assert_eq!(server.resource_uris(), ["fixture://note", "fixture://extra"]);
+    assert_eq!(
+        server.resource_uris(),
+        ["fixture://note", "fixture://extra"]
+    );
     assert_eq!(server.resource_template_uris(), ["fixture://item/{id}"]);
-    let templates = client.request("resources/templates/list", None).await.unwrap();
-    assert_eq!(templates["resourceTemplates"][0]["uriTemplate"], "fixture://item/{id}");
+    let templates = client
+        .request("resources/templates/list", None)
+        .await
+        .unwrap();
+    assert_eq!(
+        templates["resourceTemplates"][0]["uriTemplate"],
+        "fixture://item/{id}"
+    );
     let read = client
         .request("resources/read", Some(json!({"uri": "fixture://item/7"})))
         .await
@@ -243,16 +259,22 @@ async fn prompts_and_resources_follow_the_upstreams_list_changed() {
     assert_eq!(received(&record, "prompts/list"), 3);
     assert_eq!(received(&record, "resources/list"), 3);
     assert_eq!(server.prompt_names(), ["farewell"]);
-    assert_eq!(server.resource_uris(), ["fixture://note", "fixture://extra"]);
+    assert_eq!(
+        server.resource_uris(),
+        ["fixture://note", "fixture://extra"]
+    );
     assert_eq!(server.resource_template_uris(), ["fixture://item/{id}"]);
 }
 
 /// Serves `server` over Streamable HTTP on 127.0.0.1, its idle sessions expiring after
 /// `ttl`: its `/mcp` URL.
 async fn serve_http(server: Server, ttl: Duration) -> String {
-    let http = HttpServer::bind("127.0.0.1:0", StreamableHttp::builder(server).session_ttl(ttl))
-        .await
-        .unwrap();
+    let http = HttpServer::bind(
+        "127.0.0.1:0",
+        StreamableHttp::builder(server).session_ttl(ttl),
+    )
+    .await
+    .unwrap();
     let url = format!("http://{}/mcp", http.local_addr().unwrap());
     tokio::spawn(http.run());
     url
@@ -263,15 +285,26 @@ async fn open_session(http: &reqwest::Client, url: &str) -> String {
     let init = http
         .post(url)
         .header("Accept", "application/json, text/event-stream")
-        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        .json(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "gateway-changes-test", "version": "1"}}}))
+            "clientInfo": {"name": "gateway-changes-test", "version": "1"}}}),
+        )
         .send()
         .await
         .unwrap();
     assert_eq!(init.status(), 200);
-    let session = init.headers()["mcp-session-id"].to_str().unwrap().to_owned();
-    let initialized = session_post(http, url, &session, json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+    let session = init.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let initialized = session_post(
+        http,
+        url,
+        &session,
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    )
+    .await;
     assert_eq!(initialized.status(), 202);
     session
 }
@@ -296,7 +329,11 @@ async fn session_post(
 async fn subscribe_note(http: &reqwest::Client, url: &str, session: &str) {
     let body = json!({"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe",
         "params": {"uri": "fixture://note"}});
-    let answer: Value = session_post(http, url, session, body).await.json().await.unwrap();
+    let answer: Value = session_post(http, url, session, body)
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(answer["result"], json!({}), "{answer}");
 }
 
@@ -323,7 +360,10 @@ async fn a_session_that_ends_without_unsubscribing_unsubscribes_upstream() {
 
     // Deleted: two sessions subscribe (forwarded once); the first deleted keeps the upstream
     // subscribed for the second, the second deleted unsubscribes it.
-    let (first, second) = (open_session(&http, &url).await, open_session(&http, &url).await);
+    let (first, second) = (
+        open_session(&http, &url).await,
+        open_session(&http, &url).await,
+    );
     subscribe_note(&http, &url, &first).await;
     subscribe_note(&http, &url, &second).await;
     assert_eq!(received(&record, "resources/subscribe"), 1);

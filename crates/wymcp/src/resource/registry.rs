@@ -228,7 +228,10 @@ impl ResourceRegistry {
     pub(crate) fn declared_scopes(&self) -> Vec<String> {
         let set = self.current();
         let resources = set.resources.iter().flat_map(|r| r.meta.scopes.clone());
-        let templates = set.templates.iter().flat_map(|(t, _)| t.meta.scopes.clone());
+        let templates = set
+            .templates
+            .iter()
+            .flat_map(|(t, _)| t.meta.scopes.clone());
         resources.chain(templates).collect()
     }
 

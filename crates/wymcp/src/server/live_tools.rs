@@ -8,14 +8,14 @@ use wymcp_core::{ConfigurationError, Problem};
 
 use super::builder::Pending;
 use super::{Inner, Server};
+use crate::prompt::Prompt;
+use crate::prompt::definition::DynPrompt;
+use crate::resource::{Resource, ResourceTemplate};
 use crate::tool::erased::{ActionAdapter, PlainAdapter};
 use crate::tool::registered::{HELP, RegisteredTool};
 use crate::tool::table::{ToolTable, Tools};
 use crate::tool::typed::Typed;
 use crate::tool::visibility::Visibility;
-use crate::prompt::Prompt;
-use crate::prompt::definition::DynPrompt;
-use crate::resource::{Resource, ResourceTemplate};
 use crate::tool::{ActionTool, PlainTool, TypedActionTool};
 
 /// A handle to the tools of the server built with it
