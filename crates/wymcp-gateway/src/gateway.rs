@@ -115,7 +115,7 @@ impl Gateway {
         let (mut uris, mut prompts) = (BTreeSet::new(), BTreeSet::new());
         for (_, (upstream, mut catalogue)) in started {
             gateway.upstreams.push(upstream.name().to_owned());
-            gateway.serve(&upstream, &catalogue, &mut names);
+            let mut refresher = gateway.serve(&upstream, &catalogue, &mut names);
             let notices = &mut gateway.notices;
             let served = &mut gateway.served;
             // Its skills first, at their URIs (a URI another upstream took leaves the skill
@@ -124,6 +124,7 @@ impl Gateway {
             for left_out in skills.left_out {
                 notices.push(Notice::upstream_only(upstream.name(), left_out));
             }
+            refresher.skill_files = skills.files.iter().cloned().collect();
             for skill in skills.served {
                 if let Some(taken) = skill.uris.iter().find(|uri| uris.contains(*uri)) {
                     notices.push(Notice::upstream_only(
@@ -145,6 +146,7 @@ impl Gateway {
             for resource in
                 passthrough::resources(&upstream, &catalogue.resources, &mut uris, notices)
             {
+                refresher.resources.push(resource.uri().to_owned());
                 served.push(Served::Resource(resource));
             }
             let mut completions = Vec::new();
@@ -163,6 +165,7 @@ impl Gateway {
                         }
                     }
                 }
+                refresher.templates.push(template.uri_template().to_owned());
                 served.push(Served::Template(template));
             }
             for prompt in passthrough::prompts(&upstream, &catalogue.prompts, &mut prompts, notices)
@@ -178,9 +181,14 @@ impl Gateway {
                         ));
                     }
                 }
+                refresher
+                    .prompts
+                    .push(wymcp::Prompt::name(&prompt).to_owned());
                 served.push(Served::Prompt(prompt));
             }
             served.extend(completions.into_iter().map(Served::Completion));
+            // Its `list_changed` notifications refresh what it serves while the server runs.
+            tokio::spawn(refresher.run());
         }
         for api in config.apis() {
             gateway.serve_api(api, &mut names).await;
@@ -271,13 +279,14 @@ impl Gateway {
         &self.upstreams
     }
 
-    /// Makes the tools of one upstream; `names` holds the names taken.
+    /// Makes the tools of one upstream; `names` holds the names taken. Answers what refreshes
+    /// them (and the rest the upstream serves, filled in by the caller) on its changes.
     fn serve(
         &mut self,
         upstream: &Arc<Upstream>,
         catalogue: &Catalogue,
         names: &mut BTreeSet<String>,
-    ) {
+    ) -> Refresher {
         let tasks = catalogue.tasks;
         let made = upstream_tools(
             upstream,
@@ -295,15 +304,17 @@ impl Gateway {
             })
             .collect();
         self.served.extend(made);
-        // Its `list_changed` refreshes them while the server runs.
-        let refresher = Refresher {
+        Refresher {
             upstream: Arc::downgrade(upstream),
             changes: upstream.changes().clone(),
             at_start: served.iter().cloned().collect(),
             served,
             tasks,
-        };
-        tokio::spawn(refresher.run());
+            prompts: Vec::new(),
+            resources: Vec::new(),
+            templates: Vec::new(),
+            skill_files: BTreeSet::new(),
+        }
     }
 }
 

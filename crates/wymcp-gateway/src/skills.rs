@@ -177,8 +177,7 @@ async fn read_one(client: &Client, entry: &Value) -> Result<UpstreamSkill, Refus
             alone
                 .resource_uris()
                 .first()
-                .copied()
-                .unwrap_or("(nothing)")
+                .map_or("(nothing)", String::as_str)
         )));
     }
     Ok(UpstreamSkill { skill, uris })

@@ -132,6 +132,24 @@ impl Upstream {
             .await
     }
 
+    /// Every prompt the upstream lists now (paged, as at start).
+    pub(crate) async fn list_prompts(&self) -> Result<Vec<Value>, UpstreamError> {
+        let ctx = Context::default();
+        self.with_client(&ctx, |client| async move { client.list_prompts().await })
+            .await
+    }
+
+    /// Every resource and resource template the upstream lists now (paged, as at start).
+    pub(crate) async fn list_resources(&self) -> Result<(Vec<Value>, Vec<Value>), UpstreamError> {
+        let ctx = Context::default();
+        self.with_client(&ctx, |client| async move {
+            let resources = client.list_resources().await?;
+            let templates = client.list_resource_templates().await?;
+            Ok((resources, templates))
+        })
+        .await
+    }
+
     /// The downstream session of `ctx` subscribed to `uri`: subscribed upstream when it is
     /// the first (an upstream that does not declare `resources.subscribe` is not asked).
     pub(crate) async fn subscribe(&self, uri: &str, ctx: &Context) -> Result<(), UpstreamError> {
@@ -391,6 +409,7 @@ impl Upstream {
         match connect(&self.config, &self.relay, &self.changes).await {
             Ok(client) => {
                 *conn = Conn::Up(Arc::clone(&client));
+                self.resubscribe(&client);
                 Ok(client)
             }
             Err(error) => {
@@ -408,6 +427,24 @@ impl Upstream {
                 })
             }
         }
+    }
+
+    /// Subscribes the new connection `client` (a stdio upstream restarted, an HTTP session
+    /// initialized again) to every URI downstream sessions still subscribe to: the old
+    /// connection's subscriptions ended with it. Off the caller's task; a refusal is logged.
+    fn resubscribe(&self, client: &Arc<Client>) {
+        let uris: Vec<String> = self.lock_subscribed().keys().cloned().collect();
+        if uris.is_empty() || !declares_subscribe(client) {
+            return;
+        }
+        let (client, name) = (Arc::clone(client), self.name().to_owned());
+        tokio::spawn(async move {
+            for uri in uris {
+                if let Err(error) = client.subscribe(&uri).await {
+                    tracing::warn!(target: "wymcp_gateway", upstream = %name, %uri, %error, "resources/subscribe not renewed after the reconnect");
+                }
+            }
+        });
     }
 
     /// Marks the connection `client` down (unless another call already replaced it): the

@@ -15,7 +15,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
 use wymcp::resource::ServerNotification;
-use wymcp::testing::{TestClient, assert_gate_error, assert_ok};
+use wymcp::testing::{TestClient, assert_gate_error, assert_ok, assert_tool_error};
+use wymcp::transport::http::{HttpServer, StreamableHttp};
 use wymcp::{ProtocolVersion, Server};
 use wymcp_gateway::{Expose, Gateway, GatewayConfig, UpstreamConfig};
 
@@ -160,4 +161,270 @@ async fn a_subscribe_is_forwarded_and_the_upstreams_update_relayed() {
 
     client.request("resources/unsubscribe", note).await.unwrap();
     assert_eq!(received(&record, "resources/unsubscribe"), 1);
+}
+
+/// The methods of the notifications the server sends its sessions up to the first of
+/// `method` (within 10 s), that one included.
+async fn sent_until(rx: &mut broadcast::Receiver<ServerNotification>, method: &str) -> Vec<String> {
+    let mut sent = Vec::new();
+    let wait = async {
+        loop {
+            let note = rx.recv().await.unwrap();
+            sent.push(note.method().to_owned());
+            if note.method() == method {
+                return;
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), wait)
+        .await
+        .unwrap_or_else(|_| panic!("no {method} within 10 s"));
+    sent
+}
+
+#[tokio::test]
+async fn prompts_and_resources_follow_the_upstreams_list_changed() {
+    let Some(python) = support::python() else {
+        return;
+    };
+    let record = record("changes-lists");
+    let server = serve(fixture(python, &record)).await;
+    let mut sessions = server.notifications();
+    let client = TestClient::new(server.clone());
+    assert_eq!(server.prompt_names(), ["greet"]);
+    assert_eq!(server.resource_uris(), ["fixture://note"]);
+    assert!(server.resource_template_uris().is_empty());
+
+    // Prompts: re-listed, swapped in, told; the one gone is refused without a request.
+    let reprompt = call_action(&client, "fx", "work", json!({"n": 1, "label": "reprompt"})).await;
+    assert_ok(&reprompt);
+    next(&mut sessions, "notifications/prompts/list_changed").await;
+    assert_eq!(server.prompt_names(), ["farewell"]);
+    let listed = client.request("prompts/list", None).await.unwrap();
+    assert_eq!(listed["prompts"][0]["name"], "farewell");
+    let got = client
+        .request(
+            "prompts/get",
+            Some(json!({"name": "farewell", "arguments": {"who": "Ann"}})),
+        )
+        .await
+        .unwrap();
+    assert_eq!(got["messages"][0]["content"]["text"], "farewell, Ann");
+    let gone = client
+        .request(
+            "prompts/get",
+            Some(json!({"name": "greet", "arguments": {"who": "Ann"}})),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(gone.code(), -32602);
+    assert!(
+        gone.message().contains("Unknown prompt: greet"),
+        "{}",
+        gone.message()
+    );
+    assert_eq!(received(&record, "prompts/get"), 1);
+
+    // Resources and templates: re-listed, swapped in, told; a read through the new template
+    // is forwarded.
+    let relist = call_action(&client, "fx", "work", json!({"n": 2, "label": "relist"})).await;
+    assert_ok(&relist);
+    next(&mut sessions, "notifications/resources/list_changed").await;
+    assert_eq!(
+        server.resource_uris(),
+        ["fixture://note", "fixture://extra"]
+    );
+    assert_eq!(server.resource_template_uris(), ["fixture://item/{id}"]);
+    let templates = client
+        .request("resources/templates/list", None)
+        .await
+        .unwrap();
+    assert_eq!(
+        templates["resourceTemplates"][0]["uriTemplate"],
+        "fixture://item/{id}"
+    );
+    let read = client
+        .request("resources/read", Some(json!({"uri": "fixture://item/7"})))
+        .await
+        .unwrap();
+    assert_eq!(read["contents"][0]["text"], "read fixture://item/7");
+
+    // A refresh that fails changes nothing and tells nothing: the upstream's prompts/list
+    // and resources/list fail; its tools' refresh, which runs after them, tells the clients.
+    while sessions.try_recv().is_ok() {}
+    let broken = call_action(&client, "fx", "work", json!({"n": 3, "label": "break"})).await;
+    assert_ok(&broken);
+    let sent = sent_until(&mut sessions, "notifications/tools/list_changed").await;
+    assert_eq!(sent, ["notifications/tools/list_changed"]);
+    assert_eq!(received(&record, "prompts/list"), 3);
+    assert_eq!(received(&record, "resources/list"), 3);
+    assert_eq!(server.prompt_names(), ["farewell"]);
+    assert_eq!(
+        server.resource_uris(),
+        ["fixture://note", "fixture://extra"]
+    );
+    assert_eq!(server.resource_template_uris(), ["fixture://item/{id}"]);
+}
+
+/// Serves `server` over Streamable HTTP on 127.0.0.1, its idle sessions expiring after
+/// `ttl`: its `/mcp` URL.
+async fn serve_http(server: Server, ttl: Duration) -> String {
+    let http = HttpServer::bind(
+        "127.0.0.1:0",
+        StreamableHttp::builder(server).session_ttl(ttl),
+    )
+    .await
+    .unwrap();
+    let url = format!("http://{}/mcp", http.local_addr().unwrap());
+    tokio::spawn(http.run());
+    url
+}
+
+/// A session-era session over HTTP at `url`, initialized: its id.
+async fn open_session(http: &reqwest::Client, url: &str) -> String {
+    let init = http
+        .post(url)
+        .header("Accept", "application/json, text/event-stream")
+        .json(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "gateway-changes-test", "version": "1"}}}),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(init.status(), 200);
+    let session = init.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let initialized = session_post(
+        http,
+        url,
+        &session,
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    )
+    .await;
+    assert_eq!(initialized.status(), 202);
+    session
+}
+
+async fn session_post(
+    http: &reqwest::Client,
+    url: &str,
+    session: &str,
+    body: Value,
+) -> reqwest::Response {
+    http.post(url)
+        .header("Accept", "application/json, text/event-stream")
+        .header("Mcp-Session-Id", session)
+        .header("MCP-Protocol-Version", "2025-11-25")
+        .json(&body)
+        .send()
+        .await
+        .unwrap()
+}
+
+/// Subscribes `session` to `fixture://note`.
+async fn subscribe_note(http: &reqwest::Client, url: &str, session: &str) {
+    let body = json!({"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe",
+        "params": {"uri": "fixture://note"}});
+    let answer: Value = session_post(http, url, session, body)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(answer["result"], json!({}), "{answer}");
+}
+
+/// Waits (within 15 s) until the upstream received `count` requests of `method`.
+async fn received_within(record: &Path, method: &str, count: usize) {
+    for _ in 0..150 {
+        if received(record, method) >= count {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(received(record, method), count, "{method}");
+}
+
+#[tokio::test]
+async fn a_session_that_ends_without_unsubscribing_unsubscribes_upstream() {
+    let Some(python) = support::python() else {
+        return;
+    };
+    let record = record("changes-ended");
+    let server = serve(fixture(python, &record)).await;
+    let url = serve_http(server, Duration::from_secs(4)).await;
+    let http = reqwest::Client::new();
+
+    // Deleted: two sessions subscribe (forwarded once); the first deleted keeps the upstream
+    // subscribed for the second, the second deleted unsubscribes it.
+    let (first, second) = (
+        open_session(&http, &url).await,
+        open_session(&http, &url).await,
+    );
+    subscribe_note(&http, &url, &first).await;
+    subscribe_note(&http, &url, &second).await;
+    assert_eq!(received(&record, "resources/subscribe"), 1);
+    for session in [&first, &second] {
+        let deleted = http
+            .delete(&url)
+            .header("Mcp-Session-Id", session.as_str())
+            .header("MCP-Protocol-Version", "2025-11-25")
+            .send()
+            .await
+            .unwrap();
+        assert!(deleted.status().is_success(), "{}", deleted.status());
+        if session == &first {
+            // The second still holds it: a session subscribing now is not forwarded.
+            let third = open_session(&http, &url).await;
+            subscribe_note(&http, &url, &third).await;
+            assert_eq!(received(&record, "resources/subscribe"), 1);
+            assert_eq!(received(&record, "resources/unsubscribe"), 0);
+            let body = json!({"jsonrpc": "2.0", "id": 3, "method": "resources/unsubscribe",
+                "params": {"uri": "fixture://note"}});
+            session_post(&http, &url, &third, body).await;
+        }
+    }
+    received_within(&record, "resources/unsubscribe", 1).await;
+
+    // Expired: a session that subscribes and goes idle past the TTL unsubscribes it too.
+    let idle = open_session(&http, &url).await;
+    subscribe_note(&http, &url, &idle).await;
+    assert_eq!(received(&record, "resources/subscribe"), 2);
+    received_within(&record, "resources/unsubscribe", 2).await;
+}
+
+#[tokio::test]
+async fn a_restarted_upstream_is_subscribed_again() {
+    let Some(python) = support::python() else {
+        return;
+    };
+    let record = record("changes-restart");
+    let upstream = fixture(python, &record)
+        .restart_backoff(Duration::from_millis(100), Duration::from_secs(1));
+    let server = serve(upstream).await;
+    let client = TestClient::new(server.clone());
+    let note = Some(json!({"uri": "fixture://note"}));
+    client.request("resources/subscribe", note).await.unwrap();
+    assert_eq!(received(&record, "resources/subscribe"), 1);
+
+    let crashed = call_action(&client, "fx", "work", json!({"n": 1, "label": "crash"})).await;
+    assert_eq!(
+        assert_tool_error(&crashed),
+        "upstream fx: tools/call: the server's process ended or closed its stdout"
+    );
+    // The next call restarts it, and the restarted process is subscribed again.
+    let again = call_action(&client, "fx", "work", json!({"n": 2})).await;
+    assert_ok(&again);
+    assert_eq!(support::starts(&record), 2);
+    received_within(&record, "resources/subscribe", 2).await;
+    let last = std::fs::read_to_string(&record).unwrap();
+    let after_restart = last.rsplit("\nstart\n").next().unwrap();
+    assert!(
+        after_restart.contains(r#""uri": "fixture://note""#)
+            || after_restart.contains(r#""uri":"fixture://note""#),
+        "{after_restart}"
+    );
 }

@@ -191,9 +191,9 @@ fn refusal(
             unknown_prompt(&name, &prompts.names_for(identity))
         }
         Problem::CompletionUnknownArgument { prompt, argument } => {
-            let declared: Vec<&str> = prompts
+            let declared: Vec<String> = prompts
                 .get_registered(&prompt)
-                .map(|p| p.arguments.iter().map(|a| a.name()).collect())
+                .map(|p| p.arguments.iter().map(|a| a.name().to_owned()).collect())
                 .unwrap_or_default();
             invalid(
                 format!(

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError, RwLock};
 
 use futures_util::FutureExt;
 use serde_json::{Map, Value, json};
@@ -60,23 +60,27 @@ impl RegisteredPrompt {
     }
 }
 
-/// Prompts in declaration order, validated once.
+/// Prompts in declaration order, validated once; replaced whole by
+/// [`replace`](Self::replace) (a live server's change), so that a request in flight keeps the
+/// set it started with.
 #[derive(Debug, Default)]
 pub(crate) struct PromptRegistry {
-    prompts: Vec<RegisteredPrompt>,
-    index: HashMap<String, usize>,
+    current: RwLock<Arc<PromptSet>>,
     /// Whether `prompts/list` shows a caller what it lacks the scopes for, marked (the
     /// server's `Visibility::ShowWithScope`), rather than leave it out.
     show_with_scope: bool,
 }
 
-impl PromptRegistry {
-    /// Validates every prompt (name, arguments, scopes); `prompts/list` shows what a caller
-    /// lacks the scopes for (left out, or marked with `show_with_scope`).
-    pub(crate) fn build(
-        prompts: Vec<Arc<dyn DynPrompt>>,
-        show_with_scope: bool,
-    ) -> Result<Self, ConfigurationError> {
+/// One validated set of prompts.
+#[derive(Debug, Default)]
+struct PromptSet {
+    prompts: Vec<Arc<RegisteredPrompt>>,
+    index: HashMap<String, usize>,
+}
+
+impl PromptSet {
+    /// Validates every prompt (name, arguments, scopes); refuses a duplicate name.
+    fn build(prompts: Vec<Arc<dyn DynPrompt>>) -> Result<Self, ConfigurationError> {
         let mut registered = Vec::with_capacity(prompts.len());
         let mut index = HashMap::new();
         for prompt in prompts {
@@ -110,7 +114,7 @@ impl PromptRegistry {
             if index.insert(name.clone(), registered.len()).is_some() {
                 return Err(ConfigurationError::new(Problem::DuplicatePrompt(name)));
             }
-            registered.push(RegisteredPrompt {
+            registered.push(Arc::new(RegisteredPrompt {
                 name,
                 title: prompt.title(),
                 description: prompt.description(),
@@ -118,50 +122,101 @@ impl PromptRegistry {
                 icons: prompt.icons(),
                 scopes,
                 prompt,
-            });
+            }));
         }
-        Ok(PromptRegistry {
+        Ok(PromptSet {
             prompts: registered,
             index,
+        })
+    }
+
+    fn get(&self, name: &str) -> Option<&Arc<RegisteredPrompt>> {
+        self.index.get(name).map(|&i| &self.prompts[i])
+    }
+}
+
+impl PromptRegistry {
+    /// Validates every prompt (name, arguments, scopes); `prompts/list` shows what a caller
+    /// lacks the scopes for (left out, or marked with `show_with_scope`).
+    pub(crate) fn build(
+        prompts: Vec<Arc<dyn DynPrompt>>,
+        show_with_scope: bool,
+    ) -> Result<Self, ConfigurationError> {
+        Ok(PromptRegistry {
+            current: RwLock::new(Arc::new(PromptSet::build(prompts)?)),
             show_with_scope,
         })
     }
 
+    /// The set served now.
+    fn current(&self) -> Arc<PromptSet> {
+        Arc::clone(&self.current.read().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// The prompts named `remove` taken out and `add` added (after the others), validated as
+    /// [`build`](Self::build) validates them; on a refusal nothing changes. Answers a commit
+    /// that swaps the new set in, so that a change of several kinds is checked whole first.
+    pub(crate) fn replace(
+        &self,
+        remove: &[String],
+        add: Vec<Arc<dyn DynPrompt>>,
+    ) -> Result<impl FnOnce() + '_, ConfigurationError> {
+        let kept = self
+            .current()
+            .prompts
+            .iter()
+            .filter(|p| !remove.contains(&p.name))
+            .map(|p| Arc::clone(&p.prompt))
+            .collect::<Vec<_>>();
+        let set = Arc::new(PromptSet::build(kept.into_iter().chain(add).collect())?);
+        Ok(move || {
+            *self.current.write().unwrap_or_else(PoisonError::into_inner) = set;
+        })
+    }
+
     pub(crate) fn is_empty(&self) -> bool {
-        self.prompts.is_empty()
+        self.current().prompts.is_empty()
     }
 
     /// The prompts as declared, in `prompts/list` order.
-    pub(crate) fn prompts(&self) -> impl Iterator<Item = &Arc<dyn DynPrompt>> {
-        self.prompts.iter().map(|p| &p.prompt)
+    pub(crate) fn prompts(&self) -> Vec<Arc<dyn DynPrompt>> {
+        let set = self.current();
+        set.prompts.iter().map(|p| Arc::clone(&p.prompt)).collect()
     }
 
-    pub(crate) fn names(&self) -> Vec<&str> {
-        self.prompts.iter().map(|p| p.name.as_str()).collect()
+    pub(crate) fn names(&self) -> Vec<String> {
+        let set = self.current();
+        set.prompts.iter().map(|p| p.name.clone()).collect()
     }
 
-    pub(crate) fn get_registered(&self, name: &str) -> Option<&RegisteredPrompt> {
-        self.index.get(name).map(|&i| &self.prompts[i])
+    pub(crate) fn get_registered(&self, name: &str) -> Option<Arc<RegisteredPrompt>> {
+        self.current().get(name).cloned()
     }
 
     /// Every scope the prompts declare.
-    pub(crate) fn declared_scopes(&self) -> impl Iterator<Item = &String> {
-        self.prompts.iter().flat_map(|p| &p.scopes)
+    pub(crate) fn declared_scopes(&self) -> Vec<String> {
+        let set = self.current();
+        set.prompts.iter().flat_map(|p| p.scopes.clone()).collect()
     }
 
     /// The names `identity` is shown (every one, under `Visibility::ShowWithScope`).
-    pub(crate) fn names_for(&self, identity: Option<&Identity>) -> Vec<&str> {
-        self.shown(identity)
+    pub(crate) fn names_for(&self, identity: Option<&Identity>) -> Vec<String> {
+        let set = self.current();
+        self.shown(&set, identity)
             .into_iter()
-            .map(|(p, _)| p.name.as_str())
+            .map(|(p, _)| p.name.clone())
             .collect()
     }
 
-    /// The prompts `identity` is shown, each with the scopes it lacks for it.
-    fn shown(&self, identity: Option<&Identity>) -> Vec<(&RegisteredPrompt, Vec<&str>)> {
-        self.prompts
+    /// The prompts of `set` `identity` is shown, each with the scopes it lacks for it.
+    fn shown<'a>(
+        &self,
+        set: &'a PromptSet,
+        identity: Option<&Identity>,
+    ) -> Vec<(&'a RegisteredPrompt, Vec<&'a str>)> {
+        set.prompts
             .iter()
-            .map(|p| (p, missing_scopes(&p.scopes, identity)))
+            .map(|p| (&**p, missing_scopes(&p.scopes, identity)))
             .filter(|(_, missing)| missing.is_empty() || self.show_with_scope)
             .collect()
     }
@@ -174,7 +229,7 @@ impl PromptRegistry {
         identity: Option<&Identity>,
     ) -> Result<(), RpcError> {
         match self.get_registered(name) {
-            Some(prompt) => gate(prompt, identity),
+            Some(prompt) => gate(&prompt, identity),
             None => Ok(()),
         }
     }
@@ -188,7 +243,8 @@ impl PromptRegistry {
         (version, identity): (ProtocolVersion, Option<&Identity>),
     ) -> Result<Value, RpcError> {
         let kind = ("prompts", "prompts");
-        let shown = self.shown(identity);
+        let set = self.current();
+        let shown = self.shown(&set, identity);
         paging::listed(&shown, params, page_size, kind, |(p, missing)| {
             let listed = p.to_value(version);
             if missing.is_empty() {
@@ -218,8 +274,8 @@ impl PromptRegistry {
             return Err(unknown_prompt(&name, &self.names_for(ctx.identity())));
         };
         // Before the arguments are read: a caller without the scopes learns nothing of them.
-        gate(prompt, ctx.identity())?;
-        let arguments = check_arguments(prompt, params.remove("arguments"))?;
+        gate(&prompt, ctx.identity())?;
+        let arguments = check_arguments(&prompt, params.remove("arguments"))?;
         let version = ctx.protocol_version();
         let rendered = AssertUnwindSafe(prompt.prompt.get(arguments, ctx))
             .catch_unwind()
@@ -245,7 +301,7 @@ fn gate(prompt: &RegisteredPrompt, identity: Option<&Identity>) -> Result<(), Rp
     )
 }
 
-pub(crate) fn unknown_prompt(name: &str, known: &[&str]) -> RpcError {
+pub(crate) fn unknown_prompt(name: &str, known: &[String]) -> RpcError {
     RpcError::new(
         RpcError::INVALID_PARAMS,
         format!(
@@ -257,10 +313,11 @@ pub(crate) fn unknown_prompt(name: &str, known: &[&str]) -> RpcError {
     )
 }
 
-fn list(names: &[&str]) -> String {
+fn list(names: &[impl AsRef<str>]) -> String {
     if names.is_empty() {
         "(none)".to_owned()
     } else {
+        let names: Vec<&str> = names.iter().map(AsRef::as_ref).collect();
         names.join(", ")
     }
 }

@@ -2,7 +2,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::panic::AssertUnwindSafe;
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError, RwLock};
 
 use futures_util::FutureExt;
 use iri_string::types::UriStr;
@@ -23,12 +23,12 @@ use crate::resource::{
     Variables,
 };
 
-/// Resources and templates, validated once.
+/// Resources and templates, validated once; replaced whole by [`replace`](Self::replace) (a
+/// live server's change), so that a request in flight keeps the set it started with. The
+/// subscriptions outlive a change.
 #[derive(Debug, Default)]
 pub(crate) struct ResourceRegistry {
-    resources: Vec<Resource>,
-    by_uri: HashMap<String, usize>,
-    templates: Vec<(ResourceTemplate, UriTemplate)>,
+    current: RwLock<Arc<ResourceSet>>,
     /// [`Limits::max_template_uri`] and [`Limits::max_template_match_steps`].
     match_bounds: (usize, usize),
     /// Whether the lists show a caller what it lacks the scopes for, marked (the server's
@@ -37,16 +37,19 @@ pub(crate) struct ResourceRegistry {
     pub(crate) subscriptions: Subscriptions,
 }
 
-impl ResourceRegistry {
-    /// Validates every URI, template, name and scope; refuses duplicates. Templates are
-    /// matched within the bounds of `limits`; the subscriptions of sessions with ids are kept
-    /// in `shared` when given; the lists show what a caller lacks the scopes for as
-    /// `show_with_scope` says.
-    pub(crate) fn build(
+/// One validated set of resources and templates.
+#[derive(Debug, Default)]
+struct ResourceSet {
+    resources: Vec<Resource>,
+    by_uri: HashMap<String, usize>,
+    templates: Vec<(ResourceTemplate, UriTemplate)>,
+}
+
+impl ResourceSet {
+    /// Validates every URI, template, name and scope; refuses duplicates.
+    fn build(
         mut resources: Vec<Resource>,
         mut templates: Vec<ResourceTemplate>,
-        (limits, show_with_scope): (&Limits, bool),
-        shared: Option<Arc<dyn SubscriptionStore>>,
     ) -> Result<Self, ConfigurationError> {
         for resource in &mut resources {
             resource.meta.scopes = valid_scopes(&resource.meta.scopes, "resource", &resource.uri)?;
@@ -97,53 +100,139 @@ impl ResourceRegistry {
             }
             parsed.push((template, uri_template));
         }
-        Ok(ResourceRegistry {
+        Ok(ResourceSet {
             resources,
             by_uri,
             templates: parsed,
+        })
+    }
+
+    fn resource(&self, uri: &str) -> Option<&Resource> {
+        self.by_uri.get(uri).map(|&i| &self.resources[i])
+    }
+
+    /// The first template `uri` matches, with its variables (within `(max_len,
+    /// max_steps)`); else why none did (a limit that stopped some template's match is told
+    /// before a plain no-match).
+    fn matching_template(
+        &self,
+        uri: &str,
+        (max_len, max_steps): (usize, usize),
+    ) -> Result<(&ResourceTemplate, Variables), MatchError> {
+        let mut why = MatchError::NoMatch;
+        for (template, parsed) in &self.templates {
+            match parsed.try_match_within(uri, max_len, max_steps) {
+                Ok(vars) => return Ok((template, vars)),
+                Err(MatchError::NoMatch) => {}
+                Err(limit) => why = limit,
+            }
+        }
+        Err(why)
+    }
+}
+
+impl ResourceRegistry {
+    /// Validates every URI, template, name and scope; refuses duplicates. Templates are
+    /// matched within the bounds of `limits`; the subscriptions of sessions with ids are kept
+    /// in `shared` when given; the lists show what a caller lacks the scopes for as
+    /// `show_with_scope` says.
+    pub(crate) fn build(
+        resources: Vec<Resource>,
+        templates: Vec<ResourceTemplate>,
+        (limits, show_with_scope): (&Limits, bool),
+        shared: Option<Arc<dyn SubscriptionStore>>,
+    ) -> Result<Self, ConfigurationError> {
+        Ok(ResourceRegistry {
+            current: RwLock::new(Arc::new(ResourceSet::build(resources, templates)?)),
             match_bounds: (limits.max_template_uri, limits.max_template_match_steps),
             show_with_scope,
             subscriptions: Subscriptions::new(shared),
         })
     }
 
+    /// The set served now.
+    fn current(&self) -> Arc<ResourceSet> {
+        Arc::clone(&self.current.read().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// The resources of the URIs `remove` and the templates `remove_templates` taken out,
+    /// `add` and `add_templates` added (after the others), validated as
+    /// [`build`](Self::build) validates them; on a refusal nothing changes. Answers a commit
+    /// that swaps the new set in, so that a change of several kinds is checked whole first.
+    pub(crate) fn replace(
+        &self,
+        (remove, add): (&[String], Vec<Resource>),
+        (remove_templates, add_templates): (&[String], Vec<ResourceTemplate>),
+    ) -> Result<impl FnOnce() + '_, ConfigurationError> {
+        let current = self.current();
+        let resources = current
+            .resources
+            .iter()
+            .filter(|r| !remove.contains(&r.uri))
+            .cloned()
+            .chain(add)
+            .collect();
+        let templates = current
+            .templates
+            .iter()
+            .map(|(t, _)| t)
+            .filter(|t| !remove_templates.contains(&t.template))
+            .cloned()
+            .chain(add_templates)
+            .collect();
+        let set = Arc::new(ResourceSet::build(resources, templates)?);
+        Ok(move || {
+            *self.current.write().unwrap_or_else(PoisonError::into_inner) = set;
+        })
+    }
+
     pub(crate) fn is_empty(&self) -> bool {
-        self.resources.is_empty() && self.templates.is_empty()
+        let set = self.current();
+        set.resources.is_empty() && set.templates.is_empty()
     }
 
     /// The resources as declared (scopes validated), in `resources/list` order.
-    pub(crate) fn resources(&self) -> &[Resource] {
-        &self.resources
+    pub(crate) fn resources(&self) -> Vec<Resource> {
+        self.current().resources.clone()
     }
 
     /// The templates as declared (scopes validated), in `resources/templates/list` order.
-    pub(crate) fn templates(&self) -> impl Iterator<Item = &ResourceTemplate> {
-        self.templates.iter().map(|(t, _)| t)
+    pub(crate) fn templates(&self) -> Vec<ResourceTemplate> {
+        let set = self.current();
+        set.templates.iter().map(|(t, _)| t.clone()).collect()
     }
 
-    pub(crate) fn uris(&self) -> Vec<&str> {
-        self.resources.iter().map(|r| r.uri.as_str()).collect()
+    pub(crate) fn uris(&self) -> Vec<String> {
+        let set = self.current();
+        set.resources.iter().map(|r| r.uri.clone()).collect()
     }
 
-    pub(crate) fn template_uris(&self) -> Vec<&str> {
-        self.templates
+    pub(crate) fn template_uris(&self) -> Vec<String> {
+        let set = self.current();
+        set.templates
             .iter()
-            .map(|(t, _)| t.template.as_str())
+            .map(|(t, _)| t.template.clone())
             .collect()
     }
 
     /// The parsed template declared as `template`.
-    pub(crate) fn template(&self, template: &str) -> Option<&UriTemplate> {
-        self.templates
+    pub(crate) fn template(&self, template: &str) -> Option<UriTemplate> {
+        let set = self.current();
+        set.templates
             .iter()
             .find(|(t, _)| t.template == template)
-            .map(|(_, parsed)| parsed)
+            .map(|(_, parsed)| parsed.clone())
     }
 
     /// Every scope the resources and templates declare.
-    pub(crate) fn declared_scopes(&self) -> impl Iterator<Item = &String> {
-        let resources = self.resources.iter().flat_map(|r| &r.meta.scopes);
-        resources.chain(self.templates.iter().flat_map(|(t, _)| &t.meta.scopes))
+    pub(crate) fn declared_scopes(&self) -> Vec<String> {
+        let set = self.current();
+        let resources = set.resources.iter().flat_map(|r| r.meta.scopes.clone());
+        let templates = set
+            .templates
+            .iter()
+            .flat_map(|(t, _)| t.meta.scopes.clone());
+        resources.chain(templates).collect()
     }
 
     /// The scope gate of the template declared as `template` (completing its variables):
@@ -153,7 +242,8 @@ impl ResourceRegistry {
         template: &str,
         identity: Option<&Identity>,
     ) -> Result<(), RpcError> {
-        match self.templates.iter().find(|(t, _)| t.template == template) {
+        let set = self.current();
+        match set.templates.iter().find(|(t, _)| t.template == template) {
             Some((t, _)) => template_gate(t, identity),
             None => Ok(()),
         }
@@ -161,7 +251,8 @@ impl ResourceRegistry {
 
     /// Whether `uri` names a resource or matches a template.
     pub(crate) fn resolves(&self, uri: &str) -> bool {
-        self.by_uri.contains_key(uri) || self.matching_template(uri).is_ok()
+        let set = self.current();
+        set.by_uri.contains_key(uri) || set.matching_template(uri, self.match_bounds).is_ok()
     }
 
     /// Whether `uri` names a resource or matches a template whose scopes `identity` holds;
@@ -174,28 +265,14 @@ impl ResourceRegistry {
         version: ProtocolVersion,
         identity: Option<&Identity>,
     ) -> Result<(), RpcError> {
-        if let Some(&i) = self.by_uri.get(uri) {
-            return resource_gate(&self.resources[i], identity);
+        let set = self.current();
+        if let Some(resource) = set.resource(uri) {
+            return resource_gate(resource, identity);
         }
-        match self.matching_template(uri) {
+        match set.matching_template(uri, self.match_bounds) {
             Ok((template, _)) => template_gate(template, identity),
             Err(why) => Err(not_matched(uri, why, version)),
         }
-    }
-
-    /// The first template `uri` matches, with its variables; else why none did (a limit that
-    /// stopped some template's match is told before a plain no-match).
-    fn matching_template(&self, uri: &str) -> Result<(&ResourceTemplate, Variables), MatchError> {
-        let (max_len, max_steps) = self.match_bounds;
-        let mut why = MatchError::NoMatch;
-        for (template, parsed) in &self.templates {
-            match parsed.try_match_within(uri, max_len, max_steps) {
-                Ok(vars) => return Ok((template, vars)),
-                Err(MatchError::NoMatch) => {}
-                Err(limit) => why = limit,
-            }
-        }
-        Err(why)
     }
 
     /// `resources/list` as `identity` sees it: what it lacks the scopes for left out (or
@@ -207,7 +284,8 @@ impl ResourceRegistry {
         (version, identity): (ProtocolVersion, Option<&Identity>),
     ) -> Result<Value, RpcError> {
         let kind = ("resources", "resources");
-        let shown = self.shown(&self.resources, |r| &r.meta.scopes, identity);
+        let set = self.current();
+        let shown = self.shown(&set.resources, |r| &r.meta.scopes, identity);
         paging::listed(&shown, params, page_size, kind, |(r, missing)| {
             self.listed(r.to_value(version), missing)
         })
@@ -221,7 +299,8 @@ impl ResourceRegistry {
         (version, identity): (ProtocolVersion, Option<&Identity>),
     ) -> Result<Value, RpcError> {
         let kind = ("resources/templates", "resourceTemplates");
-        let shown = self.shown(&self.templates, |(t, _)| &t.meta.scopes, identity);
+        let set = self.current();
+        let shown = self.shown(&set.templates, |(t, _)| &t.meta.scopes, identity);
         paging::listed(&shown, params, page_size, kind, |((t, _), missing)| {
             self.listed(t.to_value(version), missing)
         })
@@ -251,13 +330,17 @@ impl ResourceRegistry {
 
     /// The reader `uri` resolves to (a dynamic resource's, else the first matching
     /// template's); `None` for a static resource or no match.
-    pub(crate) fn reader_of(&self, uri: &str) -> Option<&crate::resource::read::Reader> {
-        match self.by_uri.get(uri).map(|&i| &self.resources[i]) {
+    pub(crate) fn reader_of(&self, uri: &str) -> Option<crate::resource::read::Reader> {
+        let set = self.current();
+        match set.resource(uri) {
             Some(resource) => match &resource.source {
-                Source::Reader(reader) => Some(reader),
+                Source::Reader(reader) => Some(Arc::clone(reader)),
                 Source::Text(_) | Source::Blob(_) => None,
             },
-            None => self.matching_template(uri).ok().map(|(t, _)| &t.reader),
+            None => set
+                .matching_template(uri, self.match_bounds)
+                .ok()
+                .map(|(t, _)| Arc::clone(&t.reader)),
         }
     }
 
@@ -266,7 +349,8 @@ impl ResourceRegistry {
     pub(crate) async fn read(&self, uri: &str, ctx: Context) -> Result<Value, RpcError> {
         let version = ctx.protocol_version();
         let identity = ctx.identity();
-        let (reader, vars) = match self.by_uri.get(uri).map(|&i| &self.resources[i]) {
+        let set = self.current();
+        let (reader, vars) = match set.resource(uri) {
             Some(resource) => match &resource.source {
                 _ if let Err(refused) = resource_gate(resource, identity) => return Err(refused),
                 Source::Reader(reader) => (reader, Variables::new()),
@@ -275,7 +359,7 @@ impl ResourceRegistry {
                     return Ok(render(&contents, version));
                 }
             },
-            None => match self.matching_template(uri) {
+            None => match set.matching_template(uri, self.match_bounds) {
                 Ok((template, vars)) => {
                     template_gate(template, identity)?;
                     (&template.reader, vars)

@@ -181,28 +181,37 @@ impl Subscriptions {
     }
 
     /// Drops the subscriptions `session` holds in this process (the shared store's are
-    /// dropped by the node that ends the session: [`forget_shared`](Self::forget_shared)).
-    pub(crate) fn forget_here(&self, session: &SessionKey) {
+    /// dropped by the node that ends the session: [`forget_shared`](Self::forget_shared));
+    /// answers their URIs.
+    pub(crate) fn forget_here(&self, session: &SessionKey) -> Vec<String> {
         let mut state = self.lock();
         let Some(held) = state.per_session.get(session).copied() else {
-            return;
+            return Vec::new();
         };
-        state.by_uri.retain(|_, sessions| {
-            sessions.remove(session);
+        let mut dropped = Vec::with_capacity(held);
+        state.by_uri.retain(|uri, sessions| {
+            if sessions.remove(session) {
+                dropped.push(uri.clone());
+            }
             !sessions.is_empty()
         });
         state.release(session, held);
+        dropped
     }
 }
 
 impl Subscriptions {
-    /// Drops the subscriptions `session` holds in the shared store, if there is one.
-    pub(crate) async fn forget_shared(&self, session: &str) {
-        if let Some(store) = &self.shared
-            && let Err(err) = store.forget_session(session).await
-        {
+    /// Drops the subscriptions `session` holds in the shared store, if there is one;
+    /// answers their URIs (as far as the store could tell them).
+    pub(crate) async fn forget_shared(&self, session: &str) -> Vec<String> {
+        let Some(store) = &self.shared else {
+            return Vec::new();
+        };
+        let held = store.subscriptions_of(session).await.unwrap_or_default();
+        if let Err(err) = store.forget_session(session).await {
             tracing::warn!(%err, "the subscriptions of an ended session were not dropped");
         }
+        held
     }
 }
 

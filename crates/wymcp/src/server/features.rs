@@ -165,17 +165,17 @@ impl Server {
     }
 
     /// Resource URIs in `resources/list` order.
-    pub fn resource_uris(&self) -> Vec<&str> {
+    pub fn resource_uris(&self) -> Vec<String> {
         self.features().resources.uris()
     }
 
     /// Resource templates in `resources/templates/list` order.
-    pub fn resource_template_uris(&self) -> Vec<&str> {
+    pub fn resource_template_uris(&self) -> Vec<String> {
         self.features().resources.template_uris()
     }
 
     /// Prompt names in `prompts/list` order.
-    pub fn prompt_names(&self) -> Vec<&str> {
+    pub fn prompt_names(&self) -> Vec<String> {
         self.features().prompts.names()
     }
 }

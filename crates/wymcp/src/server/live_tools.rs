@@ -8,6 +8,9 @@ use wymcp_core::{ConfigurationError, Problem};
 
 use super::builder::Pending;
 use super::{Inner, Server};
+use crate::prompt::Prompt;
+use crate::prompt::definition::DynPrompt;
+use crate::resource::{Resource, ResourceTemplate};
 use crate::tool::erased::{ActionAdapter, PlainAdapter};
 use crate::tool::registered::{HELP, RegisteredTool};
 use crate::tool::table::{ToolTable, Tools};
@@ -72,11 +75,17 @@ pub enum ToolChangeError {
 }
 
 /// One change of a server's tools: the names removed, then the tools added (in order,
-/// before `help`); made whole or not at all by [`LiveTools::change`].
+/// before `help`); made whole or not at all by [`LiveTools::change`]. The prompts, resources
+/// and resource templates served beside them change the same way, in the same step
+/// ([`prompt`](Self::prompt), [`resource`](Self::resource),
+/// [`resource_template`](Self::resource_template) and their `remove_*`).
 #[derive(Default)]
 pub struct ToolChange {
     remove: Vec<String>,
     add: Vec<Pending>,
+    prompts: (Vec<String>, Vec<Arc<dyn DynPrompt>>),
+    resources: (Vec<String>, Vec<Resource>),
+    templates: (Vec<String>, Vec<ResourceTemplate>),
 }
 
 impl std::fmt::Debug for ToolChange {
@@ -84,6 +93,12 @@ impl std::fmt::Debug for ToolChange {
         f.debug_struct("ToolChange")
             .field("remove", &self.remove)
             .field("add", &self.add.len())
+            .field("remove_prompts", &self.prompts.0)
+            .field("add_prompts", &self.prompts.1.len())
+            .field("remove_resources", &self.resources.0)
+            .field("add_resources", &self.resources.1.len())
+            .field("remove_templates", &self.templates.0)
+            .field("add_templates", &self.templates.1.len())
             .finish()
     }
 }
@@ -118,6 +133,61 @@ impl ToolChange {
         self.add.push(Pending::Plain(Arc::new(PlainAdapter(tool))));
         self
     }
+
+    /// Removes the prompt `name` (a name the server does not serve changes nothing).
+    pub fn remove_prompt(mut self, name: impl Into<String>) -> Self {
+        self.prompts.0.push(name.into());
+        self
+    }
+
+    /// Adds a prompt, validated as [`ServerBuilder::prompt`](crate::ServerBuilder::prompt)'s.
+    pub fn prompt<P: Prompt>(mut self, prompt: P) -> Self {
+        self.prompts.1.push(Arc::new(prompt));
+        self
+    }
+
+    /// Removes the resource at `uri` (a URI the server does not serve changes nothing); its
+    /// subscribers stay subscribed.
+    pub fn remove_resource(mut self, uri: impl Into<String>) -> Self {
+        self.resources.0.push(uri.into());
+        self
+    }
+
+    /// Adds a resource, validated as
+    /// [`ServerBuilder::resource`](crate::ServerBuilder::resource)'s.
+    pub fn resource(mut self, resource: Resource) -> Self {
+        self.resources.1.push(resource);
+        self
+    }
+
+    /// Removes the resource template declared as `template`.
+    pub fn remove_resource_template(mut self, template: impl Into<String>) -> Self {
+        self.templates.0.push(template.into());
+        self
+    }
+
+    /// Adds a resource template, validated as
+    /// [`ServerBuilder::resource_template`](crate::ServerBuilder::resource_template)'s.
+    pub fn resource_template(mut self, template: ResourceTemplate) -> Self {
+        self.templates.1.push(template);
+        self
+    }
+
+    fn changes_tools(&self) -> bool {
+        !self.remove.is_empty() || !self.add.is_empty()
+    }
+
+    fn changes_prompts(&self) -> bool {
+        !self.prompts.0.is_empty() || !self.prompts.1.is_empty()
+    }
+
+    fn changes_resources(&self) -> bool {
+        let (resources, templates) = (&self.resources, &self.templates);
+        !resources.0.is_empty()
+            || !resources.1.is_empty()
+            || !templates.0.is_empty()
+            || !templates.1.is_empty()
+    }
 }
 
 impl LiveTools {
@@ -145,14 +215,30 @@ impl LiveTools {
         Some(Server { inner })
     }
 
-    /// Makes `change` (all of it, or nothing when a tool added is refused) and tells every
-    /// client the tools changed.
+    /// Makes `change` (all of it, or nothing when a tool, prompt, resource or template added
+    /// is refused) and tells every client what changed: the tools (also when the change is
+    /// empty), the prompts, the resources (`notifications/<list>/list_changed`, as
+    /// [`Server::notify_prompts_list_changed`] sends them).
     pub fn change(&self, change: ToolChange) -> Result<(), ToolChangeError> {
         let attached = self.attached.get().ok_or(ToolChangeError::NoServer)?;
         let server = self.server().ok_or(ToolChangeError::NoServer)?;
         let ToolTable::Live(live) = &server.inner.tools else {
             return Err(ToolChangeError::NoServer);
         };
+        let (tools, prompts, resources) = (
+            change.changes_tools(),
+            change.changes_prompts(),
+            change.changes_resources(),
+        );
+        let features = server.features();
+        // Checked before anything is swapped in: a refusal changes nothing.
+        let (remove, add) = change.prompts;
+        let prompts_swap = features.prompts.replace(&remove, add)?;
+        let (remove, add) = change.resources;
+        let (remove_templates, add_templates) = change.templates;
+        let resources_swap = features
+            .resources
+            .replace((&remove, add), (&remove_templates, add_templates))?;
         let mut added = Vec::with_capacity(change.add.len());
         for pending in change.add {
             let mut tool = match pending {
@@ -190,7 +276,17 @@ impl LiveTools {
             list.extend(help);
             *current = Arc::new(Tools::new(list));
         }
-        server.notify_tools_list_changed();
+        prompts_swap();
+        resources_swap();
+        if tools || !(prompts || resources) {
+            server.notify_tools_list_changed();
+        }
+        if prompts {
+            server.notify_prompts_list_changed();
+        }
+        if resources {
+            server.notify_resources_list_changed();
+        }
         Ok(())
     }
 }

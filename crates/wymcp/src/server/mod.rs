@@ -195,13 +195,14 @@ impl Server {
     pub fn declared_scopes(&self) -> Vec<String> {
         let features = self.features();
         let tools = self.registered();
-        let scopes: std::collections::BTreeSet<&String> = tools
+        let scopes: std::collections::BTreeSet<String> = tools
             .iter()
             .flat_map(|tool| tool.declared_scopes())
+            .cloned()
             .chain(features.resources.declared_scopes())
             .chain(features.prompts.declared_scopes())
             .collect();
-        scopes.into_iter().cloned().collect()
+        scopes.into_iter().collect()
     }
 
     /// Tool names in `tools/list` order (help last).

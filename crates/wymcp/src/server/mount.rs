@@ -159,11 +159,11 @@ pub(super) fn mount_all(
         }
         for resource in features.resources.resources() {
             uris.take("resource", &resource.uri, at.clone())?;
-            mounted.resources.push(resource.clone());
+            mounted.resources.push(resource);
         }
         for template in features.resources.templates() {
             templates.take("resource template", &template.template, at.clone())?;
-            mounted.templates.push(template.clone());
+            mounted.templates.push(template);
         }
         let mut renamed = HashMap::new();
         for prompt in features.prompts.prompts() {
@@ -176,7 +176,7 @@ pub(super) fn mount_all(
             renamed.insert(prompt.name().to_owned(), name.clone());
             mounted.prompts.push(Arc::new(RenamedPrompt {
                 name,
-                prompt: Arc::clone(prompt),
+                prompt: Arc::clone(&prompt),
             }));
         }
         for (reference, argument, provider) in features.completions.providers() {

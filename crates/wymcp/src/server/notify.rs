@@ -145,25 +145,53 @@ impl Server {
     }
 
     /// Drops every subscription of a session that ended, here and in the shared subscription
-    /// store (the transports call it).
+    /// store (the transports call it). A reader whose contents live elsewhere is told of each
+    /// one as of an unsubscribe ([`ReadResource::unsubscribed`](crate::resource::ReadResource::unsubscribed)).
     pub async fn forget_session(&self, session_id: Option<&str>) {
         self.forget_session_here(session_id);
         if let Some(id) = session_id {
-            self.features()
+            let shared = self
+                .features()
                 .resources
                 .subscriptions
                 .forget_shared(id)
                 .await;
+            self.unsubscribe_readers(session_id, shared);
         }
     }
 
     /// [`forget_session`](Self::forget_session) in this process only (every node that hears
     /// of a session's end does it; the node that ended it also clears the shared store).
     pub(crate) fn forget_session_here(&self, session_id: Option<&str>) {
-        self.features()
+        let dropped = self
+            .features()
             .resources
             .subscriptions
             .forget_here(&session_id.map(str::to_owned));
+        self.unsubscribe_readers(session_id, dropped);
+    }
+
+    /// Tells the reader of each of `uris` (a resource's or template's whose contents live
+    /// elsewhere) that `session_id` no longer subscribes to it, off the caller's task.
+    fn unsubscribe_readers(&self, session_id: Option<&str>, uris: Vec<String>) {
+        if uris.is_empty() {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let resources = &self.features().resources;
+        for uri in uris {
+            let Some(reader) = resources.reader_of(&uri) else {
+                continue;
+            };
+            let mut ctx = crate::Context::builder();
+            if let Some(id) = session_id {
+                ctx = ctx.session_id(id);
+            }
+            let ctx = ctx.build();
+            runtime.spawn(async move { reader.unsubscribed(&uri, ctx).await });
+        }
     }
 
     /// Emits `notifications/resources/list_changed` to every session and to every
