@@ -2,7 +2,9 @@
 # The in-memory session store as the live sessions grow (issue 46): instructions (callgrind) of
 # opening one session (`SessionStore::create`) and of one reaper sweep that finds none expired
 # (`SessionStore::reap`), among N live sessions, for each N in SIZES (default 1000 10000
-# 100000). src/bin/store_scale.rs fills the store outside the count (`--toggle-collect`).
+# 100000), and of an attempt refused at the cap (the store then counts its live sessions by a
+# scan: what every `create` cost before 7 December 2026). src/bin/store_scale.rs fills the
+# store outside the count (`--toggle-collect`).
 #
 #   bash bench/http/store_scale.sh
 #
@@ -27,10 +29,12 @@ counted() {
   sed -n 's/^totals: //p' "$work/cg.out"
 }
 
-printf '| live sessions | instructions to open one (create) | per live session | one reaper sweep (reap) | per live session |\n|---:|---:|---:|---:|---:|\n'
+printf '| live sessions | open one (create) | one reaper sweep (reap) | per live session | refused at the cap (the scan) | per live session |\n|---:|---:|---:|---:|---:|---:|\n'
 for n in $SIZES; do
   create="$(counted "$n" measured_creates)"
   sweep="$(counted "$n" measured_sweeps)"
-  awk -v n="$n" -v c="$create" -v s="$sweep" -v nc="$CREATES" -v ns="$SWEEPS" 'BEGIN {
-    printf "| %d | %.0f | %.2f | %.0f | %.2f |\n", n, c / nc, c / nc / n, s / ns, s / ns / n }'
+  refused="$(counted "$n" measured_refusals)"
+  awk -v n="$n" -v c="$create" -v s="$sweep" -v r="$refused" -v nc="$CREATES" -v ns="$SWEEPS" 'BEGIN {
+    m = n + nc
+    printf "| %d | %.0f | %.0f | %.2f | %.0f | %.2f |\n", n, c / nc, s / ns, s / ns / m, r / nc, r / nc / m }'
 done

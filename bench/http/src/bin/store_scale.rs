@@ -3,8 +3,10 @@
 //! session expired) cost among `n` live sessions.
 //!
 //! `store_scale <n> <creates> <sweeps>`: fills an `InMemorySessionStore` with `n` sessions,
-//! then opens `creates` more in `measured_creates` and runs `sweeps` reaper sweeps in
-//! `measured_sweeps`. Run under callgrind with `--toggle-collect` on each function (the script
+//! then opens `creates` more in `measured_creates`, runs `sweeps` reaper sweeps in
+//! `measured_sweeps`, and makes `creates` attempts refused at the cap in `measured_refusals`
+//! (the store then counts its live sessions by a scan of all of them: what every `create`
+//! cost before 7 December 2026). Run under callgrind with `--toggle-collect` on each function (the script
 //! does): the instructions of those calls alone, the filling left out. Prints the store's size.
 
 use std::sync::Arc;
@@ -59,6 +61,16 @@ fn measured_sweeps(store: &InMemorySessionStore, count: usize) -> Result<usize, 
     Ok(gone)
 }
 
+#[inline(never)]
+fn measured_refusals(store: &InMemorySessionStore, from: usize, count: usize, max: usize) -> Result<(), String> {
+    for i in from..from + count {
+        if create(store, i, max).is_ok() {
+            return Err(format!("session {i} was admitted past the cap of {max}"));
+        }
+    }
+    Ok(())
+}
+
 fn main() -> Result<(), String> {
     let arg = |i: usize| -> Result<usize, String> {
         std::env::args()
@@ -78,6 +90,7 @@ fn main() -> Result<(), String> {
     if gone != 0 {
         return Err(format!("{gone} sessions expired"));
     }
+    measured_refusals(&store, max, creates, max)?;
     println!("{} sessions", n + creates);
     Ok(())
 }
