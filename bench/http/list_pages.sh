@@ -4,10 +4,11 @@
 #
 #   bash bench/http/list_pages.sh
 #
-# `full`: the unpaged list (the default, the contract's LIST-11); `first` and `late`: a page of
-# PER_PAGE (default 50) tools, wymcp_calc with WYMCP_CALC_TOOLS_PER_PAGE, the first page and
-# the one at tool 950 (its cursor taken by following nextCursor, before counting). Issue 46's
-# "cost per page flat": `late` must cost what `first` costs. ROUNDS (default 200) answers per
+# `full`: the unpaged list (the default, the contract's LIST-11); `atN`: a page of PER_PAGE
+# (default 50) tools, wymcp_calc with WYMCP_CALC_TOOLS_PER_PAGE, starting at tool N for each N
+# in PAGES (default `0 50 500 950`: the first page, which has no cursor, and three with one,
+# each taken by following nextCursor before counting). Issue 46's "cost per page flat": the
+# pages with a cursor must cost alike wherever they are. ROUNDS (default 200) answers per
 # page figure, FULL_ROUNDS (default 20) of the full list, after 20 warm-up requests each, all on
 # one kept-alive connection (python3's http.client); the server's instructions only (the client
 # is another process). Needs valgrind. BIN_DIR, PROFILE, ALLOC, BUILD as for instructions.sh.
@@ -16,6 +17,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 PER_PAGE="${PER_PAGE:-50}"
 ROUNDS="${ROUNDS:-200}"
 FULL_ROUNDS="${FULL_ROUNDS:-20}"
+PAGES="${PAGES:-0 50 500 950}"
 command -v valgrind >/dev/null || { echo "list_pages.sh needs valgrind (Debian package)" >&2; exit 1; }
 # shellcheck source=build.sh
 source "$here/build.sh"
@@ -85,6 +87,7 @@ measure() { # era, label, env, rounds, cursor_at
 # era's the server's.
 for era in 2025-06-18 2026-07-28; do
   measure "$era" full "" "$FULL_ROUNDS"
-  measure "$era" first "WYMCP_CALC_TOOLS_PER_PAGE=$PER_PAGE" "$ROUNDS"
-  measure "$era" late "WYMCP_CALC_TOOLS_PER_PAGE=$PER_PAGE" "$ROUNDS" 950
+  for at in $PAGES; do
+    measure "$era" "at$at" "WYMCP_CALC_TOOLS_PER_PAGE=$PER_PAGE" "$ROUNDS" "$at"
+  done
 done
