@@ -419,7 +419,10 @@ fn pipe(n: usize, window: usize, program: &str, args: &[String]) -> Result<(), E
     if !line.contains(r#""result""#) {
         return Err(format!("initialize failed: {line}").into());
     }
-    writeln!(stdin, r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#)?;
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+    )?;
     stdin.flush()?;
     let pid = child.id();
     let cpu_before = cpu_ticks(pid)?;

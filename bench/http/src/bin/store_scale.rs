@@ -37,7 +37,9 @@ fn record(i: usize) -> SessionRecord {
 
 /// The in-memory store answers at once: its futures are ready when made.
 fn now<T>(future: impl std::future::Future<Output = T>) -> Result<T, String> {
-    future.now_or_never().ok_or_else(|| "a store future was pending".to_owned())
+    future
+        .now_or_never()
+        .ok_or_else(|| "a store future was pending".to_owned())
 }
 
 fn create(store: &InMemorySessionStore, i: usize, max: usize) -> Result<(), String> {
@@ -45,7 +47,12 @@ fn create(store: &InMemorySessionStore, i: usize, max: usize) -> Result<(), Stri
 }
 
 #[inline(never)]
-fn measured_creates(store: &InMemorySessionStore, from: usize, count: usize, max: usize) -> Result<(), String> {
+fn measured_creates(
+    store: &InMemorySessionStore,
+    from: usize,
+    count: usize,
+    max: usize,
+) -> Result<(), String> {
     for i in from..from + count {
         create(store, i, max)?;
     }
@@ -62,7 +69,12 @@ fn measured_sweeps(store: &InMemorySessionStore, count: usize) -> Result<usize, 
 }
 
 #[inline(never)]
-fn measured_refusals(store: &InMemorySessionStore, from: usize, count: usize, max: usize) -> Result<(), String> {
+fn measured_refusals(
+    store: &InMemorySessionStore,
+    from: usize,
+    count: usize,
+    max: usize,
+) -> Result<(), String> {
     for i in from..from + count {
         if create(store, i, max).is_ok() {
             return Err(format!("session {i} was admitted past the cap of {max}"));
