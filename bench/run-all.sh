@@ -2,9 +2,11 @@
 # Every figure of the table at the top of docs/performance.md, in one command, one round each:
 # instructions per call under callgrind (bench/http/instructions.sh), memory from /proc
 # (bench/http/scale.sh) and stdio against rmcp's stdio server (bench/http/stdio.sh, three
-# rounds), after one release build of bench/http shared by all. 9 to 13 minutes
-# on the 2-core development VM while other builds run (callgrind's count does not depend on
-# the load); every loop and wait in the scripts it runs is bounded.
+# rounds), after one release build of bench/http shared by all. 9 to 13 minutes on the
+# 2-core development VM while other builds run before the listen-stream and stdio figures were
+# added (7 December; each took under 1.5 minutes alone on the busy VM, not yet timed inside a
+# whole run): callgrind's count does not depend on the load; every loop and wait in the
+# scripts it runs is bounded.
 #
 #   bash bench/run-all.sh            # prints the table's rows, then the time it took
 #   BUILD=0 bash bench/run-all.sh    # reuse the built binaries
