@@ -385,6 +385,7 @@ impl SessionStore for InMemorySessionStore {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use serde_json::json;
 
