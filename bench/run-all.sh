@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Every figure of the table at the top of docs/performance.md, in one command, one round each:
-# instructions per call under callgrind (bench/http/instructions.sh) and memory from /proc
-# (bench/http/scale.sh), after one release build of bench/http shared by all. 9 to 13 minutes
-# on the 2-core development VM while other builds run (callgrind's count does not depend on
-# the load); every loop and wait in the scripts it runs is bounded.
+# instructions per call under callgrind (bench/http/instructions.sh), memory from /proc
+# (bench/http/scale.sh) and stdio against rmcp's stdio server (bench/http/stdio.sh, three
+# rounds), after one release build of bench/http shared by all. 9 to 13 minutes on the
+# 2-core development VM while other builds run before the listen-stream and stdio figures were
+# added (7 December; each took under 1.5 minutes alone on the busy VM, not yet timed inside a
+# whole run): callgrind's count does not depend on the load; every loop and wait in the
+# scripts it runs is bounded.
 #
 #   bash bench/run-all.sh            # prints the table's rows, then the time it took
 #   BUILD=0 bash bench/run-all.sh    # reuse the built binaries
@@ -47,8 +50,10 @@ for pad in 1024 65536 1048576; do
   calls=$((pad > 65536 ? 50 : CALLS))
   ins "$out" ERA=2025-06-18 PAD="$pad" CALLS="$calls" -- bare floor wymcp
 done
-echo "== memory (VmRSS, glibc): build, idle sessions, open streams"
-FANOUT_INSTRUCTIONS=1 bash "$http/scale.sh" build sessions streams | tee "$out.scale"
+echo "== memory (VmRSS, glibc): build, idle sessions, open GET and listen streams"
+FANOUT_INSTRUCTIONS=1 bash "$http/scale.sh" build sessions streams listens | tee "$out.scale"
+echo "== stdio: wymcp against rmcp's stdio server"
+ROUNDS=3 bash "$http/stdio.sh" | tee "$out.stdio"
 
 echo
 echo "== the table's rows ($(date -u +%F), $(git -C "$root" rev-parse --short HEAD))"
@@ -75,4 +80,5 @@ for pad in 1024 65536 1048576; do
     "$(awk -v w="$(of 2025-06-18 wymcp "of $pad ")" -v z="$(of 2025-06-18 wymcp)" -v p="$pad" 'BEGIN {printf "%.0f", (w - z) * 1024 / p}')"
 done
 cat "$out.scale"
+grep -E '^(wymcp|rmcp) |^wymcp / rmcp' "$out.stdio"
 echo "took $(( $(date +%s) - started )) s"

@@ -4,10 +4,11 @@
 #
 #   bash bench/http/list_pages.sh
 #
-# `full`: the unpaged list (the default, the contract's LIST-11); `first` and `late`: a page of
-# PER_PAGE (default 50) tools, wymcp_calc with WYMCP_CALC_TOOLS_PER_PAGE, the first page and
-# the one at tool 950 (its cursor taken by following nextCursor, before counting). Issue 46's
-# "cost per page flat": `late` must cost what `first` costs. ROUNDS (default 200) answers per
+# `full`: the unpaged list (the default, the contract's LIST-11); `atN`: a page of PER_PAGE
+# (default 50) tools, wymcp_calc with WYMCP_CALC_TOOLS_PER_PAGE, starting at tool N for each N
+# in PAGES (default `0 50 500 950`: the first page, which has no cursor, and three with one,
+# each taken by following nextCursor before counting). Issue 46's "cost per page flat": the
+# pages with a cursor must cost alike wherever they are. ROUNDS (default 200) answers per
 # page figure, FULL_ROUNDS (default 20) of the full list, after 20 warm-up requests each, all on
 # one kept-alive connection (python3's http.client); the server's instructions only (the client
 # is another process). Needs valgrind. BIN_DIR, PROFILE, ALLOC, BUILD as for instructions.sh.
@@ -16,18 +17,23 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 PER_PAGE="${PER_PAGE:-50}"
 ROUNDS="${ROUNDS:-200}"
 FULL_ROUNDS="${FULL_ROUNDS:-20}"
+PAGES="${PAGES:-0 50 500 950}"
 command -v valgrind >/dev/null || { echo "list_pages.sh needs valgrind (Debian package)" >&2; exit 1; }
 # shellcheck source=build.sh
 source "$here/build.sh"
 work="$(mktemp -d)"; pid=""
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
 
-# The client: `python3 - URL ERA ROUNDS [CURSOR_AT]` lists ROUNDS times (the page starting at
-# tool CURSOR_AT when given, found by following nextCursor first); prints the tools per answer.
+# The client: `python3 - URL ERA ROUNDS [AT | cursor=CURSOR]` lists ROUNDS times the page
+# starting at tool AT (found by following nextCursor first) or at CURSOR; prints the tools per
+# answer, or with ROUNDS 0 the cursor of tool AT. The cursor is found before callgrind's count
+# is zeroed: counting the walk to it made a later page look dearer (about 7k instructions per
+# page walked over 200 answers).
 client='
 import http.client, json, sys, urllib.parse
 url, era, rounds = urllib.parse.urlparse(sys.argv[1]), sys.argv[2], int(sys.argv[3])
-at = int(sys.argv[4]) if len(sys.argv) > 4 else 0
+arg = sys.argv[4] if len(sys.argv) > 4 else "0"
+cursor, at = (arg[len("cursor="):], 0) if arg.startswith("cursor=") else (None, int(arg))
 conn = http.client.HTTPConnection(url.hostname, url.port)
 headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 def post(body, extra=()):
@@ -54,9 +60,11 @@ def list_tools(cursor):
     if meta: params["_meta"] = meta
     _, answer = post({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": params}, extra)
     return answer["result"]
-cursor, seen = None, 0
+seen = 0
 while seen < at:
     result = list_tools(cursor); seen += len(result["tools"]); cursor = result["nextCursor"]
+if rounds == 0:
+    print(cursor); sys.exit(0)
 for _ in range(rounds):
     result = list_tools(cursor)
 print(len(result["tools"]))
@@ -70,6 +78,7 @@ measure() { # era, label, env, rounds, cursor_at
   for _ in $(seq 1 1200); do addr="$(sed -n 's/^listening on //p' "$work/server.log" | head -1)"; [ -n "$addr" ] && break; sleep 0.1; done
   [ -n "$addr" ] || { echo "wymcp_calc did not start" >&2; cat "$work/server.log" >&2; exit 1; }
   local url="http://$addr/mcp"
+  [ -z "$at" ] || [ "$at" = 0 ] || at="cursor=$(python3 -c "$client" "$url" "$era" 0 "$at")"
   python3 -c "$client" "$url" "$era" 20 $at >/dev/null
   callgrind_control -z "$pid" >/dev/null 2>&1
   local tools; tools="$(python3 -c "$client" "$url" "$era" "$rounds" $at)"
@@ -85,6 +94,7 @@ measure() { # era, label, env, rounds, cursor_at
 # era's the server's.
 for era in 2025-06-18 2026-07-28; do
   measure "$era" full "" "$FULL_ROUNDS"
-  measure "$era" first "WYMCP_CALC_TOOLS_PER_PAGE=$PER_PAGE" "$ROUNDS"
-  measure "$era" late "WYMCP_CALC_TOOLS_PER_PAGE=$PER_PAGE" "$ROUNDS" 950
+  for at in $PAGES; do
+    measure "$era" "at$at" "WYMCP_CALC_TOOLS_PER_PAGE=$PER_PAGE" "$ROUNDS" "$at"
+  done
 done

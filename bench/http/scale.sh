@@ -3,7 +3,7 @@
 # streams and actions grow. Memory is VmRSS from /proc (glibc, the system allocator), which other
 # load on the machine does not move; the one CPU figure (build) is the server's own utime+stime.
 #
-#   bash bench/http/scale.sh [figure ...]     # default: build sessions streams
+#   bash bench/http/scale.sh [figure ...]     # default: build sessions streams listens
 #
 # * build: CPU time to `listening` and VmRSS then, of wymcp_calc with TOOLS tools of ACTIONS
 #   actions (default 1,000 of 10), less the same of wymcp_calc alone: per action.
@@ -14,6 +14,11 @@
 #   `notifications/tools/list_changed` fanned out to all of them (SIGUSR1) and awaited on every
 #   stream. FANOUT_INSTRUCTIONS=1 runs it again under callgrind and prints the instructions of
 #   the fan-out (zeroed when every stream is open, dumped when every stream has its message).
+# * listens: the same with LISTENS (default 10,000) `subscriptions/listen` streams (2026-07-28,
+#   no sessions; `mcpload listens`), each counted open once acknowledged, after 1,000 stateless
+#   calls: the VmRSS growth per stream, then the fan-out (and its instructions with
+#   FANOUT_INSTRUCTIONS=1). The default cap of 1,000 listen streams (16 per client) is raised
+#   by WYMCP_CALC_STREAMS=1 to 20,000.
 #
 # BUILD=0 reuses the built binaries (build.sh); PROFILE and ALLOC as in run.sh. Every wait is
 # bounded; the client (mcpload) runs in its own process, so its memory is not counted.
@@ -23,14 +28,16 @@ TOOLS="${TOOLS:-1000}"
 ACTIONS="${ACTIONS:-10}"
 SESSIONS="${SESSIONS:-10000}"
 STREAMS="${STREAMS:-10000}"
+LISTENS="${LISTENS:-10000}"
 # shellcheck source=build.sh
 source "$here/build.sh"
 work="$(mktemp -d)"; pid=""; client=""
 trap '[ -n "$client" ] && kill "$client" 2>/dev/null; [ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
 tick="$(getconf CLK_TCK)"
 # One client process holds a connection per stream, and the server one per stream too.
-[ "$(ulimit -n)" -ge $((STREAMS + 256)) ] || ulimit -n $((STREAMS + 256)) 2>/dev/null ||
-  { echo "streams: needs ulimit -n of $((STREAMS + 256)) (now $(ulimit -n))" >&2; exit 1; }
+most=$((STREAMS > LISTENS ? STREAMS : LISTENS))
+[ "$(ulimit -n)" -ge $((most + 256)) ] || ulimit -n $((most + 256)) 2>/dev/null ||
+  { echo "streams: needs ulimit -n of $((most + 256)) (now $(ulimit -n))" >&2; exit 1; }
 
 # start [VAR=value ...] [--callgrind]: wymcp_calc on a free port; sets pid and url.
 start() {
@@ -123,9 +130,48 @@ figure_streams() {
     "$STREAMS" "$total" "$(awk -v t="$total" -v n="$STREAMS" 'BEGIN {print t / n}')"
 }
 
-for figure in ${@:-build sessions streams}; do
+# open_listens: LISTENS listen streams after 1,000 stateless calls (mcpload in the background,
+# client set); waits for every stream to be acknowledged. Sets rss_before.
+open_listens() {
+  timeout 300 "$bin/mcpload" calls "$url" - 1000 16 2026-07-28 2>"$work/calls.err" || { cat "$work/calls.err" >&2; exit 1; }
+  sleep 0.5; rss_before="$(rss)"
+  : >"$work/client.out"
+  timeout 2400 "$bin/mcpload" listens "$url" "$LISTENS" 1 >"$work/client.out" 2>"$work/client.err" &
+  client=$!
+  wait_line "$work/client.out" open 1200 || { cat "$work/client.err" >&2; exit 1; }
+}
+
+figure_listens() {
+  local rss_before rss_open
+  start WYMCP_CALC_STREAMS=1
+  open_listens
+  sleep 1; rss_open="$(rss)"
+  kill -USR1 "$pid"
+  wait_line "$work/client.out" received 600 || { cat "$work/client.err" >&2; exit 1; }
+  wait "$client"; client=""
+  stop
+  printf '| open subscriptions/listen streams: %s, no sessions | %s → %s MiB RSS | %s KiB per stream |\n' \
+    "$LISTENS" "$((rss_before / 1024))" "$((rss_open / 1024))" \
+    "$(per "$rss_before" "$rss_open" "$LISTENS")"
+  [ "${FANOUT_INSTRUCTIONS:-0}" = 1 ] || return 0
+  start WYMCP_CALC_STREAMS=1 --callgrind
+  open_listens
+  callgrind_control -z "$pid" >/dev/null 2>&1
+  kill -USR1 "$pid"
+  wait_line "$work/client.out" received 1200 || { cat "$work/client.err" >&2; exit 1; }
+  callgrind_control -d "$pid" >/dev/null 2>&1
+  sleep 0.5
+  wait "$client"; client=""
+  local total; total="$(for f in "$work"/fanout.*.out.*; do sed -n 's/^totals: //p' "$f"; done | awk '{s += $1} END {print s}')"
+  stop
+  rm -f "$work"/fanout.*
+  printf '| one notification fanned out to %s listen streams | %.0f instructions | %.0f per stream |\n' \
+    "$LISTENS" "$total" "$(awk -v t="$total" -v n="$LISTENS" 'BEGIN {print t / n}')"
+}
+
+for figure in ${@:-build sessions streams listens}; do
   case "$figure" in
-    build|sessions|streams) "figure_$figure" ;;
-    *) echo "unknown figure $figure (build, sessions, streams)" >&2; exit 1 ;;
+    build|sessions|streams|listens) "figure_$figure" ;;
+    *) echo "unknown figure $figure (build, sessions, streams, listens)" >&2; exit 1 ;;
   esac
 done

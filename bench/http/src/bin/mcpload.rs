@@ -10,6 +10,14 @@
 //!   once, each on its own connection), prints `open <n>` once every stream answered 200, then
 //!   reads each until it has carried `notes` `notifications/tools/list_changed` messages and
 //!   prints `received <n>` (the server fans one out per `SIGUSR1`, see wymcp_calc).
+//! * `mcpload listens <url> <n> <notes>`: the same with `n` `subscriptions/listen` streams
+//!   (2026-07-28, `toolsListChanged` only, no session); a stream counts as open once its
+//!   `notifications/subscriptions/acknowledged` frame arrived.
+//! * `mcpload pipe <n> <window> <program> [args ...]`: starts `program` as a stdio server,
+//!   `initialize`s it (2025-06-18), then writes `n` `tools/call` lines (at most `window`
+//!   unanswered at a time) and reads their `n` answers, each checked (its id one of the calls',
+//!   seen once, carrying `"sum":3`); prints the calls per second and the program's CPU time
+//!   over the calls (utime+stime from `/proc`), then closes its stdin and waits for it to end.
 //!
 //! `MCPLOAD_PAD=N` (calls and check) adds a string member `note` of N bytes to the call's
 //! `data` (the argument-size figure; the server must accept it: `WYMCP_CALC_NOTE=1`).
@@ -247,52 +255,108 @@ async fn main() -> Result<(), Error> {
         "streams" => {
             let sessions = read_sessions(arg(2)?)?;
             let notes: usize = arg(3)?.parse()?;
-            streams(arg(1)?, &sessions, notes).await?;
+            let client = stream_client()?;
+            let url = arg(1)?;
+            let requests = sessions.iter().map(|session| {
+                client
+                    .get(url)
+                    .header("accept", "text/event-stream")
+                    .header("mcp-session-id", session)
+                    .header("mcp-protocol-version", VERSION)
+            });
+            streams(requests.collect(), None, notes).await?;
+        }
+        "listens" => {
+            let n: usize = arg(2)?.parse()?;
+            let notes: usize = arg(3)?.parse()?;
+            let client = stream_client()?;
+            let url = arg(1)?;
+            let requests = (0..n).map(|i| {
+                client
+                    .post(url)
+                    .header("content-type", "application/json")
+                    .header("accept", ACCEPT)
+                    .header("mcp-protocol-version", STATELESS_VERSION)
+                    .header("mcp-method", "subscriptions/listen")
+                    .body(listen_body(i + 1))
+            });
+            let acknowledged = "notifications/subscriptions/acknowledged";
+            streams(requests.collect(), Some(acknowledged), notes).await?;
+        }
+        "pipe" => {
+            let n: usize = arg(1)?.parse()?;
+            let window: usize = arg(2)?.parse()?;
+            let program = arg(3)?;
+            pipe(n, window.max(1), program, args.get(4..).unwrap_or_default())?;
         }
         other => return Err(format!("unknown command {other}").into()),
     }
     Ok(())
 }
 
-/// `mcpload streams`: one GET stream per session, held open until each has carried `notes`
-/// `notifications/tools/list_changed` messages (or 20 minutes have passed: then it fails).
-async fn streams(url: &str, sessions: &[String], notes: usize) -> Result<(), Error> {
-    // One connection per stream, none reused, and no overall timeout (the streams stay open).
-    let client = reqwest::Client::builder()
+/// The client of `streams` and `listens`: one connection per stream, none reused, and no
+/// overall timeout (the streams stay open).
+fn stream_client() -> Result<reqwest::Client, Error> {
+    Ok(reqwest::Client::builder()
         .pool_max_idle_per_host(0)
         .tcp_nodelay(true)
         .connect_timeout(Duration::from_secs(10))
-        .build()?;
+        .build()?)
+}
+
+/// A 2026-07-28 `subscriptions/listen` asking for `notifications/tools/list_changed` only.
+fn listen_body(id: usize) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"subscriptions/listen","params":{{"notifications":{{"toolsListChanged":true}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"{STATELESS_VERSION}","io.modelcontextprotocol/clientCapabilities":{{}},"io.modelcontextprotocol/clientInfo":{{"name":"mcpload","version":"1.0"}}}}}}}}"#
+    )
+}
+
+/// `mcpload streams` and `listens`: each request's stream held open until it has carried
+/// `notes` `notifications/tools/list_changed` messages (or 20 minutes have passed: then it
+/// fails). A stream counts as open once it answered 200 and, with `opened_by`, once that text
+/// arrived on it.
+async fn streams(
+    requests: Vec<reqwest::RequestBuilder>,
+    opened_by: Option<&'static str>,
+    notes: usize,
+) -> Result<(), Error> {
+    let count = requests.len();
     // 64 streams opening at a time; a permit is given back once its stream answered.
     let opening = Arc::new(tokio::sync::Semaphore::new(64));
-    let (opened, mut open) = tokio::sync::mpsc::channel::<Result<(), String>>(sessions.len());
-    let mut readers = Vec::with_capacity(sessions.len());
-    for (i, session) in sessions.iter().enumerate() {
+    let (opened, mut open) = tokio::sync::mpsc::channel::<Result<(), String>>(count);
+    let mut readers = Vec::with_capacity(count);
+    for (i, request) in requests.into_iter().enumerate() {
         let permit = opening.clone().acquire_owned().await?;
-        let request = client
-            .get(url)
-            .header("accept", "text/event-stream")
-            .header("mcp-session-id", session)
-            .header("mcp-protocol-version", VERSION);
         let opened = opened.clone();
         readers.push(tokio::spawn(async move {
             let answer = request.send().await;
-            drop(permit);
             let mut response = match answer {
                 Ok(response) if response.status().as_u16() == 200 => response,
                 Ok(response) => {
+                    let status = response.status();
+                    let body = response.text().await.unwrap_or_default();
                     let _ = opened
-                        .send(Err(format!("GET answered {}", response.status())))
+                        .send(Err(format!("stream {i} answered {status}: {body}")))
                         .await;
                     return Ok(());
                 }
                 Err(e) => {
-                    let _ = opened.send(Err(format!("GET failed: {e}"))).await;
+                    let _ = opened.send(Err(format!("stream {i} failed: {e}"))).await;
                     return Ok(());
                 }
             };
-            let _ = opened.send(Ok(())).await;
             let mut text = String::new();
+            if let Some(opened_by) = opened_by {
+                while !text.contains(opened_by) {
+                    let Some(chunk) = response.chunk().await? else {
+                        let _ = opened.send(Err(format!("stream {i} ended: {text}"))).await;
+                        return Ok(());
+                    };
+                    text.push_str(&String::from_utf8_lossy(&chunk));
+                }
+            }
+            drop(permit);
+            let _ = opened.send(Ok(())).await;
             let mut seen = 0;
             while seen < notes {
                 let Some(chunk) = response.chunk().await? else {
@@ -305,13 +369,13 @@ async fn streams(url: &str, sessions: &[String], notes: usize) -> Result<(), Err
         }));
     }
     drop(opened);
-    for _ in 0..sessions.len() {
+    for _ in 0..count {
         let one = tokio::time::timeout(Duration::from_secs(600), open.recv())
             .await?
             .ok_or("a stream's task ended")?;
         one?;
     }
-    println!("open {}", sessions.len());
+    println!("open {count}");
     let all = async {
         for reader in readers {
             reader.await??;
@@ -319,6 +383,129 @@ async fn streams(url: &str, sessions: &[String], notes: usize) -> Result<(), Err
         Ok::<_, Error>(())
     };
     tokio::time::timeout(Duration::from_secs(1200), all).await??;
-    println!("received {}", sessions.len());
+    println!("received {count}");
     Ok(())
+}
+
+/// `mcpload pipe`: `n` calls to the stdio server `program`, at most `window` unanswered.
+fn pipe(n: usize, window: usize, program: &str, args: &[String]) -> Result<(), Error> {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()?;
+    let mut stdin = child.stdin.take().ok_or("no stdin")?;
+    let mut stdout = BufReader::new(child.stdout.take().ok_or("no stdout")?);
+    let init = serde_json::json!({
+        "jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": VERSION, "capabilities": {},
+                   "clientInfo": {"name": "mcpload", "version": "1.0"}}
+    });
+    writeln!(stdin, "{init}")?;
+    stdin.flush()?;
+    let mut line = String::new();
+    // The answer to `initialize`, past any notification the server sends first (at most 16).
+    for _ in 0..16 {
+        line.clear();
+        if stdout.read_line(&mut line)? == 0 {
+            return Err("the server ended before answering initialize".into());
+        }
+        if line.contains(r#""id":0"#) {
+            break;
+        }
+    }
+    if !line.contains(r#""result""#) {
+        return Err(format!("initialize failed: {line}").into());
+    }
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+    )?;
+    stdin.flush()?;
+    let pid = child.id();
+    let cpu_before = cpu_ticks(pid)?;
+    let started = Instant::now();
+    // A credit per unanswered call: the writer takes one per call, the reader gives one back
+    // per answer.
+    let (credit, credits) = std::sync::mpsc::sync_channel::<()>(window);
+    let writer = std::thread::spawn(move || -> std::io::Result<std::process::ChildStdin> {
+        let mut out = std::io::BufWriter::new(stdin);
+        for id in 1..=n {
+            if credit.try_send(()).is_err() {
+                out.flush()?;
+                if credit.send(()).is_err() {
+                    break;
+                }
+            }
+            writeln!(out, "{}", call_body(id, Revision::Session, ""))?;
+        }
+        out.flush()?;
+        out.into_inner().map_err(|e| e.into_error())
+    });
+    let mut seen = vec![false; n + 1];
+    let mut answered = 0;
+    // Every answer, and at most as many notifications besides.
+    for _ in 0..2 * n {
+        if answered == n {
+            break;
+        }
+        line.clear();
+        if stdout.read_line(&mut line)? == 0 {
+            return Err(format!("the server ended after {answered} answers").into());
+        }
+        let message: serde_json::Value = serde_json::from_str(&line)?;
+        let Some(id) = message.get("id") else {
+            continue;
+        };
+        let id = id.as_u64().and_then(|id| usize::try_from(id).ok());
+        let fresh = id.is_some_and(|id| (1..=n).contains(&id) && !seen[id]);
+        if !fresh || !(line.contains(r#""sum":3"#) || line.contains(r#"\"sum\":3"#)) {
+            return Err(format!("a wrong answer after {answered}: {line}").into());
+        }
+        seen[id.unwrap_or_default()] = true;
+        answered += 1;
+        let _ = credits.try_recv();
+    }
+    if answered != n {
+        return Err(format!("{answered} answers of {n}").into());
+    }
+    let secs = started.elapsed().as_secs_f64();
+    let cpu = cpu_ticks(pid)? - cpu_before;
+    drop(credits);
+    let stdin = writer.join().map_err(|_| "the writer panicked")??;
+    drop(stdin);
+    let status = child.wait()?;
+    let tick = ticks_per_second();
+    let cpu_us = cpu as f64 * 1e6 / tick;
+    println!(
+        "pipe {n} calls in {secs:.3} s: {:.0} calls/s, server CPU {:.0} ms, {:.2} µs per call ({status})",
+        n as f64 / secs,
+        cpu_us / 1e3,
+        cpu_us / n as f64
+    );
+    Ok(())
+}
+
+/// utime+stime of process `pid`, in clock ticks (`/proc/<pid>/stat`, fields 14 and 15).
+fn cpu_ticks(pid: u32) -> Result<u64, Error> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
+    // The fields after the command name, which is in parentheses and may hold spaces.
+    let rest = stat.rsplit_once(')').ok_or("no command in stat")?.1;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let utime: u64 = fields.get(11).ok_or("no utime")?.parse()?;
+    let stime: u64 = fields.get(12).ok_or("no stime")?.parse()?;
+    Ok(utime + stime)
+}
+
+/// Clock ticks per second (`getconf CLK_TCK`; 100 on Linux).
+fn ticks_per_second() -> f64 {
+    std::process::Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .ok()
+        .and_then(|out| String::from_utf8(out.stdout).ok())
+        .and_then(|text| text.trim().parse().ok())
+        .unwrap_or(100.0)
 }

@@ -5,7 +5,8 @@
 //!
 //! `rmcp_calc <addr> stateless|stateful`: `stateless` is rmcp's stateless JSON mode
 //! (`legacy_session_mode(false)`, `json_response(true)`); `stateful` is its default session mode.
-//! Prints `listening on <addr>` once bound.
+//! Prints `listening on <addr>` once bound. `rmcp_calc stdio`: the same tool on rmcp's stdio
+//! transport (`rmcp::transport::stdio()`, `ServiceExt::serve`), until stdin ends (`stdio.sh`).
 //!
 //! rmcp 3.11 speaks MCP 2026-07-28 too: a request whose `_meta` envelope names that revision is
 //! served statelessly whatever the mode (checked as that revision requires: the envelope, the
@@ -16,7 +17,7 @@ use axum::serve::ListenerExt as _;
 use rmcp::handler::server::wrapper::{Json, Parameters};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use rmcp::{schemars, tool, tool_router};
+use rmcp::{ServiceExt as _, schemars, tool, tool_router};
 
 #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -67,6 +68,14 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 async fn main() -> std::io::Result<()> {
     let mut args = std::env::args().skip(1);
     let addr = args.next().unwrap_or_else(|| "127.0.0.1:0".to_owned());
+    if addr == "stdio" {
+        let running = Calc
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(std::io::Error::other)?;
+        running.waiting().await.map_err(std::io::Error::other)?;
+        return Ok(());
+    }
     let mode = args.next().unwrap_or_else(|| "stateful".to_owned());
     let config = match mode.as_str() {
         "stateless" => StreamableHttpServerConfig::default()

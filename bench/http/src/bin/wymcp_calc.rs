@@ -1,7 +1,9 @@
 //! (b) wymcp: one action-dispatched tool `calc` (action `add`, `a` and `b` required integers),
 //! stateful Streamable HTTP at `/mcp`, through the full gate chain.
 //!
-//! `wymcp_calc <addr>`: prints `listening on <addr>` once bound. `WYMCP_CALC_REDIS=URL` keeps
+//! `wymcp_calc <addr>`: prints `listening on <addr>` once bound. `wymcp_calc stdio`: the same
+//! server over stdin/stdout instead (`wymcp::transport::stdio::serve`; the stdio figure,
+//! `stdio.sh`). `WYMCP_CALC_REDIS=URL` keeps
 //! its sessions and events on that Redis (one node of several). `WYMCP_CALC_LAYER` puts one
 //! operation-middleware layer on the server, to measure its cost on the hot path: `noop` (a
 //! `layer_fn` that passes the call on), `rate`, `concurrency`, `result-size`, `timeout`,
@@ -12,11 +14,13 @@
 //! paged by default): the cost of a page (`list_pages.sh`).
 //! `WYMCP_CALC_NOTE=1` gives `add` an optional string `note` (the argument-size figure:
 //! `MCPLOAD_PAD`). `WYMCP_CALC_STREAMS=1` lets one client hold 20,000 GET streams with no
-//! keep-alive comments, on as many connections, and makes each `SIGUSR1` fan one
-//! `notifications/tools/list_changed` out to every session (`Server::notify_tools_list_changed`):
-//! the open-streams figure. Built with `--features otel` (wymcp's `otel`), `WYMCP_CALC_METRICS=1`
-//! installs OpenTelemetry's SDK meter provider read by the Prometheus exporter, as `wymcp::run`'s
-//! `--metrics` does, as the global one before serving (metrics on; nothing scrapes it).
+//! keep-alive comments, on as many connections, and as many `subscriptions/listen` streams
+//! (2026-07-28; the server then declares `tools.listChanged`), and makes each `SIGUSR1` fan one
+//! `notifications/tools/list_changed` out to every session and listen stream
+//! (`Server::notify_tools_list_changed`): the open-streams figures. Built with `--features otel`
+//! (wymcp's `otel`), `WYMCP_CALC_METRICS=1` installs OpenTelemetry's SDK meter provider read by
+//! the Prometheus exporter, as `wymcp::run`'s `--metrics` does, as the global one before serving
+//! (metrics on; nothing scrapes it).
 
 use serde_json::json;
 use tokio::signal::unix::SignalKind;
@@ -112,6 +116,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let note = std::env::var_os("WYMCP_CALC_NOTE").is_some_and(|v| v == "1");
     let mut builder = builder.tool(Calc { note });
+    let streams = std::env::var_os("WYMCP_CALC_STREAMS").is_some_and(|v| v == "1");
+    if streams {
+        // A listen stream is sent `tools/list_changed` only when the server declares it.
+        builder = builder.list_changed(true);
+    }
     if std::env::var_os("WYMCP_CALC_TOOLS_PER_PAGE").is_some() {
         let size = count("WYMCP_CALC_TOOLS_PER_PAGE", 0)?;
         builder = builder.limits(wymcp::Limits::default().tools_per_page(size));
@@ -121,7 +130,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         builder = builder.backends(wymcp_redis::Redis::connect(&url).await?.backends());
     }
     let server = with_layer(builder, std::env::var("WYMCP_CALC_LAYER").ok().as_deref())?.build()?;
-    let streams = std::env::var_os("WYMCP_CALC_STREAMS").is_some_and(|v| v == "1");
+    if addr == "stdio" {
+        wymcp::transport::stdio::serve(server).await?;
+        return Ok(());
+    }
     if streams {
         // Each SIGUSR1: one list_changed fanned out to every session (the open-streams figure).
         let notifier = server.clone();
@@ -137,6 +149,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if streams {
         builder = builder
             .max_get_streams_per_client(20_000)
+            .max_listen_streams(20_000)
+            .max_listen_streams_per_client(20_000)
             .keepalive(std::time::Duration::from_secs(3600));
     }
     let mut http = HttpServer::bind(addr.as_str(), builder).await?;

@@ -309,9 +309,12 @@ impl SessionStore for InMemorySessionStore {
             let mut entries = self.lock();
             let now = Instant::now();
             // Expired records stay until the reaper removes them (so their end is reported),
-            // but they no longer take a place.
-            let live = entries.values().filter(|e| !expired(e, now, ttl)).count();
-            if live >= max {
+            // but they no longer take a place. Fewer records than `max` are fewer live ones
+            // too: only a store holding `max` records or more counts the live ones, so opening
+            // a session below the cap does not grow with the sessions held.
+            let full = entries.len() >= max
+                && entries.values().filter(|e| !expired(e, now, ttl)).count() >= max;
+            if full {
                 Err(CreateError::Full(max))
             } else {
                 entries.insert(
@@ -378,5 +381,68 @@ impl SessionStore for InMemorySessionStore {
             gone
         };
         Box::pin(async move { Ok(gone) })
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn record(id: &str) -> SessionRecord {
+        SessionRecord {
+            id: id.into(),
+            version: ProtocolVersion::V2025_06_18,
+            client_capabilities: Arc::new(json!({})),
+            client_info: Arc::new(json!({})),
+            initialized: true,
+            log_level: None,
+            assigns: Map::new(),
+            subject: None,
+        }
+    }
+
+    /// The in-memory store's futures are ready when made.
+    fn now<T>(future: BoxFuture<'_, T>) -> T {
+        futures_util::FutureExt::now_or_never(future).expect("the in-memory store answers at once")
+    }
+
+    const HOUR: Duration = Duration::from_secs(3600);
+
+    #[test]
+    fn sessions_are_admitted_below_the_cap_and_refused_at_it() {
+        let store = InMemorySessionStore::new();
+        assert_eq!(now(store.create(record("a"), 2, HOUR)), Ok(()));
+        assert_eq!(now(store.create(record("b"), 2, HOUR)), Ok(()));
+        let refused = now(store.create(record("c"), 2, HOUR));
+        assert_eq!(refused, Err(CreateError::Full(2)));
+        assert_eq!(
+            refused.unwrap_err().to_string(),
+            "too many sessions: the limit of 2 live sessions is reached"
+        );
+        assert!(now(store.load("c", HOUR)).unwrap().is_none());
+        // One ends: its place is free again.
+        assert_eq!(now(store.remove("a")), Ok(true));
+        assert_eq!(now(store.create(record("c"), 2, HOUR)), Ok(()));
+        assert_eq!(now(store.load("c", HOUR)).unwrap().unwrap().id, "c");
+    }
+
+    #[test]
+    fn expired_records_the_reaper_has_not_removed_take_no_place() {
+        let store = InMemorySessionStore::new();
+        assert_eq!(now(store.create(record("a"), 2, HOUR)), Ok(()));
+        assert_eq!(now(store.create(record("b"), 2, HOUR)), Ok(()));
+        // With a TTL of zero both records are expired, though still held: the store holds
+        // `max` records, and none of them is live.
+        assert_eq!(now(store.create(record("c"), 2, Duration::ZERO)), Ok(()));
+        // Under an hour's TTL all three are live: a fourth is refused at a cap of 3.
+        let refused = now(store.create(record("d"), 3, HOUR));
+        assert_eq!(refused, Err(CreateError::Full(3)));
+        let mut gone = now(store.reap(Duration::ZERO)).unwrap();
+        gone.sort();
+        assert_eq!(gone, ["a", "b", "c"]);
+        assert_eq!(now(store.create(record("d"), 3, HOUR)), Ok(()));
     }
 }
