@@ -173,13 +173,11 @@ impl Serving {
         Ok(builder)
     }
 
-    /// Whether the HTTP transport needs [`configure`](Self::configure).
-    pub(crate) fn configures_http(&self) -> bool {
-        self.auth.is_some() || !self.proxies.is_empty()
-    }
-
     /// What `--jwks-url` and `--trusted-proxies` make of the HTTP transport: JWT auth with
-    /// the protected-resource metadata (RFC 9728) and the challenge pointing at it.
+    /// the protected-resource metadata (RFC 9728) and the challenge pointing at it. SSE
+    /// polling (SEP-1699) is on: a call's stream opens with a priming event, and an upstream
+    /// that ends a call's stream mid-call ends the caller's too (`Era::Session`), the caller
+    /// resuming on the gateway with `Last-Event-ID`.
     pub(crate) fn configure(self) -> Result<impl FnOnce(StreamableHttp) -> StreamableHttp, String> {
         let auth = match self.auth {
             Some(auth) => {
@@ -200,6 +198,7 @@ impl Serving {
         };
         let proxies = self.proxies;
         Ok(move |mut http: StreamableHttp| {
+            http = http.sse_polling(true);
             if !proxies.is_empty() {
                 http = http.trusted_proxies(proxies);
             }
