@@ -10,7 +10,8 @@ use tokio::sync::Mutex;
 use tokio::time::Instant;
 use wymcp::Context;
 use wymcp::client::{Client, ClientBuilder, ToolInfo, ToolResult};
-use wymcp::protocol::{LogLevel, ProtocolVersion};
+use wymcp::ProtocolVersion;
+use wymcp::protocol::LogLevel;
 use wymcp::protocol::stateless::{CLIENT_CAPABILITIES_KEY, MISSING_REQUIRED_CLIENT_CAPABILITY};
 
 use crate::changes::Changes;

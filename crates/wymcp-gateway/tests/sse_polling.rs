@@ -226,4 +226,9 @@ async fn a_stateless_link_cannot_pass_the_close_on_and_the_caller_gets_json() {
     assert_eq!(call.headers()[CONTENT_TYPE], "application/json");
     let answer: Value = call.json().await.unwrap();
     assert_eq!(answer["id"], 8, "{answer}");
+    assert_eq!(
+        answer["result"]["content"][0]["text"],
+        format!("{ANSWER} (closed: false)"),
+        "{answer}"
+    );
 }
