@@ -9,8 +9,8 @@ use serde_json::{Map, Value, json};
 use tokio::sync::Mutex;
 use tokio::time::Instant;
 use wymcp::Context;
-use wymcp::client::{Client, ClientBuilder, ToolInfo, ToolResult};
 use wymcp::ProtocolVersion;
+use wymcp::client::{Client, ClientBuilder, ToolInfo, ToolResult};
 use wymcp::protocol::LogLevel;
 use wymcp::protocol::stateless::{CLIENT_CAPABILITIES_KEY, MISSING_REQUIRED_CLIENT_CAPABILITY};
 

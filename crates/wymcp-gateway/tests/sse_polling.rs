@@ -84,9 +84,11 @@ async fn open_session(http: &reqwest::Client, url: &str) -> String {
     let response = http
         .post(url)
         .header("accept", "application/json, text/event-stream")
-        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        .json(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "1"}}}))
+            "clientInfo": {"name": "raw", "version": "1"}}}),
+        )
         .send()
         .await
         .unwrap();
