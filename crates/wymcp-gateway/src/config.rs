@@ -612,6 +612,32 @@ mod tests {
     }
 
     #[test]
+    fn era_reads_auto_and_session_and_refuses_anything_else() {
+        let config = GatewayConfig::from_json(
+            r#"{"mcpServers": {"s": {"url": "http://x", "era": "session"},
+                "a": {"url": "http://y", "era": "auto"}, "d": {"url": "http://z"}}}"#,
+        )
+        .unwrap();
+        let eras: Vec<(&str, Era)> = config
+            .upstreams()
+            .iter()
+            .map(|u| (u.name(), u.era))
+            .collect();
+        assert_eq!(
+            eras,
+            [("a", Era::Auto), ("d", Era::Auto), ("s", Era::Session)]
+        );
+        let err = GatewayConfig::from_json(
+            r#"{"mcpServers": {"s": {"url": "http://x", "era": "stateless"}}}"#,
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "server \"s\": \"era\" is \"stateless\"; expected \"auto\" or \"session\""
+        );
+    }
+
+    #[test]
     fn a_wrong_value_names_the_server_and_the_key() {
         let err = GatewayConfig::from_json(
             r#"{"mcpServers": {"a": {"url": "http://x", "expose": "all"}}}"#,
