@@ -50,6 +50,24 @@ pub enum SchemaFallback {
     Omit,
 }
 
+/// The era of the gateway's link to an upstream over Streamable HTTP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Era {
+    /// MCP 2026-07-28 stateless where the upstream offers it, else the newest session-era
+    /// revision both speak.
+    #[default]
+    Auto,
+    /// The newest session-era revision both speak (2025-11-25 and before), whatever the
+    /// upstream offers: `initialize`, a session, and resumable streams. The upstream's SSE
+    /// polling (SEP-1699, a long call's stream closed mid-call and resumed with
+    /// `Last-Event-ID`) then reaches the gateway, which ends its own caller's stream too
+    /// (served with [`sse_polling`](wymcp::transport::http::StreamableHttp::sse_polling));
+    /// a stateless stream is not resumable. The stateless era's own features (an upstream's
+    /// skills, tasks) are then not reached.
+    Session,
+}
+
 /// Where an upstream is reached.
 #[derive(Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -133,6 +151,7 @@ pub struct UpstreamConfig {
     pub(crate) max_answer_bytes: usize,
     pub(crate) fallback: SchemaFallback,
     pub(crate) restart_backoff: (Duration, Duration),
+    pub(crate) era: Era,
 }
 
 impl UpstreamConfig {
@@ -148,6 +167,7 @@ impl UpstreamConfig {
             max_answer_bytes: DEFAULT_MAX_ANSWER_BYTES,
             fallback: SchemaFallback::default(),
             restart_backoff: DEFAULT_RESTART_BACKOFF,
+            era: Era::Auto,
         }
     }
 
@@ -280,6 +300,13 @@ impl UpstreamConfig {
         self
     }
 
+    /// The era the gateway speaks to an HTTP upstream (default [`Era::Auto`]; ignored over
+    /// stdio, which has no streams to resume).
+    pub fn era(mut self, era: Era) -> Self {
+        self.era = era;
+        self
+    }
+
     /// The upstream's name (the key of `mcpServers`).
     pub fn name(&self) -> &str {
         &self.name
@@ -372,8 +399,9 @@ impl GatewayConfig {
     /// Reads the `mcpServers` JSON: `{"mcpServers": {"NAME": {"command", "args", "env",
     /// "cwd"} | {"url", "headers"}}}`, each server with wymcp's optional keys `expose`
     /// (`"actions"` | `"tools"`), `prefix`, `groups` (`{"tool": ["pattern", ...]}`),
-    /// `scopes` (`{"upstream tool": ["scope", ...]}`), `timeout_ms`, `max_answer_bytes`
-    /// and `on_unacceptable_schema` (`"widen"` | `"omit"`). Other keys (`type`,
+    /// `scopes` (`{"upstream tool": ["scope", ...]}`), `timeout_ms`, `max_answer_bytes`,
+    /// `on_unacceptable_schema` (`"widen"` | `"omit"`) and `era` (`"auto"` | `"session"`,
+    /// [`Era`]). Other keys (`type`,
     /// `disabled`, ...) are left for the apps that read them; a `disabled: true` server is
     /// not served.
     ///
@@ -426,6 +454,7 @@ struct ServerEntry {
     timeout_ms: Option<u64>,
     max_answer_bytes: Option<usize>,
     on_unacceptable_schema: Option<String>,
+    era: Option<String>,
     #[serde(default)]
     disabled: bool,
     /// An OpenAPI upstream's document (a path or a URL), and its keys.
@@ -516,6 +545,18 @@ impl ServerEntry {
                 });
             }
         };
+        upstream.era = match self.era.as_deref() {
+            None | Some("auto") => Era::Auto,
+            Some("session") => Era::Session,
+            Some(other) => {
+                return Err(ConfigError::Value {
+                    server: name,
+                    key: "era",
+                    value: other.to_owned(),
+                    expected: "\"auto\" or \"session\"",
+                });
+            }
+        };
         upstream.prefix = self.prefix;
         upstream.groups = self.groups.into_iter().collect();
         upstream.scopes = self.scopes;
@@ -567,6 +608,32 @@ mod tests {
                 env: vec![("K".into(), "v".into())],
                 cwd: Some("/tmp".into()),
             }
+        );
+    }
+
+    #[test]
+    fn era_reads_auto_and_session_and_refuses_anything_else() {
+        let config = GatewayConfig::from_json(
+            r#"{"mcpServers": {"s": {"url": "http://x", "era": "session"},
+                "a": {"url": "http://y", "era": "auto"}, "d": {"url": "http://z"}}}"#,
+        )
+        .unwrap();
+        let eras: Vec<(&str, Era)> = config
+            .upstreams()
+            .iter()
+            .map(|u| (u.name(), u.era))
+            .collect();
+        assert_eq!(
+            eras,
+            [("a", Era::Auto), ("d", Era::Auto), ("s", Era::Session)]
+        );
+        let err = GatewayConfig::from_json(
+            r#"{"mcpServers": {"s": {"url": "http://x", "era": "stateless"}}}"#,
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "server \"s\": \"era\" is \"stateless\"; expected \"auto\" or \"session\""
         );
     }
 

@@ -40,7 +40,7 @@ mod tasks;
 mod tools;
 mod upstream;
 
-pub use config::{Expose, GatewayConfig, SchemaFallback, Target, UpstreamConfig};
+pub use config::{Era, Expose, GatewayConfig, SchemaFallback, Target, UpstreamConfig};
 pub use error::{ConfigError, UpstreamError};
 pub use gateway::Gateway;
 pub use openapi::{ApiAuth, OpenApiUpstream};

@@ -120,16 +120,12 @@ async fn main() -> ExitCode {
         None => invocation,
     };
     let invocation = forward(invocation);
-    let served = if serving.configures_http() {
-        match serving.configure() {
-            Ok(configure) => invocation.serve_with(server, configure).await,
-            Err(error) => {
-                eprintln!("error: {error}");
-                return ExitCode::from(2);
-            }
+    let served = match serving.configure() {
+        Ok(configure) => invocation.serve_with(server, configure).await,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return ExitCode::from(2);
         }
-    } else {
-        invocation.serve(server).await
     };
     match served {
         Ok(()) => ExitCode::SUCCESS,

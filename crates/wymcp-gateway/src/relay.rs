@@ -280,6 +280,24 @@ impl Relay {
     }
 }
 
+impl Relay {
+    /// The upstream ended the response stream of the call whose progress token is `related`
+    /// before answering it (SEP-1699 polling; the client resumes it): the downstream call's
+    /// own stream is ended too ([`Context::close_sse_stream`]), so that its client resumes on
+    /// the gateway as it would on the upstream. Nothing happens where the downstream call has
+    /// no stream to close (JSON, stdio, SSE polling off), or no call is found.
+    pub(crate) fn stream_closed(&self, related: Option<&Value>) {
+        match self.target(related) {
+            Ok(call) => {
+                call.ctx.close_sse_stream();
+            }
+            Err(why) => {
+                tracing::debug!(target: "wymcp_gateway", upstream = %self.upstream, %why, "stream close not relayed");
+            }
+        }
+    }
+}
+
 /// The upstream refused a forwarded call for the client capabilities `required` (`-32021`,
 /// its `data.requiredCapabilities`), which the call declared as the downstream's own: the
 /// downstream call `ctx` is asked for each kind among them it did not declare, and refuses it

@@ -22,6 +22,10 @@ use wymcp::run::Invocation;
 use wymcp::transport::http::StreamableHttp;
 use wymcp::transport::http::jwt::JwtAuth;
 
+/// The `retry` of the gateway's priming events (SSE polling): how long a caller whose stream
+/// ended mid-call waits before resuming it.
+pub(crate) const SSE_RETRY: Duration = Duration::from_secs(1);
+
 /// A refused command line: the message names the flag.
 #[derive(Debug)]
 pub(crate) struct Refused(pub(crate) String);
@@ -173,13 +177,11 @@ impl Serving {
         Ok(builder)
     }
 
-    /// Whether the HTTP transport needs [`configure`](Self::configure).
-    pub(crate) fn configures_http(&self) -> bool {
-        self.auth.is_some() || !self.proxies.is_empty()
-    }
-
     /// What `--jwks-url` and `--trusted-proxies` make of the HTTP transport: JWT auth with
-    /// the protected-resource metadata (RFC 9728) and the challenge pointing at it.
+    /// the protected-resource metadata (RFC 9728) and the challenge pointing at it. SSE
+    /// polling (SEP-1699) is on: a call's stream opens with a priming event, and an upstream
+    /// that ends a call's stream mid-call ends the caller's too (`Era::Session`), the caller
+    /// resuming on the gateway with `Last-Event-ID` after [`SSE_RETRY`].
     pub(crate) fn configure(self) -> Result<impl FnOnce(StreamableHttp) -> StreamableHttp, String> {
         let auth = match self.auth {
             Some(auth) => {
@@ -200,6 +202,7 @@ impl Serving {
         };
         let proxies = self.proxies;
         Ok(move |mut http: StreamableHttp| {
+            http = http.sse_polling(true).sse_retry(SSE_RETRY);
             if !proxies.is_empty() {
                 http = http.trusted_proxies(proxies);
             }

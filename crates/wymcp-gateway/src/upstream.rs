@@ -9,12 +9,13 @@ use serde_json::{Map, Value, json};
 use tokio::sync::Mutex;
 use tokio::time::Instant;
 use wymcp::Context;
+use wymcp::ProtocolVersion;
 use wymcp::client::{Client, ClientBuilder, ToolInfo, ToolResult};
 use wymcp::protocol::LogLevel;
 use wymcp::protocol::stateless::{CLIENT_CAPABILITIES_KEY, MISSING_REQUIRED_CLIENT_CAPABILITY};
 
 use crate::changes::Changes;
-use crate::config::{Target, UpstreamConfig};
+use crate::config::{Era, Target, UpstreamConfig};
 use crate::error::UpstreamError;
 use crate::relay::{self, Ask, Relay};
 use crate::skills::{self, Skills};
@@ -509,6 +510,9 @@ async fn connect(
             for (name, value) in headers {
                 builder = builder.header(name, value);
             }
+            if config.era == Era::Session {
+                builder = builder.versions(ProtocolVersion::SESSION_ERA);
+            }
             builder
         }
     };
@@ -527,6 +531,12 @@ async fn connect(
         .on_sampling(handler(Ask::Sampling))
         .on_elicitation(handler(Ask::Elicitation))
         .on_roots(handler(Ask::Roots))
+        .on_stream_closed({
+            // The upstream ended a call's stream to resume it later (SEP-1699 polling): the
+            // downstream caller's stream ends too, and resumes on the gateway.
+            let relay = Arc::clone(relay);
+            move |token| relay.stream_closed(token)
+        })
         .on_notification({
             // Inline, on the client's reader: a call's progress and log messages reach its
             // downstream caller before its answer does.

@@ -287,6 +287,31 @@ impl ClientBuilder {
         self
     }
 
+    /// Tells `observer` each time the server ends a request's SSE response stream before the
+    /// request's answer and the client resumes it (SEP-1699 polling: the server frees the
+    /// connection of a long call; the client reconnects with `Last-Event-ID` after the
+    /// stream's `retry` and reads the answer there), with the request's `_meta.progressToken`
+    /// (`None` when it carried none). The request's own future goes on waiting for its answer;
+    /// the observer only learns of the close. A relay passes it on to its own caller (a
+    /// gateway ends its caller's stream too, [`Context::close_sse_stream`](crate::Context::close_sse_stream)).
+    /// Streamable HTTP only: stdio has no streams to close. It runs on the request's task and
+    /// must be quick.
+    ///
+    /// ```
+    /// use wymcp::client::Client;
+    ///
+    /// let builder = Client::builder("http://127.0.0.1:8080/mcp").on_stream_closed(|token| {
+    ///     println!("the server closed the stream of the request with token {token:?}");
+    /// });
+    /// ```
+    pub fn on_stream_closed<F>(mut self, observer: F) -> Self
+    where
+        F: Fn(Option<&Value>) + Send + Sync + 'static,
+    {
+        self.handlers.stream_closed = Some(Arc::new(observer));
+        self
+    }
+
     /// A header sent on every request (HTTP; checked at [`connect`](Self::connect): an invalid one
     /// is [`ClientError::InvalidHeader`]).
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {

@@ -83,6 +83,11 @@ pub(crate) const SAMPLING: &str = "sampling/createMessage";
 pub(crate) const ELICITATION: &str = "elicitation/create";
 pub(crate) const ROOTS: &str = "roots/list";
 
+/// The observer of streams the server closed before their answer
+/// ([`ClientBuilder::on_stream_closed`](super::ClientBuilder::on_stream_closed)): the request's
+/// progress token in.
+pub(crate) type ClosedObserver = Arc<dyn Fn(Option<&Value>) + Send + Sync>;
+
 /// The installed handlers.
 #[derive(Clone, Default)]
 pub(crate) struct Handlers {
@@ -91,6 +96,8 @@ pub(crate) struct Handlers {
     pub(crate) roots: Option<Handler>,
     /// The observer of the server's notifications, when installed.
     pub(crate) notification: Option<Observer>,
+    /// The observer of response streams closed before their answer, when installed.
+    pub(crate) stream_closed: Option<ClosedObserver>,
 }
 
 impl std::fmt::Debug for Handlers {
@@ -100,6 +107,7 @@ impl std::fmt::Debug for Handlers {
             .field("elicitation", &self.elicitation.is_some())
             .field("roots", &self.roots.is_some())
             .field("notification", &self.notification.is_some())
+            .field("stream_closed", &self.stream_closed.is_some())
             .finish()
     }
 }

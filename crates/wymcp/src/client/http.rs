@@ -229,6 +229,9 @@ impl Connection {
             let Some(last) = reader.last_event_id().map(str::to_owned) else {
                 return Err(ended);
             };
+            if let Some(observer) = &self.handlers.stream_closed {
+                observer(related);
+            }
             resumed = Some(self.resume(method, extra, &last, reader.retry()).await?);
             reader.restart();
         }

