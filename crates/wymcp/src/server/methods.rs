@@ -3,7 +3,6 @@
 //! stateless era both come here with the request's context; what only an era has (the
 //! session's lifecycle, a listen stream) is the serving core's, by the same table.
 
-use futures_util::future::Either;
 use serde_json::{Value, json};
 
 use crate::context::Context;
@@ -23,26 +22,25 @@ impl Server {
     /// handlers of the serving core's own (the session's lifecycle, `subscriptions/listen`)
     /// are not the server's: "Method not found" (`-32601`) here.
     ///
-    /// Not itself an `async fn`: the future of a `tools/call` is its handler's, with no layer
-    /// of this function's around it (each layer moved the call's whole future once more and
-    /// polled it through one more state machine: issue 41's +0.5 % per call, callgrind); the
-    /// other methods' futures are boxed, so they stay out of every call's.
-    pub(crate) fn serve_request<'a>(
-        &'a self,
+    /// The transports serve a `tools/call` by [`call_request`](Self::call_request), the
+    /// handler the table names for it, without this function's future around it: one layer
+    /// less to move and poll on every call (issue 41's regression, callgrind).
+    pub(crate) async fn serve_request(
+        &self,
         method: Method,
         params: Option<Value>,
-        ctx: &'a Context,
-        round: Option<&'a Round>,
-    ) -> impl Future<Output = Result<Answered, RpcError>> + Send + 'a {
+        ctx: &Context,
+        round: Option<&Round>,
+    ) -> Result<Answered, RpcError> {
         match method.handler() {
-            Handler::CallTool => Either::Left(self.call_request(params, ctx, round)),
-            Handler::Serve(handler) => Either::Right(Either::Left(Box::pin(async move {
-                let answer = self.serve_value(handler, method, params, ctx.clone());
+            Handler::CallTool => self.call_request(params, ctx, round).await,
+            Handler::Serve(handler) => {
+                // Boxed: these methods' futures (with the layers' branch) stay out of the
+                // future of every call this function serves.
+                let answer = Box::pin(self.serve_value(handler, method, params, ctx.clone()));
                 mrtr::run(round, answer).await.map(Answered::Value)
-            }))),
-            Handler::Lifecycle(_) | Handler::Listen => Either::Right(Either::Right(
-                std::future::ready(Err(RpcError::method_not_found())),
-            )),
+            }
+            Handler::Lifecycle(_) | Handler::Listen => Err(RpcError::method_not_found()),
         }
     }
 
@@ -50,7 +48,7 @@ impl Server {
     /// (only its capabilities declare them: the tasks extension takes the calls it runs as
     /// tasks), then the tool, its result kept typed. Without a round (the session era) the
     /// tool's future is awaited here, not through the round's driver.
-    async fn call_request(
+    pub(crate) async fn call_request(
         &self,
         params: Option<Value>,
         ctx: &Context,
