@@ -92,7 +92,8 @@ fn the_serving_core_names_no_extension() {
 /// One method table, one dispatch: neither era's serving (`serve/session.rs`,
 /// `serve/stateless/`) matches on a `Method` variant; both read the handler column of the
 /// method table (`Method::handler`) and hand the server's methods to its one dispatch,
-/// `Server::serve_request` (`server/methods.rs`), so a method's handler is named once.
+/// `Server::serve_request` (`server/methods.rs`; `tools/call` to its handler, `call_request`,
+/// directly), so a method's handler is named once.
 #[test]
 fn both_eras_dispatch_through_the_method_table() {
     let serve = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/serve");
@@ -119,11 +120,21 @@ fn both_eras_dispatch_through_the_method_table() {
     }
     assert!(files.len() > 3, "the scan found the eras' files: {files:?}");
     assert!(arms.is_empty(), "an era matches on methods: {arms:?}");
+    // A `tools/call` is served by the handler the table names for it (`Server::call_request`,
+    // without the one dispatch's future around it: the hot path); every other request of the
+    // server's by `Server::serve_request`.
     for (file, era) in [("call.rs", "session"), ("stateless/mod.rs", "stateless")] {
         let code = code_of(&std::fs::read_to_string(serve.join(file)).unwrap());
         assert!(
+            code.contains(".call_request("),
+            "the {era} era serves tools/call by Server::call_request (serve/{file})"
+        );
+    }
+    for (file, era) in [("session.rs", "session"), ("stateless/mod.rs", "stateless")] {
+        let code = code_of(&std::fs::read_to_string(serve.join(file)).unwrap());
+        assert!(
             code.contains(".serve_request("),
-            "the {era} era serves its requests by Server::serve_request (serve/{file})"
+            "the {era} era serves its other requests by Server::serve_request (serve/{file})"
         );
     }
 }

@@ -34,21 +34,19 @@ pub(crate) enum Kind {
 impl Kind {
     /// Classifies a parsed body.
     pub(crate) fn of(body: &Value) -> Kind {
-        let Some(obj) = body.as_object() else {
-            return Kind::Unknown;
-        };
-        match (obj.get("method"), obj.get("id")) {
-            (Some(Value::String(method)), Some(id)) => Kind::Request {
-                id: id.clone(),
-                method: method.clone(),
-            },
-            (Some(Value::String(method)), None) => Kind::Notification {
-                method: method.clone(),
-            },
-            (None, Some(id)) if obj.contains_key("result") || obj.contains_key("error") => {
-                Kind::Response { id: id.clone() }
+        body.as_object()
+            .map_or(Kind::Unknown, |obj| Members::of(obj).kind())
+    }
+
+    /// Classifies a parsed body and checks its envelope ([`Members::check`]) in one pass
+    /// over its members: the session era reads both of every message.
+    pub(crate) fn of_checked(body: &Value) -> (Kind, Result<(), String>) {
+        match body.as_object() {
+            Some(obj) => {
+                let members = Members::of(obj);
+                (members.kind(), members.check())
             }
-            _ => Kind::Unknown,
+            None => (Kind::Unknown, Err(NOT_AN_OBJECT.to_owned())),
         }
     }
 
@@ -74,69 +72,119 @@ impl Kind {
     }
 }
 
-/// Checks a message's JSON-RPC envelope: `"jsonrpc": "2.0"`; a request's id a string or an
-/// integer; `params`, when present, an object; a response carrying exactly one of `result`
-/// (an object) and `error` (an object with an integer `code` and a string `message`).
-///
-/// Method-specific params are not checked here. The error is a human-readable reason.
-pub(crate) fn validate_envelope(body: &Value) -> Result<(), String> {
-    let Some(obj) = body.as_object() else {
-        return Err("a JSON-RPC message must be a JSON object".to_owned());
-    };
-    validate_members(obj)
+/// The refusal of a message that is not a JSON object.
+const NOT_AN_OBJECT: &str = "a JSON-RPC message must be a JSON object";
+
+/// [`Members::check`] of a message known to be an object.
+pub(crate) fn validate_members(obj: &Map<String, Value>) -> Result<(), String> {
+    Members::of(obj).check()
 }
 
-/// [`validate_envelope`] of a message known to be an object, by its members.
-pub(crate) fn validate_members(obj: &Map<String, Value>) -> Result<(), String> {
-    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        return Err("\"jsonrpc\" must be the string \"2.0\"".to_owned());
+/// The envelope's members of a message, read in one pass over its object: a lookup per
+/// member (the classification's two, the check's four, the era's) cost more than the pass
+/// (about 1k instructions per session-era call; docs/performance.md).
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Members<'a> {
+    pub(crate) jsonrpc: Option<&'a Value>,
+    pub(crate) id: Option<&'a Value>,
+    pub(crate) method: Option<&'a Value>,
+    pub(crate) params: Option<&'a Value>,
+    pub(crate) result: Option<&'a Value>,
+    pub(crate) error: Option<&'a Value>,
+}
+
+impl<'a> Members<'a> {
+    /// The members of `obj` the envelope names; any other is skipped.
+    pub(crate) fn of(obj: &'a Map<String, Value>) -> Members<'a> {
+        let mut members = Members::default();
+        for (key, value) in obj {
+            let slot = match key.as_str() {
+                "jsonrpc" => &mut members.jsonrpc,
+                "id" => &mut members.id,
+                "method" => &mut members.method,
+                "params" => &mut members.params,
+                "result" => &mut members.result,
+                "error" => &mut members.error,
+                _ => continue,
+            };
+            *slot = Some(value);
+        }
+        members
     }
-    if let Some(method) = obj.get("method") {
-        if !method.is_string() {
-            return Err("\"method\" must be a string".to_owned());
-        }
-        if let Some(params) = obj.get("params")
-            && !params.is_object()
-        {
-            return Err("\"params\" must be an object".to_owned());
-        }
-        return match obj.get("id") {
-            None => Ok(()),
-            Some(id) if valid_id(id) => Ok(()),
-            // MCP: unlike base JSON-RPC, a request id must not be null.
-            Some(Value::Null) => {
-                Err("\"id\" must not be null: a request id is a string or an integer".to_owned())
+
+    /// The message's [`Kind`].
+    pub(crate) fn kind(&self) -> Kind {
+        match (self.method, self.id) {
+            (Some(Value::String(method)), Some(id)) => Kind::Request {
+                id: id.clone(),
+                method: method.clone(),
+            },
+            (Some(Value::String(method)), None) => Kind::Notification {
+                method: method.clone(),
+            },
+            (None, Some(id)) if self.result.is_some() || self.error.is_some() => {
+                Kind::Response { id: id.clone() }
             }
-            Some(_) => Err("\"id\" must be a string or an integer".to_owned()),
-        };
-    }
-    match obj.get("id") {
-        Some(id) if valid_id(id) => {}
-        Some(_) => return Err("\"id\" must be a string or an integer".to_owned()),
-        None => {
-            return Err(
-                "a message needs \"method\", or \"id\" with \"result\" or \"error\"".to_owned(),
-            );
+            _ => Kind::Unknown,
         }
     }
-    match (obj.get("result"), obj.get("error")) {
-        (Some(Value::Object(_)), None) => Ok(()),
-        (None, Some(Value::Object(err)))
-            if err.get("code").is_some_and(Value::is_i64)
-                && err.get("message").is_some_and(Value::is_string) =>
-        {
-            Ok(())
+
+    /// Checks the message's JSON-RPC envelope: `"jsonrpc": "2.0"`; a request's id a string or
+    /// an integer; `params`, when present, an object; a response carrying exactly one of
+    /// `result` (an object) and `error` (an object with an integer `code` and a string
+    /// `message`). Method-specific params are not checked here. The error is a
+    /// human-readable reason.
+    pub(crate) fn check(&self) -> Result<(), String> {
+        if self.jsonrpc.and_then(Value::as_str) != Some("2.0") {
+            return Err("\"jsonrpc\" must be the string \"2.0\"".to_owned());
         }
-        (None, Some(_)) => Err(
-            "\"error\" must be an object with an integer \"code\" and a string \"message\""
-                .to_owned(),
-        ),
-        (Some(_), None) => Err("\"result\" must be an object".to_owned()),
-        (Some(_), Some(_)) => {
-            Err("a response carries \"result\" or \"error\", not both".to_owned())
+        if let Some(method) = self.method {
+            if !method.is_string() {
+                return Err("\"method\" must be a string".to_owned());
+            }
+            if let Some(params) = self.params
+                && !params.is_object()
+            {
+                return Err("\"params\" must be an object".to_owned());
+            }
+            return match self.id {
+                None => Ok(()),
+                Some(id) if valid_id(id) => Ok(()),
+                // MCP: unlike base JSON-RPC, a request id must not be null.
+                Some(Value::Null) => Err(
+                    "\"id\" must not be null: a request id is a string or an integer".to_owned(),
+                ),
+                Some(_) => Err("\"id\" must be a string or an integer".to_owned()),
+            };
         }
-        (None, None) => {
-            Err("a message needs \"method\", or \"id\" with \"result\" or \"error\"".to_owned())
+        match self.id {
+            Some(id) if valid_id(id) => {}
+            Some(_) => return Err("\"id\" must be a string or an integer".to_owned()),
+            None => {
+                return Err(
+                    "a message needs \"method\", or \"id\" with \"result\" or \"error\"".to_owned(),
+                );
+            }
+        }
+        match (self.result, self.error) {
+            (Some(Value::Object(_)), None) => Ok(()),
+            (None, Some(Value::Object(err)))
+                if err.get("code").is_some_and(Value::is_i64)
+                    && err.get("message").is_some_and(Value::is_string) =>
+            {
+                Ok(())
+            }
+            (None, Some(_)) => Err(
+                "\"error\" must be an object with an integer \"code\" and a string \"message\""
+                    .to_owned(),
+            ),
+            (Some(_), None) => Err("\"result\" must be an object".to_owned()),
+            (Some(_), Some(_)) => {
+                Err("a response carries \"result\" or \"error\", not both".to_owned())
+            }
+            (None, None) => {
+                Err("a message needs \"method\", or \"id\" with \"result\" or \"error\"".to_owned())
+            }
         }
     }
 }
@@ -231,9 +279,21 @@ mod tests {
             Kind::Response { .. }
         ));
         assert!(matches!(kind(json!([1])), Kind::Unknown));
-        assert!(validate_envelope(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"})).is_ok());
-        assert!(validate_envelope(&json!({"jsonrpc": "1.0", "id": 1, "method": "ping"})).is_err());
-        assert!(validate_envelope(&json!({"jsonrpc": "2.0", "id": 42})).is_err());
+        assert!(
+            Kind::of_checked(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}))
+                .1
+                .is_ok()
+        );
+        assert!(
+            Kind::of_checked(&json!({"jsonrpc": "1.0", "id": 1, "method": "ping"}))
+                .1
+                .is_err()
+        );
+        assert!(
+            Kind::of_checked(&json!({"jsonrpc": "2.0", "id": 42}))
+                .1
+                .is_err()
+        );
     }
 
     #[test]

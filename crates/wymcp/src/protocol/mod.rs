@@ -13,8 +13,7 @@ pub(crate) mod version;
 
 pub(crate) use error::RpcError;
 pub(crate) use jsonrpc::{
-    Kind, failure, rejection_id, success, success_bytes, success_text, validate_envelope,
-    validate_members,
+    Kind, Members, failure, rejection_id, success, success_bytes, success_text, validate_members,
 };
 pub use lifecycle::LogLevel;
 pub(crate) use lifecycle::negotiate;

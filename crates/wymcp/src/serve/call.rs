@@ -18,7 +18,7 @@ use super::operation::Operation;
 use super::{Answer, Core, Refusal, Related, SharedAssigns};
 use crate::Context;
 use crate::context::{ContextBuilder, Origin};
-use crate::protocol::{Method, failure, success};
+use crate::protocol::{failure, success};
 use crate::server::extension::Answered;
 use crate::session::{Delivery, Notifier};
 use crate::session::{RunningCall, SessionHandle, SessionRecord};
@@ -305,8 +305,9 @@ pub(super) fn in_session(
         move |ctx| {
             Box::pin(async move {
                 let server = core.server();
-                let result = server.serve_request(Method::ToolsCall, params, &ctx, None);
-                let result = result.await;
+                // The table's handler of `tools/call`, called directly: the call's future
+                // without the one dispatch's around it (`Server::serve_request`).
+                let result = server.call_request(params, &ctx, None).await;
                 ctx.complete();
                 write_back(&core, &record, &assigns).await;
                 Ok(match result {

@@ -2,8 +2,9 @@
 //! ([`Inbound`]), in; what to send back ([`Outcome`], or a [`Refusal`]) out. Both eras, every
 //! transport: the session era (2025-03-26 to 2025-11-25: [`session`]) and the stateless era
 //! (2026-07-28: [`stateless`]) share the method table ([`Method`](crate::protocol::Method),
-//! whose handler column both eras dispatch by: `Server::serve_request` serves every method
-//! but the session's lifecycle and `subscriptions/listen`), one call runner ([`Call`]), one registry of running calls, one cancellation path and one
+//! whose handler column both eras dispatch by: `Server::call_request` serves `tools/call`,
+//! `Server::serve_request` every other method but the session's lifecycle and
+//! `subscriptions/listen`), one call runner ([`Call`]), one registry of running calls, one cancellation path and one
 //! queue of related messages.
 //!
 //! A transport only frames: it reads bytes and headers, decides which era a message claims,

@@ -12,7 +12,6 @@ use super::{Answer, Caller, Core, Identity, Inbound, Outcome, Refusal, Related};
 use crate::Context;
 use crate::protocol::{
     Handler, Kind, Lifecycle, LogLevel, Method, ProtocolVersion, RpcError, failure, success,
-    validate_envelope,
 };
 use crate::server::extension::Answered;
 use crate::session::{SessionHandle, SessionRecord};
@@ -29,20 +28,22 @@ pub(super) async fn serve(core: &Core, inbound: Inbound<'_>) -> Result<Outcome, 
         loaded,
         ..
     } = inbound;
-    let kind = Kind::of(&message);
+    // Classified and checked in one pass over the envelope; a refusal of the check is
+    // answered where the lifecycle puts it (after the session's, for a session's request).
+    let (kind, valid) = Kind::of_checked(&message);
     let rid = kind.rejection_id();
     if let Kind::Request { id, method } = &kind {
         // A transport of one session (stdio) refuses a second `initialize` in the session.
         let starts = !(core.settings().one_session && session.is_some());
         match Method::parse(method).map(Method::handler) {
             Some(Handler::Lifecycle(Lifecycle::Initialize)) if starts => {
-                validate(&message, &rid)?;
+                refuse_invalid(valid, &rid)?;
                 let params = message.get("params");
                 let caller = super::quota::client_key(identity, client);
                 return super::initialize::start(core, id.clone(), params, identity, caller).await;
             }
             Some(Handler::Lifecycle(Lifecycle::Ping)) => {
-                validate(&message, &rid)?;
+                refuse_invalid(valid, &rid)?;
                 return Ok(reply(success(id.clone(), json!({}))));
             }
             _ => {}
@@ -56,7 +57,8 @@ pub(super) async fn serve(core: &Core, inbound: Inbound<'_>) -> Result<Outcome, 
         .resolve(session, identity, (&rid, Some(&message)), loaded)
         .await?;
     let caller = Caller { identity, client };
-    in_session(core, record, requested, kind, message, (related, caller)).await
+    let message = (kind, valid, message);
+    in_session(core, record, requested, message, (related, caller)).await
 }
 
 /// A 2025-03-26 batch of session `session`: each message served in turn against the session's
@@ -81,7 +83,7 @@ pub(super) async fn serve_batch(
     check_batch(core, &record, items.len())?;
     let mut replies = Vec::new();
     for item in items {
-        let kind = Kind::of(&item);
+        let (kind, valid) = Kind::of_checked(&item);
         let rid = kind.rejection_id();
         let outcome = if kind.method() == Some(Method::Initialize.as_str()) {
             Err(Refusal::invalid(
@@ -102,7 +104,8 @@ pub(super) async fn serve_batch(
                         client: inbound.client,
                     };
                     let with = (Related::None, caller);
-                    in_session(core, fresh, requested, kind, item, with).await
+                    let item = (kind, valid, item);
+                    in_session(core, fresh, requested, item, with).await
                 }
                 Ok(None) => return Err(Refusal::session_gone(Value::Null)),
                 Err(err) => Err(Refusal::store(rid, &err)),
@@ -156,21 +159,22 @@ fn reply(message: Value) -> Outcome {
     Outcome::Message(Answer::Message(message))
 }
 
-fn validate(message: &Value, rid: &Value) -> Result<(), Refusal> {
-    validate_envelope(message).map_err(|reason| Refusal::invalid(rid.clone(), reason))
+/// The refusal of a message whose envelope is invalid ([`Kind::of_checked`]).
+fn refuse_invalid(valid: Result<(), String>, rid: &Value) -> Result<(), Refusal> {
+    valid.map_err(|reason| Refusal::invalid(rid.clone(), reason))
 }
 
 /// Everything after session resolution: the version header, client answers, the lifecycle
 /// gate, the envelope, then the method.
 ///
-/// The message is taken by value so a call's `params` move into the call instead of being
-/// copied; the record is only cloned by the rare steps that save it.
+/// The message (with its kind and its envelope's check, [`Kind::of_checked`]) is taken by
+/// value so a call's `params` move into the call instead of being copied; the record is only
+/// cloned by the rare steps that save it.
 async fn in_session(
     core: &Core,
     record: Arc<SessionRecord>,
     requested: Option<ProtocolVersion>,
-    kind: Kind,
-    mut message: Value,
+    (kind, valid, message): (Kind, Result<(), String>, Value),
     (related, caller): (Related, Caller<'_>),
 ) -> Result<Outcome, Refusal> {
     let rid = kind.rejection_id();
@@ -187,8 +191,8 @@ async fn in_session(
             "Session not yet initialized. Send notifications/initialized first.",
         ));
     }
-    validate(&message, &rid)?;
-    let params = message.as_object_mut().and_then(|m| m.remove("params"));
+    refuse_invalid(valid, &rid)?;
+    let params = take_params(message);
     match kind {
         Kind::Notification { .. } => {
             // The lifecycle's notifications; any other notification, and a request sent as a
@@ -210,6 +214,17 @@ async fn in_session(
         }
         Kind::Response { .. } | Kind::Unknown => Ok(Outcome::Accepted),
     }
+}
+
+/// The message's `params`, moved out as the message is taken apart (a removal from the map,
+/// and then freeing the rest, cost more).
+fn take_params(message: Value) -> Option<Value> {
+    let Value::Object(members) = message else {
+        return None;
+    };
+    members
+        .into_iter()
+        .find_map(|(key, value)| (key == "params").then_some(value))
 }
 
 /// A session's request, by its method's handler: the session's lifecycle here, a

@@ -21,6 +21,10 @@ impl Server {
     /// Absent or `null` params read as `{}`; params of another type are `-32602`. The
     /// handlers of the serving core's own (the session's lifecycle, `subscriptions/listen`)
     /// are not the server's: "Method not found" (`-32601`) here.
+    ///
+    /// The transports serve a `tools/call` by [`call_request`](Self::call_request), the
+    /// handler the table names for it, without this function's future around it: one layer
+    /// less to move and poll on every call (issue 41's regression, callgrind).
     pub(crate) async fn serve_request(
         &self,
         method: Method,
@@ -42,8 +46,9 @@ impl Server {
 
     /// `tools/call`: offered first to the server's extensions, which are the stateless era's
     /// (only its capabilities declare them: the tasks extension takes the calls it runs as
-    /// tasks), then the tool, its result kept typed.
-    async fn call_request(
+    /// tasks), then the tool, its result kept typed. Without a round (the session era) the
+    /// tool's future is awaited here, not through the round's driver.
+    pub(crate) async fn call_request(
         &self,
         params: Option<Value>,
         ctx: &Context,
@@ -62,8 +67,14 @@ impl Server {
         } else {
             params
         };
+        let Some(round) = round else {
+            return self
+                .tools_call(params, ctx.clone())
+                .await
+                .map(Answered::Call);
+        };
         let call = self.tools_call(params, ctx.clone());
-        Ok(match mrtr::run_typed(round, call).await? {
+        Ok(match mrtr::run_typed(Some(round), call).await? {
             Ok(result) => Answered::Call(result),
             Err(input_required) => Answered::Value(input_required),
         })

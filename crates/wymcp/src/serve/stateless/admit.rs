@@ -12,7 +12,7 @@ use crate::mrtr::{self, Round};
 use crate::protocol::stateless::{
     self as stateless, CLIENT_CAPABILITIES_KEY, Envelope, PROTOCOL_VERSION_KEY, header_mismatch,
 };
-use crate::protocol::{Method, ProtocolVersion, rejection_id, validate_members};
+use crate::protocol::{Members, Method, ProtocolVersion, rejection_id, validate_members};
 use crate::serve::{Class, Refusal};
 use crate::{Context, Server};
 
@@ -26,17 +26,21 @@ use crate::protocol::headers::{
 /// only in this era (`server/discover`, `subscriptions/listen`). The body's half of
 /// [`Era::of`](crate::serve::Era::of).
 pub(crate) fn claimed_in_body(message: &Value) -> bool {
-    let meta = message
-        .get("params")
+    // One pass over the envelope's members (every message of either era is read here).
+    let Some(members) = message.as_object().map(Members::of) else {
+        return false;
+    };
+    let meta = members
+        .params
         .and_then(|p| p.get("_meta"))
         .and_then(Value::as_object);
     let marked = meta.is_some_and(|m| {
         m.contains_key(PROTOCOL_VERSION_KEY) || m.contains_key(CLIENT_CAPABILITIES_KEY)
     });
     marked
-        || message.get("id").is_some()
+        || members.id.is_some()
             && matches!(
-                message.get("method").and_then(Value::as_str),
+                members.method.and_then(Value::as_str),
                 Some("server/discover" | "subscriptions/listen")
             )
 }

@@ -156,8 +156,15 @@ fn call(core: &Core, prepared: Prepared, related: &Related) -> Result<Call, Refu
         move |ctx| {
             Box::pin(async move {
                 let server = core.server();
-                let result = server.serve_request(method, params, &ctx, round.as_deref());
-                let result = result.await;
+                let round = round.as_deref();
+                // A `tools/call` by its handler directly, the call's future not inside the one
+                // dispatch's; every other method through it, boxed (its future stays out of
+                // every call's).
+                let result = if method.handler() == Handler::CallTool {
+                    server.call_request(params, &ctx, round).await
+                } else {
+                    Box::pin(server.serve_request(method, params, &ctx, round)).await
+                };
                 ctx.complete();
                 answer(&core, &ctx, &name, id, result)
             })
