@@ -119,21 +119,30 @@ fn field<'a>(body: &'a str, name: &str) -> Vec<&'a str> {
         .collect()
 }
 
+/// A session-era `tools/call` of the upstream's `closer` with request id `id`, accepting SSE.
+async fn call_closer(
+    http: &reqwest::Client,
+    url: &str,
+    session: &str,
+    id: u64,
+) -> reqwest::Response {
+    http.post(url)
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-session-id", session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .json(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                      "params": {"name": "closer", "arguments": {}}}))
+        .send()
+        .await
+        .unwrap()
+}
+
 #[tokio::test]
 async fn the_upstreams_close_ends_the_callers_stream_and_the_answer_is_resumed_on_get() {
     let url = gateway(Era::Session).await;
     let http = reqwest::Client::new();
     let session = open_session(&http, &url).await;
-    let call = http
-        .post(&url)
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-session-id", &session)
-        .header("mcp-protocol-version", "2025-11-25")
-        .json(&json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-                      "params": {"name": "closer", "arguments": {}}}))
-        .send()
-        .await
-        .unwrap();
+    let call = call_closer(&http, &url, &session, 7).await;
     assert_eq!(call.status(), 200);
     assert_eq!(call.headers()[CONTENT_TYPE], "text/event-stream");
     // The stream ends (bounded by the timeout) with the priming event alone: no answer.
@@ -214,16 +223,7 @@ async fn a_stateless_link_cannot_pass_the_close_on_and_the_caller_gets_json() {
     let url = gateway(Era::Auto).await;
     let http = reqwest::Client::new();
     let session = open_session(&http, &url).await;
-    let call = http
-        .post(&url)
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-session-id", &session)
-        .header("mcp-protocol-version", "2025-11-25")
-        .json(&json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call",
-                      "params": {"name": "closer", "arguments": {}}}))
-        .send()
-        .await
-        .unwrap();
+    let call = call_closer(&http, &url, &session, 8).await;
     assert_eq!(call.status(), 200);
     assert_eq!(call.headers()[CONTENT_TYPE], "application/json");
     let answer: Value = call.json().await.unwrap();
