@@ -154,13 +154,17 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .keepalive(std::time::Duration::from_secs(3600));
     }
     let mut http = HttpServer::bind(addr.as_str(), builder).await?;
+    // All load comes from one address (wrk, mcpload): the per-client cap (64 by default) would
+    // refuse a reconnecting wrk connection with 429 while its old one is still counted.
+    let mut limits =
+        wymcp::transport::http::ConnectionLimits::new().max_connections_per_client(1_024);
     if streams {
         // One client (mcpload) holds a connection per stream.
-        let limits = wymcp::transport::http::ConnectionLimits::new()
+        limits = limits
             .max_connections(20_500)
             .max_connections_per_client(20_500);
-        http = http.connection_limits(limits);
     }
+    http = http.connection_limits(limits);
     println!("listening on {}", http.local_addr()?);
     http.run().await?;
     Ok(())
