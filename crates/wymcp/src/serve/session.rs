@@ -57,7 +57,11 @@ pub(super) async fn serve(core: &Core, inbound: Inbound<'_>) -> Result<Outcome, 
         .resolve(session, identity, (&rid, Some(&message)), loaded)
         .await?;
     let caller = Caller { identity, client };
-    let message = (kind, valid, message);
+    let message = Received {
+        kind,
+        valid,
+        message,
+    };
     in_session(core, record, requested, message, (related, caller)).await
 }
 
@@ -104,7 +108,11 @@ pub(super) async fn serve_batch(
                         client: inbound.client,
                     };
                     let with = (Related::None, caller);
-                    let item = (kind, valid, item);
+                    let item = Received {
+                        kind,
+                        valid,
+                        message: item,
+                    };
                     in_session(core, fresh, requested, item, with).await
                 }
                 Ok(None) => return Err(Refusal::session_gone(Value::Null)),
@@ -159,6 +167,14 @@ fn reply(message: Value) -> Outcome {
     Outcome::Message(Answer::Message(message))
 }
 
+/// A message as received, with its kind and its envelope's check ([`Kind::of_checked`]),
+/// taken by value so a call's `params` move into the call.
+struct Received {
+    kind: Kind,
+    valid: Result<(), String>,
+    message: Value,
+}
+
 /// The refusal of a message whose envelope is invalid ([`Kind::of_checked`]).
 fn refuse_invalid(valid: Result<(), String>, rid: &Value) -> Result<(), Refusal> {
     valid.map_err(|reason| Refusal::invalid(rid.clone(), reason))
@@ -174,9 +190,14 @@ async fn in_session(
     core: &Core,
     record: Arc<SessionRecord>,
     requested: Option<ProtocolVersion>,
-    (kind, valid, message): (Kind, Result<(), String>, Value),
+    received: Received,
     (related, caller): (Related, Caller<'_>),
 ) -> Result<Outcome, Refusal> {
+    let Received {
+        kind,
+        valid,
+        message,
+    } = received;
     let rid = kind.rejection_id();
     core.check_version(&record, requested, &rid)?;
     let handle = core.sessions().handle(&record);
