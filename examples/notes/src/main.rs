@@ -1,4 +1,4 @@
-//! A notes server in wymcp's shortest form; `cargo run --bin notes -- --stdio`.
+//! A notes server in wymcp's shortest form; `cargo run -p wymcp-notes -- --stdio`.
 use wymcp::tool::Failure;
 use wymcp::{Resource, Server};
 

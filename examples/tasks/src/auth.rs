@@ -8,7 +8,7 @@ use wymcp::transport::http::StreamableHttp;
 /// Why `--jwks-url` is refused by a build without the `jwt` feature, and what to run.
 #[cfg(not(feature = "jwt"))]
 pub(crate) const NEEDS_JWT: &str = "--jwks-url needs the example built with JWT support: \
-     cargo run --bin tasks --features jwt -- --jwks-url URL --issuer ISS --audience AUD";
+     cargo run -p wymcp-tasks --features jwt -- --jwks-url URL --issuer ISS --audience AUD";
 
 /// The three flags, given together.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,19 +1,19 @@
 //! A task tracker an agent can really use: wymcp's example application.
 //!
 //! ```sh
-//! cargo run --bin tasks                      # Streamable HTTP on 127.0.0.1:8080/mcp
-//! cargo run --bin tasks -- --port 9000       # another port
-//! cargo run --bin tasks -- --bind 0.0.0.0    # every interface (mind the auth!)
-//! cargo run --bin tasks -- --stdio           # stdio, for clients that spawn servers
-//! cargo run --bin tasks -- --data /tmp/t     # another data directory
-//! cargo run --bin tasks --features jwt -- --jwks-url https://id.example.com/jwks \
+//! cargo run -p wymcp-tasks                      # Streamable HTTP on 127.0.0.1:8080/mcp
+//! cargo run -p wymcp-tasks -- --port 9000       # another port
+//! cargo run -p wymcp-tasks -- --bind 0.0.0.0    # every interface (mind the auth!)
+//! cargo run -p wymcp-tasks -- --stdio           # stdio, for clients that spawn servers
+//! cargo run -p wymcp-tasks -- --data /tmp/t     # another data directory
+//! cargo run -p wymcp-tasks --features jwt -- --jwks-url https://id.example.com/jwks \
 //!     --issuer https://id.example.com --audience http://127.0.0.1:8080/mcp  # JWT auth
-//! cargo run --bin tasks -- --rate-limit 5/s   # at most 5 calls a second per caller
-//! cargo run --bin tasks -- --max-concurrent-calls 4   # at most 4 calls at once per caller
-//! cargo run --bin tasks --features redis -- --redis redis://127.0.0.1:6379/  # one node of several
-//! cargo run --bin tasks -- --trusted-proxies 127.0.0.1   # behind nginx on this host
-//! cargo run --bin tasks --features otel -- --metrics 127.0.0.1:9464  # Prometheus at /metrics
-//! cargo run --bin tasks --features otel -- --otlp http://127.0.0.1:4318  # spans to a collector
+//! cargo run -p wymcp-tasks -- --rate-limit 5/s   # at most 5 calls a second per caller
+//! cargo run -p wymcp-tasks -- --max-concurrent-calls 4   # at most 4 calls at once per caller
+//! cargo run -p wymcp-tasks --features redis -- --redis redis://127.0.0.1:6379/  # one node of several
+//! cargo run -p wymcp-tasks -- --trusted-proxies 127.0.0.1   # behind nginx on this host
+//! cargo run -p wymcp-tasks --features otel -- --metrics 127.0.0.1:9464  # Prometheus at /metrics
+//! cargo run -p wymcp-tasks --features otel -- --otlp http://127.0.0.1:4318  # spans to a collector
 //! ```
 //!
 //! Tasks live in an SQLite database, `tasks.db` in the data directory: the per-user one

@@ -1,5 +1,5 @@
 //! `--redis URL`: this process as one node of several sharing a Redis (docs/scale-out.md). Built
-//! with the cargo feature `redis` (`cargo run --bin tasks --features redis -- --redis URL`); a
+//! with the cargo feature `redis` (`cargo run -p wymcp-tasks --features redis -- --redis URL`); a
 //! build without it, the default (its first build stays lean), refuses the flag and says so.
 
 use wymcp::ServerBuilder;
@@ -17,7 +17,7 @@ pub(crate) enum Node {}
 /// What a build without the `redis` feature answers to `--redis` (a refused command line).
 #[cfg(not(feature = "redis"))]
 pub(crate) const NEEDS_REDIS: &str = "--redis needs the example built with Redis support: \
-     cargo run --bin tasks --features redis -- --redis URL";
+     cargo run -p wymcp-tasks --features redis -- --redis URL";
 
 impl Node {
     /// Connects to the Redis at `url`.

@@ -441,7 +441,7 @@ fn without_the_jwt_feature_jwks_url_is_refused_naming_the_feature() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(
-        stderr.contains("--jwks-url needs the example built with JWT support: cargo run --bin tasks --features jwt --"),
+        stderr.contains("--jwks-url needs the example built with JWT support: cargo run -p wymcp-tasks --features jwt --"),
         "{stderr}"
     );
     assert!(!data.join("tasks.db").exists(), "no database was created");
@@ -486,7 +486,7 @@ fn without_the_redis_feature_redis_is_refused_with_status_2_and_the_usage() {
     assert!(
         stderr.starts_with(
             "error: --redis needs the example built with Redis support: \
-             cargo run --bin tasks --features redis -- --redis URL\n\n"
+             cargo run -p wymcp-tasks --features redis -- --redis URL\n\n"
         ),
         "{stderr}"
     );

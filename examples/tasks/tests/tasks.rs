@@ -2,7 +2,7 @@
 //! in-memory database) and once over real HTTP on 127.0.0.1.
 //!
 //! The example's own modules are compiled into this test: the tests drive the very tools
-//! `cargo run --bin tasks` serves.
+//! `cargo run -p wymcp-tasks` serves.
 
 #![allow(clippy::unwrap_used, missing_docs)]
 
