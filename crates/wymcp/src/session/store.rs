@@ -279,8 +279,26 @@ struct Entry {
 /// The default [`SessionStore`]: a map in this process.
 #[derive(Debug, Default)]
 pub struct InMemorySessionStore {
+    entries: Mutex<Entries>,
+}
+
+/// The records, and what the last count at the cap found.
+#[derive(Debug, Default)]
+struct Entries {
     /// Keyed by session ids this server made: foldhash, not SipHash (looked up per request).
-    entries: Mutex<foldhash::HashMap<String, Entry>>,
+    map: foldhash::HashMap<String, Entry>,
+    /// Set when a create counted `max` live records under `ttl`: none of them expires before
+    /// `until`, so until then a create at the same cap and TTL is refused without counting
+    /// again (a client knocking at a full store costs no scan each time). A load only moves a
+    /// record's expiry later and a create adds none at the cap; a remove clears it.
+    full: Option<Full>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Full {
+    until: Instant,
+    max: usize,
+    ttl: Duration,
 }
 
 impl InMemorySessionStore {
@@ -289,8 +307,39 @@ impl InMemorySessionStore {
         Self::default()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, foldhash::HashMap<String, Entry>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Entries> {
         self.entries.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Entries {
+    /// Whether `max` live records are held under `ttl`. Fewer records than `max` are fewer live
+    /// ones too, so only a store holding `max` records or more counts (opening a session below
+    /// the cap does not grow with the sessions held), and at the cap it counts once until the
+    /// first of the records it counted could expire.
+    fn full(&mut self, max: usize, ttl: Duration, now: Instant) -> bool {
+        if self.map.len() < max {
+            return false;
+        }
+        if let Some(full) = self.full
+            && full.max == max
+            && full.ttl == ttl
+            && now < full.until
+        {
+            return true;
+        }
+        let mut live = 0;
+        let mut until: Option<Instant> = None;
+        for entry in self.map.values().filter(|e| !expired(e, now, ttl)) {
+            live += 1;
+            let expires = entry.last_seen + ttl;
+            until = Some(until.map_or(expires, |u| u.min(expires)));
+        }
+        self.full = match until {
+            Some(until) if live >= max => Some(Full { until, max, ttl }),
+            _ => None,
+        };
+        self.full.is_some()
     }
 }
 
@@ -309,15 +358,11 @@ impl SessionStore for InMemorySessionStore {
             let mut entries = self.lock();
             let now = Instant::now();
             // Expired records stay until the reaper removes them (so their end is reported),
-            // but they no longer take a place. Fewer records than `max` are fewer live ones
-            // too: only a store holding `max` records or more counts the live ones, so opening
-            // a session below the cap does not grow with the sessions held.
-            let full = entries.len() >= max
-                && entries.values().filter(|e| !expired(e, now, ttl)).count() >= max;
-            if full {
+            // but they no longer take a place.
+            if entries.full(max, ttl, now) {
                 Err(CreateError::Full(max))
             } else {
-                entries.insert(
+                entries.map.insert(
                     record.id.clone(),
                     Entry {
                         record: Arc::new(record),
@@ -338,7 +383,7 @@ impl SessionStore for InMemorySessionStore {
         let result = {
             let mut entries = self.lock();
             let now = Instant::now();
-            match entries.get_mut(id) {
+            match entries.map.get_mut(id) {
                 Some(e) if expired(e, now, ttl) => None,
                 Some(e) => {
                     e.last_seen = now;
@@ -351,7 +396,7 @@ impl SessionStore for InMemorySessionStore {
     }
 
     fn save(&self, record: SessionRecord) -> BoxFuture<'_, Result<bool, StoreError>> {
-        let found = match self.lock().get_mut(&record.id) {
+        let found = match self.lock().map.get_mut(&record.id) {
             Some(e) => {
                 e.record = Arc::new(record);
                 true
@@ -362,7 +407,11 @@ impl SessionStore for InMemorySessionStore {
     }
 
     fn remove<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
-        let found = self.lock().remove(id).is_some();
+        let found = {
+            let mut entries = self.lock();
+            entries.full = None;
+            entries.map.remove(id).is_some()
+        };
         Box::pin(async move { Ok(found) })
     }
 
@@ -371,12 +420,13 @@ impl SessionStore for InMemorySessionStore {
             let mut entries = self.lock();
             let now = Instant::now();
             let gone: Vec<String> = entries
+                .map
                 .iter()
                 .filter(|(_, e)| expired(e, now, ttl))
                 .map(|(id, _)| id.clone())
                 .collect();
             for id in &gone {
-                entries.remove(id);
+                entries.map.remove(id);
             }
             gone
         };
@@ -444,5 +494,66 @@ mod tests {
         gone.sort();
         assert_eq!(gone, ["a", "b", "c"]);
         assert_eq!(now(store.create(record("d"), 3, HOUR)), Ok(()));
+    }
+
+    /// A record last seen `ago`, put straight into the map (a store's clock cannot be moved;
+    /// `ago` stays within seconds, as the monotonic clock starts at boot).
+    fn seen(store: &InMemorySessionStore, id: &str, ago: Duration) {
+        let last_seen = Instant::now().checked_sub(ago).expect("booted more than `ago` ago");
+        store.lock().map.insert(
+            id.into(),
+            Entry {
+                record: Arc::new(record(id)),
+                last_seen,
+            },
+        );
+    }
+
+    /// Moves a record's last use (a load moves it later; tests move it earlier too).
+    fn shift(store: &InMemorySessionStore, id: &str, earlier: Duration) {
+        let mut entries = store.lock();
+        let entry = entries.map.get_mut(id).expect("held");
+        entry.last_seen = entry.last_seen.checked_sub(earlier).expect("booted long enough ago");
+    }
+
+    #[test]
+    fn a_full_store_counts_once_and_a_remove_or_an_expiry_frees_a_place() {
+        const TTL: Duration = Duration::from_secs(10);
+        let store = InMemorySessionStore::new();
+        // Two live records and one expired: full at a cap of 2.
+        seen(&store, "live-1", Duration::ZERO);
+        seen(&store, "live-2", Duration::from_secs(5));
+        seen(&store, "old", Duration::from_secs(20));
+        assert_eq!(now(store.create(record("c"), 2, TTL)), Err(CreateError::Full(2)));
+        let full = store.lock().full.expect("a count at the cap is remembered");
+        // The first of the live records to expire bounds it: live-2, TTL after its last use.
+        let live_2 = store.lock().map["live-2"].last_seen;
+        assert_eq!(full.until, live_2 + TTL);
+        // Refused again without a count: counted now, live-1 (moved back past the TTL) would
+        // no longer take a place.
+        shift(&store, "live-1", 2 * TTL);
+        assert_eq!(now(store.create(record("c"), 2, TTL)), Err(CreateError::Full(2)));
+        store.lock().map.get_mut("live-1").expect("held").last_seen = Instant::now();
+        // Another cap counts afresh; a count below the cap is not remembered.
+        assert_eq!(now(store.create(record("c"), 3, TTL)), Ok(()));
+        assert!(store.lock().full.is_none());
+        assert_eq!(now(store.create(record("d"), 3, TTL)), Err(CreateError::Full(3)));
+        // A live session ends: its place is free at once, though the map still holds `max`
+        // records (the expired one is the reaper's).
+        assert_eq!(now(store.remove("live-1")), Ok(true));
+        assert_eq!(store.lock().map.len(), 3);
+        assert_eq!(now(store.create(record("d"), 3, TTL)), Ok(()));
+        // The TTL passes (every record older by it, the remembered bound nearer by it): past
+        // the bound the records are counted again, and all of them have expired.
+        assert_eq!(now(store.create(record("e"), 3, TTL)), Err(CreateError::Full(3)));
+        for id in ["live-2", "old", "c", "d"] {
+            shift(&store, id, TTL);
+        }
+        {
+            let mut entries = store.lock();
+            let full = entries.full.as_mut().expect("full again");
+            full.until = full.until.checked_sub(TTL).expect("booted long enough ago");
+        }
+        assert_eq!(now(store.create(record("e"), 3, TTL)), Ok(()));
     }
 }
