@@ -73,79 +73,69 @@ pub fn derive_action_enum(input: TokenStream) -> TokenStream {
     }
 }
 
+/// Runs an attribute macro's expansion; on an error, emits it beside `fallback`'s stand-in for
+/// the item (so the item's other uses still compile and only the error is reported).
+fn attribute(
+    attr: TokenStream,
+    item: TokenStream,
+    expand: fn(
+        proc_macro2::TokenStream,
+        proc_macro2::TokenStream,
+    ) -> syn::Result<proc_macro2::TokenStream>,
+    fallback: fn(proc_macro2::TokenStream) -> proc_macro2::TokenStream,
+) -> TokenStream {
+    let item = proc_macro2::TokenStream::from(item);
+    match expand(attr.into(), item.clone()) {
+        Ok(tokens) => tokens.into(),
+        Err(error) => {
+            let error = error.to_compile_error();
+            let stand_in = fallback(item);
+            quote!(#error #stand_in).into()
+        }
+    }
+}
+
 /// Makes an inherent `impl` block a tool: each `async fn` is an action and the type implements
 /// `wymcp::ActionTool`. See `wymcp::tool` for the rules.
 #[proc_macro_attribute]
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let item = proc_macro2::TokenStream::from(item);
-    match methods::expand(attr.into(), item.clone()) {
-        Ok(tokens) => tokens.into(),
-        Err(error) => {
-            let error = error.to_compile_error();
-            let stub = fallback::impl_block(item, fallback::Stub::ActionTool);
-            quote!(#error #stub).into()
-        }
-    }
+    attribute(attr, item, methods::expand, |item| {
+        fallback::impl_block(item, fallback::Stub::ActionTool)
+    })
 }
 
 /// Makes an inherent `impl` block holding one `async fn` a plain tool: the type implements
 /// `wymcp::PlainTool`. See `wymcp::plain_tool` for the rules.
 #[proc_macro_attribute]
 pub fn plain_tool(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let item = proc_macro2::TokenStream::from(item);
-    match plain::expand(attr.into(), item.clone()) {
-        Ok(tokens) => tokens.into(),
-        Err(error) => {
-            let error = error.to_compile_error();
-            let stub = fallback::impl_block(item, fallback::Stub::PlainTool);
-            quote!(#error #stub).into()
-        }
-    }
+    attribute(attr, item, plain::expand, |item| {
+        fallback::impl_block(item, fallback::Stub::PlainTool)
+    })
 }
 
 /// Makes an `async fn` a prompt: a unit struct of the same name implementing
 /// `wymcp::Prompt`. See `wymcp::prompt` for the rules.
 #[proc_macro_attribute]
 pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let item = proc_macro2::TokenStream::from(item);
-    match prompt::expand(attr.into(), item.clone()) {
-        Ok(tokens) => tokens.into(),
-        Err(error) => {
-            let error = error.to_compile_error();
-            let stub = fallback::prompt(item);
-            quote!(#error #stub).into()
-        }
-    }
+    attribute(attr, item, prompt::expand, fallback::prompt)
 }
 
 /// Makes each `async fn` of an `impl` block a prompt rendered by that method: the block gains
 /// `<method>_prompt(&self)`. See `wymcp::prompts` for the rules.
 #[proc_macro_attribute]
 pub fn prompts(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let item = proc_macro2::TokenStream::from(item);
-    match prompts::expand(attr.into(), item.clone()) {
-        Ok(tokens) => tokens.into(),
-        Err(error) => {
-            let error = error.to_compile_error();
-            let block = fallback::impl_block(item, fallback::Stub::Nothing);
-            quote!(#error #block).into()
-        }
-    }
+    attribute(attr, item, prompts::expand, |item| {
+        fallback::impl_block(item, fallback::Stub::Nothing)
+    })
 }
 
 /// Makes the marked `async fn`s of an `impl` block resources and resource templates. See
 /// `wymcp::resources` for the rules.
 #[proc_macro_attribute]
 pub fn resources(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let item = proc_macro2::TokenStream::from(item);
-    match resources::expand(attr.into(), item.clone()) {
-        Ok(tokens) => tokens.into(),
-        Err(error) => {
-            let error = error.to_compile_error();
-            let block = fallback::impl_block(item, fallback::Stub::Nothing);
-            quote!(#error #block).into()
-        }
-    }
+    attribute(attr, item, resources::expand, |item| {
+        fallback::impl_block(item, fallback::Stub::Nothing)
+    })
 }
 
 /// Derives `Deserialize`, `Serialize` and `JsonSchema` through wymcp's own serde and schemars,

@@ -499,7 +499,9 @@ mod tests {
     /// A record last seen `ago`, put straight into the map (a store's clock cannot be moved;
     /// `ago` stays within seconds, as the monotonic clock starts at boot).
     fn seen(store: &InMemorySessionStore, id: &str, ago: Duration) {
-        let last_seen = Instant::now().checked_sub(ago).expect("booted more than `ago` ago");
+        let last_seen = Instant::now()
+            .checked_sub(ago)
+            .expect("booted more than `ago` ago");
         store.lock().map.insert(
             id.into(),
             Entry {
@@ -513,7 +515,10 @@ mod tests {
     fn shift(store: &InMemorySessionStore, id: &str, earlier: Duration) {
         let mut entries = store.lock();
         let entry = entries.map.get_mut(id).expect("held");
-        entry.last_seen = entry.last_seen.checked_sub(earlier).expect("booted long enough ago");
+        entry.last_seen = entry
+            .last_seen
+            .checked_sub(earlier)
+            .expect("booted long enough ago");
     }
 
     #[test]
@@ -524,7 +529,10 @@ mod tests {
         seen(&store, "live-1", Duration::ZERO);
         seen(&store, "live-2", Duration::from_secs(5));
         seen(&store, "old", Duration::from_secs(20));
-        assert_eq!(now(store.create(record("c"), 2, TTL)), Err(CreateError::Full(2)));
+        assert_eq!(
+            now(store.create(record("c"), 2, TTL)),
+            Err(CreateError::Full(2))
+        );
         let full = store.lock().full.expect("a count at the cap is remembered");
         // The first of the live records to expire bounds it: live-2, TTL after its last use.
         let live_2 = store.lock().map["live-2"].last_seen;
@@ -532,12 +540,18 @@ mod tests {
         // Refused again without a count: counted now, live-1 (moved back past the TTL) would
         // no longer take a place.
         shift(&store, "live-1", 2 * TTL);
-        assert_eq!(now(store.create(record("c"), 2, TTL)), Err(CreateError::Full(2)));
+        assert_eq!(
+            now(store.create(record("c"), 2, TTL)),
+            Err(CreateError::Full(2))
+        );
         store.lock().map.get_mut("live-1").expect("held").last_seen = Instant::now();
         // Another cap counts afresh; a count below the cap is not remembered.
         assert_eq!(now(store.create(record("c"), 3, TTL)), Ok(()));
         assert!(store.lock().full.is_none());
-        assert_eq!(now(store.create(record("d"), 3, TTL)), Err(CreateError::Full(3)));
+        assert_eq!(
+            now(store.create(record("d"), 3, TTL)),
+            Err(CreateError::Full(3))
+        );
         // A live session ends: its place is free at once, though the map still holds `max`
         // records (the expired one is the reaper's).
         assert_eq!(now(store.remove("live-1")), Ok(true));
@@ -545,7 +559,10 @@ mod tests {
         assert_eq!(now(store.create(record("d"), 3, TTL)), Ok(()));
         // The TTL passes (every record older by it, the remembered bound nearer by it): past
         // the bound the records are counted again, and all of them have expired.
-        assert_eq!(now(store.create(record("e"), 3, TTL)), Err(CreateError::Full(3)));
+        assert_eq!(
+            now(store.create(record("e"), 3, TTL)),
+            Err(CreateError::Full(3))
+        );
         for id in ["live-2", "old", "c", "d"] {
             shift(&store, id, TTL);
         }
