@@ -277,7 +277,7 @@ impl Server {
             };
             let stack = self.after_gates();
             let result = dispatch::call(&merged, &tool, arguments, ctx, self.limits(), stack);
-            return result.await.into_answer();
+            return result.await;
         }
         // A fixed table is read in place; a live one from the snapshot taken now.
         let snapshot;
@@ -294,9 +294,7 @@ impl Server {
         let tool = &table.list[i];
         let stack = self.after_gates();
         let tools = &table.list;
-        dispatch::call(tools, tool, arguments, ctx, self.limits(), stack)
-            .await
-            .into_answer()
+        dispatch::call(tools, tool, arguments, ctx, self.limits(), stack).await
     }
 
     /// Serves a `tools/call` request's `params` (`name`, `arguments`) as a transport receives
