@@ -49,6 +49,7 @@ print(len(text.encode()), "error" if answer.get("isError") else "ok")
 '
 
 for n in $ACTIONS; do
+  : >"$work/server.log"  # emptied here: the server's own redirect may come after the read below
   env WYMCP_CALC_TOOLS=1 WYMCP_CALC_ACTIONS="$n" valgrind --tool=callgrind --callgrind-out-file="$work/cg.%p.out" "$bin/wymcp_calc" 127.0.0.1:0 >"$work/server.log" 2>&1 &
   pid=$!
   addr=""
