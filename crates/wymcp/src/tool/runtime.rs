@@ -191,7 +191,7 @@ impl SessionHandle {
     /// The session's tool names in `tools/list` order, without clearing the dirty flag.
     pub fn tool_names(&self) -> Vec<String> {
         let tools = self.tools();
-        merge(&tools.configured.list(), &tools.lock().runtime)
+        merge(&tools.configured.list(), &tools.lock())
             .iter()
             .map(|t| t.name.clone())
             .collect()
@@ -208,7 +208,7 @@ impl SessionHandle {
             return SessionTool::Configured;
         }
         if name == HELP {
-            return SessionTool::Help(merge(&tools.configured.list(), &state.runtime));
+            return SessionTool::Help(merge(&tools.configured.list(), &state));
         }
         match state.by_name.get(name) {
             Some(tool) => SessionTool::Runtime(Arc::clone(tool)),
@@ -227,7 +227,7 @@ impl SessionHandle {
         let tools = self.tools();
         let mut state = tools.lock();
         state.dirty = false;
-        let merged = merge(&tools.configured.list(), &state.runtime);
+        let merged = merge(&tools.configured.list(), &state);
         crate::tool::visibility::list(&merged, tools.version, identity)
     }
 
@@ -254,7 +254,7 @@ impl SessionHandle {
                 params,
             );
         }
-        let merged = merge(&configured, &state.runtime);
+        let merged = merge(&configured, &state);
         crate::tool::visibility::list_page(&merged, version, identity, per_page, params)
     }
 
@@ -274,15 +274,14 @@ fn reserved(name: &str) -> Result<(), ConfigurationError> {
 }
 
 /// Runtime tools (newest first), then configured tools not shadowed, then help.
-fn merge(
-    configured: &[Arc<RegisteredTool>],
-    runtime: &[Arc<RegisteredTool>],
-) -> Vec<Arc<RegisteredTool>> {
-    let mut tools: Vec<Arc<RegisteredTool>> = runtime.to_vec();
-    for tool in configured {
-        if !runtime.iter().any(|r| r.name == tool.name) {
-            tools.push(tool.clone());
-        }
-    }
+fn merge(configured: &[Arc<RegisteredTool>], state: &ToolState) -> Vec<Arc<RegisteredTool>> {
+    let mut tools: Vec<Arc<RegisteredTool>> = state.runtime.clone();
+    // Shadowed: by the index, not a scan of the runtime tools per configured one.
+    tools.extend(
+        configured
+            .iter()
+            .filter(|tool| !state.by_name.contains_key(&tool.name))
+            .cloned(),
+    );
     tools
 }
