@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Every figure of the table at the top of docs/performance.md, in one command, one round each:
 # instructions per call under callgrind (bench/http/instructions.sh), memory from /proc
-# (bench/http/scale.sh) and stdio against rmcp's stdio server (bench/http/stdio.sh, three
-# rounds), after one release build of bench/http shared by all. 9 to 13 minutes on the
+# (bench/http/scale.sh), stdio against rmcp's stdio server (bench/http/stdio.sh, three
+# rounds), help on large tools (bench/http/help_scale.sh) and a session's runtime tools
+# (bench/http/runtime_tools.sh), after one release build of bench/http shared by all. 9 to 13 minutes on the
 # 2-core development VM while other builds run before the listen-stream and stdio figures were
 # added (7 December; each took under 1.5 minutes alone on the busy VM, not yet timed inside a
 # whole run): callgrind's count does not depend on the load; every loop and wait in the
@@ -54,6 +55,9 @@ echo "== memory (VmRSS, glibc): build, idle sessions, open GET and listen stream
 FANOUT_INSTRUCTIONS=1 bash "$http/scale.sh" build sessions streams listens | tee "$out.scale"
 echo "== stdio: wymcp against rmcp's stdio server"
 ROUNDS=3 bash "$http/stdio.sh" | tee "$out.stdio"
+echo "== help on a tool of 10, 100, 1,000 actions; a session's runtime tools"
+bash "$http/help_scale.sh" | tee "$out.help"
+bash "$http/runtime_tools.sh" | tee "$out.runtime"
 
 echo
 echo "== the table's rows ($(date -u +%F), $(git -C "$root" rev-parse --short HEAD))"
@@ -81,4 +85,5 @@ for pad in 1024 65536 1048576; do
 done
 cat "$out.scale"
 grep -E '^(wymcp|rmcp) |^wymcp / rmcp' "$out.stdio"
+cat "$out.help" "$out.runtime"
 echo "took $(( $(date +%s) - started )) s"

@@ -421,3 +421,48 @@ async fn a_tool_that_fails_its_call_with_a_protocol_error_fails_its_task_with_th
         assert!(plain.get("result").is_none(), "{plain}");
     }
 }
+
+#[tokio::test]
+async fn through_layers_a_protocol_error_is_seen_as_an_error_result_and_answered_as_itself() {
+    use tower::ServiceExt;
+    use wymcp::middleware::{BoxOperation, Operation};
+    // A layer that notes what each call answered it: whether an error, and its text.
+    let seen = Arc::new(std::sync::Mutex::new(Vec::<(bool, Option<String>)>::new()));
+    let noted = seen.clone();
+    let layer = tower::layer::layer_fn(move |inner: BoxOperation| {
+        let noted = noted.clone();
+        BoxOperation::new(tower::service_fn(move |op: Operation| {
+            let (inner, noted) = (inner.clone(), noted.clone());
+            async move {
+                let response = inner.oneshot(op).await?;
+                let call = response
+                    .as_call()
+                    .map(|r| (r.is_error(), r.text().map(str::to_owned)));
+                noted.lock().unwrap().extend(call);
+                Ok(response)
+            }
+        }))
+    });
+    let server = Server::builder()
+        .plain_tool(Quota)
+        .tool(Quota)
+        .layer(layer)
+        .build()
+        .unwrap();
+    let calls = [
+        ("charge", json!({})),
+        ("ledger", json!({"action": "close", "data": {}})),
+    ];
+    for (name, arguments) in calls {
+        let answer =
+            wymcp::testing::call_tool(&server, name, Some(arguments), wymcp::Context::default())
+                .await;
+        let error = answer.expect_err("the request fails with the tool's error");
+        assert_eq!(error.code(), -32050);
+        assert_eq!(error.message(), "Quota exhausted");
+        assert_eq!(error.data(), Some(&json!({"retryAfterMs": 60000})));
+    }
+    // The layer saw each as a tool's error result.
+    let expected = vec![(true, Some("Quota exhausted".to_owned())); 2];
+    assert_eq!(*seen.lock().unwrap(), expected);
+}

@@ -12,6 +12,9 @@
 //! cost of a call as the catalogue grows (docs/performance.md, "Cost as the work grows").
 //! `WYMCP_CALC_TOOLS_PER_PAGE=N` pages `tools/list` at N tools (`Limits::tools_per_page`; not
 //! paged by default): the cost of a page (`list_pages.sh`).
+//! `WYMCP_CALC_RUNTIME=1` adds a tool `grow` whose action `add` (`n`, an integer) registers
+//! `n` tools `runtime<i>` of `WYMCP_CALC_ACTIONS` actions each on the caller's session
+//! (`SessionHandle::register_tool`): the runtime-tools figures (`runtime_tools.sh`).
 //! `WYMCP_CALC_NOTE=1` gives `add` an optional string `note` (the argument-size figure:
 //! `MCPLOAD_PAD`). `WYMCP_CALC_STREAMS=1` lets one client hold 20,000 GET streams with no
 //! keep-alive comments, on as many connections, and as many `subscriptions/listen` streams
@@ -86,6 +89,43 @@ impl ActionTool for Filler {
     }
 }
 
+/// `WYMCP_CALC_RUNTIME=1`: registers tools on the caller's session at runtime.
+struct Grow {
+    /// Actions per registered tool.
+    actions: usize,
+}
+
+impl ActionTool for Grow {
+    fn name(&self) -> &str {
+        "grow"
+    }
+    fn description(&self) -> &str {
+        "Registers tools on this session"
+    }
+    fn actions(&self) -> Actions {
+        Actions::new().action(
+            "add",
+            ActionSchema::new("Register n tools runtime<i> on this session")
+                .property("n", json!({"type": "integer", "minimum": 0, "maximum": 100000}))
+                .required(["n"]),
+        )
+    }
+    async fn run_action(&self, _action: &str, data: Data, ctx: Context) -> ActionResult {
+        let n = data["n"].as_u64().unwrap_or(0);
+        let Some(session) = ctx.session() else {
+            return Ok(Reply::new(json!({ "registered": 0, "why": "no session" })));
+        };
+        for i in 0..n {
+            let name = format!("runtime{i}");
+            let actions = self.actions;
+            if let Err(error) = session.register_tool(Filler { name, actions }) {
+                return Ok(Reply::new(json!({ "registered": i, "why": error.to_string() })));
+            }
+        }
+        Ok(Reply::new(json!({ "registered": n })))
+    }
+}
+
 /// A count from the environment variable `name`, or `default`.
 fn count(name: &str, default: usize) -> Result<usize, String> {
     match std::env::var(name) {
@@ -116,6 +156,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let note = std::env::var_os("WYMCP_CALC_NOTE").is_some_and(|v| v == "1");
     let mut builder = builder.tool(Calc { note });
+    if std::env::var_os("WYMCP_CALC_RUNTIME").is_some_and(|v| v == "1") {
+        builder = builder.tool(Grow { actions });
+    }
     let streams = std::env::var_os("WYMCP_CALC_STREAMS").is_some_and(|v| v == "1");
     if streams {
         // A listen stream is sent `tools/list_changed` only when the server declares it.

@@ -14,7 +14,7 @@ use crate::Limits;
 use crate::context::Context;
 use crate::context::Identity;
 use crate::tool::registered::{Kind, RegisteredTool};
-use crate::tool::visibility::{sees, shown, summary};
+use crate::tool::visibility::{sees, shown, shown_action, summary};
 use crate::tool::{Content, ErrorKind};
 
 /// Help's arguments: `tool` and `action`, both strings (read from its hand-written schema).
@@ -163,14 +163,14 @@ fn action_level(
             tool: inner,
             actions,
         } => {
-            let shown = shown(tool, ctx.identity());
+            // The named action alone: the whole list is built only for the refusal.
             match actions
                 .get(action)
-                .and_then(|a| shown.iter().find(|(s, _)| s.name() == a.name()))
-                .map(|(found, missing)| (*found, missing.clone()))
+                .and_then(|a| shown_action(tool, a, ctx.identity()).map(|missing| (a, missing)))
             {
                 Some(found) => (inner, found),
                 None => {
+                    let shown = shown(tool, ctx.identity());
                     return Err(Refusal::UnknownAction {
                         tool: &tool.name,
                         sent: action,

@@ -34,7 +34,27 @@ pub(crate) trait AfterGates: Send + Sync {
         action: Option<&str>,
         data: Map<String, Value>,
         ctx: Context,
-    ) -> futures_util::future::BoxFuture<'static, CallToolResult>;
+    ) -> futures_util::future::BoxFuture<'static, Called>;
+}
+
+/// A call's answer once the tool is found: its result, or the JSON-RPC error the tool failed
+/// the request with ([`CallError::protocol`], [`Failure::protocol`](crate::tool::Failure)),
+/// which is answered instead of a result.
+pub(crate) type Called = Result<CallToolResult, RpcError>;
+
+/// The `isError` result a request failed with [`CallError::protocol`] is seen as by the
+/// operation middleware (its layers see a call's result; the request is answered with
+/// `error` itself).
+#[cold]
+#[inline(never)]
+pub(crate) fn failed_result(error: &RpcError) -> CallToolResult {
+    CallToolResult {
+        content: vec![Content::text(error.message())],
+        is_error: true,
+        structured: None,
+        error_kind: Some(ErrorKind::Tool),
+        scopes_needed: None,
+    }
 }
 
 /// What a tool's run produced, before the output schema and the revision shape it.
@@ -95,17 +115,20 @@ pub(crate) async fn call(
     ctx: Context,
     limits: &Limits,
     stack: Option<&dyn AfterGates>,
-) -> CallToolResult {
+) -> Called {
     // Without a subscriber (or with every level off) no clock is read and nothing is allocated.
     let trace = tracing::level_enabled!(tracing::Level::ERROR)
         .then(|| CallTrace::start(tool, &arguments, &ctx));
     let run = run(tools, tool, arguments, ctx.clone(), limits, stack);
     let result = match std::panic::AssertUnwindSafe(run).catch_unwind().await {
         Ok(result) => result,
-        Err(payload) => return faulted(tool, &ctx, trace.as_ref(), payload.as_ref()),
+        Err(payload) => return Ok(faulted(tool, &ctx, trace.as_ref(), payload.as_ref())),
     };
     if let Some(trace) = &trace {
-        trace.stop(tool, &ctx, &result);
+        match &result {
+            Ok(result) => trace.stop(tool, &ctx, result.is_error, result.error_kind),
+            Err(_) => trace.stop(tool, &ctx, true, Some(ErrorKind::Tool)),
+        }
     }
     result
 }
@@ -141,23 +164,29 @@ impl CallTrace {
     }
 
     #[inline(never)]
-    fn stop(&self, tool: &RegisteredTool, ctx: &Context, result: &CallToolResult) {
+    fn stop(
+        &self,
+        tool: &RegisteredTool,
+        ctx: &Context,
+        is_error: bool,
+        error_kind: Option<ErrorKind>,
+    ) {
         tracing::debug!(
             name: "wymcp.tool.stop",
             tool_name = %tool.name,
             action = self.action.as_deref(),
             session_id = ctx.session_id(),
             duration_ns = self.elapsed_ns(),
-            is_error = result.is_error,
-            error_kind = result.error_kind.map(ErrorKind::as_str),
+            is_error,
+            error_kind = error_kind.map(ErrorKind::as_str),
         );
-        if result.is_error {
+        if is_error {
             tracing::info!(
                 name: "wymcp.tool.refused",
                 tool_name = %tool.name,
                 action = self.action.as_deref(),
                 session_id = ctx.session_id(),
-                error_kind = result.error_kind.map(ErrorKind::as_str),
+                error_kind = error_kind.map(ErrorKind::as_str),
                 "tool call answered with an error"
             );
         }
@@ -194,7 +223,6 @@ fn faulted(
         structured: None,
         error_kind: None,
         scopes_needed: None,
-        failure: None,
     }
 }
 
@@ -225,7 +253,6 @@ pub(crate) fn timed_out(tool: &str, timeout: std::time::Duration, setting: &str)
         structured: None,
         error_kind: None,
         scopes_needed: None,
-        failure: None,
     }
 }
 
@@ -238,7 +265,7 @@ async fn run(
     ctx: Context,
     limits: &Limits,
     stack: Option<&dyn AfterGates>,
-) -> CallToolResult {
+) -> Called {
     match &tool.kind {
         Kind::Action {
             tool: inner,
@@ -297,7 +324,7 @@ pub(crate) async fn run_admitted(
     data: Map<String, Value>,
     ctx: Context,
     limits: &Limits,
-) -> CallToolResult {
+) -> Called {
     let outcome = match &tool.kind {
         Kind::Action { tool: inner, .. } => {
             let action = action.unwrap_or_default();
@@ -437,32 +464,24 @@ fn merge(value: Value, extra: Map<String, Value>) -> Value {
     Value::Object(object)
 }
 
-/// Attaches validated structured content and builds the result.
-fn finish(tool: &RegisteredTool, outcome: Outcome) -> CallToolResult {
-    match outcome {
+/// Attaches validated structured content and builds the result; a request the tool failed
+/// is its JSON-RPC error.
+fn finish(tool: &RegisteredTool, outcome: Outcome) -> Called {
+    Ok(match outcome {
         Outcome::Forbidden { content, scopes } => CallToolResult {
             content,
             is_error: true,
             structured: None,
             error_kind: Some(ErrorKind::Dispatch),
             scopes_needed: Some(scopes),
-            failure: None,
         },
-        Outcome::Failed(error) => CallToolResult {
-            content: vec![Content::text(error.message())],
-            is_error: true,
-            structured: None,
-            error_kind: Some(ErrorKind::Tool),
-            scopes_needed: None,
-            failure: Some(Box::new(error)),
-        },
+        Outcome::Failed(error) => return Err(error),
         Outcome::Err { content, kind } => CallToolResult {
             content,
             is_error: true,
             structured: None,
             error_kind: Some(kind),
             scopes_needed: None,
-            failure: None,
         },
         Outcome::Ok {
             content,
@@ -497,8 +516,7 @@ fn finish(tool: &RegisteredTool, outcome: Outcome) -> CallToolResult {
                 structured,
                 error_kind: None,
                 scopes_needed: None,
-                failure: None,
             }
         }
-    }
+    })
 }

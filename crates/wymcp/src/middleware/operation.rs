@@ -1,7 +1,7 @@
 //! [`Operation`]: one MCP operation as a `tower::Service` request, with what a policy needs.
 
 use std::net::IpAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use futures_util::future::BoxFuture;
 use serde_json::{Map, Value};
@@ -45,11 +45,40 @@ pub(crate) enum Target {
     Call {
         tool: Arc<RegisteredTool>,
         action: Option<usize>,
+        /// Where the handler leaves the JSON-RPC error the tool failed the request with.
+        failed: FailedRequest,
     },
     /// Another method, served by the transport's own handler on the (possibly changed)
     /// params. Taken by the innermost service; in a mutex so that `&Operation` is `Sync` (a
     /// layer may hold one across an await).
     Method(Mutex<Option<Serve>>),
+}
+
+/// Where the handler leaves the JSON-RPC error a tool failed its request with
+/// ([`CallError::protocol`](crate::CallError::protocol)), for the stack to answer once the
+/// layers are done: they see the call's `isError` result, as for any other tool error. Only a
+/// server with layers makes one (a call without layers answers the error directly).
+#[derive(Clone, Default)]
+pub(crate) struct FailedRequest(Arc<Mutex<Option<RpcError>>>);
+
+impl FailedRequest {
+    /// The layers' response to `called`: its result, or for a failed request the `isError`
+    /// result they see, the error itself left here.
+    pub(crate) fn response(&self, called: crate::dispatch::Called) -> super::Response {
+        match called {
+            Ok(result) => super::Response::Call(result),
+            Err(error) => {
+                let shown = crate::dispatch::failed_result(&error);
+                *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(error);
+                super::Response::Call(shown)
+            }
+        }
+    }
+
+    /// The error the handler left, if the tool failed the request.
+    pub(crate) fn take(&self) -> Option<RpcError> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).take()
+    }
 }
 
 /// The handler of a non-call operation: params and context in, the method's answer out.
@@ -70,6 +99,7 @@ impl Operation {
             target: Target::Call {
                 action: action.and_then(|name| tool.action_index(name)),
                 tool,
+                failed: FailedRequest::default(),
             },
             data,
             principal: ctx.principal(),
@@ -98,6 +128,15 @@ impl Operation {
         self.method.as_str()
     }
 
+    /// Where the handler of this call leaves the error a tool failed the request with (a new
+    /// place for another method, which has none).
+    pub(crate) fn failed_request(&self) -> FailedRequest {
+        match &self.target {
+            Target::Call { failed, .. } => failed.clone(),
+            Target::Method(_) => FailedRequest::default(),
+        }
+    }
+
     /// Whether the operation is a `tools/call`.
     pub fn is_call(&self) -> bool {
         matches!(self.target, Target::Call { .. })
@@ -114,7 +153,7 @@ impl Operation {
     /// The action, for a call of an action-dispatched tool.
     pub fn action(&self) -> Option<&str> {
         match &self.target {
-            Target::Call { tool, action } => tool.action_name((*action)?),
+            Target::Call { tool, action, .. } => tool.action_name((*action)?),
             Target::Method(_) => None,
         }
     }

@@ -99,7 +99,6 @@ impl Refusal {
             structured: None,
             error_kind: Some(ErrorKind::Dispatch),
             scopes_needed: None,
-            failure: None,
         }
     }
 }

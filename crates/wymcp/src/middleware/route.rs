@@ -116,10 +116,14 @@ impl Service<Operation> for Handler {
                 target, data, ctx, ..
             } = operation;
             match target {
-                Target::Call { tool, action } => {
+                Target::Call {
+                    tool,
+                    action,
+                    failed,
+                } => {
                     let action = action.and_then(|i| tool.action_name(i));
-                    let result = dispatch::run_admitted(&tool, action, data, ctx, &limits).await;
-                    Ok(Response::Call(result))
+                    let called = dispatch::run_admitted(&tool, action, data, ctx, &limits).await;
+                    Ok(failed.response(called))
                 }
                 Target::Method(serve) => {
                     let serve = serve.into_inner().unwrap_or_else(PoisonError::into_inner);

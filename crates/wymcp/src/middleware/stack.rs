@@ -17,7 +17,7 @@ use super::route::{Handler, Route, Split};
 use super::{Operation, Refusal, Response};
 use crate::Limits;
 use crate::context::Context;
-use crate::dispatch::{AfterGates, CallToolResult};
+use crate::dispatch::{AfterGates, Called};
 use crate::protocol::{Method, RpcError};
 use crate::tool::registered::RegisteredTool;
 
@@ -184,23 +184,27 @@ impl AfterGates for Stack {
         action: Option<&str>,
         data: Map<String, Value>,
         ctx: Context,
-    ) -> BoxFuture<'static, CallToolResult> {
+    ) -> BoxFuture<'static, Called> {
         let operation = Operation::call(tool.clone(), action, data, ctx);
-        let action = match &operation.target {
-            Target::Call { action, .. } => *action,
-            Target::Method(_) => None,
+        let (action, failed) = match &operation.target {
+            Target::Call { action, failed, .. } => (*action, Some(failed.clone())),
+            Target::Method(_) => (None, None),
         };
         let call = self.service.clone().oneshot(operation);
         Box::pin(async move {
             let error = match call.await {
-                Ok(Response::Call(result)) => return result,
+                // A request the tool failed: its error, whatever result the layers passed on.
+                Ok(Response::Call(result)) => match failed.and_then(|f| f.take()) {
+                    Some(error) => return Err(error),
+                    None => return Ok(result),
+                },
                 Ok(Response::Method(_)) => {
                     BoxError::from("a layer answered a tools/call with another method's response")
                 }
                 Err(error) => error,
             };
             let action = action.and_then(|i| tool.action_name(i));
-            refusal_of(error, &tool.name).into_result(&tool.name, action)
+            Ok(refusal_of(error, &tool.name).into_result(&tool.name, action))
         })
     }
 }

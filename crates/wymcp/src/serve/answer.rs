@@ -128,7 +128,6 @@ mod tests {
                 structured: None,
                 error_kind: None,
                 scopes_needed: None,
-                failure: None,
             },
             version: ProtocolVersion::V2025_11_25,
         };

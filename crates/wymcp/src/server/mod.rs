@@ -24,6 +24,7 @@ use crate::context::Context;
 use crate::context::Identity;
 use crate::dispatch::{self, CallToolResult};
 use crate::protocol::{ProtocolVersion, RpcError};
+use crate::tool::SessionTool;
 use crate::tool::registered::RegisteredTool;
 use crate::tool::table::{Configured, ToolTable, Tools};
 
@@ -266,18 +267,30 @@ impl Server {
                 ));
             }
         };
-        // In a session with runtime tools, the session's merged list (runtime tools first) is
-        // the one served. Without any (most sessions), that list is the configured tools: found
-        // by the index, as outside a session, so a call's cost does not grow with the
-        // catalogue (a scan of the list cost about 5.5k instructions per call among 1,000
-        // tools; docs/performance.md).
-        if let Some(merged) = ctx.session().and_then(|s| s.runtime_tools_merged()) {
-            let Some(tool) = merged.iter().find(|t| t.name == name).cloned() else {
-                return Err(RpcError::unknown_tool(name));
-            };
-            let stack = self.after_gates();
-            let result = dispatch::call(&merged, &tool, arguments, ctx, self.limits(), stack);
-            return result.await.into_answer();
+        // In a session with runtime tools, the session's merged list (runtime tools first,
+        // shadowing configured ones) is the one served: a runtime tool is found by the
+        // session's index, `help` answers from the merged list. Any other name is a configured
+        // tool: found by the index, as outside a session, so a call's cost does not grow with
+        // the catalogue nor with the session's runtime tools (a scan of the list cost about
+        // 5.5k instructions per call among 1,000 tools; a copy of the merged list, 4.2k among
+        // 100 runtime tools: docs/performance.md).
+        let session_tool = ctx.session().map(|s| s.session_tool(name));
+        match session_tool {
+            Some(SessionTool::Runtime(tool)) => {
+                let stack = self.after_gates();
+                // The list is `help`'s alone, and a runtime tool is never `help`.
+                let result = dispatch::call(&[], &tool, arguments, ctx, self.limits(), stack);
+                return result.await;
+            }
+            Some(SessionTool::Help(merged)) => {
+                let Some(tool) = merged.iter().find(|t| t.name == name).cloned() else {
+                    return Err(RpcError::unknown_tool(name));
+                };
+                let stack = self.after_gates();
+                let result = dispatch::call(&merged, &tool, arguments, ctx, self.limits(), stack);
+                return result.await;
+            }
+            Some(SessionTool::Configured) | None => {}
         }
         // A fixed table is read in place; a live one from the snapshot taken now.
         let snapshot;
@@ -294,9 +307,7 @@ impl Server {
         let tool = &table.list[i];
         let stack = self.after_gates();
         let tools = &table.list;
-        dispatch::call(tools, tool, arguments, ctx, self.limits(), stack)
-            .await
-            .into_answer()
+        dispatch::call(tools, tool, arguments, ctx, self.limits(), stack).await
     }
 
     /// Serves a `tools/call` request's `params` (`name`, `arguments`) as a transport receives

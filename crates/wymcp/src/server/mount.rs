@@ -345,11 +345,12 @@ impl Service<Operation> for ThroughMounted {
 
     fn call(&mut self, operation: Operation) -> Self::Future {
         let action = operation.action().map(str::to_owned);
+        let failed = operation.failed_request();
         let Operation { data, ctx, .. } = operation;
         let call = self
             .stack
             .run(Arc::clone(&self.tool), action.as_deref(), data, ctx);
-        Box::pin(async move { Ok(Response::Call(call.await)) })
+        Box::pin(async move { Ok(failed.response(call.await)) })
     }
 }
 

@@ -276,7 +276,6 @@ impl TestClient {
                 structured: None,
                 error_kind: Some(crate::tool::ErrorKind::Dispatch),
                 scopes_needed: None,
-                failure: None,
             }),
         }
     }

@@ -4,7 +4,7 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value};
 
 use super::{Content, ErrorKind};
-use crate::protocol::{ProtocolVersion, RpcError};
+use crate::protocol::ProtocolVersion;
 
 /// The result of a `tools/call` that reached a tool: success, gate refusal, tool error or
 /// contained fault alike (`isError` tells them apart).
@@ -17,9 +17,6 @@ pub struct CallToolResult {
     /// The scopes the caller lacked, when the call was refused for them (HTTP answers 403
     /// with the step-up challenge naming them).
     pub(crate) scopes_needed: Option<Vec<String>>,
-    /// The JSON-RPC error the request fails with, when the tool failed it
-    /// ([`CallError::protocol`](crate::CallError::protocol)): the result is not answered.
-    pub(crate) failure: Option<Box<RpcError>>,
 }
 
 impl CallToolResult {
@@ -57,15 +54,6 @@ impl CallToolResult {
     /// The first text item parsed as JSON (every wymcp refusal and action reply is one).
     pub fn json(&self) -> Option<Value> {
         self.text().and_then(|t| serde_json::from_str(t).ok())
-    }
-
-    /// The request's answer: this result, or the JSON-RPC error the tool failed the request
-    /// with ([`CallError::protocol`](crate::CallError::protocol)).
-    pub(crate) fn into_answer(mut self) -> Result<Self, RpcError> {
-        match self.failure.take() {
-            Some(error) => Err(*error),
-            None => Ok(self),
-        }
     }
 
     /// The wire `result` object for a session of `version` (no `structuredContent` on
@@ -241,7 +229,6 @@ mod tests {
                     structured: structured.clone(),
                     error_kind: None,
                     scopes_needed: None,
-                    failure: None,
                 };
                 for version in [
                     ProtocolVersion::V2025_03_26,

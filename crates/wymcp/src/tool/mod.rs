@@ -32,4 +32,5 @@ pub(crate) use crate::protocol::content::Content;
 pub(crate) use action::ActionTool;
 pub(crate) use plain::{CallError, CallOutput, CallResult, PlainTool};
 pub(crate) use reply::{ActionError, ActionResult, Data, Reply};
+pub(crate) use runtime::SessionTool;
 pub(crate) use typed::TypedActionTool;

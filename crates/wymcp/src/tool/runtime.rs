@@ -7,7 +7,7 @@
 //! the tools it serves.
 
 use std::any::Any;
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use serde_json::Value;
@@ -34,7 +34,19 @@ pub(crate) struct SessionTools {
 #[derive(Default)]
 struct ToolState {
     runtime: Vec<Arc<RegisteredTool>>,
+    /// The runtime tools by name: a call finds its tool without a scan of them.
+    by_name: HashMap<String, Arc<RegisteredTool>>,
     dirty: bool,
+}
+
+/// Where a call in a live session finds its tool.
+pub(crate) enum SessionTool {
+    /// In the server's configured tools: the session registered none of that name.
+    Configured,
+    /// A tool the session registered at runtime.
+    Runtime(Arc<RegisteredTool>),
+    /// `help` in a session with runtime tools: it answers from the merged list.
+    Help(Vec<Arc<RegisteredTool>>),
 }
 
 impl ToolList for SessionTools {
@@ -53,42 +65,55 @@ impl SessionTools {
     fn install(&self, tool: RegisteredTool) -> bool {
         let tool = Arc::new(tool);
         let mut state = self.lock();
-        let before = self.served(&state.runtime);
-        state.runtime.retain(|t| t.name != tool.name);
+        let before = self.served(&state, &tool.name);
+        if state.by_name.remove(&tool.name).is_some() {
+            state.runtime.retain(|t| t.name != tool.name);
+        }
+        state.by_name.insert(tool.name.clone(), Arc::clone(&tool));
+        let name = tool.name.clone();
         state.runtime.insert(0, tool);
-        self.mark(&mut state, before)
+        let changed = self.served(&state, &name) != before;
+        Self::mark(&mut state, changed)
     }
 
     /// Removes the runtime tool `name`: answers whether there was one, and whether the list
     /// just became dirty.
     fn remove(&self, name: &str) -> (bool, bool) {
         let mut state = self.lock();
-        let before = self.served(&state.runtime);
-        let count = state.runtime.len();
+        let before = self.served(&state, name);
+        if state.by_name.remove(name).is_none() {
+            return (false, false);
+        }
         state.runtime.retain(|t| t.name != name);
-        let removed = state.runtime.len() != count;
-        (removed, self.mark(&mut state, before))
+        let changed = self.served(&state, name) != before;
+        (true, Self::mark(&mut state, changed))
     }
 
     /// Marks the list dirty when the served set changed; answers whether this is the
     /// clean→dirty edge.
-    fn mark(&self, state: &mut ToolState, before: BTreeMap<String, Value>) -> bool {
-        if self.served(&state.runtime) == before || state.dirty {
+    fn mark(state: &mut ToolState, changed: bool) -> bool {
+        if !changed || state.dirty {
             return false;
         }
         state.dirty = true;
         true
     }
 
-    /// What `tools/list` would serve, as a set: name → definition.
-    fn served(&self, runtime: &[Arc<RegisteredTool>]) -> BTreeMap<String, Value> {
-        merge(&self.configured.list(), runtime)
-            .iter()
-            .map(|t| {
-                let definition = t.definition.for_version(self.version);
-                (t.name.clone(), definition.clone())
-            })
-            .collect()
+    /// What `tools/list` would serve under `name`: the runtime tool's definition, else the
+    /// configured one's. Registering or removing a tool changes that entry alone, so comparing
+    /// it is comparing the served set (without building it: a registration's cost does not
+    /// grow with the session's runtime tools).
+    fn served(&self, state: &ToolState, name: &str) -> Option<Value> {
+        let definition = |t: &RegisteredTool| t.definition.for_version(self.version).clone();
+        match state.by_name.get(name) {
+            Some(tool) => Some(definition(tool)),
+            None => self
+                .configured
+                .list()
+                .iter()
+                .find(|t| t.name == name)
+                .map(|t| definition(t)),
+        }
     }
 }
 
@@ -166,19 +191,29 @@ impl SessionHandle {
     /// The session's tool names in `tools/list` order, without clearing the dirty flag.
     pub fn tool_names(&self) -> Vec<String> {
         let tools = self.tools();
-        merge(&tools.configured.list(), &tools.lock().runtime)
+        merge(&tools.configured.list(), &tools.lock())
             .iter()
             .map(|t| t.name.clone())
             .collect()
     }
 
-    /// The merged tool list (runtime, configured minus shadowed, help) when the session
-    /// registered runtime tools; `None` when it did not, so its list is its server's own (the
-    /// common case, and no per-call copy of the list).
-    pub(crate) fn runtime_tools_merged(&self) -> Option<Vec<Arc<RegisteredTool>>> {
+    /// Where a call of `name` finds its tool: a runtime tool of that name (by its index: no
+    /// copy of the list per call, whatever the session registered), `help` with the merged
+    /// list when the session registered any, else the server's configured tools (the common
+    /// case).
+    pub(crate) fn session_tool(&self, name: &str) -> SessionTool {
         let tools = self.tools();
         let state = tools.lock();
-        (!state.runtime.is_empty()).then(|| merge(&tools.configured.list(), &state.runtime))
+        if state.runtime.is_empty() {
+            return SessionTool::Configured;
+        }
+        if name == HELP {
+            return SessionTool::Help(merge(&tools.configured.list(), &state));
+        }
+        match state.by_name.get(name) {
+            Some(tool) => SessionTool::Runtime(Arc::clone(tool)),
+            None => SessionTool::Configured,
+        }
     }
 
     /// Serves `tools/list`: the merged list for the session's revision; clears the dirty flag
@@ -192,7 +227,7 @@ impl SessionHandle {
         let tools = self.tools();
         let mut state = tools.lock();
         state.dirty = false;
-        let merged = merge(&tools.configured.list(), &state.runtime);
+        let merged = merge(&tools.configured.list(), &state);
         crate::tool::visibility::list(&merged, tools.version, identity)
     }
 
@@ -219,7 +254,7 @@ impl SessionHandle {
                 params,
             );
         }
-        let merged = merge(&configured, &state.runtime);
+        let merged = merge(&configured, &state);
         crate::tool::visibility::list_page(&merged, version, identity, per_page, params)
     }
 
@@ -239,15 +274,14 @@ fn reserved(name: &str) -> Result<(), ConfigurationError> {
 }
 
 /// Runtime tools (newest first), then configured tools not shadowed, then help.
-fn merge(
-    configured: &[Arc<RegisteredTool>],
-    runtime: &[Arc<RegisteredTool>],
-) -> Vec<Arc<RegisteredTool>> {
-    let mut tools: Vec<Arc<RegisteredTool>> = runtime.to_vec();
-    for tool in configured {
-        if !runtime.iter().any(|r| r.name == tool.name) {
-            tools.push(tool.clone());
-        }
-    }
+fn merge(configured: &[Arc<RegisteredTool>], state: &ToolState) -> Vec<Arc<RegisteredTool>> {
+    let mut tools: Vec<Arc<RegisteredTool>> = state.runtime.clone();
+    // Shadowed: by the index, not a scan of the runtime tools per configured one.
+    tools.extend(
+        configured
+            .iter()
+            .filter(|tool| !state.by_name.contains_key(&tool.name))
+            .cloned(),
+    );
     tools
 }

@@ -55,9 +55,20 @@ pub(crate) fn shown<'a>(
     };
     actions
         .iter()
-        .map(|a| (a, missing_scopes(a.scopes(), identity)))
-        .filter(|(_, missing)| missing.is_empty() || tool.visibility == Visibility::ShowWithScope)
+        .filter_map(|a| shown_action(tool, a, identity).map(|missing| (a, missing)))
         .collect()
+}
+
+/// Whether `action` (one of `tool`'s) is shown to `identity`: the scopes it lacks for it (none
+/// for an action it may call), or `None` when it is hidden. One action's `help` asks this of
+/// that action alone, so its cost does not grow with the tool's actions.
+pub(crate) fn shown_action<'a>(
+    tool: &RegisteredTool,
+    action: &'a ValidatedAction,
+    identity: Option<&Identity>,
+) -> Option<Vec<&'a str>> {
+    let missing = missing_scopes(action.scopes(), identity);
+    (missing.is_empty() || tool.visibility == Visibility::ShowWithScope).then_some(missing)
 }
 
 /// An action's description line, marked with the scopes the caller lacks.

@@ -93,7 +93,6 @@ mod tests {
             structured,
             error_kind: is_error.then_some(ErrorKind::Tool),
             scopes_needed: None,
-            failure: None,
         }
     }
 
