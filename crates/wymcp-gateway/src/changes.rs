@@ -89,10 +89,8 @@ pub(crate) struct Refresher {
     pub(crate) changes: Changes,
     /// The names its tools are served under now.
     pub(crate) served: Vec<String>,
-    /// The names served at start: a tool named so keeps the policy it was registered with
-    /// (its task support), a new name is served without tasks.
-    pub(crate) at_start: BTreeSet<String>,
-    /// Whether the upstream serves tasks.
+    /// Whether the upstream serves tasks: each tool made anew is served with the task
+    /// support its definition declares, as at start.
     pub(crate) tasks: bool,
     /// The names its prompts are served under now.
     pub(crate) prompts: Vec<String>,
@@ -152,14 +150,7 @@ impl Refresher {
             .filter(|name| !self.served.contains(name))
             .collect();
         let mut notices = Vec::new();
-        let (at_start, tasks) = (&self.at_start, self.tasks);
-        let made = upstream_tools(
-            upstream,
-            &tools,
-            |name| tasks && at_start.contains(name),
-            &mut names,
-            &mut notices,
-        );
+        let made = upstream_tools(upstream, &tools, self.tasks, &mut names, &mut notices);
         for notice in notices {
             tracing::warn!(target: "wymcp_gateway", "{notice}");
         }
@@ -167,15 +158,18 @@ impl Refresher {
             change.remove(name.clone())
         });
         let mut served = Vec::with_capacity(made.len());
+        // Each with its policy: its task support goes with it, whatever its name.
         for tool in made {
             change = match tool {
                 Served::Actions(tool) => {
                     served.push(wymcp::ActionTool::name(&tool).to_owned());
-                    change.tool(tool)
+                    let policy = tool.policy();
+                    change.tool_with(tool, policy)
                 }
                 Served::Tool(tool) => {
                     served.push(wymcp::PlainTool::name(&tool).to_owned());
-                    change.plain_tool(tool)
+                    let policy = tool.policy();
+                    change.plain_tool_with(tool, policy)
                 }
                 _ => change,
             };

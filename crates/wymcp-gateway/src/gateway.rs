@@ -288,13 +288,7 @@ impl Gateway {
         names: &mut BTreeSet<String>,
     ) -> Refresher {
         let tasks = catalogue.tasks;
-        let made = upstream_tools(
-            upstream,
-            &catalogue.tools,
-            |_| tasks,
-            names,
-            &mut self.notices,
-        );
+        let made = upstream_tools(upstream, &catalogue.tools, tasks, names, &mut self.notices);
         let served: Vec<String> = made
             .iter()
             .filter_map(|served| match served {
@@ -307,7 +301,6 @@ impl Gateway {
         Refresher {
             upstream: Arc::downgrade(upstream),
             changes: upstream.changes().clone(),
-            at_start: served.iter().cloned().collect(),
             served,
             tasks,
             prompts: Vec::new(),
@@ -320,12 +313,12 @@ impl Gateway {
 
 /// The tools made of one upstream's `tools`, served as its configuration says; `names` holds
 /// the names taken (and takes theirs), `notices` says what was left out or widened and why.
-/// `tasks` tells whether a tool served under a name runs as a task when the upstream makes
-/// it one (`tools` mode).
+/// `tasks` tells whether the upstream serves tasks: each tool (action) is then served with
+/// the task support its definition declares (`crate::tasks::support_of`).
 pub(crate) fn upstream_tools(
     upstream: &Arc<Upstream>,
     tools: &[ToolInfo],
-    tasks: impl Fn(&str) -> bool,
+    tasks: bool,
     names: &mut BTreeSet<String>,
     notices: &mut Vec<Notice>,
 ) -> Vec<Served> {
@@ -343,7 +336,7 @@ pub(crate) fn upstream_tools(
                 if !claim(&config, &name, tool.name(), names, notices) {
                     continue;
                 }
-                let (fallback, tasks) = (config.fallback, tasks(&name));
+                let fallback = config.fallback;
                 if let Some(made) =
                     UpstreamTool::new(name, tool, upstream, fallback, tasks, notices)
                 {
@@ -352,15 +345,9 @@ pub(crate) fn upstream_tools(
             }
         }
         // `#[non_exhaustive]` is for other crates; every mode is handled here.
-        Expose::Actions => serve_actions(
-            upstream,
-            tools,
-            &tasks,
-            names,
-            &config,
-            notices,
-            &mut served,
-        ),
+        Expose::Actions => {
+            serve_actions(upstream, tools, tasks, names, &config, notices, &mut served)
+        }
     }
     served
 }
@@ -368,7 +355,7 @@ pub(crate) fn upstream_tools(
 fn serve_actions(
     upstream: &Arc<Upstream>,
     tools: &[ToolInfo],
-    tasks: &impl Fn(&str) -> bool,
+    tasks: bool,
     names: &mut BTreeSet<String>,
     config: &UpstreamConfig,
     notices: &mut Vec<Notice>,
@@ -408,7 +395,6 @@ fn serve_actions(
         if !claim(config, &name, &first, names, notices) {
             continue;
         }
-        let tasks = tasks(&name);
         served.push(Served::Actions(UpstreamActions::new(
             name,
             actions,

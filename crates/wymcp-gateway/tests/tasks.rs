@@ -14,6 +14,7 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 use tokio::sync::Notify;
 use wymcp::client::Client;
+use wymcp::live::{LiveTools, ToolChange};
 use wymcp::session::Elicitation;
 use wymcp::task::TaskSupport;
 use wymcp::transport::http::{HttpServer, StreamableHttp};
@@ -443,5 +444,141 @@ async fn in_actions_mode_a_task_augmented_call_of_an_action_runs_as_the_gateways
         plain.text().contains("report for 2027-03"),
         "{}",
         plain.text()
+    );
+}
+
+/// Adds the tool `later` (running as a task) to the upstream that serves it, and tells its
+/// caller so on the call's own stream (`notifications/tools/list_changed`), as a 2026-07-28
+/// server may: the gateway's client of the upstream gets it, and the gateway re-lists.
+#[derive(Debug, Clone)]
+struct Install(LiveTools);
+
+impl PlainTool for Install {
+    fn name(&self) -> &str {
+        "install"
+    }
+
+    fn description(&self) -> &str {
+        "Adds the tool later"
+    }
+
+    fn input_schema(&self) -> Map<String, Value> {
+        json!({"type": "object"}).as_object().cloned().unwrap()
+    }
+
+    async fn run(&self, _: Map<String, Value>, ctx: Context) -> CallResult {
+        let runs_as_task = ToolPolicy::new().task_support(TaskSupport::Optional);
+        self.0
+            .change(ToolChange::new().plain_tool_with(Later, runs_as_task))
+            .map_err(|e| CallError::tool(e.to_string()))?;
+        assert!(ctx.notify("notifications/tools/list_changed", json!({})));
+        Ok(CallOutput::text("installed"))
+    }
+}
+
+/// The tool [`Install`] adds: answers a text naming its month.
+#[derive(Debug, Clone)]
+struct Later;
+
+impl PlainTool for Later {
+    fn name(&self) -> &str {
+        "later"
+    }
+
+    fn description(&self) -> &str {
+        "Added while the upstream runs"
+    }
+
+    fn input_schema(&self) -> Map<String, Value> {
+        Job::Confirm.input_schema()
+    }
+
+    async fn run(&self, arguments: Map<String, Value>, _: Context) -> CallResult {
+        let month = arguments["month"].as_str().unwrap_or("?");
+        Ok(CallOutput::text(format!("later for {month}")))
+    }
+}
+
+/// An upstream serving `confirm` as a task and [`Install`], the gateway in front of it as
+/// `expose` says (no prefix), and a downstream client speaking 2026-07-28 that has called
+/// `install` and seen the gateway serve `later` (in `tools` mode the tool, in `actions` mode
+/// the action of `up`).
+async fn installed(expose: Expose) -> Client {
+    let live = LiveTools::new();
+    let upstream = Server::builder()
+        .name("installing-upstream")
+        .plain_tool_with(
+            Job::Confirm,
+            ToolPolicy::new().task_support(TaskSupport::Optional),
+        )
+        .plain_tool(Install(live.clone()))
+        .live_tools(&live)
+        .build()
+        .unwrap();
+    let upstream = UpstreamConfig::http("up", serve_http(upstream).await)
+        .expose(expose)
+        .prefix("");
+    let gateway = Gateway::start(GatewayConfig::new().upstream(upstream)).await;
+    let server = gateway
+        .register(Server::builder().name("installing-gateway"))
+        .build()
+        .unwrap();
+    let client = Client::builder(&serve_http(server).await)
+        .versions([ProtocolVersion::V2026_07_28])
+        .timeout(Duration::from_secs(10))
+        .connect()
+        .await
+        .unwrap();
+    let called = match expose {
+        Expose::Tools => client.call_tool("install", json!({})).await,
+        _ => client.call_tool("up", action("install", json!({}))).await,
+    };
+    assert!(called.unwrap().text().contains("installed"));
+    // The gateway re-lists the upstream's tools on its notification: `later` is served.
+    for _ in 0..200 {
+        let tools = client.list_tools().await.unwrap();
+        let served = tools.iter().any(|tool| match expose {
+            Expose::Tools => tool.name() == "later",
+            _ => tool.name() == "up" && tool.raw().to_string().contains("later"),
+        });
+        if served {
+            return client;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the gateway never served later");
+}
+
+#[tokio::test]
+async fn a_tool_the_upstream_adds_while_it_runs_runs_as_a_task_through_the_gateway() {
+    let client = installed(Expose::Tools).await;
+    let id = start(&client, "later", json!({"month": "2027-04"}), "down-11").await;
+    let completed = until(&client, &id, "completed").await;
+    assert_eq!(
+        completed["result"],
+        json!({"content": [{"type": "text", "text": "later for 2027-04"}], "isError": false}),
+        "{completed}"
+    );
+}
+
+#[tokio::test]
+async fn an_action_the_upstream_adds_while_it_runs_runs_as_a_task_through_the_gateway() {
+    let client = installed(Expose::Actions).await;
+    let id = start(
+        &client,
+        "up",
+        action("later", json!({"month": "2027-05"})),
+        "down-12",
+    )
+    .await;
+    let completed = until(&client, &id, "completed").await;
+    let result = &completed["result"];
+    assert_eq!(result["isError"], false, "{completed}");
+    let reply: Value =
+        serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        reply,
+        json!({"content": [{"type": "text", "text": "later for 2027-05"}]}),
+        "{completed}"
     );
 }

@@ -520,7 +520,7 @@ impl ServerBuilder {
         self.prompts.extend(mounted.prompts);
         self.completions.extend(mounted.completions);
         check_layers(&self.layers, &tools)?;
-        check_task_tools(&self.tasks, &tools)?;
+        check_task_tools(self.tasks.policies_mut(), &tools)?;
         tools.push(Arc::new(RegisteredTool::help()));
         // The skills' files are resources too.
         #[cfg(feature = "skills")]
@@ -548,7 +548,7 @@ impl ServerBuilder {
         if !skills.is_empty() {
             extensions.register(&super::skills::SkillsExtension);
         }
-        if tasks.is_enabled() {
+        if tasks.policies().is_enabled() {
             extensions.register(&super::tasks::TasksExtension);
         }
         let features = Features {

@@ -36,21 +36,19 @@ pub(super) fn register_tools(
 
 /// Every tool given task support or a task start exists (or is `help`).
 pub(super) fn check_task_tools(
-    tasks: &crate::task::Tasks,
+    tasks: &crate::task::TaskPolicies,
     tools: &[Arc<RegisteredTool>],
 ) -> Result<(), ConfigurationError> {
-    let unknown = tasks
-        .support
-        .keys()
-        .chain(tasks.start.keys())
-        .chain(tasks.resume.keys())
+    let (named, actions) = tasks.named();
+    let unknown = named
+        .into_iter()
         .find(|t| *t != "help" && !tools.iter().any(|tool| &tool.name == *t));
     if let Some(unknown) = unknown {
         return Err(ConfigurationError::new(Problem::InvalidTaskTool(
             unknown.clone(),
         )));
     }
-    for (tool, action) in tasks.action_support.keys() {
+    for (tool, action) in actions {
         let found = tools.iter().find(|t| &t.name == tool);
         if !found.is_some_and(|t| t.has_action(action)) {
             return Err(ConfigurationError::new(Problem::InvalidTaskTool(format!(

@@ -7,10 +7,12 @@ use std::sync::{Arc, OnceLock, PoisonError, Weak};
 use wymcp_core::{ConfigurationError, Problem};
 
 use super::builder::Pending;
+use super::policy::ToolPolicy;
 use super::{Inner, Server};
 use crate::prompt::Prompt;
 use crate::prompt::definition::DynPrompt;
 use crate::resource::{Resource, ResourceTemplate};
+use crate::task::ToolTasks;
 use crate::tool::erased::{ActionAdapter, PlainAdapter};
 use crate::tool::registered::{HELP, RegisteredTool};
 use crate::tool::table::{ToolTable, Tools};
@@ -25,9 +27,10 @@ use crate::tool::{ActionTool, PlainTool, TypedActionTool};
 ///
 /// A call that started before a change finishes with the tools it started with; the next
 /// `tools/list` and `tools/call` see the change. A tool added is validated as `build()`
-/// validates one; the policies given by name at build ([`ToolPolicy`](crate::ToolPolicy): its
-/// layers, its task support) apply to a tool of that name added later. The handle holds no
-/// strong reference to the server.
+/// validates one; the policies given by name at build ([`ToolPolicy`]: its layers, its task
+/// support) apply to a tool of that name added later, unless the change gives the tool a
+/// policy of its own ([`ToolChange::tool_with`]: its task settings replace the name's). The
+/// handle holds no strong reference to the server.
 ///
 /// ```
 /// use serde_json::{Map, Value};
@@ -72,6 +75,12 @@ pub enum ToolChangeError {
     /// A tool added is refused, as `build()` would refuse it, or its name is taken.
     #[error(transparent)]
     Refused(#[from] ConfigurationError),
+    /// A tool added with a policy that has layers: a server's layers are set when it is
+    /// built ([`ToolPolicy::layer`], [`ToolPolicy::action_layer`]).
+    #[error(
+        "tool {0}: a tool added while the server runs takes no layers of its own (ToolPolicy::layer, ToolPolicy::action_layer): give them at build"
+    )]
+    Layers(String),
 }
 
 /// One change of a server's tools: the names removed, then the tools added (in order,
@@ -82,7 +91,7 @@ pub enum ToolChangeError {
 #[derive(Default)]
 pub struct ToolChange {
     remove: Vec<String>,
-    add: Vec<Pending>,
+    add: Vec<(Pending, Option<ToolPolicy>)>,
     prompts: (Vec<String>, Vec<Arc<dyn DynPrompt>>),
     resources: (Vec<String>, Vec<Resource>),
     templates: (Vec<String>, Vec<ResourceTemplate>),
@@ -119,7 +128,41 @@ impl ToolChange {
     /// Adds an action tool.
     pub fn tool<T: ActionTool>(mut self, tool: T) -> Self {
         self.add
-            .push(Pending::Action(Arc::new(ActionAdapter(tool))));
+            .push((Pending::Action(Arc::new(ActionAdapter(tool))), None));
+        self
+    }
+
+    /// Adds an action tool with `policy`'s task settings (its task support, its actions',
+    /// its task start and resume), which replace those its name had, as
+    /// [`ServerBuilder::tool_with`](crate::ServerBuilder::tool_with) gives them at build. A
+    /// policy with layers is refused ([`ToolChangeError::Layers`]).
+    ///
+    /// ```
+    /// # use serde_json::json;
+    /// use wymcp::live::{LiveTools, ToolChange};
+    /// use wymcp::task::TaskSupport;
+    /// use wymcp::{ActionResult, ActionSchema, ActionTool, Actions, Context, Data, Reply, Server, ToolPolicy};
+    ///
+    /// struct Reports;
+    /// impl ActionTool for Reports {
+    ///     fn name(&self) -> &str { "reports" }
+    ///     fn description(&self) -> &str { "Reports" }
+    ///     fn actions(&self) -> Actions {
+    ///         Actions::new().action("export", ActionSchema::new("Export every report"))
+    ///     }
+    ///     async fn run_action(&self, _: &str, _: Data, _: Context) -> ActionResult {
+    ///         Ok(Reply::new(json!({})))
+    ///     }
+    /// }
+    ///
+    /// let live = LiveTools::new();
+    /// let _server = Server::builder().live_tools(&live).build().unwrap();
+    /// let runs_as_task = ToolPolicy::new().task_support(TaskSupport::Optional);
+    /// live.change(ToolChange::new().tool_with(Reports, runs_as_task)).unwrap();
+    /// ```
+    pub fn tool_with<T: ActionTool>(mut self, tool: T, policy: ToolPolicy) -> Self {
+        self.add
+            .push((Pending::Action(Arc::new(ActionAdapter(tool))), Some(policy)));
         self
     }
 
@@ -128,9 +171,22 @@ impl ToolChange {
         self.tool(Typed(tool))
     }
 
+    /// Adds a typed action tool with `policy` (see [`tool_with`](Self::tool_with)).
+    pub fn typed_tool_with<T: TypedActionTool>(self, tool: T, policy: ToolPolicy) -> Self {
+        self.tool_with(Typed(tool), policy)
+    }
+
     /// Adds a plain tool.
     pub fn plain_tool<T: PlainTool>(mut self, tool: T) -> Self {
-        self.add.push(Pending::Plain(Arc::new(PlainAdapter(tool))));
+        self.add
+            .push((Pending::Plain(Arc::new(PlainAdapter(tool))), None));
+        self
+    }
+
+    /// Adds a plain tool with `policy` (see [`tool_with`](Self::tool_with)).
+    pub fn plain_tool_with<T: PlainTool>(mut self, tool: T, policy: ToolPolicy) -> Self {
+        self.add
+            .push((Pending::Plain(Arc::new(PlainAdapter(tool))), Some(policy)));
         self
     }
 
@@ -240,12 +296,20 @@ impl LiveTools {
             .resources
             .replace((&remove, add), (&remove_templates, add_templates))?;
         let mut added = Vec::with_capacity(change.add.len());
-        for pending in change.add {
+        let mut policies = Vec::new();
+        for (pending, policy) in change.add {
             let mut tool = match pending {
                 Pending::Action(t) => RegisteredTool::action(t)?,
                 Pending::Plain(t) => RegisteredTool::plain(t)?,
             };
             tool.visibility = attached.visibility;
+            if let Some(policy) = policy {
+                let tasks = policy
+                    .into_tasks()
+                    .ok_or_else(|| ToolChangeError::Layers(tool.name.clone()))?;
+                check_task_actions(&tool, &tasks)?;
+                policies.push((tool.name.clone(), tasks));
+            }
             added.push(Arc::new(tool));
         }
         {
@@ -274,6 +338,8 @@ impl LiveTools {
                 list.push(tool);
             }
             list.extend(help);
+            // The tools and their task settings change together, under the table's lock.
+            features.tasks.replace_policies(policies);
             *current = Arc::new(Tools::new(list));
         }
         prompts_swap();
@@ -288,5 +354,21 @@ impl LiveTools {
             server.notify_resources_list_changed();
         }
         Ok(())
+    }
+}
+
+/// Every action `tasks` gives a task support of its own is one of `tool`'s, as `build()`
+/// checks a policy's.
+fn check_task_actions(tool: &RegisteredTool, tasks: &ToolTasks) -> Result<(), ConfigurationError> {
+    match tasks
+        .actions
+        .iter()
+        .find(|(action, _)| !tool.has_action(action))
+    {
+        Some((action, _)) => Err(ConfigurationError::new(Problem::InvalidTaskTool(format!(
+            "{} (action {action})",
+            tool.name
+        )))),
+        None => Ok(()),
     }
 }

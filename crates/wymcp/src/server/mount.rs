@@ -229,21 +229,8 @@ fn carry_task_settings(
     inner: &str,
     name: &str,
 ) {
-    if let Some(&support) = from.support.get(inner) {
-        to.support.insert(name.to_owned(), support);
-    }
-    for ((tool, action), &support) in &from.action_support {
-        if tool == inner {
-            to.action_support
-                .insert((name.to_owned(), action.clone()), support);
-        }
-    }
-    if let Some(&start) = from.start.get(inner) {
-        to.start.insert(name.to_owned(), start);
-    }
-    if let Some(&resume) = from.resume.get(inner) {
-        to.resume.insert(name.to_owned(), resume);
-    }
+    let settings = from.policies().of(inner);
+    to.policies_mut().set(name, settings);
 }
 
 /// A mounted tool, under its served name.

@@ -3,7 +3,7 @@
 use tower::{BoxError, Layer, Service};
 
 use crate::middleware::{BoxOperation, Layers, Operation, Response, Wrap};
-use crate::task::{TaskResume, TaskStart, TaskSupport, Tasks};
+use crate::task::{TaskResume, TaskStart, TaskSupport, Tasks, ToolTasks};
 
 /// What the server applies to one tool beside its definition: the layers around its calls
 /// and around its actions' calls, and how its calls run as tasks (the tasks extension). Given
@@ -51,10 +51,7 @@ use crate::task::{TaskResume, TaskStart, TaskSupport, Tasks};
 pub struct ToolPolicy {
     layers: Vec<Wrap>,
     action_layers: Vec<(String, Wrap)>,
-    task_support: Option<TaskSupport>,
-    action_task_support: Vec<(String, TaskSupport)>,
-    task_start: Option<TaskStart>,
-    task_resume: Option<TaskResume>,
+    tasks: ToolTasks,
 }
 
 impl std::fmt::Debug for ToolPolicy {
@@ -63,10 +60,7 @@ impl std::fmt::Debug for ToolPolicy {
         f.debug_struct("ToolPolicy")
             .field("layers", &self.layers.len())
             .field("action_layers", &actions)
-            .field("task_support", &self.task_support)
-            .field("action_task_support", &self.action_task_support)
-            .field("task_start", &self.task_start)
-            .field("task_resume", &self.task_resume)
+            .field("tasks", &self.tasks)
             .finish()
     }
 }
@@ -105,7 +99,7 @@ impl ToolPolicy {
     /// Whether the tool's calls run as tasks ([`crate::task`]; MCP 2026-07-28): a client
     /// declaring the extension is answered a task handle.
     pub fn task_support(mut self, support: TaskSupport) -> Self {
-        self.task_support = Some(support);
+        self.tasks.support = Some(support);
         self
     }
 
@@ -113,13 +107,13 @@ impl ToolPolicy {
     /// [`task_support`](Self::task_support) (an export that takes minutes beside reads that
     /// do not).
     pub fn action_task_support(mut self, action: impl Into<String>, support: TaskSupport) -> Self {
-        self.action_task_support.push((action.into(), support));
+        self.tasks.actions.push((action.into(), support));
         self
     }
 
     /// When a call becomes a task (default [`TaskStart::Immediately`]).
     pub fn task_start(mut self, start: TaskStart) -> Self {
-        self.task_start = Some(start);
+        self.tasks.start = Some(start);
         self
     }
 
@@ -128,7 +122,7 @@ impl ToolPolicy {
     /// again from its arguments. A tool started [`TaskStart::OnHandOff`] is never rerun (its
     /// rounds before the hand-off are gone).
     pub fn task_resume(mut self, resume: TaskResume) -> Self {
-        self.task_resume = Some(resume);
+        self.tasks.resume = Some(resume);
         self
     }
 
@@ -140,19 +134,12 @@ impl ToolPolicy {
         for (action, wrap) in self.action_layers {
             layers.actions.push((tool.to_owned(), action, wrap));
         }
-        if let Some(support) = self.task_support {
-            tasks.support.insert(tool.to_owned(), support);
-        }
-        for (action, support) in self.action_task_support {
-            tasks
-                .action_support
-                .insert((tool.to_owned(), action), support);
-        }
-        if let Some(start) = self.task_start {
-            tasks.start.insert(tool.to_owned(), start);
-        }
-        if let Some(resume) = self.task_resume {
-            tasks.resume.insert(tool.to_owned(), resume);
-        }
+        tasks.policies_mut().set(tool, self.tasks);
+    }
+
+    /// The policy's task settings, for a tool added while the server runs; `None` when it
+    /// has layers (a server's layers are set at build).
+    pub(crate) fn into_tasks(self) -> Option<ToolTasks> {
+        (self.layers.is_empty() && self.action_layers.is_empty()).then_some(self.tasks)
     }
 }

@@ -29,6 +29,7 @@ mod clock;
 pub(crate) mod hand_off;
 pub(crate) mod host;
 pub(crate) mod input;
+mod policies;
 mod resume;
 #[cfg(feature = "otel")]
 mod running;
@@ -38,12 +39,13 @@ mod transitions;
 mod watch;
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard};
 use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
 use input::TaskInput;
+pub(crate) use policies::{TaskPolicies, ToolTasks};
 pub use store::TaskStatus;
 pub(crate) use store::{InMemoryTaskStore, ResumableCall, TaskRecord, TaskStore, TaskStoreError};
 pub(crate) use watch::Watch;
@@ -141,12 +143,9 @@ pub(crate) struct Running {
 
 /// The tasks of one server: which tools support them, the store, the calls running here.
 pub(crate) struct Tasks {
-    pub(crate) support: HashMap<String, TaskSupport>,
-    /// Task support of single actions of action tools, by (tool, action): over the tool's.
-    pub(crate) action_support: HashMap<(String, String), TaskSupport>,
-    pub(crate) start: HashMap<String, TaskStart>,
-    /// The tools whose orphaned tasks are run again ([`TaskResume::Rerun`]).
-    pub(crate) resume: HashMap<String, TaskResume>,
+    /// Which tools run as tasks, and how: set at build, and changed with the tools of a
+    /// server built with live tools (`ToolChange::tool_with`).
+    policies: RwLock<TaskPolicies>,
     pub(crate) store: Arc<dyn TaskStore>,
     pub(crate) ttl: Duration,
     pub(crate) poll_interval: Duration,
@@ -171,7 +170,7 @@ pub(crate) struct Tasks {
 impl std::fmt::Debug for Tasks {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Tasks")
-            .field("support", &self.support)
+            .field("policies", &self.policies)
             .field("ttl", &self.ttl)
             .finish_non_exhaustive()
     }
@@ -180,10 +179,7 @@ impl std::fmt::Debug for Tasks {
 impl Default for Tasks {
     fn default() -> Self {
         Tasks {
-            support: HashMap::new(),
-            action_support: HashMap::new(),
-            start: HashMap::new(),
-            resume: HashMap::new(),
+            policies: RwLock::default(),
             store: Arc::new(InMemoryTaskStore::default()),
             ttl: DEFAULT_TASK_TTL,
             poll_interval: DEFAULT_POLL_INTERVAL,
@@ -200,36 +196,34 @@ impl Default for Tasks {
 }
 
 impl Tasks {
-    /// Whether any tool runs as a task (the server then declares the extension).
-    pub(crate) fn is_enabled(&self) -> bool {
-        self.support
-            .values()
-            .chain(self.action_support.values())
-            .any(|s| *s != TaskSupport::Forbidden)
+    /// Which tools run as tasks now.
+    pub(crate) fn policies(&self) -> RwLockReadGuard<'_, TaskPolicies> {
+        self.policies.read().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The task support of a call of `tool` (of `action`, for an action tool): the action's
-    /// own when set, else the tool's.
-    pub(crate) fn support_of(&self, tool: &str, action: Option<&str>) -> TaskSupport {
-        let own = action.and_then(|action| {
-            self.action_support
-                .get(&(tool.to_owned(), action.to_owned()))
-                .copied()
-        });
-        own.or_else(|| self.support.get(tool).copied())
-            .unwrap_or_default()
+    /// Which tools run as tasks, while the server is built.
+    pub(crate) fn policies_mut(&mut self) -> &mut TaskPolicies {
+        self.policies
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Whether no tool or action supports tasks (the stateless `tools/call` then skips routing).
-    pub(crate) fn is_empty(&self) -> bool {
-        self.support.is_empty() && self.action_support.is_empty()
+    /// Makes `tasks` the whole task settings of each tool named (tools added while the
+    /// server runs), in one step.
+    pub(crate) fn replace_policies(&self, tools: Vec<(String, ToolTasks)>) {
+        if tools.is_empty() {
+            return;
+        }
+        let mut policies = self
+            .policies
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        for (tool, tasks) in tools {
+            policies.replace(&tool, tasks);
+        }
     }
 
     pub(crate) fn resume_of(&self, tool: &str) -> TaskResume {
-        self.resume.get(tool).copied().unwrap_or_default()
-    }
-
-    pub(crate) fn start_of(&self, tool: &str) -> TaskStart {
-        self.start.get(tool).copied().unwrap_or_default()
+        self.policies().resume_of(tool)
     }
 }

@@ -56,7 +56,7 @@ enum How {
 /// Routes a `tools/call` of the stateless era. Synchronous, and allocation-free for a tool
 /// without task support: every call of the era passes here.
 pub(crate) fn route_call(server: &dyn TaskHost, params: Option<Value>, ctx: &Context) -> Route {
-    let tasks = &server.tasks();
+    let tasks = server.tasks().policies();
     if tasks.is_empty() {
         return Route::Sync(params);
     }
