@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 use crate::mrtr::RequestStateKeys;
 use crate::mrtr::seal::Sealer;
-use crate::mrtr::state::{Codec, Payload};
+use crate::mrtr::state::{Carrier, Codec, Payload};
 
 /// The `requestState` codec of a server, with one key: seals sample payloads and opens tokens.
 #[derive(Debug, Clone)]
@@ -45,7 +45,11 @@ impl StateCodec {
     /// `max_size` bytes.
     pub fn new(key: &[u8], lifetime: Duration, max_size: usize) -> Option<Self> {
         let keys = RequestStateKeys::new(key.to_vec()).ok()?;
-        Some(StateCodec(Codec::new(Sealer::new(&keys), lifetime, max_size)))
+        Some(StateCodec(Codec::new(
+            Carrier::Sealed(Sealer::new(&keys)),
+            lifetime,
+            max_size,
+        )))
     }
 
     /// `sample` sealed (expiring after the codec's lifetime), or `None` over the size bound.

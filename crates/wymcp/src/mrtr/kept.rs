@@ -1,5 +1,5 @@
-//! The `requestState` kept in this process (a build without the `sealed-state` feature: a
-//! stdio-only server, one process serving the one client on its pipe): the payload stays in a
+//! The `requestState` kept in this process (what a build without the `sealed-state` feature
+//! serves: a stdio-only server, one process serving the one client on its pipe): the payload stays in a
 //! bounded store, and the client echoes an opaque handle, `k1.` and 22 base64url characters
 //! (16 bytes from the OS's CSPRNG), that names it.
 //!
@@ -25,6 +25,7 @@ const HANDLE_LEN: usize = PREFIX.len() + (HANDLE_BYTES * 4).div_ceil(3);
 
 /// The store of states issued by one server (clones share it).
 #[derive(Debug, Clone)]
+#[cfg_attr(feature = "sealed-state", allow(dead_code))]
 pub(crate) struct Kept {
     store: Arc<Mutex<Store>>,
     capacity: usize,
@@ -38,6 +39,7 @@ struct Store {
     order: VecDeque<String>,
 }
 
+#[cfg_attr(feature = "sealed-state", allow(dead_code))]
 impl Kept {
     /// A store keeping at most `capacity` states (at least one).
     pub(crate) fn new(capacity: usize) -> Self {
@@ -63,9 +65,7 @@ impl Kept {
         static KEYS: OnceLock<[foldhash::quality::FixedState; 2]> = OnceLock::new();
         let keys = KEYS.get_or_init(|| {
             [(); 2].map(|()| {
-                foldhash::quality::FixedState::with_seed(u64::from_ne_bytes(
-                    crate::random::bytes(),
-                ))
+                foldhash::quality::FixedState::with_seed(u64::from_ne_bytes(crate::random::bytes()))
             })
         });
         format!(
@@ -77,7 +77,7 @@ impl Kept {
 
     /// Keeps `payload` under a fresh handle, dropping expired states and, past the capacity,
     /// the oldest.
-    pub(crate) fn issue(&self, payload: &Payload, _json: Vec<u8>) -> Option<String> {
+    pub(crate) fn issue(&self, payload: &Payload) -> Option<String> {
         let mut handle = String::with_capacity(HANDLE_LEN);
         handle.push_str(PREFIX);
         URL_SAFE_NO_PAD.encode_string(crate::random::bytes::<HANDLE_BYTES>(), &mut handle);
@@ -118,7 +118,7 @@ impl Kept {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::mrtr::state::{Codec, DEFAULT_LIFETIME, DEFAULT_MAX_SIZE};
+    use crate::mrtr::state::{Carrier, Codec, DEFAULT_LIFETIME, DEFAULT_MAX_SIZE};
     use serde_json::{Map, json};
     use std::time::Duration;
 
@@ -140,7 +140,11 @@ mod tests {
 
     #[test]
     fn a_handle_opens_its_state_until_it_expires() {
-        let codec = Codec::new(Kept::new(4), Duration::from_secs(60), DEFAULT_MAX_SIZE);
+        let codec = Codec::new(
+            Carrier::Kept(Kept::new(4)),
+            Duration::from_secs(60),
+            DEFAULT_MAX_SIZE,
+        );
         let state = payload("echo");
         let handle = codec.issue(&state).unwrap();
         assert_eq!(handle.len(), HANDLE_LEN);
@@ -149,12 +153,23 @@ mod tests {
         // Opened twice: a retry does not consume it.
         assert_eq!(codec.open(&handle, state.iat).unwrap(), state);
         assert_eq!(codec.open(&handle, state.exp), Err(OpenError::Expired));
-        assert_ne!(codec.issue(&state).unwrap(), handle, "a fresh handle each time");
+        assert_ne!(
+            codec.issue(&state).unwrap(),
+            handle,
+            "a fresh handle each time"
+        );
     }
 
     #[test]
     fn forged_and_foreign_handles_are_refused() {
-        let codec = Codec::default();
+        let kept = || {
+            Codec::new(
+                Carrier::Kept(Kept::new(256)),
+                DEFAULT_LIFETIME,
+                DEFAULT_MAX_SIZE,
+            )
+        };
+        let codec = kept();
         let handle = codec.issue(&payload("echo")).unwrap();
         let mut forged = handle.clone().into_bytes();
         forged[5] = if forged[5] == b'A' { b'B' } else { b'A' };
@@ -162,9 +177,13 @@ mod tests {
         let unknown = Err(OpenError::Unknown { capacity: 256 });
         assert_eq!(codec.open(&forged, 0), unknown);
         // Another server's store (another process, or a restart) holds none of ours.
-        assert_eq!(Codec::default().open(&handle, 0), unknown);
+        assert_eq!(kept().open(&handle, 0), unknown);
         for malformed in ["", "k1.", "v2.abc", &format!("{handle}x"), &handle[1..]] {
-            assert_eq!(codec.open(malformed, 0), Err(OpenError::Malformed), "{malformed}");
+            assert_eq!(
+                codec.open(malformed, 0),
+                Err(OpenError::Malformed),
+                "{malformed}"
+            );
         }
         assert_eq!(
             unknown.unwrap_err().to_string(),
@@ -174,7 +193,11 @@ mod tests {
 
     #[test]
     fn past_the_capacity_the_oldest_is_dropped() {
-        let codec = Codec::new(Kept::new(2), DEFAULT_LIFETIME, DEFAULT_MAX_SIZE);
+        let codec = Codec::new(
+            Carrier::Kept(Kept::new(2)),
+            DEFAULT_LIFETIME,
+            DEFAULT_MAX_SIZE,
+        );
         let first = codec.issue(&payload("1")).unwrap();
         let second = codec.issue(&payload("2")).unwrap();
         let third = codec.issue(&payload("3")).unwrap();
@@ -188,7 +211,11 @@ mod tests {
 
     #[test]
     fn expired_states_are_dropped_as_new_ones_come() {
-        let codec = Codec::new(Kept::new(8), Duration::ZERO, DEFAULT_MAX_SIZE);
+        let codec = Codec::new(
+            Carrier::Kept(Kept::new(8)),
+            Duration::ZERO,
+            DEFAULT_MAX_SIZE,
+        );
         let mut old = payload("old");
         old.exp = old.iat;
         let handle = codec.issue(&old).unwrap();
@@ -201,7 +228,7 @@ mod tests {
 
     #[test]
     fn the_size_bound_counts_the_json() {
-        let codec = Codec::new(Kept::new(8), DEFAULT_LIFETIME, 300);
+        let codec = Codec::new(Carrier::Kept(Kept::new(8)), DEFAULT_LIFETIME, 300);
         let mut big = payload("echo");
         big.s = Some(json!("x".repeat(400)));
         let json_len = serde_json::to_vec(&big).unwrap().len();

@@ -56,7 +56,6 @@
 //! [`Context::client_declares`]: crate::Context::client_declares
 
 mod drive;
-#[cfg(not(feature = "sealed-state"))]
 pub(crate) mod kept;
 mod retry;
 mod round;

@@ -294,7 +294,7 @@ impl Round {
         // The timestamps are the widest they will be (13 digits until the year 2286).
         let payload = self.payload(state, tool_state, 9_999_999_999_999);
         let json_len = serde_json::to_vec(&payload).map_or(usize::MAX, |v| v.len());
-        let size = Codec::size_of(json_len);
+        let size = self.codec.size_of(json_len);
         let limit = self.codec.max_size();
         if size > limit {
             return Err(TooLarge { size, limit });

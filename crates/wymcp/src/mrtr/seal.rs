@@ -178,11 +178,11 @@ impl Sealer {
 
     /// The sealed form of the payload's `json` under a fresh random nonce (`None` only past
     /// the AEAD's 256 GiB message bound, far above any size bound).
-    pub(crate) fn issue(&self, _payload: &Payload, json: Vec<u8>) -> Option<String> {
+    pub(crate) fn issue(&self, json: &[u8]) -> Option<String> {
         let size = Self::size_of(json.len());
         let nonce = XNonce::from(crate::random::bytes::<NONCE_LEN>());
         let plain = Sealed {
-            msg: &json,
+            msg: json,
             aad: PREFIX.as_bytes(),
         };
         let ciphertext = self.ciphers.first()?.encrypt(&nonce, plain).ok()?;
@@ -227,7 +227,7 @@ impl Sealer {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::mrtr::state::{Codec, DEFAULT_LIFETIME, DEFAULT_MAX_SIZE};
+    use crate::mrtr::state::{Carrier, Codec, DEFAULT_LIFETIME, DEFAULT_MAX_SIZE};
     use serde_json::{Map, json};
     use std::time::Duration;
 
@@ -247,7 +247,11 @@ mod tests {
     }
 
     fn codec_of(keys: RequestStateKeys) -> Codec {
-        Codec::new(Sealer::new(&keys), Duration::from_secs(60), DEFAULT_MAX_SIZE)
+        Codec::new(
+            Carrier::Sealed(Sealer::new(&keys)),
+            Duration::from_secs(60),
+            DEFAULT_MAX_SIZE,
+        )
     }
 
     #[test]
@@ -326,7 +330,11 @@ mod tests {
         assert!(codec.open(&sealed, 9).is_ok());
         assert_eq!(codec.open(&sealed, 10), Err(OpenError::Expired));
         assert_eq!(codec.expiry(5), 60_005);
-        let zero = Codec::new(Sealer::new(&RequestStateKeys::random()), Duration::ZERO, DEFAULT_MAX_SIZE);
+        let zero = Codec::new(
+            Carrier::Sealed(Sealer::new(&RequestStateKeys::random())),
+            Duration::ZERO,
+            DEFAULT_MAX_SIZE,
+        );
         assert_eq!(zero.expiry(5), 5, "a zero lifetime is expired when issued");
     }
 
@@ -356,13 +364,21 @@ mod tests {
 
     #[test]
     fn the_size_bound_refuses_to_seal_and_to_open() {
-        let codec = Codec::new(Sealer::new(&RequestStateKeys::random()), DEFAULT_LIFETIME, 300);
+        let codec = Codec::new(
+            Carrier::Sealed(Sealer::new(&RequestStateKeys::random())),
+            DEFAULT_LIFETIME,
+            300,
+        );
         let mut big = payload(0, 10);
         big.s = Some(json!("x".repeat(400)));
         let err = codec.issue(&big).unwrap_err();
         assert_eq!(err.limit, 300);
         assert!(err.size > 300);
-        let roomy = Codec::new(Sealer::new(&RequestStateKeys::random()), DEFAULT_LIFETIME, 4096);
+        let roomy = Codec::new(
+            Carrier::Sealed(Sealer::new(&RequestStateKeys::random())),
+            DEFAULT_LIFETIME,
+            4096,
+        );
         let sealed = roomy.issue(&big).unwrap();
         assert_eq!(codec.open(&sealed, 1), Err(OpenError::Malformed));
     }

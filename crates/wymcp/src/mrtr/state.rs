@@ -62,7 +62,6 @@ pub(crate) enum OpenError {
     Tampered,
     /// A handle of the right form that the process does not hold: never issued, or dropped
     /// for newer ones past the store's capacity.
-    #[cfg(not(feature = "sealed-state"))]
     #[error(
         "this server holds no such requestState (never issued, or dropped: it keeps the newest {capacity})"
     )]
@@ -88,10 +87,16 @@ pub(crate) fn now_ms() -> u64 {
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
-#[cfg(feature = "sealed-state")]
-type Carrier = super::seal::Sealer;
-#[cfg(not(feature = "sealed-state"))]
-type Carrier = super::kept::Kept;
+/// How the states travel: sealed, or kept here behind a handle. The build picks one (see the
+/// module's documentation); the store also builds with `sealed-state`, where only its tests use
+/// it.
+#[derive(Debug, Clone)]
+pub(crate) enum Carrier {
+    #[cfg(feature = "sealed-state")]
+    Sealed(super::seal::Sealer),
+    #[cfg_attr(feature = "sealed-state", allow(dead_code))]
+    Kept(super::kept::Kept),
+}
 
 /// Issues and opens the server's states, with its lifetime and size bound (one per server,
 /// made at `build()`; clones share the keys or the store).
@@ -105,9 +110,11 @@ pub(crate) struct Codec {
 impl Default for Codec {
     fn default() -> Self {
         #[cfg(feature = "sealed-state")]
-        let carrier = super::seal::Sealer::new(&super::seal::RequestStateKeys::random());
+        let carrier = Carrier::Sealed(super::seal::Sealer::new(
+            &super::seal::RequestStateKeys::random(),
+        ));
         #[cfg(not(feature = "sealed-state"))]
-        let carrier = super::kept::Kept::new(DEFAULT_CAPACITY);
+        let carrier = Carrier::Kept(super::kept::Kept::new(DEFAULT_CAPACITY));
         Codec::new(carrier, DEFAULT_LIFETIME, DEFAULT_MAX_SIZE)
     }
 }
@@ -133,14 +140,18 @@ impl Codec {
 
     /// The size a payload whose JSON takes `json_len` bytes counts against the bound: its
     /// sealed form's length, or (kept) its JSON's.
-    pub(crate) fn size_of(json_len: usize) -> usize {
-        Carrier::size_of(json_len)
+    pub(crate) fn size_of(&self, json_len: usize) -> usize {
+        match &self.carrier {
+            #[cfg(feature = "sealed-state")]
+            Carrier::Sealed(_) => super::seal::Sealer::size_of(json_len),
+            Carrier::Kept(_) => super::kept::Kept::size_of(json_len),
+        }
     }
 
     /// The state of `payload` as the client will echo it, or [`TooLarge`] over the bound.
     pub(crate) fn issue(&self, payload: &Payload) -> Result<String, TooLarge> {
         let json = serde_json::to_vec(payload).unwrap_or_default();
-        let size = Self::size_of(json.len());
+        let size = self.size_of(json.len());
         let too_large = TooLarge {
             size,
             limit: self.max_size,
@@ -148,7 +159,12 @@ impl Codec {
         if size > self.max_size {
             return Err(too_large);
         }
-        self.carrier.issue(payload, json).ok_or(too_large)
+        let issued = match &self.carrier {
+            #[cfg(feature = "sealed-state")]
+            Carrier::Sealed(sealer) => sealer.issue(&json),
+            Carrier::Kept(kept) => kept.issue(payload),
+        };
+        issued.ok_or(too_large)
     }
 
     /// The payload of the state `token` at `now` (milliseconds), or why it does not open:
@@ -158,17 +174,25 @@ impl Codec {
         if token.len() > self.max_size {
             return Err(OpenError::Malformed);
         }
-        let payload = self.carrier.open(token)?;
+        let payload = match &self.carrier {
+            #[cfg(feature = "sealed-state")]
+            Carrier::Sealed(sealer) => sealer.open(token)?,
+            Carrier::Kept(kept) => kept.open(token)?,
+        };
         if now >= payload.exp {
             return Err(OpenError::Expired);
         }
         Ok(payload)
     }
 
-    /// A digest of a canonical JSON text, as a state's binding holds it: SHA-256 when the
-    /// state travels (the client must not learn the arguments from it, nor make another
-    /// request match), a keyed 128-bit hash, seeded per process, when it stays here.
+    /// A digest of a canonical JSON text, as a state's binding holds it: SHA-256 in a build
+    /// whose states travel (the client must not learn the arguments from one, nor make another
+    /// request match it), a keyed 128-bit hash, seeded per process, in one whose states stay
+    /// here (no cryptographic hash built for it).
     pub(crate) fn digest(text: &[u8]) -> String {
-        Carrier::digest(text)
+        #[cfg(feature = "sealed-state")]
+        return super::seal::Sealer::digest(text);
+        #[cfg(not(feature = "sealed-state"))]
+        return super::kept::Kept::digest(text);
     }
 }

@@ -16,6 +16,7 @@ use crate::middleware::{BoxOperation, Layers, Operation, Response, Stack, Wrap};
 use crate::mrtr::Codec;
 #[cfg(feature = "sealed-state")]
 use crate::mrtr::RequestStateKeys;
+use crate::mrtr::state::Carrier;
 use crate::prompt::Prompt;
 use crate::prompt::definition::DynPrompt;
 use crate::prompt::registry::PromptRegistry;
@@ -90,11 +91,11 @@ impl RequestStateConfig {
     /// keeping states in a store of the configured capacity.
     fn codec(self) -> Codec {
         #[cfg(feature = "sealed-state")]
-        let carrier = crate::mrtr::seal::Sealer::new(
+        let carrier = Carrier::Sealed(crate::mrtr::seal::Sealer::new(
             &self.keys.unwrap_or_else(RequestStateKeys::random),
-        );
+        ));
         #[cfg(not(feature = "sealed-state"))]
-        let carrier = crate::mrtr::kept::Kept::new(self.capacity);
+        let carrier = Carrier::Kept(crate::mrtr::kept::Kept::new(self.capacity));
         Codec::new(carrier, self.lifetime, self.max_size)
     }
 }
