@@ -93,8 +93,7 @@ fn handle_of(answer: &Value) -> String {
     let result = &answer["result"];
     assert_eq!(result["resultType"], "input_required", "{answer}");
     assert_eq!(
-        result["inputRequests"]["user_name"]["method"],
-        "elicitation/create",
+        result["inputRequests"]["user_name"]["method"], "elicitation/create",
         "{answer}"
     );
     let state = result["requestState"].as_str().unwrap().to_owned();
@@ -130,12 +129,18 @@ fn a_stdio_only_server_keeps_the_request_state_and_refuses_a_forged_handle() {
 
     // Round 2: the handle echoed with the answer; the tool completes.
     let done = server.request(2, retry(&call, &handle));
-    assert_eq!(done["result"]["content"][0]["text"], "Hello, Ada!", "{done}");
+    assert_eq!(
+        done["result"]["content"][0]["text"], "Hello, Ada!",
+        "{done}"
+    );
     assert_eq!(done["result"]["isError"], false, "{done}");
 
     // The same state twice (a client retrying after a lost answer), as a sealed one allows.
     let again = server.request(3, retry(&call, &handle));
-    assert_eq!(again["result"]["content"][0]["text"], "Hello, Ada!", "{again}");
+    assert_eq!(
+        again["result"]["content"][0]["text"], "Hello, Ada!",
+        "{again}"
+    );
 
     // Bound to its request: other arguments are refused.
     let other = server.request(4, retry(&greet(json!({"greeting": "Hi"})), &handle));
@@ -156,7 +161,10 @@ fn a_stdio_only_server_keeps_the_request_state_and_refuses_a_forged_handle() {
     );
 
     // A sealed state (what an HTTP build issues) is not one of this server's.
-    let sealed = server.request(6, retry(&call, "v2.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"));
+    let sealed = server.request(
+        6,
+        retry(&call, "v2.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"),
+    );
     assert_eq!(
         refusal(&sealed),
         "Invalid requestState: it is not a requestState this server issued"
@@ -173,7 +181,10 @@ fn a_stdio_only_server_keeps_the_request_state_and_refuses_a_forged_handle() {
     );
     for (id, kept) in [(10, &second), (11, &third)] {
         let done = server.request(id, retry(&call, kept));
-        assert_eq!(done["result"]["content"][0]["text"], "Hello, Ada!", "{done}");
+        assert_eq!(
+            done["result"]["content"][0]["text"], "Hello, Ada!",
+            "{done}"
+        );
     }
 
     // End of input: the server exits cleanly.
