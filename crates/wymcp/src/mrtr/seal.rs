@@ -284,7 +284,7 @@ mod tests {
             let mut p = payload(0, 10);
             p.t = "x".repeat(n);
             let json = serde_json::to_vec(&p).unwrap();
-            assert_eq!(codec.issue(&p).unwrap().len(), Codec::size_of(json.len()));
+            assert_eq!(codec.issue(&p).unwrap().len(), codec.size_of(json.len()));
         }
     }
 
