@@ -174,10 +174,10 @@ mod tests {
         let mut forged = handle.clone().into_bytes();
         forged[5] = if forged[5] == b'A' { b'B' } else { b'A' };
         let forged = String::from_utf8(forged).unwrap();
-        let unknown = Err(OpenError::Unknown { capacity: 256 });
-        assert_eq!(codec.open(&forged, 0), unknown);
+        let unknown = OpenError::Unknown { capacity: 256 };
+        assert_eq!(codec.open(&forged, 0), Err(unknown));
         // Another server's store (another process, or a restart) holds none of ours.
-        assert_eq!(kept().open(&handle, 0), unknown);
+        assert_eq!(kept().open(&handle, 0), Err(unknown));
         for malformed in ["", "k1.", "v2.abc", &format!("{handle}x"), &handle[1..]] {
             assert_eq!(
                 codec.open(malformed, 0),
@@ -186,7 +186,7 @@ mod tests {
             );
         }
         assert_eq!(
-            unknown.unwrap_err().to_string(),
+            unknown.to_string(),
             "this server holds no such requestState (never issued, or dropped: it keeps the newest 256)"
         );
     }
