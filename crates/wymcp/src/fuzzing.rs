@@ -10,7 +10,8 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use crate::mrtr::RequestStateKeys;
-use crate::mrtr::seal::{Codec, Payload};
+use crate::mrtr::seal::Sealer;
+use crate::mrtr::state::{Carrier, Codec, Payload};
 
 /// The `requestState` codec of a server, with one key: seals sample payloads and opens tokens.
 #[derive(Debug, Clone)]
@@ -44,7 +45,11 @@ impl StateCodec {
     /// `max_size` bytes.
     pub fn new(key: &[u8], lifetime: Duration, max_size: usize) -> Option<Self> {
         let keys = RequestStateKeys::new(key.to_vec()).ok()?;
-        Some(StateCodec(Codec::new(keys, lifetime, max_size)))
+        Some(StateCodec(Codec::new(
+            Carrier::Sealed(Sealer::new(&keys)),
+            lifetime,
+            max_size,
+        )))
     }
 
     /// `sample` sealed (expiring after the codec's lifetime), or `None` over the size bound.
@@ -61,7 +66,7 @@ impl StateCodec {
             ask: sample.asked,
             s: sample.state,
         };
-        self.0.seal(&payload).ok()
+        self.0.issue(&payload).ok()
     }
 
     /// Whether `token` opens at `now` (ms): `Ok` with the payload's JSON, or why not.

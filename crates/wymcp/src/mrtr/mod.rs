@@ -16,19 +16,25 @@
 //!   [`Context::set_request_state`].
 //! * **Keys.** An author-chosen key (`Elicitation::form(..).key("user_name")`), else one
 //!   given in order per kind: `elicitation-1`, `sampling-1`, `roots-1`, …
-//! * **The state** is encrypted and authenticated (XChaCha20-Poly1305, a random nonce per
-//!   state, the cipher key derived with HKDF-SHA256) with the [`RequestStateKeys`] configured on
-//!   [`ServerBuilder::request_state_keys`](crate::ServerBuilder::request_state_keys) (default:
-//!   one random key per `build()`, so valid on this process only): the client can neither read
-//!   nor change it. It carries every answer gathered so far (round 3 still sees round 1's), the
+//! * **The state** carries every answer gathered so far (round 3 still sees round 1's), the
 //!   keys asked, the tool's own value, the issue time, and what it is bound to: the method, the
 //!   tool/prompt name or resource URI, a digest of the arguments and of the authenticated
 //!   principal. A state presented with another method, target, arguments or principal is
-//!   refused. It expires after
-//!   [`DEFAULT_LIFETIME`] and is at most [`DEFAULT_MAX_SIZE`] bytes unless configured; a
-//!   request whose state would exceed the bound fails in the code that asked
-//!   ([`ClientRequestError::RequestStateTooLarge`](crate::session::ClientRequestError)).
-//! * **Refusals.** A tampered, expired or foreign state is JSON-RPC `-32602` with
+//!   refused. It expires after [`DEFAULT_LIFETIME`] and is at most [`DEFAULT_MAX_SIZE`] bytes
+//!   unless configured; a request whose state would exceed the bound fails in the code that
+//!   asked ([`ClientRequestError::RequestStateTooLarge`](crate::session::ClientRequestError)).
+//! * **How it travels** depends on the build. With the `sealed-state` feature (which `http`
+//!   enables) the client carries it sealed: encrypted and authenticated (XChaCha20-Poly1305, a
+//!   random nonce per state, the cipher key derived with HKDF-SHA256) with the
+//!   `RequestStateKeys` configured on `ServerBuilder::request_state_keys` (default: one random
+//!   key per `build()`, so valid on this process only), so any node holding the keys reads
+//!   it and the client can neither read nor change it. Without it (a stdio-only build: one
+//!   process serves the one client on its pipe) the state stays in the process and the
+//!   client carries an opaque random handle (`k1.` and 22 characters); the process keeps at
+//!   most [`DEFAULT_CAPACITY`] states unless configured
+//!   ([`ServerBuilder::request_state_capacity`](crate::ServerBuilder::request_state_capacity)),
+//!   dropping the oldest past it.
+//! * **Refusals.** A tampered, expired, foreign, unknown or dropped state is JSON-RPC `-32602` with
 //!   `data.reason: "invalid_request_state"` ([`INVALID_REQUEST_STATE`]); an
 //!   `inputResponses` that is not an object is `-32602` with
 //!   [`INVALID_INPUT_RESPONSES`]. Both travel with HTTP 200, like every handler error.
@@ -50,9 +56,12 @@
 //! [`Context::client_declares`]: crate::Context::client_declares
 
 mod drive;
+pub(crate) mod kept;
 mod retry;
 mod round;
+#[cfg(feature = "sealed-state")]
 pub(crate) mod seal;
+pub(crate) mod state;
 
 use std::future::Future;
 
@@ -62,8 +71,10 @@ use crate::protocol::RpcError;
 
 pub(crate) use retry::round_for;
 pub(crate) use round::{Asked, InputKind, Round};
-pub(crate) use seal::Codec;
-pub use seal::{DEFAULT_LIFETIME, DEFAULT_MAX_SIZE, KeyError, MIN_KEY_LEN, RequestStateKeys};
+#[cfg(feature = "sealed-state")]
+pub use seal::{KeyError, MIN_KEY_LEN, RequestStateKeys};
+pub(crate) use state::Codec;
+pub use state::{DEFAULT_CAPACITY, DEFAULT_LIFETIME, DEFAULT_MAX_SIZE};
 
 /// `data.reason` of the `-32602` answering a tampered, expired or foreign `requestState`.
 pub const INVALID_REQUEST_STATE: &str = "invalid_request_state";

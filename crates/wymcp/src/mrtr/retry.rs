@@ -2,14 +2,11 @@
 //! request's binding (method, target, argument digest, principal), the incoming state opened
 //! and checked against it.
 
-use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use bytes::Bytes;
 use serde_json::{Map, Value, json};
-use sha2::{Digest, Sha256};
 
 use super::round::{BoundRequest, Round};
-use super::seal::{Codec, OpenError, now_ms};
+use super::state::{Codec, OpenError, now_ms};
 use super::{INVALID_INPUT_RESPONSES, INVALID_REQUEST_STATE, supported};
 use crate::protocol::RpcError;
 
@@ -117,17 +114,18 @@ fn read(method: &str, params: Option<&Value>) -> (String, Vec<u8>) {
     (name, arguments)
 }
 
-/// SHA-256 of `value`'s canonical JSON (object keys sorted at every depth), base64url: the
-/// same arguments give the same digest whatever order the client wrote them in.
+/// The digest of `value`'s canonical JSON (object keys sorted at every depth;
+/// [`Codec::digest`]): the same arguments give the same digest whatever order the client
+/// wrote them in.
 pub(crate) fn digest(value: &Value) -> String {
     let mut text = Vec::new();
     canonical(value, &mut text);
     digest_text(&text)
 }
 
-/// SHA-256 of a canonical JSON text (see [`digest`]), base64url.
+/// The digest of a canonical JSON text (see [`digest`]).
 pub(crate) fn digest_text(text: &[u8]) -> String {
-    URL_SAFE_NO_PAD.encode(Sha256::digest(text))
+    Codec::digest(text)
 }
 
 /// Appends `value`'s canonical JSON (object keys sorted at every depth, compact) to `out`.

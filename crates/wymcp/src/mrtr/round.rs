@@ -1,6 +1,6 @@
-//! One stateless call's input round: the answers known to it (sealed in the incoming state, or
+//! One stateless call's input round: the answers known to it (carried by the incoming state, or
 //! offered in `inputResponses`), the input requests its code made and nobody answered yet,
-//! and the tool's own value; sealed into the next `requestState` when the call must ask.
+//! and the tool's own value; issued as the next `requestState` when the call must ask.
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::task::Waker;
@@ -9,7 +9,7 @@ use futures_util::task::AtomicWaker;
 use serde_json::{Map, Value, json};
 
 use super::retry::Target;
-use super::seal::{Codec, Payload, TooLarge, now_ms};
+use super::state::{Codec, Payload, TooLarge, now_ms};
 use crate::protocol::RpcError;
 
 /// The kinds of input a call can ask the client for.
@@ -147,8 +147,8 @@ pub(crate) enum Asked {
 
 #[derive(Debug, Default)]
 struct State {
-    /// Answers sealed in the incoming state (trusted: checked when first accepted).
-    sealed: Map<String, Value>,
+    /// Answers the incoming state carried (trusted: checked when first accepted).
+    carried: Map<String, Value>,
     /// Answers offered in `inputResponses`, not yet checked against a request.
     offered: Map<String, Value>,
     /// Offered answers a request of the right kind took in this run.
@@ -193,7 +193,7 @@ impl Round {
                     .into_iter()
                     .filter(|(key, _)| payload.ask.contains(key))
                     .collect();
-                state.sealed = payload.ans;
+                state.carried = payload.ans;
                 state.tool_state = payload.s;
                 state.round = payload.r;
             }
@@ -220,7 +220,7 @@ impl Round {
         let counter = &mut state.counters[kind.index()];
         *counter += 1;
         let key = key.unwrap_or_else(|| format!("{}-{}", kind.prefix(), *counter));
-        if let Some(answer) = state.sealed.get(&key) {
+        if let Some(answer) = state.carried.get(&key) {
             return Asked::Answered(answer.clone());
         }
         if let Some(answer) = state.gathered.get(&key) {
@@ -271,7 +271,7 @@ impl Round {
     }
 
     fn payload(&self, state: &State, tool_state: Option<&Value>, now: u64) -> Payload {
-        let mut answers = state.sealed.clone();
+        let mut answers = state.carried.clone();
         for (key, answer) in &state.gathered {
             answers.insert(key.clone(), answer.clone());
         }
@@ -294,7 +294,7 @@ impl Round {
         // The timestamps are the widest they will be (13 digits until the year 2286).
         let payload = self.payload(state, tool_state, 9_999_999_999_999);
         let json_len = serde_json::to_vec(&payload).map_or(usize::MAX, |v| v.len());
-        let size = Codec::sealed_len(json_len);
+        let size = self.codec.size_of(json_len);
         let limit = self.codec.max_size();
         if size > limit {
             return Err(TooLarge { size, limit });
@@ -303,11 +303,11 @@ impl Round {
     }
 
     /// The `InputRequiredResult` of this round: every request made and not answered, and the
-    /// sealed state carrying every answer so far, the keys asked and the tool's value.
+    /// state (sealed, or a handle to it) carrying every answer so far, the keys asked and the tool's value.
     pub(crate) fn input_required(&self) -> Result<Value, RpcError> {
         let state = self.lock();
         let payload = self.payload(&state, None, now_ms());
-        let sealed = self.codec.seal(&payload).map_err(|e| {
+        let issued = self.codec.issue(&payload).map_err(|e| {
             RpcError::new(
                 RpcError::INTERNAL_ERROR,
                 format!("Internal error: {e}"),
@@ -318,7 +318,7 @@ impl Round {
         Ok(json!({
             "resultType": "input_required",
             "inputRequests": requests,
-            "requestState": sealed,
+            "requestState": issued,
         }))
     }
 }

@@ -1,6 +1,7 @@
-//! The `requestState` codec: a JSON payload encrypted and authenticated with
-//! XChaCha20-Poly1305 (RustCrypto), bounded in size and lifetime, sealed with the newest key
-//! and opened with any configured key.
+//! The sealed `requestState` (feature `sealed-state`, which `http` enables): the payload's JSON
+//! encrypted and authenticated with XChaCha20-Poly1305 (RustCrypto), sealed with the newest key
+//! and opened with any configured key; [`Codec`](super::state::Codec) bounds its size and
+//! lifetime.
 //!
 //! Wire form: `v2.<sealed>`, base64url without padding, where `sealed` is a random 24-byte
 //! nonce, then the ciphertext and its 16-byte tag; the version prefix is the associated data.
@@ -10,23 +11,18 @@
 //! principal), which the retry checks after the state is opened.
 
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chacha20poly1305::aead::{Aead, KeyInit, Payload as Sealed};
 use chacha20poly1305::{Key, XChaCha20Poly1305, XNonce};
 use hkdf::Hkdf;
-use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
-use sha2::Sha256;
+use sha2::{Digest as _, Sha256};
+
+use super::state::{OpenError, Payload};
 
 /// The shortest key accepted: 32 bytes (256 bits of key material for HKDF).
 pub const MIN_KEY_LEN: usize = 32;
-/// How long a `requestState` stays valid unless configured: 10 minutes.
-pub const DEFAULT_LIFETIME: Duration = Duration::from_secs(600);
-/// The largest `requestState` issued unless configured: 64 KiB.
-pub const DEFAULT_MAX_SIZE: usize = 64 * 1024;
 
 const PREFIX: &str = "v2.";
 /// XChaCha20's extended nonce: random nonces of this size never repeat in practice.
@@ -147,158 +143,61 @@ impl std::fmt::Debug for RequestStateKeys {
     }
 }
 
-/// What a `requestState` binds and carries (short field names: it travels on every retry).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct Payload {
-    /// The method it was issued for.
-    pub(crate) m: String,
-    /// The target: tool name, prompt name or resource URI.
-    pub(crate) t: String,
-    /// SHA-256 of the canonical arguments, base64url.
-    pub(crate) a: String,
-    /// SHA-256 of the authenticated principal, when there is one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) p: Option<String>,
-    /// Issued at, milliseconds since the Unix epoch.
-    pub(crate) iat: u64,
-    /// Expires at (exclusive), milliseconds since the Unix epoch.
-    pub(crate) exp: u64,
-    /// The round that issued it (1 for the first `input_required`).
-    pub(crate) r: u32,
-    /// Every answer gathered so far, by input key.
-    pub(crate) ans: Map<String, Value>,
-    /// The keys asked in the issuing round.
-    pub(crate) ask: Vec<String>,
-    /// The tool's own value ([`Context::set_request_state`](crate::Context::set_request_state)).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) s: Option<Value>,
-}
-
-/// Why a state did not open.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum OpenError {
-    #[error("it is not a requestState this server issued")]
-    Malformed,
-    #[error("its integrity check failed")]
-    Tampered,
-    #[error("it has expired")]
-    Expired,
-    #[error("it was issued for another request")]
-    OtherRequest,
-}
-
-/// Why a state was not sealed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("the requestState would take {size} bytes, over the {limit}-byte bound")]
-pub(crate) struct TooLarge {
-    pub(crate) size: usize,
-    pub(crate) limit: usize,
-}
-
-/// Seals and opens states with the server's keys, lifetime and size bound.
+/// The sealing carrier of [`Codec`]: one AEAD per configured key, the sealing key first
+/// (derived once, at build).
 #[derive(Clone)]
-pub(crate) struct Codec {
-    /// One AEAD per configured key, the sealing key first (derived once, at build).
+pub(crate) struct Sealer {
     ciphers: Arc<[XChaCha20Poly1305]>,
-    lifetime: Duration,
-    max_size: usize,
 }
 
-impl std::fmt::Debug for Codec {
+impl std::fmt::Debug for Sealer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // Never print key material.
-        f.debug_struct("Codec")
+        f.debug_struct("Sealer")
             .field("keys", &self.ciphers.len())
-            .field("lifetime", &self.lifetime)
-            .field("max_size", &self.max_size)
             .finish()
     }
 }
 
-impl Default for Codec {
-    fn default() -> Self {
-        Codec::new(
-            RequestStateKeys::random(),
-            DEFAULT_LIFETIME,
-            DEFAULT_MAX_SIZE,
-        )
-    }
-}
-
-/// Milliseconds since the Unix epoch.
-pub(crate) fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
-
-impl Codec {
-    pub(crate) fn new(keys: RequestStateKeys, lifetime: Duration, max_size: usize) -> Self {
-        Codec {
+impl Sealer {
+    pub(crate) fn new(keys: &RequestStateKeys) -> Self {
+        Sealer {
             ciphers: keys.ciphers(),
-            lifetime,
-            max_size,
         }
-    }
-
-    pub(crate) fn max_size(&self) -> usize {
-        self.max_size
-    }
-
-    /// When a state issued at `now` expires.
-    pub(crate) fn expiry(&self, now: u64) -> u64 {
-        let lifetime = u64::try_from(self.lifetime.as_millis()).unwrap_or(u64::MAX);
-        now.saturating_add(lifetime)
     }
 
     /// The length of the sealed form of a payload whose JSON takes `json_len` bytes.
-    pub(crate) fn sealed_len(json_len: usize) -> usize {
+    pub(crate) fn size_of(json_len: usize) -> usize {
         PREFIX.len() + ((NONCE_LEN + json_len + TAG_LEN) * 4).div_ceil(3)
     }
 
-    /// The sealed form of `payload` under a fresh random nonce, or [`TooLarge`] over the
-    /// bound.
-    pub(crate) fn seal(&self, payload: &Payload) -> Result<String, TooLarge> {
-        let json = serde_json::to_vec(payload).unwrap_or_default();
-        let size = Self::sealed_len(json.len());
-        if size > self.max_size {
-            return Err(TooLarge {
-                size,
-                limit: self.max_size,
-            });
-        }
+    /// SHA-256 of `text`, base64url.
+    pub(crate) fn digest(text: &[u8]) -> String {
+        URL_SAFE_NO_PAD.encode(Sha256::digest(text))
+    }
+
+    /// The sealed form of the payload's `json` under a fresh random nonce (`None` only past
+    /// the AEAD's 256 GiB message bound, far above any size bound).
+    pub(crate) fn issue(&self, json: &[u8]) -> Option<String> {
+        let size = Self::size_of(json.len());
         let nonce = XNonce::from(crate::random::bytes::<NONCE_LEN>());
         let plain = Sealed {
-            msg: &json,
+            msg: json,
             aad: PREFIX.as_bytes(),
         };
-        // Encryption fails only for messages past 256 GiB; the bound above is far smaller.
-        let Some(ciphertext) = self.sealing().and_then(|c| c.encrypt(&nonce, plain).ok()) else {
-            return Err(TooLarge {
-                size,
-                limit: self.max_size,
-            });
-        };
+        let ciphertext = self.ciphers.first()?.encrypt(&nonce, plain).ok()?;
         let mut sealed = Vec::with_capacity(NONCE_LEN + ciphertext.len());
         sealed.extend_from_slice(&nonce);
         sealed.extend_from_slice(&ciphertext);
         let mut token = String::with_capacity(size);
         token.push_str(PREFIX);
         URL_SAFE_NO_PAD.encode_string(&sealed, &mut token);
-        Ok(token)
+        Some(token)
     }
 
-    fn sealing(&self) -> Option<&XChaCha20Poly1305> {
-        self.ciphers.first()
-    }
-
-    /// Opens `token` at `now` (milliseconds): decrypted and authenticated with any key, then
-    /// its lifetime checked. Any change to a sealed state fails authentication.
-    pub(crate) fn open(&self, token: &str, now: u64) -> Result<Payload, OpenError> {
-        // A state longer than any this server issues is refused before any work.
-        if token.len() > self.max_size {
-            return Err(OpenError::Malformed);
-        }
+    /// Opens `token`: decrypted and authenticated with any key (its lifetime is the codec's
+    /// to check). Any change to a sealed state fails authentication.
+    pub(crate) fn open(&self, token: &str) -> Result<Payload, OpenError> {
         let body = token.strip_prefix(PREFIX).ok_or(OpenError::Malformed)?;
         // A state with this server's prefix that no longer decodes was altered.
         let sealed = URL_SAFE_NO_PAD
@@ -320,11 +219,7 @@ impl Codec {
                 cipher.decrypt(&nonce, sealed).ok()
             })
             .ok_or(OpenError::Tampered)?;
-        let payload: Payload = serde_json::from_slice(&json).map_err(|_| OpenError::Malformed)?;
-        if now >= payload.exp {
-            return Err(OpenError::Expired);
-        }
-        Ok(payload)
+        serde_json::from_slice(&json).map_err(|_| OpenError::Malformed)
     }
 }
 
@@ -332,7 +227,9 @@ impl Codec {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::mrtr::state::{Carrier, Codec, DEFAULT_LIFETIME, DEFAULT_MAX_SIZE};
+    use serde_json::{Map, json};
+    use std::time::Duration;
 
     fn payload(now: u64, exp: u64) -> Payload {
         Payload {
@@ -350,13 +247,17 @@ mod tests {
     }
 
     fn codec_of(keys: RequestStateKeys) -> Codec {
-        Codec::new(keys, Duration::from_secs(60), DEFAULT_MAX_SIZE)
+        Codec::new(
+            Carrier::Sealed(Sealer::new(&keys)),
+            Duration::from_secs(60),
+            DEFAULT_MAX_SIZE,
+        )
     }
 
     #[test]
     fn seal_then_open_gives_the_payload_back() {
         let codec = codec_of(RequestStateKeys::new([1u8; 32]).unwrap());
-        let sealed = codec.seal(&payload(1_000, 61_000)).unwrap();
+        let sealed = codec.issue(&payload(1_000, 61_000)).unwrap();
         assert!(sealed.starts_with("v2."));
         assert_eq!(codec.open(&sealed, 1_001).unwrap(), payload(1_000, 61_000));
     }
@@ -366,31 +267,31 @@ mod tests {
         let codec = codec_of(RequestStateKeys::new([1u8; 32]).unwrap());
         let mut secret = payload(1_000, 61_000);
         secret.ans.insert("user_name".into(), json!("Ada Lovelace"));
-        let sealed = codec.seal(&secret).unwrap();
+        let sealed = codec.issue(&secret).unwrap();
         let bytes = URL_SAFE_NO_PAD.decode(&sealed[PREFIX.len()..]).unwrap();
         let visible = String::from_utf8_lossy(&bytes);
         for plain in ["Ada", "user_name", "tools/call", "echo", "step", "\"ans\""] {
             assert!(!visible.contains(plain), "{plain} readable in {visible}");
         }
         // The same payload sealed twice: two nonces, two different states.
-        assert_ne!(codec.seal(&secret).unwrap(), sealed);
+        assert_ne!(codec.issue(&secret).unwrap(), sealed);
     }
 
     #[test]
-    fn sealed_len_is_exact() {
+    fn size_of_is_exact() {
         let codec = codec_of(RequestStateKeys::random());
         for n in 0..40 {
             let mut p = payload(0, 10);
             p.t = "x".repeat(n);
             let json = serde_json::to_vec(&p).unwrap();
-            assert_eq!(codec.seal(&p).unwrap().len(), Codec::sealed_len(json.len()));
+            assert_eq!(codec.issue(&p).unwrap().len(), codec.size_of(json.len()));
         }
     }
 
     #[test]
     fn any_change_is_tampering() {
         let codec = codec_of(RequestStateKeys::new([2u8; 32]).unwrap());
-        let sealed = codec.seal(&payload(0, 10)).unwrap();
+        let sealed = codec.issue(&payload(0, 10)).unwrap();
         assert_eq!(
             codec.open(&format!("{sealed}-TAMPERED"), 1),
             Err(OpenError::Tampered)
@@ -425,11 +326,15 @@ mod tests {
     #[test]
     fn a_state_expires_at_its_expiry() {
         let codec = codec_of(RequestStateKeys::random());
-        let sealed = codec.seal(&payload(0, 10)).unwrap();
+        let sealed = codec.issue(&payload(0, 10)).unwrap();
         assert!(codec.open(&sealed, 9).is_ok());
         assert_eq!(codec.open(&sealed, 10), Err(OpenError::Expired));
         assert_eq!(codec.expiry(5), 60_005);
-        let zero = Codec::new(RequestStateKeys::random(), Duration::ZERO, DEFAULT_MAX_SIZE);
+        let zero = Codec::new(
+            Carrier::Sealed(Sealer::new(&RequestStateKeys::random())),
+            Duration::ZERO,
+            DEFAULT_MAX_SIZE,
+        );
         assert_eq!(zero.expiry(5), 5, "a zero lifetime is expired when issued");
     }
 
@@ -438,7 +343,7 @@ mod tests {
         let old = [4u8; 32];
         let new = [5u8; 32];
         let before = codec_of(RequestStateKeys::new(old).unwrap());
-        let sealed_old = before.seal(&payload(0, 10)).unwrap();
+        let sealed_old = before.issue(&payload(0, 10)).unwrap();
         let rotated = codec_of(
             RequestStateKeys::new(new)
                 .unwrap()
@@ -446,7 +351,7 @@ mod tests {
                 .unwrap(),
         );
         assert!(rotated.open(&sealed_old, 1).is_ok());
-        let sealed_new = rotated.seal(&payload(0, 10)).unwrap();
+        let sealed_new = rotated.issue(&payload(0, 10)).unwrap();
         assert_eq!(
             before.open(&sealed_new, 1),
             Err(OpenError::Tampered),
@@ -459,14 +364,22 @@ mod tests {
 
     #[test]
     fn the_size_bound_refuses_to_seal_and_to_open() {
-        let codec = Codec::new(RequestStateKeys::random(), DEFAULT_LIFETIME, 300);
+        let codec = Codec::new(
+            Carrier::Sealed(Sealer::new(&RequestStateKeys::random())),
+            DEFAULT_LIFETIME,
+            300,
+        );
         let mut big = payload(0, 10);
         big.s = Some(json!("x".repeat(400)));
-        let err = codec.seal(&big).unwrap_err();
+        let err = codec.issue(&big).unwrap_err();
         assert_eq!(err.limit, 300);
         assert!(err.size > 300);
-        let roomy = Codec::new(RequestStateKeys::random(), DEFAULT_LIFETIME, 4096);
-        let sealed = roomy.seal(&big).unwrap();
+        let roomy = Codec::new(
+            Carrier::Sealed(Sealer::new(&RequestStateKeys::random())),
+            DEFAULT_LIFETIME,
+            4096,
+        );
+        let sealed = roomy.issue(&big).unwrap();
         assert_eq!(codec.open(&sealed, 1), Err(OpenError::Malformed));
     }
 

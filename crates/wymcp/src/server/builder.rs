@@ -13,7 +13,10 @@ use super::policy::ToolPolicy;
 use crate::completion::registry::{CompletionRegistry, PendingCompletion};
 use crate::completion::{Complete, CompletionRef};
 use crate::middleware::{BoxOperation, Layers, Operation, Response, Stack, Wrap};
-use crate::mrtr::{Codec, RequestStateKeys};
+use crate::mrtr::Codec;
+#[cfg(feature = "sealed-state")]
+use crate::mrtr::RequestStateKeys;
+use crate::mrtr::state::Carrier;
 use crate::prompt::Prompt;
 use crate::prompt::definition::DynPrompt;
 use crate::prompt::registry::PromptRegistry;
@@ -74,9 +77,27 @@ pub struct ServerBuilder {
 /// The `requestState` settings of multi round-trip requests.
 #[derive(Debug)]
 struct RequestStateConfig {
+    #[cfg(feature = "sealed-state")]
     keys: Option<RequestStateKeys>,
+    /// The in-process store's capacity (a build without `sealed-state`).
+    #[cfg_attr(feature = "sealed-state", allow(dead_code))]
+    capacity: usize,
     lifetime: Duration,
     max_size: usize,
+}
+
+impl RequestStateConfig {
+    /// The server's codec: sealing with the configured keys (default one random key), or
+    /// keeping states in a store of the configured capacity.
+    fn codec(self) -> Codec {
+        #[cfg(feature = "sealed-state")]
+        let carrier = Carrier::Sealed(crate::mrtr::seal::Sealer::new(
+            &self.keys.unwrap_or_else(RequestStateKeys::random),
+        ));
+        #[cfg(not(feature = "sealed-state"))]
+        let carrier = Carrier::Kept(crate::mrtr::kept::Kept::new(self.capacity));
+        Codec::new(carrier, self.lifetime, self.max_size)
+    }
 }
 
 impl Default for ServerBuilder {
@@ -128,7 +149,9 @@ impl ServerBuilder {
             list_changed: false,
             live: None,
             request_state: RequestStateConfig {
+                #[cfg(feature = "sealed-state")]
                 keys: None,
+                capacity: crate::mrtr::DEFAULT_CAPACITY,
                 lifetime: crate::mrtr::DEFAULT_LIFETIME,
                 max_size: crate::mrtr::DEFAULT_MAX_SIZE,
             },
@@ -457,8 +480,9 @@ impl ServerBuilder {
     }
 
     /// The keys the stateless era's `requestState` (multi round-trip requests,
-    /// [`crate::mrtr`]) is sealed with: the first signs, every one verifies (rotation: put the
-    /// new key first, keep the old one until its states expired). Every node serving the
+    /// [`crate::mrtr`]) is sealed with (feature `sealed-state`, which `http` enables): the
+    /// first signs, every one verifies (rotation: put the new key first, keep the old one
+    /// until its states expired). Every node serving the
     /// same clients needs the same keys. Default: one random key made by `build()`, so
     /// states are valid on this process only (a single node; a restart refuses them).
     ///
@@ -476,6 +500,7 @@ impl ServerBuilder {
     /// # let _ = server;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    #[cfg(feature = "sealed-state")]
     pub fn request_state_keys(mut self, keys: RequestStateKeys) -> Self {
         self.request_state.keys = Some(keys);
         self
@@ -493,6 +518,28 @@ impl ServerBuilder {
     /// (`ClientRequestError::RequestStateTooLarge`), and a longer state is refused unread.
     pub fn request_state_max_size(mut self, bytes: usize) -> Self {
         self.request_state.max_size = bytes;
+        self
+    }
+
+    /// How many `requestState`s a build without the `sealed-state` feature keeps in the
+    /// process (default [`crate::mrtr::DEFAULT_CAPACITY`], 256; at least 1). Such a build (a
+    /// stdio-only one: one process, one client) keeps each state here and hands the client a
+    /// random handle to it; past the capacity the oldest state is dropped, and a retry naming
+    /// it is refused `-32602` (`invalid_request_state`, "…this server holds no such
+    /// requestState (never issued, or dropped: it keeps the newest 256)"). The memory it
+    /// takes is at most the capacity times [`request_state_max_size`](Self::request_state_max_size).
+    /// A build with `sealed-state` (`http` enables it) keeps no state: the client carries it
+    /// sealed, and this setting is unused.
+    ///
+    /// ```
+    /// use wymcp::Server;
+    ///
+    /// let server = Server::builder().request_state_capacity(64).build()?;
+    /// # let _ = server;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn request_state_capacity(mut self, states: usize) -> Self {
+        self.request_state.capacity = states;
         self
     }
 
@@ -566,13 +613,7 @@ impl ServerBuilder {
             declared_scopes: declared_scopes(&tools),
             page_size: self.page_size.unwrap_or(crate::paging::DEFAULT_PAGE_SIZE),
             list_changed: self.list_changed,
-            request_state: Codec::new(
-                self.request_state
-                    .keys
-                    .unwrap_or_else(RequestStateKeys::random),
-                self.request_state.lifetime,
-                self.request_state.max_size,
-            ),
+            request_state: self.request_state.codec(),
             middleware: Stack::build(self.layers, &self.limits),
             limits: self.limits,
             ..Features::default()
