@@ -303,11 +303,19 @@ async fn follow(shared: Arc<Shared>, params: Map<String, Value>, mut stream: Str
     };
     loop {
         let end = stream.read(conn).await;
-        tracing::debug!(closed = matches!(end, End::Closed), "a listen stream ended: reopening");
-        let first = stream.reader.retry().unwrap_or(conn.settings.reconnect_delay);
+        tracing::debug!(
+            closed = matches!(end, End::Closed),
+            "a listen stream ended: reopening"
+        );
+        let first = stream
+            .reader
+            .retry()
+            .unwrap_or(conn.settings.reconnect_delay);
         let mut failures = 0usize;
         stream = loop {
-            let doublings = u32::try_from(failures).unwrap_or(u32::MAX).min(MAX_DOUBLINGS);
+            let doublings = u32::try_from(failures)
+                .unwrap_or(u32::MAX)
+                .min(MAX_DOUBLINGS);
             tokio::time::sleep(first.saturating_mul(1 << doublings)).await;
             match Stream::open_timed(&shared, conn, &params).await {
                 Ok((next, _)) => break next,
