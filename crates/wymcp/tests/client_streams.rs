@@ -290,7 +290,10 @@ async fn a_listen_stream_delivers_what_it_asked_for_and_is_opened_again_when_it_
     assert_eq!(updated.method(), "notifications/resources/updated");
     assert_eq!(updated.params().unwrap()["uri"], "test://a");
     server.notify_tools_list_changed();
-    assert_eq!(next(&client).await.method(), "notifications/tools/list_changed");
+    assert_eq!(
+        next(&client).await.method(),
+        "notifications/tools/list_changed"
+    );
 
     // The connection drops: the stream is opened again.
     relay.down();
@@ -335,5 +338,9 @@ async fn a_listen_stream_is_refused_in_the_session_era_and_when_the_server_refus
         .await
         .unwrap_err();
     assert_eq!(refused.status(), Some(404), "{refused}");
-    assert_eq!(refused.rpc_error().map(|e| e.code()), Some(-32601), "{refused}");
+    assert_eq!(
+        refused.rpc_error().map(|e| e.code()),
+        Some(-32601),
+        "{refused}"
+    );
 }
