@@ -274,6 +274,7 @@ impl Refresher {
             .change(change)
             .map_err(|e| e.to_string())?;
         tracing::info!(target: "wymcp_gateway", upstream = %upstream.name(), resources = served.len(), templates = served_templates.len(), "resources refreshed");
+        upstream.served_uris_changed(&served);
         self.resources = served;
         self.templates = served_templates;
         Ok(())

@@ -2,7 +2,7 @@
 //! the restart with backoff of a connection that ended.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
@@ -10,7 +10,7 @@ use tokio::sync::Mutex;
 use tokio::time::Instant;
 use wymcp::Context;
 use wymcp::ProtocolVersion;
-use wymcp::client::{Client, ClientBuilder, ToolInfo, ToolResult};
+use wymcp::client::{Client, ClientBuilder, Subscription, Subscriptions, ToolInfo, ToolResult};
 use wymcp::protocol::LogLevel;
 use wymcp::protocol::stateless::{CLIENT_CAPABILITIES_KEY, MISSING_REQUIRED_CLIENT_CAPABILITY};
 
@@ -61,6 +61,15 @@ pub(crate) struct Upstream {
     /// The URIs subscribed upstream, each with the downstream sessions subscribed to it
     /// (`None`: a client without a session): unsubscribed upstream when the last leaves.
     subscribed: std::sync::Mutex<BTreeMap<String, BTreeSet<Option<String>>>>,
+    /// The URIs of its resources the gateway serves: a 2026-07-28 upstream's listen stream
+    /// names them all, so that every downstream watching one (a session subscribed, a listen
+    /// stream naming it) gets its updates.
+    served_uris: std::sync::Mutex<BTreeSet<String>>,
+    /// Its `subscriptions/listen` stream (2026-07-28), replaced by one naming the URIs of the
+    /// moment each time they change and after each reconnect; opened one at a time.
+    listening: Mutex<Option<Subscription>>,
+    /// Itself, for the tasks that reopen its listen stream.
+    me: Weak<Upstream>,
 }
 
 impl std::fmt::Debug for Upstream {
@@ -104,14 +113,98 @@ impl Upstream {
         if skills::declared(&client) {
             catalogue.skills = skills::read(&client).await.map_err(failed)?;
         }
-        let upstream = Upstream {
+        let served_uris = catalogue
+            .resources
+            .iter()
+            .filter_map(|resource| resource.get("uri")?.as_str().map(str::to_owned))
+            .collect();
+        let upstream = Arc::new_cyclic(|me| Upstream {
             config,
             conn: Mutex::new(Conn::Up(client)),
             relay,
             changes,
             subscribed: std::sync::Mutex::default(),
+            served_uris: std::sync::Mutex::new(served_uris),
+            listening: Mutex::new(None),
+            me: me.clone(),
+        });
+        // Open before the gateway serves: a change the upstream makes from then on is told.
+        upstream.listen().await;
+        Ok((upstream, catalogue))
+    }
+
+    /// Opens the upstream's `subscriptions/listen` stream when it speaks 2026-07-28 (its
+    /// only way to tell its changes): the list changes it declares, and the updates of
+    /// every URI it serves through the gateway or a downstream session subscribed to. The
+    /// new stream replaces the old once acknowledged; a refusal is logged.
+    async fn listen(&self) {
+        let mut listening = self.listening.lock().await;
+        let client = match &*self.conn.lock().await {
+            Conn::Up(client) => Arc::clone(client),
+            Conn::Down { .. } => return, // the reconnect opens it again
         };
-        Ok((Arc::new(upstream), catalogue))
+        if !client.protocol_version().is_stateless() {
+            return;
+        }
+        let capabilities = client.server_capabilities();
+        let declares = |kind: &str, flag: &str| capabilities[kind][flag] == Value::Bool(true);
+        let mut asked = Subscriptions::new();
+        let mut any = false;
+        for (kind, ask) in [
+            (
+                "tools",
+                Subscriptions::tools_list_changed as fn(Subscriptions) -> Subscriptions,
+            ),
+            ("prompts", Subscriptions::prompts_list_changed),
+            ("resources", Subscriptions::resources_list_changed),
+        ] {
+            if declares(kind, "listChanged") {
+                asked = ask(asked);
+                any = true;
+            }
+        }
+        if declares("resources", "subscribe") {
+            let mut uris = self.lock_served_uris().clone();
+            uris.extend(self.lock_subscribed().keys().cloned());
+            any |= !uris.is_empty();
+            for uri in uris {
+                asked = asked.resource(uri);
+            }
+        }
+        if !any {
+            return;
+        }
+        match client.listen(asked).await {
+            Ok(subscription) => *listening = Some(subscription),
+            Err(error) => {
+                tracing::warn!(target: "wymcp_gateway", upstream = %self.name(), %error, "subscriptions/listen refused: its changes are not relayed");
+            }
+        }
+    }
+
+    /// [`listen`](Self::listen) again, off the caller's task (the URIs changed, or the
+    /// connection).
+    fn relisten(&self) {
+        if let Some(me) = self.me.upgrade() {
+            tokio::spawn(async move { me.listen().await });
+        }
+    }
+
+    /// The URIs of its resources the gateway serves now (after a refresh): its listen
+    /// stream is opened again naming them.
+    pub(crate) fn served_uris_changed(&self, uris: &[String]) {
+        let uris: BTreeSet<String> = uris.iter().cloned().collect();
+        let changed = *self.lock_served_uris() != uris;
+        if changed {
+            *self.lock_served_uris() = uris;
+            self.relisten();
+        }
+    }
+
+    fn lock_served_uris(&self) -> std::sync::MutexGuard<'_, BTreeSet<String>> {
+        self.served_uris
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     pub(crate) fn name(&self) -> &str {
@@ -173,8 +266,14 @@ impl Upstream {
                 }
             })
             .await;
-        if outcome.is_err() {
-            self.forget_subscriber(uri, &session);
+        match &outcome {
+            Err(_) => {
+                self.forget_subscriber(uri, &session);
+            }
+            // A 2026-07-28 upstream's listen stream names the URIs it serves; another is
+            // added to it (a template's URI).
+            Ok(()) if !self.lock_served_uris().contains(uri) => self.relisten(),
+            Ok(()) => {}
         }
         outcome
     }
@@ -185,6 +284,9 @@ impl Upstream {
         let session = ctx.session_id().map(str::to_owned);
         if !self.forget_subscriber(uri, &session) {
             return;
+        }
+        if !self.lock_served_uris().contains(uri) {
+            self.relisten();
         }
         let outcome = self
             .with_client(ctx, |client| async move {
@@ -411,6 +513,8 @@ impl Upstream {
             Ok(client) => {
                 *conn = Conn::Up(Arc::clone(&client));
                 self.resubscribe(&client);
+                // The old connection's listen stream ended with it.
+                self.relisten();
                 Ok(client)
             }
             Err(error) => {

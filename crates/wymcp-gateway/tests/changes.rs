@@ -3,7 +3,9 @@
 //! tools, serve the new ones and tell the downstream clients; a call to a tool it no longer
 //! lists is refused without a request reaching it. A downstream `resources/subscribe` is
 //! forwarded upstream, and the upstream's `notifications/resources/updated` reaches the
-//! subscribed session.
+//! subscribed session. A wymcp upstream reached at 2026-07-28 tells its changes on the
+//! `subscriptions/listen` stream the gateway opens to it: a tool it adds is served, and its
+//! resource updates reach a downstream session subscribed and a downstream listen stream.
 
 #![allow(clippy::unwrap_used, missing_docs)]
 
@@ -14,10 +16,12 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
+use wymcp::client::{Client, Notification, Subscriptions};
+use wymcp::live::{LiveTools, ToolChange};
 use wymcp::resource::ServerNotification;
 use wymcp::testing::{TestClient, assert_gate_error, assert_ok, assert_tool_error};
 use wymcp::transport::http::{HttpServer, StreamableHttp};
-use wymcp::{ProtocolVersion, Server};
+use wymcp::{CallOutput, CallResult, Context, PlainTool, ProtocolVersion, Resource, Server};
 use wymcp_gateway::{Expose, Gateway, GatewayConfig, UpstreamConfig};
 
 use support::{call_action, received, record};
@@ -427,4 +431,115 @@ async fn a_restarted_upstream_is_subscribed_again() {
             || after_restart.contains(r#""uri":"fixture://note""#),
         "{after_restart}"
     );
+}
+
+/// A tool of the wymcp upstream: answers its name.
+struct Named(&'static str);
+
+impl PlainTool for Named {
+    fn name(&self) -> &str {
+        self.0
+    }
+    fn description(&self) -> &str {
+        "Answers its name"
+    }
+    fn input_schema(&self) -> serde_json::Map<String, Value> {
+        serde_json::Map::from_iter([("type".to_owned(), json!("object"))])
+    }
+    async fn run(&self, _: serde_json::Map<String, Value>, _: Context) -> CallResult {
+        Ok(CallOutput::text(self.0))
+    }
+}
+
+/// A wymcp server served over HTTP (it offers 2026-07-28, which the gateway's link speaks),
+/// its tools changed through the `LiveTools` answered; the gateway serving it in `tools`
+/// mode, served over HTTP: its URL.
+async fn stateless_upstream_through_gateway() -> (Server, LiveTools, String) {
+    let live = LiveTools::new();
+    let upstream = Server::builder()
+        .name("listen-upstream")
+        .list_changed(true)
+        .plain_tool(Named("early"))
+        .resource(Resource::text("up://note", "note", "a note"))
+        .live_tools(&live)
+        .build()
+        .unwrap();
+    let upstream_url = serve_http(upstream.clone(), Duration::from_secs(60)).await;
+    let config = UpstreamConfig::http("up", upstream_url).expose(Expose::Tools);
+    let gateway = serve(config).await;
+    let url = serve_http(gateway, Duration::from_secs(60)).await;
+    (upstream, live, url)
+}
+
+/// The next notification of `method` the downstream `client` gets (within 10 s).
+async fn next_of(client: &Client, method: &str) -> Notification {
+    let wait = async {
+        loop {
+            let note = client.next_notification().await;
+            if note.method() == method {
+                return note;
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), wait)
+        .await
+        .unwrap_or_else(|_| panic!("no {method} within 10 s"))
+}
+
+async fn names(client: &Client) -> Vec<String> {
+    let tools = client.list_tools().await.unwrap();
+    let mut names: Vec<String> = tools.iter().map(|t| t.name().to_owned()).collect();
+    names.sort();
+    names
+}
+
+/// The downstream `client` sees the tool the upstream adds, and the update of `up://note`.
+async fn sees_the_upstreams_changes(upstream: &Server, live: &LiveTools, client: &Client) {
+    // The upstream's own `help` is served too, as `up_help`.
+    assert_eq!(names(client).await, ["help", "up_early", "up_help"]);
+    live.change(ToolChange::new().plain_tool(Named("late")))
+        .unwrap();
+    next_of(client, "notifications/tools/list_changed").await;
+    assert_eq!(
+        names(client).await,
+        ["help", "up_early", "up_help", "up_late"]
+    );
+    let late = client.call_tool("up_late", json!({})).await.unwrap();
+    assert_eq!(late.text(), "late");
+
+    assert_eq!(upstream.notify_resource_updated("up://note").await, 1);
+    let updated = next_of(client, "notifications/resources/updated").await;
+    assert_eq!(updated.params().unwrap()["uri"], "up://note");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stateless_upstreams_changes_reach_a_downstream_session() {
+    let (upstream, live, url) = stateless_upstream_through_gateway().await;
+    let client = Client::builder(&url)
+        .versions(ProtocolVersion::SESSION_ERA)
+        .connect()
+        .await
+        .unwrap();
+    client.subscribe("up://note").await.unwrap();
+    sees_the_upstreams_changes(&upstream, &live, &client).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stateless_upstreams_changes_reach_a_downstream_listen_stream() {
+    let (upstream, live, url) = stateless_upstream_through_gateway().await;
+    let client = Client::builder(&url).connect().await.unwrap();
+    assert!(client.protocol_version().is_stateless());
+    let listening = client
+        .listen(
+            Subscriptions::new()
+                .tools_list_changed()
+                .resource("up://note"),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        *listening.honoured(),
+        json!({"toolsListChanged": true, "resourceSubscriptions": ["up://note"]})
+    );
+    sees_the_upstreams_changes(&upstream, &live, &client).await;
 }

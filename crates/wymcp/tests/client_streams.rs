@@ -2,7 +2,9 @@
 //! the tests can cut: the session's GET stream delivers what the server pushes, and when its
 //! connection drops the client reopens it with `Last-Event-ID` and gets the events sent
 //! meanwhile once, in order; a call's stream closed before its answer (SSE polling) is resumed
-//! the same way; an event over the limit is dropped and counted, the stream read on.
+//! the same way; an event over the limit is dropped and counted, the stream read on. A
+//! 2026-07-28 `subscriptions/listen` stream ([`Client::listen`]) delivers what it asked for,
+//! and is opened again when its connection drops or the server ends it.
 
 #![allow(clippy::unwrap_used, missing_docs)]
 
@@ -17,9 +19,9 @@ use http_harness::Http;
 use serde_json::{Map, Value, json};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::AbortHandle;
-use wymcp::client::{Client, Notification};
+use wymcp::client::{Client, ClientError, Notification, Subscriptions};
 use wymcp::transport::http::StreamableHttp;
-use wymcp::{CallOutput, CallResult, Context, PlainTool, ProtocolVersion, Server};
+use wymcp::{CallOutput, CallResult, Context, PlainTool, ProtocolVersion, Resource, Server};
 
 /// How long a test waits for one thing that should happen at once.
 const WAIT: Duration = Duration::from_secs(10);
@@ -213,4 +215,132 @@ async fn a_calls_stream_closed_before_its_answer_is_resumed() {
         .collect();
     assert_eq!(got, [1, 2, 3]);
     client.close().await.unwrap();
+}
+
+fn listened() -> Server {
+    Server::builder()
+        .name("client-listen")
+        .list_changed(true)
+        .plain_tool(Polled)
+        .resource(Resource::text("test://a", "a", "A"))
+        .resource(Resource::text("test://b", "b", "B"))
+        .build()
+        .unwrap()
+}
+
+/// Tells `test://a` updated (`resource`) or the tools changed every 50 ms until the client
+/// gets that notification (at most [`WAIT`]; others, left from before, are skipped): the
+/// stream was opened again.
+async fn told_again(server: &Server, client: &Client, resource: bool) -> Notification {
+    let method = match resource {
+        true => "notifications/resources/updated",
+        false => "notifications/tools/list_changed",
+    };
+    let retell = async {
+        loop {
+            match resource {
+                true => drop(server.notify_resource_updated("test://a").await),
+                false => drop(server.notify_tools_list_changed()),
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    };
+    let told = async {
+        loop {
+            let note = next(client).await;
+            if note.method() == method {
+                return note;
+            }
+        }
+    };
+    tokio::select! {
+        note = told => note,
+        () = retell => unreachable!("the loop never ends; next() bounds it"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listen_stream_delivers_what_it_asked_for_and_is_opened_again_when_it_ends() {
+    let server = listened();
+    let http = Http::serve(StreamableHttp::builder(server.clone())).await;
+    let relay = Relay::start(target(&http)).await;
+    let client = Client::builder(&relay.url)
+        .reconnect_delay(Duration::from_millis(50))
+        .max_reconnects(100)
+        .connect()
+        .await
+        .unwrap();
+    assert!(client.protocol_version().is_stateless());
+    let asked = Subscriptions::new()
+        .tools_list_changed()
+        .resource("test://a")
+        .resource("test://unknown");
+    let subscription = client.listen(asked).await.unwrap();
+    // Acknowledged: a URI the server does not serve is not honoured.
+    assert_eq!(
+        *subscription.honoured(),
+        json!({"toolsListChanged": true, "resourceSubscriptions": ["test://a"]})
+    );
+
+    // Only what it asked for: `test://b` and the prompts are not told.
+    server.notify_resource_updated("test://b").await;
+    server.notify_prompts_list_changed();
+    server.notify_resource_updated("test://a").await;
+    let updated = next(&client).await;
+    assert_eq!(updated.method(), "notifications/resources/updated");
+    assert_eq!(updated.params().unwrap()["uri"], "test://a");
+    server.notify_tools_list_changed();
+    assert_eq!(
+        next(&client).await.method(),
+        "notifications/tools/list_changed"
+    );
+
+    // The connection drops: the stream is opened again.
+    relay.down();
+    relay.up();
+    let note = told_again(&server, &client, false).await;
+    assert_eq!(note.method(), "notifications/tools/list_changed");
+    // The server ends it (its graceful-closure response): opened again, the URIs asked still.
+    http.service.close_streams();
+    let note = told_again(&server, &client, true).await;
+    assert_eq!(note.params().unwrap()["uri"], "test://a");
+    assert!(subscription.is_listening());
+    assert_eq!(client.dropped_notifications(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listen_stream_is_refused_in_the_session_era_and_when_the_server_refuses_it() {
+    let http = Http::serve(StreamableHttp::builder(listened())).await;
+    let session = Client::builder(&http.url)
+        .versions(ProtocolVersion::SESSION_ERA)
+        .connect()
+        .await
+        .unwrap();
+    let refused = session
+        .listen(Subscriptions::new().tools_list_changed())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(refused, ClientError::Unavailable { ref method, .. } if method == "subscriptions/listen"),
+        "{refused}"
+    );
+    assert_eq!(
+        refused.to_string(),
+        "subscriptions/listen: not available here: the session era delivers notifications on \
+         the session's GET stream"
+    );
+
+    // A server with nothing to tell refuses the stream: the refusal is the error.
+    let bare = Http::serve(StreamableHttp::builder(Server::builder().build().unwrap())).await;
+    let client = Client::builder(&bare.url).connect().await.unwrap();
+    let refused = client
+        .listen(Subscriptions::new().tools_list_changed())
+        .await
+        .unwrap_err();
+    assert_eq!(refused.status(), Some(404), "{refused}");
+    assert_eq!(
+        refused.rpc_error().map(|e| e.code()),
+        Some(-32601),
+        "{refused}"
+    );
 }

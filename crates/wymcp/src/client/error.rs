@@ -247,6 +247,15 @@ pub enum ClientError {
         /// The method of the request.
         method: String,
     },
+    /// The method is not available on this connection: `subscriptions/listen`
+    /// ([`Client::listen`](super::Client::listen)) needs MCP 2026-07-28 over HTTP.
+    #[error("{method}: not available here: {reason}")]
+    Unavailable {
+        /// The method asked for.
+        method: String,
+        /// Why not, e.g. "the session era delivers notifications on the session's GET stream".
+        reason: &'static str,
+    },
     /// A request the server made in an `input_required` result (MCP 2026-07-28: sampling,
     /// elicitation or roots) that the client's handlers did not answer: none is installed
     /// for its method, or the handler answered an error. The call is not sent again.

@@ -391,6 +391,36 @@ impl Connection {
         Ok(response)
     }
 
+    /// POSTs `body`, the request `id` of `method` whose answer is a long-lived SSE stream
+    /// (`subscriptions/listen`): the stream's response, unread. A refusal (an HTTP error
+    /// status, or a JSON answer in place of the stream) is its error. Not under the timeout:
+    /// callers bound it.
+    pub(crate) async fn post_stream(
+        &self,
+        method: &str,
+        id: i64,
+        body: &Outgoing,
+        extra: &HeaderMap,
+    ) -> Result<reqwest::Response, ClientError> {
+        let mut response = self.send(method, body.text().clone(), extra).await?;
+        let status = response.status();
+        if status.is_success() && is_event_stream(response.headers()) {
+            return Ok(response);
+        }
+        let bytes = self.read_body(method, &mut response).await?;
+        let message: Option<Value> = serde_json::from_slice(&bytes).ok();
+        if !status.is_success() {
+            let error = message.as_ref().and_then(rpc_error);
+            return Err(status_error(method, status, error));
+        }
+        let Some(message) = message else {
+            return Err(malformed(method, Malformed::NotJson));
+        };
+        // An error answered in place of the stream is that error; a result, no stream.
+        response_to(method, id, message)?;
+        Err(malformed(method, Malformed::ContentType))
+    }
+
     /// POSTs the client's response to a request of the server (answered 202).
     pub(crate) async fn send_reply(
         &self,

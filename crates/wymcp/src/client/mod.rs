@@ -50,6 +50,7 @@ mod notifications;
 mod outgoing;
 pub(crate) mod sse;
 mod stdio;
+mod subscriptions;
 mod tasks;
 mod tools;
 mod trace;
@@ -73,6 +74,7 @@ pub use builder::{
 pub use error::{ClientError, Limit, Malformed, TransportError};
 pub use handlers::{related_input_key, related_progress_token};
 pub use notifications::Notification;
+pub use subscriptions::{Subscription, Subscriptions};
 pub use tools::{ToolInfo, ToolResult};
 
 use builder::Target;
@@ -88,7 +90,6 @@ use stdio::Process;
 pub struct Client {
     shared: Arc<Shared>,
     handshake: Value,
-    next_id: AtomicI64,
     /// The session's GET stream, read while the client lives (HTTP, session era).
     listener: Option<listen::Listener>,
 }
@@ -102,6 +103,8 @@ struct Shared {
     handlers: handlers::Handlers,
     /// The log level every stateless request asks for (`set_logging_level`).
     log_level: Mutex<Option<LogLevel>>,
+    /// The id of the next request (the client's calls and its listen streams').
+    next_id: AtomicI64,
 }
 
 impl Client {
@@ -169,12 +172,12 @@ impl Client {
             era,
             handlers: kept,
             log_level: Mutex::new(None),
+            next_id: AtomicI64::new(1),
         });
         let listener = listen::start(&shared).await;
         Ok(Client {
             shared,
             handshake,
-            next_id: AtomicI64::new(1),
             listener,
         })
     }
@@ -432,6 +435,51 @@ impl Client {
         self.shared.link.notes().next().await
     }
 
+    /// Opens a `subscriptions/listen` stream (MCP 2026-07-28, over HTTP): the server's list
+    /// changes and resource updates that `subscriptions` asks for, delivered as the session
+    /// era's are (to [`ClientBuilder::on_notification`], else the queue
+    /// [`next_notification`](Self::next_notification) reads), for as long as the
+    /// [`Subscription`] is kept. Answers once the server acknowledged the stream (within
+    /// [`ClientBuilder::timeout`]). A stream the server ends (or that drops) is opened again,
+    /// the same way: after [`ClientBuilder::reconnect_delay`], each failed attempt waiting
+    /// twice as long as the one before (at most 32 times the delay), at most
+    /// [`ClientBuilder::max_reconnects`] failures in a row; a refusal (a JSON-RPC error, an
+    /// HTTP 4xx) ends it. What changed while no stream was open is not told.
+    ///
+    /// To watch other URIs, open a stream with the new set, then drop the old one. In the
+    /// session era the server's notifications come on the session's GET stream and resource
+    /// updates follow [`subscribe`](Self::subscribe): this refuses with
+    /// [`ClientError::Unavailable`], as it does over stdio.
+    ///
+    /// ```no_run
+    /// use wymcp::client::{Client, Subscriptions};
+    ///
+    /// # async fn run() -> Result<(), wymcp::client::ClientError> {
+    /// let client = Client::builder("http://127.0.0.1:8080/mcp")
+    ///     .on_notification(|note| println!("{}: {:?}", note.method(), note.params()))
+    ///     .connect()
+    ///     .await?;
+    /// let first = client
+    ///     .listen(Subscriptions::new().tools_list_changed().resource("file:///notes.txt"))
+    ///     .await?;
+    /// println!("the server honours {}", first.honoured());
+    /// // Later: watch one more file. The new stream is open before the old one ends.
+    /// let second = client
+    ///     .listen(
+    ///         Subscriptions::new()
+    ///             .tools_list_changed()
+    ///             .resource("file:///notes.txt")
+    ///             .resource("file:///todo.txt"),
+    ///     )
+    ///     .await?;
+    /// drop(first);
+    /// # drop(second);
+    /// # Ok(()) }
+    /// ```
+    pub async fn listen(&self, subscriptions: Subscriptions) -> Result<Subscription, ClientError> {
+        subscriptions::open(&self.shared, subscriptions).await
+    }
+
     /// How many notifications were dropped: the queue was full, or (the GET stream) the event
     /// carrying one was over [`ClientBuilder::max_event_bytes`].
     pub fn dropped_notifications(&self) -> u64 {
@@ -541,7 +589,7 @@ impl Client {
         params: &Map<String, Value>,
         name: Option<&str>,
     ) -> Result<Value, ClientError> {
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
         let shared = &self.shared;
         let http = matches!(shared.link, Link::Http(_));
         let span = trace::request_span(method, name, id, shared.era.version(), http);
