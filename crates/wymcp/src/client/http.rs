@@ -145,17 +145,7 @@ impl Connection {
             self.read_sse(method, id, body.token(), &mut response, &extra)
                 .await?
         } else {
-            let bytes = self.read_body(method, &mut response).await?;
-            let message: Option<Value> = serde_json::from_slice(&bytes).ok();
-            if !status.is_success() {
-                // The refusal's JSON-RPC error (a 400's `-32020`, a 404's `-32601`), whatever
-                // id it carries, goes with the status.
-                let error = message.as_ref().and_then(rpc_error);
-                return Err(status_error(method, status, error));
-            }
-            let Some(message) = message else {
-                return Err(malformed(method, Malformed::NotJson));
-            };
+            let message = self.read_json(method, status, &mut response).await?;
             if !headers
                 .get(CONTENT_TYPE)
                 .and_then(|v| v.to_str().ok())
@@ -166,6 +156,23 @@ impl Connection {
             response_to(method, id, message)?
         };
         Ok(Answer { headers, result })
+    }
+
+    /// A body answered as JSON: its message, or, under an error status, that status with the
+    /// refusal's JSON-RPC error (a 400's `-32020`, a 404's `-32601`), whatever id it carries.
+    async fn read_json(
+        &self,
+        method: &str,
+        status: reqwest::StatusCode,
+        response: &mut reqwest::Response,
+    ) -> Result<Value, ClientError> {
+        let bytes = self.read_body(method, response).await?;
+        let message: Option<Value> = serde_json::from_slice(&bytes).ok();
+        if !status.is_success() {
+            let error = message.as_ref().and_then(rpc_error);
+            return Err(status_error(method, status, error));
+        }
+        message.ok_or_else(|| malformed(method, Malformed::NotJson))
     }
 
     /// The body, refused past [`Limit::AnswerBytes`] before more is held.
@@ -407,15 +414,7 @@ impl Connection {
         if status.is_success() && is_event_stream(response.headers()) {
             return Ok(response);
         }
-        let bytes = self.read_body(method, &mut response).await?;
-        let message: Option<Value> = serde_json::from_slice(&bytes).ok();
-        if !status.is_success() {
-            let error = message.as_ref().and_then(rpc_error);
-            return Err(status_error(method, status, error));
-        }
-        let Some(message) = message else {
-            return Err(malformed(method, Malformed::NotJson));
-        };
+        let message = self.read_json(method, status, &mut response).await?;
         // An error answered in place of the stream is that error; a result, no stream.
         response_to(method, id, message)?;
         Err(malformed(method, Malformed::ContentType))
